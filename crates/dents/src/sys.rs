@@ -1,0 +1,298 @@
+//! The syscall layer: the only module with `unsafe`.
+//!
+//! Everything above this module works with safe types: [`OwnedFd`], byte
+//! slices and plain structs.  Most calls go through [`rustix`], which is
+//! already safe; the few things rustix does not expose (a raw `getdents64`
+//! into a caller's buffer, the C library's user database and time
+//! formatting, the SIGPIPE disposition) are wrapped here, each `unsafe`
+//! block with a `SAFETY:` comment.
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+
+use rustix::fs::{AtFlags, Mode, OFlags, SeekFrom, StatxFlags};
+
+pub use rustix::fs::Statx;
+
+/// `statfs.f_type` of ext2, ext3 and ext4 (they share one magic number).
+pub const EXT4_SUPER_MAGIC: u64 = 0xEF53;
+/// `statfs.f_type` of XFS.
+pub const XFS_SUPER_MAGIC: u64 = 0x5846_5342;
+/// `statfs.f_type` of btrfs.
+pub const BTRFS_SUPER_MAGIC: u64 = 0x9123_683E;
+/// `statfs.f_type` of tmpfs.
+pub const TMPFS_MAGIC: u64 = 0x0102_1994;
+
+/// ext4's inode flag for a hash-indexed (htree) directory, `EXT4_INDEX_FL`.
+const EXT4_INDEX_FL: u32 = 0x1000;
+
+/// Reads directory entries of `fd` into `buf` with one `getdents64` call.
+///
+/// Returns the number of bytes the kernel wrote, 0 at the end of the
+/// directory.  `EINVAL` means `buf` cannot hold the next entry.
+pub fn getdents64(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: getdents64 writes at most `buf.len()` bytes into `buf`, which
+    // is a live, exclusively borrowed allocation of that length; the fd is
+    // borrowed, so it stays open for the duration of the call.
+    let n = unsafe {
+        libc::syscall(
+            libc::SYS_getdents64,
+            fd.as_raw_fd(),
+            buf.as_mut_ptr(),
+            buf.len(),
+        )
+    };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// Flags every directory open uses: read-only, must be a directory,
+/// close-on-exec.
+fn dir_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC
+}
+
+/// Opens the directory `name` relative to `parent` without following a
+/// symlink in the last component (`O_NOFOLLOW`).
+pub fn open_dir_at(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::openat(
+        parent,
+        name,
+        dir_flags() | OFlags::NOFOLLOW,
+        Mode::empty(),
+    )?)
+}
+
+/// Opens a directory named by a path, following symlinks as command-line
+/// arguments are followed.
+pub fn open_dir_path(path: &CStr) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::openat(
+        rustix::fs::CWD,
+        path,
+        dir_flags(),
+        Mode::empty(),
+    )?)
+}
+
+/// Opens a second, independent open file description of the directory
+/// `fd` (its own offset), as `openat(fd, ".")`.
+pub fn reopen_dir(fd: BorrowedFd<'_>) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::openat(fd, c".", dir_flags(), Mode::empty())?)
+}
+
+/// Sets the directory offset of `fd` to the cookie `pos`.
+pub fn seek_dir(fd: BorrowedFd<'_>, pos: u64) -> io::Result<()> {
+    rustix::fs::seek(fd, SeekFrom::Start(pos))?;
+    Ok(())
+}
+
+/// The filesystem type (`statfs.f_type`) of the filesystem holding `fd`.
+pub fn fs_magic(fd: BorrowedFd<'_>) -> io::Result<u64> {
+    Ok(rustix::fs::fstatfs(fd)?.f_type as u64)
+}
+
+/// Whether an ext2/3/4 directory is hash-indexed (its offsets are hash
+/// cookies rather than byte positions).
+pub fn ext4_dir_is_indexed(fd: BorrowedFd<'_>) -> io::Result<bool> {
+    let flags = rustix::fs::ioctl_getflags(fd)?;
+    Ok(flags.bits() & EXT4_INDEX_FL != 0)
+}
+
+/// `fstat` of an open file.
+pub fn fstat(fd: BorrowedFd<'_>) -> io::Result<rustix::fs::Stat> {
+    Ok(rustix::fs::fstat(fd)?)
+}
+
+/// `statx` of `name` relative to the directory `dir`, not following a
+/// final symlink, asking only for `mask`.
+pub fn statx_at(dir: BorrowedFd<'_>, name: &CStr, mask: StatxFlags) -> io::Result<Statx> {
+    Ok(rustix::fs::statx(
+        dir,
+        name,
+        AtFlags::SYMLINK_NOFOLLOW,
+        mask,
+    )?)
+}
+
+/// `statx` of `name` relative to `dir`, following symlinks.
+pub fn statx_follow_at(dir: BorrowedFd<'_>, name: &CStr, mask: StatxFlags) -> io::Result<Statx> {
+    Ok(rustix::fs::statx(dir, name, AtFlags::empty(), mask)?)
+}
+
+/// The target of the symlink `name` relative to `dir`, as bytes.
+pub fn readlink_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<u8>> {
+    Ok(rustix::fs::readlinkat(dir, name, Vec::new())?.into_bytes())
+}
+
+/// Whether the file `name` in `dir` carries extended attributes that make
+/// GNU `ls -l` print `+` (a POSIX ACL) or `.` (a security context) after
+/// the mode.
+///
+/// Returns `Ok(None)` when the filesystem has no extended attributes at all.
+pub fn acl_marker_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Option<u8>> {
+    let path = proc_self_fd_path(dir, name);
+    let mut buf = [0u8; 1024];
+    match rustix::fs::llistxattr(path.as_c_str(), &mut buf[..]) {
+        Ok(n) => Ok(Some(acl_marker_from_names(&buf[..n]))),
+        Err(rustix::io::Errno::NOTSUP) => Ok(None),
+        Err(rustix::io::Errno::RANGE) => {
+            let mut big = vec![0u8; 65536];
+            let n = rustix::fs::llistxattr(path.as_c_str(), &mut big[..])?;
+            Ok(Some(acl_marker_from_names(&big[..n])))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `/proc/self/fd/N/name`: a path for the calls that have no `*at` form.
+fn proc_self_fd_path(dir: BorrowedFd<'_>, name: &CStr) -> std::ffi::CString {
+    let mut p = format!("/proc/self/fd/{}/", dir.as_raw_fd()).into_bytes();
+    p.extend_from_slice(name.to_bytes());
+    std::ffi::CString::new(p).expect("a file name has no NUL byte")
+}
+
+/// Maps a NUL-separated list of xattr names to GNU ls's marker.
+fn acl_marker_from_names(names: &[u8]) -> u8 {
+    let mut marker = b' ';
+    for n in names.split(|&b| b == 0) {
+        match n {
+            b"system.posix_acl_access" | b"system.posix_acl_default" => return b'+',
+            b"security.selinux" => marker = b'.',
+            _ => {}
+        }
+    }
+    marker
+}
+
+/// Whether `fd` refers to a terminal.
+pub fn is_terminal(fd: BorrowedFd<'_>) -> bool {
+    rustix::termios::isatty(fd)
+}
+
+/// The terminal's width in columns, if `fd` is a terminal that reports one.
+pub fn terminal_width(fd: BorrowedFd<'_>) -> Option<usize> {
+    rustix::termios::tcgetwinsize(fd)
+        .ok()
+        .map(|w| w.ws_col as usize)
+        .filter(|&w| w > 0)
+}
+
+/// Restores the default SIGPIPE action, so that writing to a closed pipe
+/// ends the process at once and quietly, as it ends `ls` and `find`.
+pub fn default_sigpipe() {
+    // SAFETY: setting the disposition of SIGPIPE to SIG_DFL is always
+    // valid; no handler code is involved.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Adopts the user's locale for time formatting (`LC_TIME`), as ls does.
+pub fn use_environment_locale() {
+    // SAFETY: called with a valid NUL-terminated string; setlocale is
+    // called before any thread that formats times is started.
+    unsafe {
+        libc::setlocale(libc::LC_ALL, c"".as_ptr());
+    }
+}
+
+/// The user name of `uid`, if the user database has one.
+pub fn user_name(uid: u32) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: `passwd` is plain data that getpwuid_r fills; `buf` is a
+        // live buffer of the length passed; `result` is a valid out pointer.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        let rc = unsafe {
+            libc::getpwuid_r(
+                uid,
+                &mut pwd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut result,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        if rc != 0 || result.is_null() {
+            return None;
+        }
+        // SAFETY: on success pw_name points to a NUL-terminated string
+        // inside `buf`, which is still alive.
+        return Some(unsafe { CStr::from_ptr(pwd.pw_name) }.to_bytes().to_vec());
+    }
+}
+
+/// The group name of `gid`, if the group database has one.
+pub fn group_name(gid: u32) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: as in `user_name`, for the group database.
+        let mut grp: libc::group = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::group = std::ptr::null_mut();
+        let rc = unsafe {
+            libc::getgrgid_r(
+                gid,
+                &mut grp,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut result,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        if rc != 0 || result.is_null() {
+            return None;
+        }
+        // SAFETY: on success gr_name points into `buf`, still alive.
+        return Some(unsafe { CStr::from_ptr(grp.gr_name) }.to_bytes().to_vec());
+    }
+}
+
+/// Broken-down local time of a Unix timestamp, as `localtime_r` gives it.
+pub fn local_time(secs: i64) -> Option<libc::tm> {
+    let t: libc::time_t = secs;
+    // SAFETY: `tm` is plain data filled by localtime_r; both pointers are
+    // valid for the duration of the call.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::localtime_r(&t, &mut tm) };
+    if r.is_null() {
+        None
+    } else {
+        Some(tm)
+    }
+}
+
+/// Formats `tm` with the C library's `strftime` and appends the bytes to
+/// `out`.
+pub fn strftime(out: &mut Vec<u8>, format: &CStr, tm: &libc::tm) {
+    let mut buf = [0u8; 512];
+    // SAFETY: `buf` is writable for its full length, `format` is
+    // NUL-terminated and `tm` is a valid broken-down time.
+    let n = unsafe { libc::strftime(buf.as_mut_ptr().cast(), buf.len(), format.as_ptr(), tm) };
+    out.extend_from_slice(&buf[..n]);
+}
+
+/// Calls `tzset` so that `localtime_r` sees the `TZ` variable.
+pub fn tzset() {
+    extern "C" {
+        fn tzset();
+    }
+    // SAFETY: tzset takes no arguments and only reads the environment.
+    unsafe { tzset() }
+}
+
+/// The current time as seconds and nanoseconds since the Unix epoch.
+pub fn now() -> (i64, u32) {
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::Realtime);
+    (ts.tv_sec, ts.tv_nsec as u32)
+}
