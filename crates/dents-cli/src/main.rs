@@ -1,1 +1,52 @@
-fn main() {}
+//! The `dents` command: ls and find for huge directories and trees.
+//!
+//! | module   | concern |
+//! |----------|---------|
+//! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
+//! | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
+//! | `errors` | messages in the style of the tool replaced, and the exit status |
+//! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
+
+mod errors;
+mod ls;
+mod output;
+mod quote;
+
+use std::ffi::OsString;
+
+const USAGE: &str = "\
+Usage: dents COMMAND [OPTION]... [ARG]...
+
+Fast, exact directory scanning for Linux.
+
+Commands:
+  ls     list directories as fast as the kernel hands them out
+         (unsorted and streamed unless asked; huge directories read on all cores)
+
+Run 'dents COMMAND --help' for a command's options.
+";
+
+fn main() {
+    dents::sys::default_sigpipe();
+    let argv: Vec<OsString> = std::env::args_os().collect();
+    let code = match argv.get(1).and_then(|a| a.to_str()) {
+        Some("ls") => ls::main(&argv[1..]),
+        Some("--help" | "-h" | "help") => {
+            print!("{USAGE}");
+            0
+        }
+        Some("--version" | "-V") => {
+            println!("dents {}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        Some(other) => {
+            eprint!("dents: unknown command '{other}'\n\n{USAGE}");
+            errors::SERIOUS
+        }
+        None => {
+            eprint!("{USAGE}");
+            errors::SERIOUS
+        }
+    };
+    std::process::exit(code);
+}

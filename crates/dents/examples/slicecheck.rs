@@ -26,7 +26,7 @@ fn main() -> std::io::Result<()> {
     println!("serial {:?}", t.elapsed());
     let Some(space) = space else { return Ok(()) };
     let t = Instant::now();
-    let sliced = slice::read_dir_with_plan(dir, ReadPlan::Sliced { space, slices }, 65536, |_| {
+    let sliced = slice::read_dir_with_plan(dir.as_fd(), ReadPlan::Sliced { space, slices }, 65536, |_| {
         NameCollector::default()
     });
     println!(

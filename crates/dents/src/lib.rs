@@ -20,7 +20,7 @@
 //! use dents::slice::{read_dir, NameCollector, ReadOptions};
 //! # fn main() -> std::io::Result<()> {
 //! let dir = dents::sys::open_dir_path(c"/usr/bin")?;
-//! let outcome = read_dir(dir, &ReadOptions::default(), |_slice| NameCollector::default());
+//! let outcome = read_dir(std::os::fd::AsFd::as_fd(&dir), &ReadOptions::default(), |_slice| NameCollector::default());
 //! let total: usize = outcome.sinks.iter().map(|s| s.names.len()).sum();
 //! println!("{total} entries, read as {:?}", outcome.plan);
 //! # Ok(())

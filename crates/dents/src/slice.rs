@@ -32,7 +32,7 @@
 //! not honour arbitrary seeks.  Both read serially.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::BorrowedFd;
 
 use crate::dir::{DirReader, Entry, OwnedEntry, DEFAULT_BUFFER_SIZE};
 use crate::sys;
@@ -175,12 +175,16 @@ pub struct ReadOutcome<S> {
 
 /// Reads every entry of the open directory `dir` once, serially or in
 /// slices as [`plan`] decides, feeding sinks made by `make_sink(slice)`.
-pub fn read_dir<S, F>(dir: OwnedFd, opts: &ReadOptions, make_sink: F) -> ReadOutcome<S>
+///
+/// `dir` itself is only used as the base of the reads (a serial read uses a
+/// duplicate of it, which shares its offset), so the caller can go on using
+/// it for `*at` calls.
+pub fn read_dir<S, F>(dir: BorrowedFd<'_>, opts: &ReadOptions, make_sink: F) -> ReadOutcome<S>
 where
     S: EntrySink,
     F: Fn(usize) -> S + Sync,
 {
-    let plan = match plan(dir.as_fd(), opts) {
+    let plan = match plan(dir, opts) {
         Ok(p) => p,
         Err(e) => {
             return ReadOutcome {
@@ -197,7 +201,7 @@ where
 /// Like [`read_dir`] with the plan given by the caller (tests force plans
 /// with it; a sliced plan must only be given where slicing is exact).
 pub fn read_dir_with_plan<S, F>(
-    dir: OwnedFd,
+    dir: BorrowedFd<'_>,
     plan: ReadPlan,
     buffer_size: usize,
     make_sink: F,
@@ -209,11 +213,13 @@ where
     match plan {
         ReadPlan::Serial => {
             let mut sink = make_sink(0);
-            let mut reader = DirReader::with_buffer_size(dir, buffer_size);
-            let errors = read_serial(&mut reader, &mut sink)
-                .err()
-                .into_iter()
-                .collect();
+            let errors = match dir.try_clone_to_owned() {
+                Ok(fd) => {
+                    let mut reader = DirReader::with_buffer_size(fd, buffer_size);
+                    read_serial(&mut reader, &mut sink).err().into_iter().collect()
+                }
+                Err(e) => vec![e],
+            };
             ReadOutcome {
                 sinks: vec![sink],
                 plan,
@@ -223,7 +229,6 @@ where
         }
         ReadPlan::Sliced { space, slices } => {
             let starts = slice_starts(space, slices);
-            let dir = dir.as_fd();
             let results: Vec<(S, io::Result<bool>)> = std::thread::scope(|scope| {
                 let handles: Vec<_> = (0..starts.len())
                     .map(|i| {

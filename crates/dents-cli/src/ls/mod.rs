@@ -1,0 +1,295 @@
+//! `dents ls`: a lister made for huge directories.
+//!
+//! | module     | concern |
+//! |------------|---------|
+//! | `args`     | options, with ls's letters; the last of conflicting options wins |
+//! | `stream`   | the default: entries written as read, on every reading thread |
+//! | `listing`  | a directory gathered whole, for sorting and `-l`; parallel stats and sort |
+//! | `long`     | GNU's `-l` format, column widths and all |
+//! | `timefmt`  | times in `-l`, `--time-style` |
+//! | `name`     | names and `-F` suffixes |
+//!
+//! Command-line arguments are handled as GNU ls handles them: files first,
+//! then each directory, with a `DIR:` header when there are several;
+//! symlinks to directories are followed unless `-l`, `-F` or `-d`.
+
+mod args;
+mod listing;
+mod long;
+mod name;
+mod stream;
+mod timefmt;
+
+use std::ffi::{CString, OsString};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::ffi::OsStrExt;
+
+use dents::dir::FileType;
+use dents::slice::{self, ReadOptions};
+use dents::sys;
+use rustix::fs::StatxFlags;
+
+use crate::errors;
+use crate::output::Output;
+use args::{Hidden, Indicator, LsOptions, SortKey};
+use listing::{GatherSink, Listing, StatNeeds};
+use stream::{StreamConfig, StreamSink};
+
+/// Runs `dents ls` with `argv` (starting with `ls`); returns the exit status.
+pub fn main(argv: &[OsString]) -> i32 {
+    let matches = match args::command().try_get_matches_from(argv) {
+        Ok(m) => m,
+        Err(e) => {
+            let code = if e.use_stderr() { errors::SERIOUS } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let opts = match args::options(&matches) {
+        Ok(o) => o,
+        Err(msg) => {
+            errors::write_stderr(
+                format!("dents: {msg}\nTry 'dents ls --help' for more information.\n").as_bytes(),
+            );
+            return errors::SERIOUS;
+        }
+    };
+    sys::use_environment_locale();
+    sys::tzset();
+    Lister::new(opts).run()
+}
+
+/// One run of `dents ls`.
+struct Lister {
+    opts: LsOptions,
+    out: Output,
+    terminal: bool,
+    threads: usize,
+}
+
+impl Lister {
+    fn new(opts: LsOptions) -> Lister {
+        let terminal = sys::is_terminal(std::io::stdout().as_fd());
+        let threads = opts.threads.unwrap_or_else(slice::default_threads);
+        Lister {
+            opts,
+            out: Output::stdout(),
+            terminal,
+            threads,
+        }
+    }
+
+    /// Lists every argument; returns the exit status.
+    fn run(self) -> i32 {
+        let paths = if self.opts.paths.is_empty() {
+            vec![OsString::from(".")]
+        } else {
+            self.opts.paths.clone()
+        };
+        // GNU: command-line symlinks to directories are followed unless the
+        // listing shows the links themselves.
+        let follow =
+            !(self.opts.directory || self.opts.long || self.opts.indicator == Indicator::Classify);
+        let mut files = Listing::default();
+        let mut dirs = Vec::new();
+        for p in &paths {
+            let Ok(c) = CString::new(p.as_bytes()) else {
+                errors::report(
+                    errors::SERIOUS,
+                    "cannot access",
+                    p.as_bytes(),
+                    &std::io::Error::from_raw_os_error(libc_enoent()),
+                );
+                continue;
+            };
+            match arg_type(&c, follow) {
+                Ok(t) if t.is_dir() && !self.opts.directory => dirs.push((p.clone(), c)),
+                Ok(t) => files.push_name(p.as_bytes(), t, 0),
+                Err(e) => errors::report(errors::SERIOUS, "cannot access", p.as_bytes(), &e),
+            }
+        }
+        let headers = files.records.len() + dirs.len() > 1;
+        let mut printed = false;
+        if !files.records.is_empty() {
+            self.print_listing(files, rustix::fs::CWD, b".", false);
+            printed = true;
+        }
+        for (path, cpath) in &dirs {
+            let mut head = Vec::new();
+            if printed {
+                head.push(b'\n');
+            }
+            if headers {
+                name::push_name(&mut head, path.as_bytes(), self.terminal);
+                head.extend_from_slice(b":\n");
+            }
+            self.out.write(&head);
+            self.list_dir(path.as_bytes(), cpath);
+            printed = true;
+        }
+        errors::status()
+    }
+
+    /// Lists the contents of one directory.
+    fn list_dir(&self, path: &[u8], cpath: &CString) {
+        let dir = match sys::open_dir_path(cpath) {
+            Ok(fd) => fd,
+            Err(e) => return errors::report(errors::SERIOUS, "cannot open directory", path, &e),
+        };
+        let read_opts = ReadOptions {
+            threads: self.threads,
+            ..ReadOptions::default()
+        };
+        let gather = self.opts.long || self.opts.sort != SortKey::None;
+        if gather {
+            let outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
+                GatherSink::new(self.opts.hidden)
+            });
+            self.after_read(path, &outcome);
+            let mut listing = Listing::from_sinks(outcome.sinks);
+            if self.opts.hidden == Hidden::All {
+                listing.push_name(b".", FileType::DIRECTORY, 0);
+                listing.push_name(b"..", FileType::DIRECTORY, 0);
+            }
+            self.print_listing(listing, dir.as_fd(), path, true);
+        } else {
+            let cfg = StreamConfig {
+                opts: &self.opts,
+                terminal: self.terminal,
+                dir_path: path,
+            };
+            let mut count = 0;
+            if self.opts.hidden == Hidden::All {
+                let mut dots = StreamSink::new(&cfg, &self.out);
+                dots.dot_entry(dir.as_fd(), c".");
+                dots.dot_entry(dir.as_fd(), c"..");
+                count += dots.count;
+            }
+            let outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
+                StreamSink::new(&cfg, &self.out)
+            });
+            self.after_read(path, &outcome);
+            count += outcome.sinks.iter().map(|s| s.count).sum::<u64>();
+            drop(outcome);
+            if self.opts.count {
+                self.out.write(format!("{count}\n").as_bytes());
+            }
+        }
+    }
+
+    /// Reports read errors and, with `--debug`, how the directory was read.
+    fn after_read<S>(&self, path: &[u8], outcome: &slice::ReadOutcome<S>) {
+        for e in &outcome.errors {
+            errors::report(errors::SERIOUS, "reading directory", path, e);
+        }
+        if self.opts.debug {
+            let mut msg = b"dents: debug: ".to_vec();
+            crate::quote::for_message(&mut msg, path);
+            msg.extend_from_slice(
+                format!(": plan {:?}, probes {}\n", outcome.plan, outcome.probes).as_bytes(),
+            );
+            errors::write_stderr(&msg);
+        }
+    }
+
+    /// Stats, sorts and prints a gathered listing of entries of `dir`.
+    fn print_listing(
+        &self,
+        mut listing: Listing,
+        dir: BorrowedFd<'_>,
+        dir_path: &[u8],
+        is_dir: bool,
+    ) {
+        let needs = self.stat_needs();
+        listing.stat_all(dir, dir_path, needs, self.threads);
+        listing.sort(self.opts.sort, self.opts.reverse, self.threads);
+        if self.opts.count {
+            self.out
+                .write(format!("{}\n", listing.records.len()).as_bytes());
+        } else if self.opts.long {
+            long::print(
+                &listing,
+                &self.opts,
+                self.terminal,
+                is_dir,
+                self.threads,
+                &self.out,
+            );
+        } else {
+            self.print_short(&listing);
+        }
+    }
+
+    /// What the stats of a gathered listing must find out.
+    fn stat_needs(&self) -> StatNeeds {
+        let o = &self.opts;
+        let mut mask = StatxFlags::empty();
+        if o.long {
+            mask |= StatxFlags::TYPE
+                | StatxFlags::MODE
+                | StatxFlags::NLINK
+                | StatxFlags::UID
+                | StatxFlags::GID
+                | StatxFlags::SIZE
+                | StatxFlags::BLOCKS
+                | StatxFlags::MTIME
+                | StatxFlags::INO;
+        }
+        match o.sort {
+            SortKey::Time => mask |= StatxFlags::MTIME,
+            SortKey::Size => mask |= StatxFlags::SIZE,
+            _ => {}
+        }
+        if o.indicator != Indicator::None {
+            mask |= StatxFlags::TYPE | StatxFlags::MODE;
+        }
+        StatNeeds {
+            mask,
+            targets: o.long,
+            target_types: o.long && o.indicator != Indicator::None,
+            acl: o.long,
+        }
+    }
+
+    /// Prints a gathered listing one name per line.
+    fn print_short(&self, listing: &Listing) {
+        let mut buf = crate::output::ThreadBuf::new(&self.out);
+        for r in &listing.records {
+            let out = &mut buf.buf;
+            if self.opts.inode {
+                out.extend_from_slice(r.ino.to_string().as_bytes());
+                out.push(b' ');
+            }
+            name::push_name(out, listing.name(r), self.terminal);
+            if let Some(m) = &r.meta {
+                long::push_mode_indicator(out, m.mode, self.opts.indicator);
+            } else if let Some(c) = name::indicator(r.file_type, false, self.opts.indicator) {
+                out.push(c);
+            }
+            out.push(if self.opts.zero { 0 } else { b'\n' });
+            buf.maybe_flush();
+        }
+    }
+}
+
+/// The type of a command-line argument, following a symlink if `follow`
+/// and the link leads to a directory.
+fn arg_type(path: &CString, follow: bool) -> std::io::Result<FileType> {
+    let cwd = rustix::fs::CWD;
+    let st = sys::statx_at(cwd, path, StatxFlags::TYPE)?;
+    let t = FileType::from_mode(st.stx_mode as u32);
+    if follow && t == FileType::SYMLINK {
+        if let Ok(target) = sys::statx_follow_at(cwd, path, StatxFlags::TYPE) {
+            let tt = FileType::from_mode(target.stx_mode as u32);
+            if tt.is_dir() {
+                return Ok(tt);
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// ENOENT, for a path that cannot name a file (it holds a NUL byte).
+fn libc_enoent() -> i32 {
+    rustix::io::Errno::NOENT.raw_os_error()
+}

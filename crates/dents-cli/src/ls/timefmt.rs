@@ -1,0 +1,170 @@
+//! Times in the long format, as GNU ls writes them.
+//!
+//! A time within the last six months (and not in the future) is "recent"
+//! and gets the recent format (`Nov 22 11:47`); others get the old one
+//! (`Sep 20  2022`).  `--time-style` picks other formats as GNU's does.
+//! Formatting goes through the C library's `strftime` (so `%b` follows
+//! the locale, as in ls); `%N` (nanoseconds, a GNU extension) is expanded
+//! first.  The last result is cached: entries of one directory often share
+//! their second.
+
+use std::ffi::CString;
+
+use dents::sys;
+
+/// Half a Gregorian year in seconds: GNU's "six months".
+const SIX_MONTHS: i64 = 31_556_952 / 2;
+
+/// The two strftime formats of a time style.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeStyle {
+    /// For times older than six months or in the future.
+    old: String,
+    /// For times within the last six months.
+    recent: String,
+}
+
+impl TimeStyle {
+    /// Parses a `--time-style` value (or `TIME_STYLE`), GNU's names and
+    /// `+FORMAT`; `None` means the locale's default.
+    pub fn parse(style: Option<&str>) -> Result<TimeStyle, String> {
+        let locale = || TimeStyle::both("%b %e  %Y", "%b %e %H:%M");
+        let Some(mut s) = style else {
+            return Ok(locale());
+        };
+        if let Some(rest) = s.strip_prefix("posix-") {
+            if c_time_locale() {
+                return Ok(locale());
+            }
+            s = rest;
+        }
+        if let Some(fmt) = s.strip_prefix('+') {
+            return Ok(match fmt.split_once('\n') {
+                Some((old, recent)) => TimeStyle::both(old, recent),
+                None => TimeStyle::both(fmt, fmt),
+            });
+        }
+        Ok(match s {
+            "full-iso" => TimeStyle::both("%Y-%m-%d %H:%M:%S.%N %z", "%Y-%m-%d %H:%M:%S.%N %z"),
+            "long-iso" => TimeStyle::both("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M"),
+            "iso" => TimeStyle::both("%Y-%m-%d ", "%m-%d %H:%M"),
+            "locale" => locale(),
+            _ => {
+                return Err(format!(
+                    "invalid argument '{s}' for '--time-style'\n\
+                     Valid arguments are:\n  \
+                     - [posix-]full-iso\n  \
+                     - [posix-]long-iso\n  \
+                     - [posix-]iso\n  \
+                     - [posix-]locale\n  \
+                     - +FORMAT (e.g., +%H:%M) for a 'date'-style format"
+                ))
+            }
+        })
+    }
+
+    fn both(old: &str, recent: &str) -> TimeStyle {
+        TimeStyle {
+            old: old.to_string(),
+            recent: recent.to_string(),
+        }
+    }
+}
+
+/// Whether the time locale is C or POSIX (for `posix-` styles).
+fn c_time_locale() -> bool {
+    let var = ["LC_ALL", "LC_TIME", "LANG"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()));
+    matches!(var.as_deref(), None | Some("C" | "POSIX"))
+}
+
+/// Formats times for one listing; keeps the last result.
+#[derive(Debug)]
+pub struct TimeFormatter {
+    style: TimeStyle,
+    now: (i64, u32),
+    cache_key: Option<(i64, u32, bool)>,
+    cache: Vec<u8>,
+    uses_nanos: bool,
+}
+
+impl TimeFormatter {
+    /// A formatter for `style`, with "now" read from the clock.
+    pub fn new(style: &TimeStyle) -> TimeFormatter {
+        TimeFormatter {
+            uses_nanos: style.old.contains("%N") || style.recent.contains("%N"),
+            style: style.clone(),
+            now: sys::now(),
+            cache_key: None,
+            cache: Vec::new(),
+        }
+    }
+
+    /// Appends the time `secs.nanos` to `out`.
+    pub fn format(&mut self, out: &mut Vec<u8>, secs: i64, nanos: u32) {
+        let t = (secs, nanos);
+        let six_months_ago = (self.now.0 - SIX_MONTHS, self.now.1);
+        let recent = six_months_ago < t && t < self.now;
+        let key = (secs, if self.uses_nanos { nanos } else { 0 }, recent);
+        if self.cache_key != Some(key) {
+            self.cache.clear();
+            let fmt = if recent {
+                &self.style.recent
+            } else {
+                &self.style.old
+            };
+            match sys::local_time(secs) {
+                Some(tm) => {
+                    let fmt = CString::new(expand_nanos(fmt, nanos))
+                        .unwrap_or_else(|_| CString::from(c"?"));
+                    sys::strftime(&mut self.cache, &fmt, &tm);
+                }
+                // A time the C library cannot convert: GNU prints seconds.
+                None => self.cache.extend_from_slice(secs.to_string().as_bytes()),
+            }
+            self.cache_key = Some(key);
+        }
+        out.extend_from_slice(&self.cache);
+    }
+}
+
+/// Replaces `%N` in a strftime format by the nine-digit nanoseconds.
+fn expand_nanos(fmt: &str, nanos: u32) -> String {
+    let mut out = String::with_capacity(fmt.len() + 8);
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('N') => out.push_str(&format!("{nanos:09}")),
+            Some(other) => {
+                out.push('%');
+                out.push(other);
+            }
+            None => out.push('%'),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nanos_expand_but_escaped_percent_stays() {
+        assert_eq!(expand_nanos("%S.%N %%N", 5), "%S.000000005 %%N");
+    }
+
+    #[test]
+    fn styles_parse_like_gnu() {
+        assert_eq!(
+            TimeStyle::parse(Some("+%s\n%H")).unwrap(),
+            TimeStyle::both("%s", "%H")
+        );
+        assert!(TimeStyle::parse(Some("bogus")).is_err());
+    }
+}
