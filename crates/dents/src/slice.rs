@@ -216,7 +216,10 @@ where
             let errors = match dir.try_clone_to_owned() {
                 Ok(fd) => {
                     let mut reader = DirReader::with_buffer_size(fd, buffer_size);
-                    read_serial(&mut reader, &mut sink).err().into_iter().collect()
+                    read_serial(&mut reader, &mut sink)
+                        .err()
+                        .into_iter()
+                        .collect()
                 }
                 Err(e) => vec![e],
             };

@@ -133,20 +133,78 @@ pub fn readlink_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<u8>> {
 /// the mode.
 ///
 /// Returns `Ok(None)` when the filesystem has no extended attributes at all.
+/// Uses `listxattrat` (Linux 6.13) relative to `dir`, one call per file;
+/// on older kernels, `llistxattr` on a `/proc/self/fd` path.
 pub fn acl_marker_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Option<u8>> {
-    let path = proc_self_fd_path(dir, name);
-    let mut buf = [0u8; 1024];
-    match rustix::fs::llistxattr(path.as_c_str(), &mut buf[..]) {
-        Ok(n) => Ok(Some(acl_marker_from_names(&buf[..n]))),
-        Err(rustix::io::Errno::NOTSUP) => Ok(None),
-        Err(rustix::io::Errno::RANGE) => {
-            let mut big = vec![0u8; 65536];
-            let n = rustix::fs::llistxattr(path.as_c_str(), &mut big[..])?;
-            Ok(Some(acl_marker_from_names(&big[..n])))
+    // Most files have no attributes or a few short ones: try a stack
+    // buffer first.
+    let mut small = [0u8; 512];
+    let mut big = Vec::new();
+    let mut size = small.len();
+    loop {
+        let buf: &mut [u8] = if size == small.len() {
+            &mut small
+        } else {
+            &mut big
+        };
+        match list_xattrs_at(dir, name, buf) {
+            Ok(n) => return Ok(Some(acl_marker_from_names(&buf[..n]))),
+            Err(e) if e.raw_os_error() == Some(libc::ENOTSUP) => return Ok(None),
+            Err(e) if e.raw_os_error() == Some(libc::ERANGE) && size < 1 << 20 => {
+                size *= 16;
+                big.resize(size, 0);
+            }
+            Err(e) => return Err(e),
         }
-        Err(e) => Err(e.into()),
     }
 }
+
+/// `listxattrat` where the kernel has it, else `llistxattr` through /proc.
+fn list_xattrs_at(dir: BorrowedFd<'_>, name: &CStr, buf: &mut [u8]) -> io::Result<usize> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static NO_LISTXATTRAT: AtomicBool = AtomicBool::new(false);
+    if let (Some(nr), false) = (SYS_LISTXATTRAT, NO_LISTXATTRAT.load(Ordering::Relaxed)) {
+        // SAFETY: listxattrat reads the NUL-terminated `name` and writes at
+        // most `buf.len()` bytes into `buf`, both live for the call; `dir`
+        // is a borrowed, open descriptor.
+        let n = unsafe {
+            libc::syscall(
+                nr,
+                dir.as_raw_fd(),
+                name.as_ptr(),
+                libc::AT_SYMLINK_NOFOLLOW as libc::c_uint,
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ENOSYS) {
+            return Err(e);
+        }
+        NO_LISTXATTRAT.store(true, Ordering::Relaxed);
+    }
+    let path = proc_self_fd_path(dir, name);
+    Ok(rustix::fs::llistxattr(path.as_c_str(), buf)?)
+}
+
+/// The `listxattrat` system call number (Linux 6.13, the unified table).
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64"
+))]
+const SYS_LISTXATTRAT: Option<libc::c_long> = Some(465);
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "riscv64",
+    target_arch = "loongarch64"
+)))]
+const SYS_LISTXATTRAT: Option<libc::c_long> = None;
 
 /// `/proc/self/fd/N/name`: a path for the calls that have no `*at` form.
 fn proc_self_fd_path(dir: BorrowedFd<'_>, name: &CStr) -> std::ffi::CString {

@@ -21,47 +21,85 @@ use rustix::fs::StatxFlags;
 use super::args::{Hidden, SortKey};
 use crate::errors;
 
-/// What a stat found out about one entry.
+/// What a stat found out about one entry, packed: a million of these are
+/// held at once.
 #[derive(Clone, Debug, Default)]
 pub struct Meta {
-    /// `st_mode`: type and permission bits.
-    pub mode: u32,
-    /// The number of hard links.
-    pub nlink: u32,
-    /// Owner and group ids.
-    pub uid: u32,
-    /// The group id.
-    pub gid: u32,
-    /// Size in bytes.
-    pub size: u64,
+    /// Size in bytes; for a device file, its major and minor numbers.
+    size: u64,
     /// 512-byte blocks allocated.
     pub blocks: u64,
-    /// The inode number the stat reported.
+    /// Modification time, seconds.
+    mtime_sec: i64,
+    /// Modification time, nanoseconds.
+    mtime_nsec: u32,
+    /// The number of hard links.
+    pub nlink: u32,
+    /// The owner's id.
+    pub uid: u32,
+    /// The group's id.
+    pub gid: u32,
+    /// `st_mode`: type and permission bits; 0 until a stat succeeded.
+    mode: u16,
+}
+
+impl Meta {
+    /// `st_mode`.
+    pub fn mode(&self) -> u32 {
+        self.mode as u32
+    }
+
+    /// Size in bytes (0 for devices).
+    pub fn size(&self) -> u64 {
+        if self.is_device() {
+            0
+        } else {
+            self.size
+        }
+    }
+
+    /// Major and minor device numbers.
+    pub fn rdev(&self) -> (u32, u32) {
+        ((self.size >> 32) as u32, self.size as u32)
+    }
+
+    /// Whether this is a character or block device.
+    pub fn is_device(&self) -> bool {
+        matches!(self.mode as u32 & 0o170000, 0o020000 | 0o060000)
+    }
+
+    /// Modification time: seconds and nanoseconds.
+    pub fn mtime(&self) -> (i64, u32) {
+        (self.mtime_sec, self.mtime_nsec)
+    }
+}
+
+/// No symlink target recorded.
+const NO_TARGET: u32 = u32::MAX;
+
+/// One entry of a gathered listing: fixed size, no allocation of its own.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// `d_ino`, or the stat's inode number once stat'ed.
     pub ino: u64,
-    /// Modification time, seconds and nanoseconds.
-    pub mtime: (i64, u32),
-    /// Device numbers of a device file.
-    pub rdev: (u32, u32),
+    meta: Meta,
+    target: u32,
+    name_start: u32,
+    /// The mode of a symlink's target, when it was needed (`-lF`); 0 if not.
+    pub target_mode: u16,
+    name_len: u16,
+    arena: u16,
+    /// The type from `d_type`, or from the stat once done.
+    pub file_type: FileType,
     /// The character GNU ls puts after the mode: b' ', b'+' or b'.'.
     pub acl: u8,
 }
 
-/// One entry of a gathered listing.
-#[derive(Clone, Debug)]
-pub struct Record {
-    arena: u16,
-    name_start: u32,
-    name_len: u16,
-    /// The type from `d_type`, or from the stat once done.
-    pub file_type: FileType,
-    /// `d_ino`.
-    pub ino: u64,
+impl Record {
     /// The stat, if one was asked for and succeeded.
-    pub meta: Option<Meta>,
-    /// A symlink's target (long format only).
-    pub target: Option<Box<[u8]>>,
-    /// The type the symlink's target has, when it was needed (`-lF`).
-    pub target_meta: Option<u32>,
+    pub fn meta(&self) -> Option<&Meta> {
+        (self.meta.mode != 0).then_some(&self.meta)
+    }
 }
 
 /// What the stats must find out.
@@ -77,27 +115,63 @@ pub struct StatNeeds {
     pub acl: bool,
 }
 
-/// A gathered directory: arenas of names and their records.
+/// A gathered directory: arenas of names, their records, and the order.
 #[derive(Debug, Default)]
 pub struct Listing {
     arenas: Vec<Vec<u8>>,
-    /// The entries, in whatever order the listing is in.
-    pub records: Vec<Record>,
+    records: Vec<Record>,
+    /// Indices into `records` in listing order; empty: records' own order.
+    order: Vec<u32>,
+    targets: Vec<Box<[u8]>>,
 }
 
 impl Listing {
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The records in listing order.
+    pub fn iter(&self) -> impl Iterator<Item = &Record> + '_ {
+        (0..self.records.len()).map(|i| self.get(i))
+    }
+
+    /// The `i`th record in listing order.
+    pub fn get(&self, i: usize) -> &Record {
+        match self.order.get(i) {
+            Some(&j) => &self.records[j as usize],
+            None => &self.records[i],
+        }
+    }
+
     /// The name of `r` as bytes.
     pub fn name(&self, r: &Record) -> &[u8] {
-        let a = &self.arenas[r.arena as usize];
-        &a[r.name_start as usize..r.name_start as usize + r.name_len as usize]
+        arena_name(&self.arenas, r)
+    }
+
+    /// The target of the symlink `r`, if it was read.
+    pub fn target(&self, r: &Record) -> Option<&[u8]> {
+        (r.target != NO_TARGET).then(|| &*self.targets[r.target as usize])
     }
 
     /// Builds a listing from the sinks of one read, in slice order.
     pub fn from_sinks(sinks: Vec<GatherSink>) -> Listing {
-        let mut listing = Listing::default();
-        for sink in sinks {
+        let total = sinks.iter().map(|s| s.records.len()).sum();
+        let mut listing = Listing {
+            records: Vec::with_capacity(total),
+            ..Listing::default()
+        };
+        for mut sink in sinks {
             let arena = listing.arenas.len() as u16;
+            sink.names.shrink_to_fit();
             listing.arenas.push(sink.names);
+            // Moved one sink at a time: at most one slice's records are
+            // held twice.
             listing
                 .records
                 .extend(sink.records.into_iter().map(|mut r| {
@@ -136,36 +210,40 @@ impl Listing {
         let threads = threads.clamp(1, 64);
         let chunk = self.records.len().div_ceil(threads).max(1);
         let arenas = &self.arenas;
+        let targets = std::sync::Mutex::new(std::mem::take(&mut self.targets));
         std::thread::scope(|scope| {
             for part in self.records.chunks_mut(chunk) {
+                let targets = &targets;
                 scope.spawn(move || {
                     for r in part {
-                        stat_one(arenas, r, dir, dir_path, needs);
+                        stat_one(arenas, r, dir, dir_path, needs, targets);
                     }
                 });
             }
         });
+        self.targets = targets.into_inner().unwrap_or_else(|p| p.into_inner());
     }
 
-    /// Sorts the records by `key`, reversed if asked, on `threads` threads.
+    /// Sorts by `key`, reversed if asked, on `threads` threads.
     pub fn sort(&mut self, key: SortKey, reverse: bool, threads: usize) {
+        let mut order: Vec<u32> = (0..self.records.len() as u32).collect();
         if key == SortKey::None {
             if reverse {
-                self.records.reverse();
+                order.reverse();
+                self.order = order;
             }
             return;
         }
-        let arenas = &self.arenas;
-        let cmp = |a: &Record, b: &Record| {
-            let o = compare(arenas, key, a, b);
+        let (arenas, records) = (&self.arenas, &self.records);
+        let cmp = |a: &u32, b: &u32| {
+            let o = compare(arenas, key, &records[*a as usize], &records[*b as usize]);
             if reverse {
                 o.reverse()
             } else {
                 o
             }
         };
-        let records = std::mem::take(&mut self.records);
-        self.records = parallel_sort(records, threads, &cmp);
+        self.order = parallel_sort(order, threads, &cmp);
     }
 }
 
@@ -175,14 +253,15 @@ fn push_into(arena: &mut Vec<u8>, name: &[u8], file_type: FileType, ino: u64) ->
     arena.extend_from_slice(name);
     arena.push(0);
     Record {
-        arena: 0,
+        ino,
+        meta: Meta::default(),
+        target: NO_TARGET,
+        target_mode: 0,
         name_start: start,
         name_len: name.len() as u16,
+        arena: 0,
         file_type,
-        ino,
-        meta: None,
-        target: None,
-        target_meta: None,
+        acl: b' ',
     }
 }
 
@@ -195,8 +274,8 @@ fn arena_name<'a>(arenas: &'a [Vec<u8>], r: &Record) -> &'a [u8] {
 /// Orders two records as ls does for `key` (ties broken by name).
 fn compare(arenas: &[Vec<u8>], key: SortKey, a: &Record, b: &Record) -> Ordering {
     let by_name = || arena_name(arenas, a).cmp(arena_name(arenas, b));
-    let mtime = |r: &Record| r.meta.as_ref().map_or((0, 0), |m| m.mtime);
-    let size = |r: &Record| r.meta.as_ref().map_or(0, |m| m.size);
+    let mtime = |r: &Record| r.meta.mtime();
+    let size = |r: &Record| r.meta.size();
     match key {
         SortKey::None | SortKey::Name => by_name(),
         SortKey::Time => mtime(b).cmp(&mtime(a)).then_with(by_name),
@@ -205,9 +284,10 @@ fn compare(arenas: &[Vec<u8>], key: SortKey, a: &Record, b: &Record) -> Ordering
 }
 
 /// Sorts `v` with `cmp`: runs sorted on `threads` threads, then merged.
-fn parallel_sort<F>(mut v: Vec<Record>, threads: usize, cmp: &F) -> Vec<Record>
+fn parallel_sort<T, F>(mut v: Vec<T>, threads: usize, cmp: &F) -> Vec<T>
 where
-    F: Fn(&Record, &Record) -> Ordering + Sync,
+    T: Send,
+    F: Fn(&T, &T) -> Ordering + Sync,
 {
     let threads = threads.clamp(1, 16);
     if threads == 1 || v.len() < 16_384 {
@@ -230,7 +310,7 @@ where
         runs.push(rest.into_iter());
         rest = tail;
     }
-    let mut heads: Vec<Option<Record>> = runs.iter_mut().map(Iterator::next).collect();
+    let mut heads: Vec<Option<T>> = runs.iter_mut().map(Iterator::next).collect();
     let mut merged = Vec::with_capacity(total);
     loop {
         let mut best: Option<usize> = None;
@@ -258,38 +338,38 @@ fn stat_one(
     dir: BorrowedFd<'_>,
     dir_path: &[u8],
     needs: StatNeeds,
+    targets: &std::sync::Mutex<Vec<Box<[u8]>>>,
 ) {
     let a = &arenas[r.arena as usize];
     let start = r.name_start as usize;
     let name = CStr::from_bytes_with_nul(&a[start..start + r.name_len as usize + 1])
         .expect("NUL-terminated");
-    match sys::statx_at(dir, name, needs.mask | StatxFlags::TYPE | StatxFlags::MODE) {
-        Ok(st) => {
-            let mut meta = meta_from(&st);
-            if needs.acl {
-                meta.acl = sys::acl_marker_at(dir, name).ok().flatten().unwrap_or(b' ');
+    let st = match sys::statx_at(dir, name, needs.mask | StatxFlags::TYPE | StatxFlags::MODE) {
+        Ok(st) => st,
+        Err(e) => return report_entry(dir_path, name.to_bytes(), "cannot access", &e),
+    };
+    r.meta = meta_from(&st);
+    r.ino = st.stx_ino;
+    r.file_type = FileType::from_mode(r.meta.mode());
+    if needs.acl {
+        r.acl = sys::acl_marker_at(dir, name).ok().flatten().unwrap_or(b' ');
+    }
+    if r.file_type != FileType::SYMLINK {
+        return;
+    }
+    if needs.targets {
+        match sys::readlink_at(dir, name) {
+            Ok(t) => {
+                let mut targets = targets.lock().unwrap_or_else(|p| p.into_inner());
+                r.target = targets.len() as u32;
+                targets.push(t.into_boxed_slice());
             }
-            r.file_type = FileType::from_mode(meta.mode);
-            if r.file_type == FileType::SYMLINK {
-                if needs.targets {
-                    match sys::readlink_at(dir, name) {
-                        Ok(t) => r.target = Some(t.into_boxed_slice()),
-                        Err(e) => {
-                            report_entry(dir_path, name.to_bytes(), "cannot read symbolic link", &e)
-                        }
-                    }
-                }
-                if needs.target_types {
-                    r.target_meta =
-                        sys::statx_follow_at(dir, name, StatxFlags::TYPE | StatxFlags::MODE)
-                            .ok()
-                            .map(|t| t.stx_mode as u32);
-                }
-            }
-            r.ino = meta.ino;
-            r.meta = Some(meta);
+            Err(e) => report_entry(dir_path, name.to_bytes(), "cannot read symbolic link", &e),
         }
-        Err(e) => report_entry(dir_path, name.to_bytes(), "cannot access", &e),
+    }
+    if needs.target_types {
+        r.target_mode = sys::statx_follow_at(dir, name, StatxFlags::TYPE | StatxFlags::MODE)
+            .map_or(0, |t| t.stx_mode);
     }
 }
 
@@ -313,18 +393,20 @@ pub fn join_path(dir: &[u8], name: &[u8]) -> Vec<u8> {
 
 /// The fields of a `statx` result that listings use.
 pub fn meta_from(st: &Statx) -> Meta {
-    Meta {
-        mode: st.stx_mode as u32,
+    let mut meta = Meta {
+        size: st.stx_size,
+        blocks: st.stx_blocks,
+        mtime_sec: st.stx_mtime.tv_sec,
+        mtime_nsec: st.stx_mtime.tv_nsec,
         nlink: st.stx_nlink,
         uid: st.stx_uid,
         gid: st.stx_gid,
-        size: st.stx_size,
-        blocks: st.stx_blocks,
-        ino: st.stx_ino,
-        mtime: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec),
-        rdev: (st.stx_rdev_major, st.stx_rdev_minor),
-        acl: b' ',
+        mode: st.stx_mode,
+    };
+    if meta.is_device() {
+        meta.size = (st.stx_rdev_major as u64) << 32 | st.stx_rdev_minor as u64;
     }
+    meta
 }
 
 /// Gathers one slice's entries into an arena and records.
@@ -347,6 +429,8 @@ impl GatherSink {
 }
 
 impl EntrySink for GatherSink {
+    // Records are pushed in read order; the arena index is set when the
+    // sinks are joined (`Listing::from_sinks`).
     fn entry(&mut self, _dir: BorrowedFd<'_>, e: &Entry<'_>) {
         let name = e.name();
         if self.hidden == Hidden::Hide && name.first() == Some(&b'.') {

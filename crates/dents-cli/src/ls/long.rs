@@ -5,8 +5,6 @@
 //! formatted on several threads, each into its own buffer, and written in
 //! order.
 
-use std::collections::HashMap;
-
 use dents::dir::FileType;
 
 use super::args::{Indicator, LsOptions};
@@ -14,6 +12,9 @@ use super::listing::{Listing, Record};
 use super::name;
 use super::timefmt::TimeFormatter;
 use crate::output::Output;
+
+/// Records formatted per round: bounds the memory held by formatted text.
+const BLOCK: usize = 32 * 1024;
 
 /// Column widths of one listing.
 #[derive(Debug, Default)]
@@ -32,8 +33,8 @@ struct Widths {
 struct Columns<'a> {
     opts: &'a LsOptions,
     terminal: bool,
-    users: HashMap<u32, Vec<u8>>,
-    groups: HashMap<u32, Vec<u8>>,
+    users: IdNames,
+    groups: IdNames,
     widths: Widths,
     any_acl: bool,
 }
@@ -52,46 +53,81 @@ pub fn print(
     let mut head = Vec::new();
     if total {
         let blocks: u64 = listing
-            .records
             .iter()
-            .filter_map(|r| r.meta.as_ref())
+            .filter_map(|r| r.meta())
             .map(|m| m.blocks)
             .sum();
         head.extend_from_slice(b"total ");
         if opts.human {
             head.extend_from_slice(human_size(blocks * 512).as_bytes());
         } else {
-            head.extend_from_slice(blocks.div_ceil(2).to_string().as_bytes());
+            push_u64(&mut head, blocks.div_ceil(2));
         }
         head.push(b'\n');
     }
     out.write(&head);
 
+    // Blocks of records are formatted by all threads at once, each into a
+    // buffer of its own that is reused, then written in order.
     let threads = threads.clamp(1, 64);
-    let chunk = listing.records.len().div_ceil(threads).max(4096);
-    let parts: Vec<Vec<u8>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = listing
-            .records
-            .chunks(chunk)
-            .map(|part| {
+    let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); threads];
+    let mut times: Vec<TimeFormatter> = (0..threads)
+        .map(|_| TimeFormatter::new(&opts.time_style))
+        .collect();
+    let mut start = 0;
+    while start < listing.len() {
+        let end = (start + BLOCK).min(listing.len());
+        let per = (end - start).div_ceil(threads);
+        std::thread::scope(|scope| {
+            for (t, (buf, tf)) in bufs.iter_mut().zip(times.iter_mut()).enumerate() {
+                let from = start + t * per;
+                let to = (from + per).min(end);
                 let cols = &cols;
-                scope.spawn(move || {
-                    let mut times = TimeFormatter::new(&cols.opts.time_style);
-                    let mut buf = Vec::with_capacity(part.len() * 64);
-                    for r in part {
-                        cols.line(&mut buf, listing, r, &mut times);
-                    }
-                    buf
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("formatter panicked"))
-            .collect()
-    });
-    for p in parts {
-        out.write(&p);
+                buf.clear();
+                if from < to {
+                    scope.spawn(move || {
+                        for i in from..to {
+                            cols.line(buf, listing, listing.get(i), tf);
+                        }
+                    });
+                }
+            }
+        });
+        for buf in &bufs {
+            out.write(buf);
+        }
+        start = end;
+    }
+}
+
+/// User or group names by id: the few distinct ids of a listing.
+#[derive(Debug, Default)]
+struct IdNames(Vec<(u32, Vec<u8>)>);
+
+impl IdNames {
+    /// The name of `id`, looked up (with `lookup`) on first use.
+    fn get_or_lookup(
+        &mut self,
+        id: u32,
+        numeric: bool,
+        lookup: fn(u32) -> Option<Vec<u8>>,
+    ) -> &[u8] {
+        let i = match self.0.iter().position(|(k, _)| *k == id) {
+            Some(i) => i,
+            None => {
+                self.0.push((id, id_name(id, numeric, lookup)));
+                self.0.len() - 1
+            }
+        };
+        &self.0[i].1
+    }
+
+    /// The name of `id`, which was looked up while measuring.
+    fn get(&self, id: u32) -> &[u8] {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == id)
+            .map_or(&b"?"[..], |(_, v)| v)
     }
 }
 
@@ -101,8 +137,8 @@ impl<'a> Columns<'a> {
         let mut cols = Columns {
             opts,
             terminal,
-            users: HashMap::new(),
-            groups: HashMap::new(),
+            users: IdNames::default(),
+            groups: IdNames::default(),
             widths: Widths::default(),
             any_acl: false,
         };
@@ -112,11 +148,11 @@ impl<'a> Columns<'a> {
         let (now_s, now_ns) = dents::sys::now();
         times.format(&mut scratch, now_s, now_ns);
         w.time = scratch.len();
-        for r in &listing.records {
+        for r in listing.iter() {
             if opts.inode {
                 w.inode = w.inode.max(digits(r.ino));
             }
-            let Some(m) = &r.meta else {
+            let Some(m) = r.meta() else {
                 // A failed stat prints "?" in every column.
                 w.nlink = w.nlink.max(1);
                 w.owner = w.owner.max(1);
@@ -124,27 +160,27 @@ impl<'a> Columns<'a> {
                 w.size = w.size.max(1);
                 continue;
             };
-            cols.any_acl |= m.acl != b' ';
+            cols.any_acl |= r.acl != b' ';
             w.nlink = w.nlink.max(digits(m.nlink as u64));
             if opts.show_owner {
                 let u = cols
                     .users
-                    .entry(m.uid)
-                    .or_insert_with(|| id_name(m.uid, opts.numeric_ids, dents::sys::user_name));
+                    .get_or_lookup(m.uid, opts.numeric_ids, dents::sys::user_name);
                 w.owner = w.owner.max(u.len());
             }
             if opts.show_group {
                 let g = cols
                     .groups
-                    .entry(m.gid)
-                    .or_insert_with(|| id_name(m.gid, opts.numeric_ids, dents::sys::group_name));
+                    .get_or_lookup(m.gid, opts.numeric_ids, dents::sys::group_name);
                 w.group = w.group.max(g.len());
             }
-            if is_device(m.mode) {
-                w.major = w.major.max(digits(m.rdev.0 as u64));
-                w.minor = w.minor.max(digits(m.rdev.1 as u64));
+            if m.is_device() {
+                w.major = w.major.max(digits(m.rdev().0 as u64));
+                w.minor = w.minor.max(digits(m.rdev().1 as u64));
+            } else if opts.human {
+                w.size = w.size.max(human_size(m.size()).len());
             } else {
-                w.size = w.size.max(size_text(m.size, opts.human).len());
+                w.size = w.size.max(digits(m.size()));
             }
         }
         if w.major + w.minor > 0 {
@@ -157,55 +193,54 @@ impl<'a> Columns<'a> {
     fn line(&self, out: &mut Vec<u8>, listing: &Listing, r: &Record, times: &mut TimeFormatter) {
         let w = &self.widths;
         if self.opts.inode {
-            pad_left(out, r.ino.to_string().as_bytes(), w.inode);
+            pad_num(out, r.ino, w.inode);
             out.push(b' ');
         }
-        match &r.meta {
+        match r.meta() {
             Some(m) => {
-                mode_string(out, m.mode);
+                mode_string(out, m.mode());
                 if self.any_acl {
-                    out.push(m.acl);
+                    out.push(r.acl);
                 }
                 out.push(b' ');
-                pad_left(out, m.nlink.to_string().as_bytes(), w.nlink);
+                pad_num(out, m.nlink as u64, w.nlink);
                 out.push(b' ');
                 if self.opts.show_owner {
-                    pad_right(out, &self.users[&m.uid], w.owner);
+                    pad_right(out, self.users.get(m.uid), w.owner);
                     out.push(b' ');
                 }
                 if self.opts.show_group {
-                    pad_right(out, &self.groups[&m.gid], w.group);
+                    pad_right(out, self.groups.get(m.gid), w.group);
                     out.push(b' ');
                 }
-                if is_device(m.mode) {
+                if m.is_device() {
                     let blanks = w.size.saturating_sub(w.major + 2 + w.minor);
-                    pad_left(out, m.rdev.0.to_string().as_bytes(), w.major + blanks);
+                    pad_num(out, m.rdev().0 as u64, w.major + blanks);
                     out.extend_from_slice(b", ");
-                    pad_left(out, m.rdev.1.to_string().as_bytes(), w.minor);
+                    pad_num(out, m.rdev().1 as u64, w.minor);
+                } else if self.opts.human {
+                    pad_left(out, human_size(m.size()).as_bytes(), w.size);
                 } else {
-                    pad_left(out, size_text(m.size, self.opts.human).as_bytes(), w.size);
+                    pad_num(out, m.size(), w.size);
                 }
                 out.push(b' ');
-                times.format(out, m.mtime.0, m.mtime.1);
+                let (secs, nanos) = m.mtime();
+                times.format(out, secs, nanos);
                 out.push(b' ');
             }
             None => self.unknown_columns(out, r.file_type),
         }
         name::push_name(out, listing.name(r), self.terminal);
-        match (&r.target, &r.meta) {
-            (Some(t), _) => {
-                out.extend_from_slice(b" -> ");
-                name::push_name(out, t, self.terminal);
-                if self.opts.indicator != Indicator::None {
-                    if let Some(mode) = r.target_meta {
-                        push_mode_indicator(out, mode, self.opts.indicator);
-                    }
-                }
+        if let Some(t) = listing.target(r) {
+            out.extend_from_slice(b" -> ");
+            name::push_name(out, t, self.terminal);
+            if r.target_mode != 0 {
+                push_mode_indicator(out, r.target_mode as u32, self.opts.indicator);
             }
-            (None, Some(m)) if r.file_type != FileType::SYMLINK => {
-                push_mode_indicator(out, m.mode, self.opts.indicator)
+        } else if let Some(m) = r.meta() {
+            if r.file_type != FileType::SYMLINK {
+                push_mode_indicator(out, m.mode(), self.opts.indicator);
             }
-            _ => {}
         }
         out.push(if self.opts.zero { 0 } else { b'\n' });
     }
@@ -244,14 +279,30 @@ fn id_name(id: u32, numeric: bool, lookup: fn(u32) -> Option<Vec<u8>>) -> Vec<u8
     lookup(id).unwrap_or_else(|| id.to_string().into_bytes())
 }
 
-/// Whether `mode` is a character or block device.
-fn is_device(mode: u32) -> bool {
-    matches!(mode & 0o170000, 0o020000 | 0o060000)
-}
-
 /// The number of decimal digits of `n`.
 fn digits(n: u64) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// Appends the decimal digits of `n`.
+pub fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+}
+
+/// Appends `n` right-aligned in `width` columns.
+fn pad_num(out: &mut Vec<u8>, n: u64, width: usize) {
+    out.resize(out.len() + width.saturating_sub(digits(n)), b' ');
+    push_u64(out, n);
 }
 
 fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
@@ -262,15 +313,6 @@ fn pad_left(out: &mut Vec<u8>, s: &[u8], width: usize) {
 fn pad_right(out: &mut Vec<u8>, s: &[u8], width: usize) {
     out.extend_from_slice(s);
     out.resize(out.len() + width.saturating_sub(s.len()), b' ');
-}
-
-/// The size column's text: bytes, or GNU's `-h` form.
-fn size_text(size: u64, human: bool) -> String {
-    if human {
-        human_size(size)
-    } else {
-        size.to_string()
-    }
 }
 
 /// `-h` sizes as GNU writes them: powers of 1024, rounded up, one decimal

@@ -108,9 +108,9 @@ impl Lister {
                 Err(e) => errors::report(errors::SERIOUS, "cannot access", p.as_bytes(), &e),
             }
         }
-        let headers = files.records.len() + dirs.len() > 1;
+        let headers = files.len() + dirs.len() > 1;
         let mut printed = false;
-        if !files.records.is_empty() {
+        if !files.is_empty() {
             self.print_listing(files, rustix::fs::CWD, b".", false);
             printed = true;
         }
@@ -201,11 +201,20 @@ impl Lister {
         is_dir: bool,
     ) {
         let needs = self.stat_needs();
+        let started = std::time::Instant::now();
         listing.stat_all(dir, dir_path, needs, self.threads);
+        let stated = std::time::Instant::now();
         listing.sort(self.opts.sort, self.opts.reverse, self.threads);
+        if self.opts.debug {
+            let msg = format!(
+                "dents: debug: stats {:?}, sort {:?}\n",
+                stated - started,
+                stated.elapsed()
+            );
+            errors::write_stderr(msg.as_bytes());
+        }
         if self.opts.count {
-            self.out
-                .write(format!("{}\n", listing.records.len()).as_bytes());
+            self.out.write(format!("{}\n", listing.len()).as_bytes());
         } else if self.opts.long {
             long::print(
                 &listing,
@@ -254,15 +263,15 @@ impl Lister {
     /// Prints a gathered listing one name per line.
     fn print_short(&self, listing: &Listing) {
         let mut buf = crate::output::ThreadBuf::new(&self.out);
-        for r in &listing.records {
+        for r in listing.iter() {
             let out = &mut buf.buf;
             if self.opts.inode {
                 out.extend_from_slice(r.ino.to_string().as_bytes());
                 out.push(b' ');
             }
             name::push_name(out, listing.name(r), self.terminal);
-            if let Some(m) = &r.meta {
-                long::push_mode_indicator(out, m.mode, self.opts.indicator);
+            if let Some(m) = r.meta() {
+                long::push_mode_indicator(out, m.mode(), self.opts.indicator);
             } else if let Some(c) = name::indicator(r.file_type, false, self.opts.indicator) {
                 out.push(c);
             }

@@ -8,6 +8,7 @@
 //! first.  The last result is cached: entries of one directory often share
 //! their second.
 
+use std::collections::HashMap;
 use std::ffi::CString;
 
 use dents::sys;
@@ -79,15 +80,21 @@ fn c_time_locale() -> bool {
     matches!(var.as_deref(), None | Some("C" | "POSIX"))
 }
 
-/// Formats times for one listing; keeps the last result.
+/// Formats times for one listing; remembers what it formatted.
+///
+/// Entries arrive in hash order, so their times jump around; a map of the
+/// formatted seconds (rather than the last one only) keeps `localtime_r`,
+/// which takes a process-wide lock, off the hot path.
 #[derive(Debug)]
 pub struct TimeFormatter {
     style: TimeStyle,
     now: (i64, u32),
-    cache_key: Option<(i64, u32, bool)>,
-    cache: Vec<u8>,
+    cache: HashMap<(i64, u32, bool), Vec<u8>>,
     uses_nanos: bool,
 }
+
+/// Distinct times remembered before the map is emptied.
+const CACHE_LIMIT: usize = 1 << 16;
 
 impl TimeFormatter {
     /// A formatter for `style`, with "now" read from the clock.
@@ -96,8 +103,7 @@ impl TimeFormatter {
             uses_nanos: style.old.contains("%N") || style.recent.contains("%N"),
             style: style.clone(),
             now: sys::now(),
-            cache_key: None,
-            cache: Vec::new(),
+            cache: HashMap::new(),
         }
     }
 
@@ -107,25 +113,30 @@ impl TimeFormatter {
         let six_months_ago = (self.now.0 - SIX_MONTHS, self.now.1);
         let recent = six_months_ago < t && t < self.now;
         let key = (secs, if self.uses_nanos { nanos } else { 0 }, recent);
-        if self.cache_key != Some(key) {
-            self.cache.clear();
-            let fmt = if recent {
-                &self.style.recent
-            } else {
-                &self.style.old
-            };
-            match sys::local_time(secs) {
-                Some(tm) => {
-                    let fmt = CString::new(expand_nanos(fmt, nanos))
-                        .unwrap_or_else(|_| CString::from(c"?"));
-                    sys::strftime(&mut self.cache, &fmt, &tm);
-                }
-                // A time the C library cannot convert: GNU prints seconds.
-                None => self.cache.extend_from_slice(secs.to_string().as_bytes()),
-            }
-            self.cache_key = Some(key);
+        if let Some(text) = self.cache.get(&key) {
+            out.extend_from_slice(text);
+            return;
         }
-        out.extend_from_slice(&self.cache);
+        let mut text = Vec::new();
+        let fmt = if recent {
+            &self.style.recent
+        } else {
+            &self.style.old
+        };
+        match sys::local_time(secs) {
+            Some(tm) => {
+                let fmt =
+                    CString::new(expand_nanos(fmt, nanos)).unwrap_or_else(|_| CString::from(c"?"));
+                sys::strftime(&mut text, &fmt, &tm);
+            }
+            // A time the C library cannot convert: GNU prints seconds.
+            None => text.extend_from_slice(secs.to_string().as_bytes()),
+        }
+        out.extend_from_slice(&text);
+        if self.cache.len() >= CACHE_LIMIT {
+            self.cache.clear();
+        }
+        self.cache.insert(key, text);
     }
 }
 
