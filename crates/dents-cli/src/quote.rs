@@ -62,8 +62,20 @@ fn needs_quoting(name: &[u8]) -> bool {
     })
 }
 
-/// Appends `name` in single quotes, escaping what cannot stand inside them.
+/// Appends `name` in single quotes, escaping what cannot stand inside them;
+/// a name whose only trouble is a single quote goes in double quotes.
 fn quoted(out: &mut Vec<u8>, name: &[u8]) {
+    let double_quotable = name.contains(&b'\'')
+        && std::str::from_utf8(name).is_ok()
+        && !name
+            .iter()
+            .any(|&b| b < 0x20 || b == 0x7f || matches!(b, b'"' | b'$' | b'`' | b'\\' | b'!'));
+    if double_quotable {
+        out.push(b'"');
+        out.extend_from_slice(name);
+        out.push(b'"');
+        return;
+    }
     out.push(b'\'');
     let mut rest = name;
     while !rest.is_empty() {
@@ -113,7 +125,8 @@ fn escape_byte(out: &mut Vec<u8>, b: u8) {
         0x1b => out.push(b'E'),
         _ => out.extend_from_slice(format!("{b:03o}").as_bytes()),
     }
-    out.push(b'\'');
+    // Close the `$'...'` and reopen the plain quote.
+    out.extend_from_slice(b"''");
 }
 
 #[cfg(test)]
@@ -136,7 +149,12 @@ mod tests {
     fn specials_are_quoted_like_gnu_shell_escape() {
         assert_eq!(term(b"a b"), "'a b'");
         assert_eq!(term(b"a\nb"), "'a'$'\\n''b'");
-        assert_eq!(term(b"it's"), "'it'\\''s'");
+        assert_eq!(term(b"it's"), "\"it's\"");
+        assert_eq!(term(b"it's $x"), "'it'\\''s $x'");
         assert_eq!(term(b"\xffx"), "''$'\\377''x'");
+        assert_eq!(term(b"\nb"), "''$'\\n''b'");
+        assert_eq!(term(b"tab\there"), "'tab'$'\\t''here'");
+        assert_eq!(term(b"a=b"), "'a=b'");
+        assert_eq!(term(b"x#"), "x#");
     }
 }

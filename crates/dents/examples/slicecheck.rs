@@ -26,9 +26,12 @@ fn main() -> std::io::Result<()> {
     println!("serial {:?}", t.elapsed());
     let Some(space) = space else { return Ok(()) };
     let t = Instant::now();
-    let sliced = slice::read_dir_with_plan(dir.as_fd(), ReadPlan::Sliced { space, slices }, 65536, |_| {
-        NameCollector::default()
-    });
+    let sliced = slice::read_dir_with_plan(
+        dir.as_fd(),
+        ReadPlan::Sliced { space, slices },
+        65536,
+        |_| NameCollector::default(),
+    );
     println!(
         "sliced {:?} probes {} errors {:?}",
         t.elapsed(),

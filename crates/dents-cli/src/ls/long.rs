@@ -206,11 +206,11 @@ impl<'a> Columns<'a> {
                 pad_num(out, m.nlink as u64, w.nlink);
                 out.push(b' ');
                 if self.opts.show_owner {
-                    pad_right(out, self.users.get(m.uid), w.owner);
+                    push_id(out, self.users.get(m.uid), w.owner);
                     out.push(b' ');
                 }
                 if self.opts.show_group {
-                    pad_right(out, self.groups.get(m.gid), w.group);
+                    push_id(out, self.groups.get(m.gid), w.group);
                     out.push(b' ');
                 }
                 if m.is_device() {
@@ -272,6 +272,16 @@ impl<'a> Columns<'a> {
 }
 
 /// A user or group name, or the number when asked or when there is none.
+/// Appends an owner or group column: names left-aligned, numbers (`-n`,
+/// or an id without a name) right-aligned, as GNU aligns them.
+fn push_id(out: &mut Vec<u8>, id: &[u8], width: usize) {
+    if id.iter().all(u8::is_ascii_digit) {
+        pad_left(out, id, width);
+    } else {
+        pad_right(out, id, width);
+    }
+}
+
 fn id_name(id: u32, numeric: bool, lookup: fn(u32) -> Option<Vec<u8>>) -> Vec<u8> {
     if numeric {
         return id.to_string().into_bytes();

@@ -91,51 +91,60 @@ impl Lister {
         let follow =
             !(self.opts.directory || self.opts.long || self.opts.indicator == Indicator::Classify);
         let mut files = Listing::default();
-        let mut dirs = Vec::new();
+        let mut dirs = Listing::default();
         for p in &paths {
             let Ok(c) = CString::new(p.as_bytes()) else {
-                errors::report(
-                    errors::SERIOUS,
-                    "cannot access",
-                    p.as_bytes(),
-                    &std::io::Error::from_raw_os_error(libc_enoent()),
-                );
+                let e = std::io::Error::from_raw_os_error(libc_enoent());
+                errors::report(errors::SERIOUS, "cannot access", p.as_bytes(), &e);
                 continue;
             };
             match arg_type(&c, follow) {
-                Ok(t) if t.is_dir() && !self.opts.directory => dirs.push((p.clone(), c)),
+                Ok(t) if t.is_dir() && !self.opts.directory => dirs.push_name(p.as_bytes(), t, 0),
                 Ok(t) => files.push_name(p.as_bytes(), t, 0),
                 Err(e) => errors::report(errors::SERIOUS, "cannot access", p.as_bytes(), &e),
             }
         }
-        let headers = files.len() + dirs.len() > 1;
+        // GNU names each directory when given more than one argument, even
+        // if some of them could not be listed.
+        let headers = paths.len() > 1;
         let mut printed = false;
         if !files.is_empty() {
             self.print_listing(files, rustix::fs::CWD, b".", false);
             printed = true;
         }
-        for (path, cpath) in &dirs {
+        // Directories are visited in the listing's order too.
+        let mut sort_needs = self.stat_needs();
+        sort_needs.mask &= StatxFlags::MTIME | StatxFlags::SIZE;
+        sort_needs.acl = false;
+        dirs.stat_all(rustix::fs::CWD, b".", sort_needs, 1);
+        dirs.sort(self.opts.sort, self.opts.reverse, 1);
+        for r in dirs.iter() {
+            let path = dirs.name(r);
             let mut head = Vec::new();
             if printed {
                 head.push(b'\n');
             }
             if headers {
-                name::push_name(&mut head, path.as_bytes(), self.terminal);
+                name::push_name(&mut head, path, self.terminal);
                 head.extend_from_slice(b":\n");
             }
-            self.out.write(&head);
-            self.list_dir(path.as_bytes(), cpath);
-            printed = true;
+            let cpath = CString::new(path).expect("checked for NUL above");
+            printed |= self.list_dir(path, &cpath, &head);
         }
         errors::status()
     }
 
-    /// Lists the contents of one directory.
-    fn list_dir(&self, path: &[u8], cpath: &CString) {
+    /// Lists the contents of one directory, after `head` (a blank line
+    /// and the `DIR:` header) once it is open; false if it could not be.
+    fn list_dir(&self, path: &[u8], cpath: &CString, head: &[u8]) -> bool {
         let dir = match sys::open_dir_path(cpath) {
             Ok(fd) => fd,
-            Err(e) => return errors::report(errors::SERIOUS, "cannot open directory", path, &e),
+            Err(e) => {
+                errors::report(errors::SERIOUS, "cannot open directory", path, &e);
+                return false;
+            }
         };
+        self.out.write(head);
         let read_opts = ReadOptions {
             threads: self.threads,
             ..ReadOptions::default()
@@ -175,6 +184,7 @@ impl Lister {
                 self.out.write(format!("{count}\n").as_bytes());
             }
         }
+        true
     }
 
     /// Reports read errors and, with `--debug`, how the directory was read.
