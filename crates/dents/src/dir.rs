@@ -236,10 +236,8 @@ impl DirReader {
 
     /// Advances past one record and returns where it starts in the buffer.
     fn next_record(&mut self) -> io::Result<Option<usize>> {
-        if self.pos >= self.len {
-            if self.at_end || !self.fill()? {
-                return Ok(None);
-            }
+        if self.pos >= self.len && (self.at_end || !self.fill()?) {
+            return Ok(None);
         }
         let start = self.pos;
         if start + DIRENT_HEADER >= self.len {
