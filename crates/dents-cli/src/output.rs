@@ -68,6 +68,11 @@ impl<'a> ThreadBuf<'a> {
         }
     }
 
+    /// The output this buffer writes to.
+    pub fn output(&self) -> &'a Output {
+        self.out
+    }
+
     /// Writes the buffer if it is full enough.
     pub fn maybe_flush(&mut self) {
         if self.buf.len() >= FLUSH_AT {

@@ -20,7 +20,10 @@ struct Fixture {
 impl Fixture {
     /// Builds the tree described in the module docs.
     fn new() -> Fixture {
-        let tmp = tempfile::Builder::new().prefix("dents-ls-").tempdir().unwrap();
+        let tmp = tempfile::Builder::new()
+            .prefix("dents-ls-")
+            .tempdir()
+            .unwrap();
         let d = tmp.path().join("d");
         fs::create_dir(&d).unwrap();
         let file = |name: &[u8], len: u64, mode: u32| {
@@ -61,16 +64,40 @@ impl Fixture {
         symlink("loop-a", d.join("loop-b")).unwrap();
         run_ok(Command::new("mkfifo").arg(d.join("fifo")));
         let _sock = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
-        run_ok(Command::new("mknod").arg(d.join("null-dev")).args(["c", "1", "3"]));
-        run_ok(Command::new("mknod").arg(d.join("loop-dev")).args(["b", "7", "200"]));
+        run_ok(
+            Command::new("mknod")
+                .arg(d.join("null-dev"))
+                .args(["c", "1", "3"]),
+        );
+        run_ok(
+            Command::new("mknod")
+                .arg(d.join("loop-dev"))
+                .args(["b", "7", "200"]),
+        );
         // Times: long ago, recent, in the future.
-        run_ok(Command::new("touch").args(["-d", "2001-02-03 04:05:06.123456789"]).arg(d.join("one")));
-        run_ok(Command::new("touch").args(["-d", "2099-01-01 00:00:00"]).arg(d.join("k1023")));
-        run_ok(Command::new("touch").args(["-h", "-d", "1999-12-31 23:59:59"]).arg(d.join("link-file")));
+        run_ok(
+            Command::new("touch")
+                .args(["-d", "2001-02-03 04:05:06.123456789"])
+                .arg(d.join("one")),
+        );
+        run_ok(
+            Command::new("touch")
+                .args(["-d", "2099-01-01 00:00:00"])
+                .arg(d.join("k1023")),
+        );
+        run_ok(
+            Command::new("touch")
+                .args(["-h", "-d", "1999-12-31 23:59:59"])
+                .arg(d.join("link-file")),
+        );
         // An ACL, where setfacl exists (CI installs it).
         let acl = d.join("with-acl");
         fs::File::create(&acl).unwrap();
-        match Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(&acl).status() {
+        match Command::new("setfacl")
+            .args(["-m", "u:nobody:r"])
+            .arg(&acl)
+            .status()
+        {
             Ok(s) if s.success() => {}
             _ => loud_skip_or_fail("setfacl not available: the ACL mark is not exercised"),
         }
@@ -101,13 +128,17 @@ fn run_ok(cmd: &mut Command) {
 
 fn dents() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_dents"));
-    c.env("LC_ALL", "C").env("TZ", "UTC").env_remove("TIME_STYLE");
+    c.env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .env_remove("TIME_STYLE");
     c
 }
 
 fn gnu_ls() -> Command {
     let mut c = Command::new("ls");
-    c.env("LC_ALL", "C").env("TZ", "UTC").env_remove("TIME_STYLE");
+    c.env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .env_remove("TIME_STYLE");
     c
 }
 
@@ -160,15 +191,36 @@ fn long_format_matches_gnu_byte_for_byte() {
         (&["-lS", "d"], &["-lS", "d"]),
         (&["-lSr", "d"], &["-lSr", "d"]),
         (&["-lF", "--sort=name", "d"], &["-lF", "d"]),
-        (&["-l", "--file-type", "--sort=name", "d"], &["-l", "--file-type", "d"]),
+        (
+            &["-l", "--file-type", "--sort=name", "d"],
+            &["-l", "--file-type", "d"],
+        ),
         (&["--full-time", "--sort=name", "d"], &["--full-time", "d"]),
-        (&["-l", "--time-style=long-iso", "--sort=name", "d"], &["-l", "--time-style=long-iso", "d"]),
-        (&["-l", "--time-style=iso", "--sort=name", "d"], &["-l", "--time-style=iso", "d"]),
-        (&["-l", "--time-style=+%s %N", "--sort=name", "d"], &["-l", "--time-style=+%s %N", "d"]),
-        (&["-l", "--time-style=+old %Y\nnew %H", "--sort=name", "d"], &["-l", "--time-style=+old %Y\nnew %H", "d"]),
+        (
+            &["-l", "--time-style=long-iso", "--sort=name", "d"],
+            &["-l", "--time-style=long-iso", "d"],
+        ),
+        (
+            &["-l", "--time-style=iso", "--sort=name", "d"],
+            &["-l", "--time-style=iso", "d"],
+        ),
+        (
+            &["-l", "--time-style=+%s %N", "--sort=name", "d"],
+            &["-l", "--time-style=+%s %N", "d"],
+        ),
+        (
+            &["-l", "--time-style=+old %Y\nnew %H", "--sort=name", "d"],
+            &["-l", "--time-style=+old %Y\nnew %H", "d"],
+        ),
         (&["-ld", "d", "d/subdir"], &["-ld", "d", "d/subdir"]),
-        (&["-l", "--sort=name", "d/one", "d/link-dir", "d/fifo"], &["-l", "d/fifo", "d/link-dir", "d/one"]),
-        (&["-l", "d/one", "d/link-dir", "d/fifo"], &["-lU", "d/one", "d/link-dir", "d/fifo"]),
+        (
+            &["-l", "--sort=name", "d/one", "d/link-dir", "d/fifo"],
+            &["-l", "d/fifo", "d/link-dir", "d/one"],
+        ),
+        (
+            &["-l", "d/one", "d/link-dir", "d/fifo"],
+            &["-lU", "d/one", "d/link-dir", "d/fifo"],
+        ),
     ];
     for (dargs, gargs) in cases {
         let (d, g) = both(fx.tmp.path(), dargs, gargs);
@@ -179,8 +231,18 @@ fn long_format_matches_gnu_byte_for_byte() {
 #[test]
 fn time_style_from_environment_like_gnu() {
     let fx = Fixture::new();
-    let d = output(dents().env("TIME_STYLE", "long-iso").current_dir(fx.tmp.path()).args(["ls", "-l", "--sort=name", "d"]));
-    let g = output(gnu_ls().env("TIME_STYLE", "long-iso").current_dir(fx.tmp.path()).args(["-l", "d"]));
+    let d = output(
+        dents()
+            .env("TIME_STYLE", "long-iso")
+            .current_dir(fx.tmp.path())
+            .args(["ls", "-l", "--sort=name", "d"]),
+    );
+    let g = output(
+        gnu_ls()
+            .env("TIME_STYLE", "long-iso")
+            .current_dir(fx.tmp.path())
+            .args(["-l", "d"]),
+    );
     assert_same(&["TIME_STYLE=long-iso", "-l"], &d, &g);
 }
 
@@ -198,8 +260,27 @@ fn short_formats_match_gnu() {
         (&["-t", "d"], &["-t", "d"]),
         (&["-S", "d"], &["-S", "d"]),
         (&["-r", "--sort=name", "d"], &["-r", "d"]),
+        (&["-p", "--sort=name", "d"], &["-p", "d"]),
+        (
+            &["--indicator-style=slash", "--sort=name", "d"],
+            &["-p", "d"],
+        ),
+        (
+            &["--indicator-style=classify", "--sort=name", "d"],
+            &["-F", "d"],
+        ),
+        (&["--ignore-dtype", "-p", "--sort=name", "d"], &["-p", "d"]),
+        (
+            &["--ignore-dtype", "--file-type", "--sort=name", "d"],
+            &["--file-type", "d"],
+        ),
+        (&["--ignore-dtype", "-F", "--sort=name", "d"], &["-F", "d"]),
+        (&["--ignore-dtype", "-l", "--sort=name", "d"], &["-l", "d"]),
         (&["--sort=name", "d/subdir", "d"], &["d", "d/subdir"]),
-        (&["--sort=name", "d/one", "d/exec", "d"], &["d/exec", "d/one", "d"]),
+        (
+            &["--sort=name", "d/one", "d/exec", "d"],
+            &["d/exec", "d/one", "d"],
+        ),
     ];
     for (dargs, gargs) in cases {
         let (d, g) = both(fx.tmp.path(), dargs, gargs);
@@ -216,6 +297,14 @@ fn unsorted_default_lists_the_same_entries_as_gnu() {
         (vec!["-a", "d"], vec!["-a", "d"]),
         (vec!["-F", "d"], vec!["-F", "d"]),
         (vec!["--file-type", "d"], vec!["--file-type", "d"]),
+        (vec!["-p", "d"], vec!["-p", "d"]),
+        (vec!["-pa", "d"], vec!["-pa", "d"]),
+        (vec!["--ignore-dtype", "-pA", "d"], vec!["-pA", "d"]),
+        (
+            vec!["--ignore-dtype", "--file-type", "-A", "d"],
+            vec!["--file-type", "-A", "d"],
+        ),
+        (vec!["--ignore-dtype", "-FA", "d"], vec!["-FA", "d"]),
         (vec!["-iA", "d"], vec!["-iA", "d"]),
         (vec!["-l", "d"], vec!["-l", "d"]),
     ] {
@@ -236,7 +325,11 @@ fn names_are_raw_bytes_off_a_terminal() {
     let fx = Fixture::new();
     let out = output(dents().args(["ls", "-0", "-A"]).arg(fx.dir()));
     assert!(out.status.success());
-    let mut got: Vec<&[u8]> = out.stdout.split(|&b| b == 0).filter(|s| !s.is_empty()).collect();
+    let mut got: Vec<&[u8]> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|s| !s.is_empty())
+        .collect();
     got.sort();
     let mut want: Vec<Vec<u8>> = fs::read_dir(fx.dir())
         .unwrap()
@@ -263,7 +356,11 @@ fn count_counts_what_would_be_listed() {
         (vec!["--count", "-l", "-A"], n),
     ] {
         let out = output(dents().arg("ls").args(&args).arg(fx.dir()));
-        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{want}\n"), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("{want}\n"),
+            "{args:?}"
+        );
     }
 }
 
@@ -286,9 +383,14 @@ fn a_sliced_directory_lists_exactly_what_gnu_lists() {
     let fs_type = output(Command::new("stat").args(["-f", "-c", "%T"]).arg(&big));
     let fs_type = String::from_utf8_lossy(&fs_type.stdout).trim().to_string();
     if fs_type.starts_with("ext") || fs_type == "xfs" {
-        assert!(stderr.contains("Sliced"), "expected a sliced read on {fs_type}: {stderr}");
+        assert!(
+            stderr.contains("Sliced"),
+            "expected a sliced read on {fs_type}: {stderr}"
+        );
     } else {
-        loud_skip_or_fail(&format!("temp dir is on {fs_type}: sliced read not exercised here"));
+        loud_skip_or_fail(&format!(
+            "temp dir is on {fs_type}: sliced read not exercised here"
+        ));
     }
     let g = output(gnu_ls().arg("-f").arg(&big));
     let mut want = sorted_lines(&g.stdout);
@@ -296,14 +398,22 @@ fn a_sliced_directory_lists_exactly_what_gnu_lists() {
     assert_eq!(sorted_lines(&d.stdout), want);
     assert_eq!(d.stdout.len(), 30_000 * "IMG_0000000.JPG\n".len());
 
-    let (dl, gl) = both(tmp.path(), &["-l", "--sort=name", "-j4", "big"], &["-l", "big"]);
+    let (dl, gl) = both(
+        tmp.path(),
+        &["-l", "--sort=name", "-j4", "big"],
+        &["-l", "big"],
+    );
     assert_same(&["-l", "big"], &dl, &gl);
 }
 
 #[test]
 fn missing_argument_is_reported_like_gnu_and_the_rest_listed() {
     let fx = Fixture::new();
-    let (d, g) = both(fx.tmp.path(), &["--sort=name", "nope", "d/subdir"], &["nope", "d/subdir"]);
+    let (d, g) = both(
+        fx.tmp.path(),
+        &["--sort=name", "nope", "d/subdir"],
+        &["nope", "d/subdir"],
+    );
     assert_eq!(d.stdout, g.stdout);
     assert_eq!(d.status.code(), Some(2));
     assert_eq!(g.status.code(), Some(2));
@@ -317,7 +427,10 @@ fn missing_argument_is_reported_like_gnu_and_the_rest_listed() {
 fn as_nobody(cmd: Command) -> Command {
     let prog = cmd.get_program().to_owned();
     let mut wrapped = Command::new("setpriv");
-    wrapped.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(prog).args(cmd.get_args());
+    wrapped
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(prog)
+        .args(cmd.get_args());
     for (k, v) in cmd.get_envs() {
         match v {
             Some(v) => wrapped.env(k, v),
@@ -352,9 +465,18 @@ fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
     fs::File::create(open.join("x")).unwrap();
 
     for (dargs, gargs) in [
-        (vec!["ls", "--sort=name", "locked", "open"], vec!["locked", "open"]),
-        (vec!["ls", "-l", "--sort=name", "noexec"], vec!["-l", "noexec"]),
-        (vec!["ls", "-F", "--sort=name", "noexec"], vec!["-F", "noexec"]),
+        (
+            vec!["ls", "--sort=name", "locked", "open"],
+            vec!["locked", "open"],
+        ),
+        (
+            vec!["ls", "-l", "--sort=name", "noexec"],
+            vec!["-l", "noexec"],
+        ),
+        (
+            vec!["ls", "-F", "--sort=name", "noexec"],
+            vec!["-F", "noexec"],
+        ),
     ] {
         let mut dc = dents();
         dc.current_dir(tmp.path()).args(&dargs);
@@ -363,7 +485,10 @@ fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
         let d = output(&mut as_nobody(dc));
         let g = output(&mut as_nobody(gc));
         assert_same(&dargs, &d, &g);
-        let mut de: Vec<String> = String::from_utf8_lossy(&d.stderr).lines().map(str::to_string).collect();
+        let mut de: Vec<String> = String::from_utf8_lossy(&d.stderr)
+            .lines()
+            .map(str::to_string)
+            .collect();
         let mut ge: Vec<String> = String::from_utf8_lossy(&g.stderr)
             .lines()
             .map(|l| l.replacen("ls:", "dents:", 1))
@@ -393,9 +518,18 @@ fn a_closed_pipe_ends_the_listing_at_once_and_quietly() {
         std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
         drop(stdout);
         let out = child.wait_with_output().unwrap();
-        assert!(out.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.stderr.is_empty(),
+            "stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         use std::os::unix::process::ExitStatusExt;
-        assert_eq!(out.status.signal(), Some(libc_sigpipe()), "{args:?}: {:?}", out.status);
+        assert_eq!(
+            out.status.signal(),
+            Some(libc_sigpipe()),
+            "{args:?}: {:?}",
+            out.status
+        );
     }
 }
 
@@ -409,7 +543,8 @@ fn bad_options_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let out = output(dents().args(["ls", "--time-style=bogus", "."]));
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid argument 'bogus' for '--time-style'"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("invalid argument 'bogus' for '--time-style'"));
     let out = output(dents().args(["nosuchcommand"]));
     assert_eq!(out.status.code(), Some(2));
 }
@@ -421,12 +556,96 @@ fn symlink_arguments_follow_gnu_rules() {
     // with -l, -F or -d it is shown as the link.
     for (dargs, gargs) in [
         (vec!["--sort=name", "d/link-dir"], vec!["d/link-dir"]),
-        (vec!["-l", "--sort=name", "d/link-dir"], vec!["-l", "d/link-dir"]),
-        (vec!["-F", "--sort=name", "d/link-dir"], vec!["-F", "d/link-dir"]),
-        (vec!["-l", "--sort=name", "d/link-dir/"], vec!["-l", "d/link-dir/"]),
-        (vec!["--sort=name", "d/link-dangling"], vec!["d/link-dangling"]),
+        (
+            vec!["-l", "--sort=name", "d/link-dir"],
+            vec!["-l", "d/link-dir"],
+        ),
+        (
+            vec!["-F", "--sort=name", "d/link-dir"],
+            vec!["-F", "d/link-dir"],
+        ),
+        (
+            vec!["-l", "--sort=name", "d/link-dir/"],
+            vec!["-l", "d/link-dir/"],
+        ),
+        (
+            vec!["--sort=name", "d/link-dangling"],
+            vec!["d/link-dangling"],
+        ),
     ] {
         let (d, g) = both(fx.tmp.path(), &dargs, &gargs);
         assert_same(&dargs, &d, &g);
     }
+}
+
+/// The `--debug` counters line of a dents run, as `(name, value)` pairs.
+fn counters(stderr: &[u8]) -> Vec<(String, u64)> {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.contains("by link count"))
+        .expect("a counters line");
+    line.trim_start_matches("dents: debug: ")
+        .split(", ")
+        .map(|kv| {
+            let (k, v) = kv.rsplit_once(' ').unwrap();
+            (k.to_string(), v.parse().unwrap())
+        })
+        .collect()
+}
+
+fn counter(c: &[(String, u64)], name: &str) -> u64 {
+    c.iter()
+        .find(|(k, _)| k == name)
+        .unwrap_or_else(|| panic!("no counter {name}"))
+        .1
+}
+
+#[test]
+fn slash_indicator_spares_stats_through_the_link_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("m");
+    fs::create_dir(&d).unwrap();
+    for i in 0..2000 {
+        fs::File::create(d.join(format!("file{i:05}.txt"))).unwrap();
+    }
+    for n in ["sub", ".hidden-sub", "zdir"] {
+        fs::create_dir(d.join(n)).unwrap();
+    }
+    symlink("sub", d.join("link-to-sub")).unwrap();
+    run_ok(Command::new("mkfifo").arg(d.join("fifo")));
+    // Timestamps within the last second cannot show a change: wait them out
+    // so that the link count is trusted rather than the fallback taken.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let out = output(
+        dents()
+            .args(["ls", "--debug", "--ignore-dtype", "-pA"])
+            .arg(&d),
+    );
+    let g = output(gnu_ls().args(["-pA"]).arg(&d));
+    assert_eq!(sorted_lines(&out.stdout), sorted_lines(&g.stdout));
+    let c = counters(&out.stderr);
+    assert_eq!(counter(&c, "fallbacks"), 0, "{c:?}");
+    assert_eq!(counter(&c, "link count unusable"), 0, "{c:?}");
+    // Three subdirectories among 2005 entries.  Likely directories first:
+    // ".hidden-sub", then the dot-free names by length: "sub", "fifo",
+    // "zdir" — all three found after four stats; the 2001 others are
+    // non-directories by the link count.
+    assert_eq!(counter(&c, "stats"), 4, "{c:?}");
+    assert_eq!(counter(&c, "by link count"), 2001, "{c:?}");
+
+    // A change between the two stats of the directory forces the fallback:
+    // here, a directory made just now is "recent".
+    fs::create_dir(d.join("fresh")).unwrap();
+    let out = output(
+        dents()
+            .args(["ls", "--debug", "--ignore-dtype", "-pA"])
+            .arg(&d),
+    );
+    let g = output(gnu_ls().args(["-pA"]).arg(&d));
+    assert_eq!(sorted_lines(&out.stdout), sorted_lines(&g.stdout));
+    let c = counters(&out.stderr);
+    assert_eq!(counter(&c, "fallbacks"), 1, "{c:?}");
+    assert_eq!(counter(&c, "stats"), 2006, "{c:?}");
 }

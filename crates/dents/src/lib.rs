@@ -6,6 +6,7 @@
 //!
 //! | module    | concern |
 //! |-----------|---------|
+//! | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | [`slice`] | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
 //! | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
 //! | [`sys`]   | the only place with `unsafe` and raw system calls |
@@ -31,6 +32,7 @@
 #![warn(missing_docs)]
 
 pub mod dir;
+pub mod scan;
 pub mod slice;
 #[allow(unsafe_code)]
 pub mod sys;

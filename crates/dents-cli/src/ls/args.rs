@@ -35,11 +35,14 @@ pub enum Hidden {
     All,
 }
 
-/// The suffix that tells the type (`-F`, `--file-type`).
+/// The suffix that tells the type (`-p`, `--file-type`, `-F`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Indicator {
     /// No suffix.
     None,
+    /// `/` after directories only (`-p`): needs only "directory or not",
+    /// which the link count often answers without a stat.
+    Slash,
     /// `/`, `@`, `|`, `=` (`--file-type`): known from `d_type` alone.
     FileType,
     /// The same plus `*` for executables (`-F`): needs the mode.
@@ -83,6 +86,9 @@ pub struct LsOptions {
     pub threads: Option<usize>,
     /// Print how each directory was read on stderr (`--debug`).
     pub debug: bool,
+    /// Treat every `d_type` as unknown (hidden `--ignore-dtype`, for tests
+    /// of the no-type paths on any filesystem).
+    pub ignore_dtype: bool,
 }
 
 /// The `dents ls` command's definition.
@@ -138,6 +144,16 @@ pub fn command() -> Command {
             flag("file-type")
                 .long("file-type")
                 .help("Like -F, but without '*'"),
+        )
+        .arg(flag("slash").short('p').help("Append / to directories"))
+        .arg(
+            Arg::new("indicator-style")
+                .long("indicator-style")
+                .value_name("WORD")
+                .value_parser(["none", "slash", "file-type", "classify"])
+                .help(
+                    "Append indicators of style WORD: none, slash (-p), file-type, classify (-F)",
+                ),
         )
         .arg(flag("one").short('1').help("One entry per line"))
         .arg(
@@ -228,6 +244,7 @@ pub fn command() -> Command {
                 .help("Threads to read one directory and stat its entries"),
         )
         .arg(flag("debug").long("debug").hide(true))
+        .arg(flag("ignore-dtype").long("ignore-dtype").hide(true))
         .arg(
             Arg::new("paths")
                 .value_name("DIR")
@@ -297,15 +314,30 @@ pub fn options(m: &ArgMatches) -> Result<LsOptions, String> {
         Some("auto" | "tty" | "if-tty") => dents::sys::is_terminal(std::io::stdout().as_fd()),
         Some(_) => true,
     };
-    let indicator = match (
-        classify.then(|| given("classify")).flatten(),
-        given("file-type"),
-    ) {
-        (Some(c), Some(t)) if t > c => Indicator::FileType,
-        (Some(_), _) => Indicator::Classify,
-        (None, Some(_)) => Indicator::FileType,
-        (None, None) => Indicator::None,
-    };
+    let style_word = m
+        .get_one::<String>("indicator-style")
+        .map(|w| match w.as_str() {
+            "slash" => Indicator::Slash,
+            "file-type" => Indicator::FileType,
+            "classify" => Indicator::Classify,
+            _ => Indicator::None,
+        });
+    let indicator = [
+        (
+            classify.then(|| given("classify")).flatten(),
+            Indicator::Classify,
+        ),
+        (given("file-type"), Indicator::FileType),
+        (given("slash"), Indicator::Slash),
+        (
+            given("indicator-style"),
+            style_word.unwrap_or(Indicator::None),
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(i, k)| i.map(|i| (i, k)))
+    .max_by_key(|&(i, _)| i)
+    .map_or(Indicator::None, |(_, k)| k);
 
     let style_arg = if m.get_flag("full-time") {
         Some("full-iso".to_string())
@@ -342,5 +374,6 @@ pub fn options(m: &ArgMatches) -> Result<LsOptions, String> {
         directory: m.get_flag("directory"),
         threads,
         debug: m.get_flag("debug"),
+        ignore_dtype: m.get_flag("ignore-dtype"),
     })
 }

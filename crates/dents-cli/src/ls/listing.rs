@@ -14,6 +14,7 @@ use std::ffi::CStr;
 use std::os::fd::BorrowedFd;
 
 use dents::dir::{Entry, FileType};
+use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
 use dents::sys::{self, Statx};
 use rustix::fs::StatxFlags;
@@ -224,6 +225,53 @@ impl Listing {
         self.targets = targets.into_inner().unwrap_or_else(|p| p.into_inner());
     }
 
+    /// Learns the type of every record whose type is still unknown, with
+    /// as few stats as `want` allows (see [`dents::scan`]).
+    pub fn resolve_types(
+        &mut self,
+        dir: BorrowedFd<'_>,
+        before: &DirState,
+        want: Want,
+        threads: usize,
+        counters: &Counters,
+    ) {
+        let known_dirs = self.records.iter().filter(|r| r.file_type.is_dir()).count() as u64;
+        let arenas = &self.arenas;
+        let mut idx = Vec::new();
+        let mut unknown = Vec::new();
+        for (i, r) in self.records.iter().enumerate() {
+            if r.file_type.is_unknown() {
+                let a = &arenas[r.arena as usize];
+                let start = r.name_start as usize;
+                let name = CStr::from_bytes_with_nul(&a[start..start + r.name_len as usize + 1])
+                    .expect("NUL-terminated");
+                idx.push(i);
+                unknown.push(Unknown {
+                    name,
+                    ino: r.ino,
+                    kind: Kind::Unknown,
+                });
+            } else {
+                counters
+                    .by_dtype
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let opts = ResolveOptions {
+            want,
+            in_flight: threads,
+        };
+        scan::resolve_unknown(dir, before, known_dirs, &mut unknown, opts, counters);
+        let kinds: Vec<Kind> = unknown.iter().map(|u| u.kind).collect();
+        for (i, kind) in idx.into_iter().zip(kinds) {
+            self.records[i].file_type = match kind {
+                Kind::Dir => FileType::DIRECTORY,
+                Kind::NotDir(t) => t,
+                Kind::Unknown => FileType::UNKNOWN,
+            };
+        }
+    }
+
     /// Sorts by `key`, reversed if asked, on `threads` threads.
     pub fn sort(&mut self, key: SortKey, reverse: bool, threads: usize) {
         let mut order: Vec<u32> = (0..self.records.len() as u32).collect();
@@ -413,15 +461,18 @@ pub fn meta_from(st: &Statx) -> Meta {
 #[derive(Debug)]
 pub struct GatherSink {
     hidden: Hidden,
+    ignore_dtype: bool,
     names: Vec<u8>,
     records: Vec<Record>,
 }
 
 impl GatherSink {
-    /// An empty sink that skips what `hidden` hides.
-    pub fn new(hidden: Hidden) -> GatherSink {
+    /// An empty sink that skips what `hidden` hides (and treats every type
+    /// as unknown with `ignore_dtype`).
+    pub fn new(hidden: Hidden, ignore_dtype: bool) -> GatherSink {
         GatherSink {
             hidden,
+            ignore_dtype,
             names: Vec::new(),
             records: Vec::new(),
         }
@@ -436,7 +487,12 @@ impl EntrySink for GatherSink {
         if self.hidden == Hidden::Hide && name.first() == Some(&b'.') {
             return;
         }
-        let r = push_into(&mut self.names, name, e.file_type(), e.ino());
+        let t = if self.ignore_dtype {
+            FileType::UNKNOWN
+        } else {
+            e.file_type()
+        };
+        let r = push_into(&mut self.names, name, t, e.ino());
         self.records.push(r);
     }
 }

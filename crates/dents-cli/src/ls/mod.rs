@@ -25,6 +25,7 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 
 use dents::dir::FileType;
+use dents::scan::{Counters, DirState, Want};
 use dents::slice::{self, ReadOptions};
 use dents::sys;
 use rustix::fs::StatxFlags;
@@ -62,6 +63,7 @@ pub fn main(argv: &[OsString]) -> i32 {
 /// One run of `dents ls`.
 struct Lister {
     opts: LsOptions,
+    counters: Counters,
     out: Output,
     terminal: bool,
     threads: usize,
@@ -73,6 +75,7 @@ impl Lister {
         let threads = opts.threads.unwrap_or_else(slice::default_threads);
         Lister {
             opts,
+            counters: Counters::default(),
             out: Output::stdout(),
             terminal,
             threads,
@@ -109,7 +112,7 @@ impl Lister {
         let headers = paths.len() > 1;
         let mut printed = false;
         if !files.is_empty() {
-            self.print_listing(files, rustix::fs::CWD, b".", false);
+            self.print_listing(files, rustix::fs::CWD, b".", false, None);
             printed = true;
         }
         // Directories are visited in the listing's order too.
@@ -131,6 +134,9 @@ impl Lister {
             let cpath = CString::new(path).expect("checked for NUL above");
             printed |= self.list_dir(path, &cpath, &head);
         }
+        if self.opts.debug {
+            errors::write_stderr(format!("dents: debug: {}\n", self.counters.summary()).as_bytes());
+        }
         errors::status()
     }
 
@@ -149,10 +155,18 @@ impl Lister {
             threads: self.threads,
             ..ReadOptions::default()
         };
+        // The state before the read, for the link-count trick's check.
+        let resolving = matches!(self.opts.indicator, Indicator::Slash | Indicator::FileType);
+        let before = if resolving {
+            DirState::of(dir.as_fd()).ok()
+        } else {
+            None
+        };
         let gather = self.opts.long || self.opts.sort != SortKey::None;
         if gather {
+            let ignore_dtype = self.opts.ignore_dtype;
             let outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
-                GatherSink::new(self.opts.hidden)
+                GatherSink::new(self.opts.hidden, ignore_dtype)
             });
             self.after_read(path, &outcome);
             let mut listing = Listing::from_sinks(outcome.sinks);
@@ -160,12 +174,13 @@ impl Lister {
                 listing.push_name(b".", FileType::DIRECTORY, 0);
                 listing.push_name(b"..", FileType::DIRECTORY, 0);
             }
-            self.print_listing(listing, dir.as_fd(), path, true);
+            self.print_listing(listing, dir.as_fd(), path, true, before.as_ref());
         } else {
             let cfg = StreamConfig {
                 opts: &self.opts,
                 terminal: self.terminal,
                 dir_path: path,
+                counters: &self.counters,
             };
             let mut count = 0;
             if self.opts.hidden == Hidden::All {
@@ -174,10 +189,13 @@ impl Lister {
                 dots.dot_entry(dir.as_fd(), c"..");
                 count += dots.count;
             }
-            let outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
+            let mut outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
                 StreamSink::new(&cfg, &self.out)
             });
             self.after_read(path, &outcome);
+            if let Some(before) = &before {
+                StreamSink::finish_deferred(&mut outcome.sinks, dir.as_fd(), before, self.threads);
+            }
             count += outcome.sinks.iter().map(|s| s.count).sum::<u64>();
             drop(outcome);
             if self.opts.count {
@@ -203,16 +221,31 @@ impl Lister {
     }
 
     /// Stats, sorts and prints a gathered listing of entries of `dir`.
+    /// `is_dir`: a directory's contents (with the `total` line), not
+    /// command-line files.  `before` is the directory's state before the
+    /// read, given when types still unknown after the stats are to be
+    /// resolved (`-p`, `--file-type`).
     fn print_listing(
         &self,
         mut listing: Listing,
         dir: BorrowedFd<'_>,
         dir_path: &[u8],
         is_dir: bool,
+        before: Option<&DirState>,
     ) {
         let needs = self.stat_needs();
         let started = std::time::Instant::now();
         listing.stat_all(dir, dir_path, needs, self.threads);
+        if let Some(before) = before {
+            let want = match self.opts.indicator {
+                Indicator::Slash => Some(Want::DirOrNot),
+                Indicator::FileType => Some(Want::FullType),
+                _ => None,
+            };
+            if let Some(want) = want {
+                listing.resolve_types(dir, before, want, self.threads, &self.counters);
+            }
+        }
         let stated = std::time::Instant::now();
         listing.sort(self.opts.sort, self.opts.reverse, self.threads);
         if self.opts.debug {
@@ -259,7 +292,9 @@ impl Lister {
             SortKey::Size => mask |= StatxFlags::SIZE,
             _ => {}
         }
-        if o.indicator != Indicator::None {
+        // -p and --file-type need only types, which `d_type` or the
+        // resolver gives; -F needs the mode for its `*`.
+        if o.indicator == Indicator::Classify {
             mask |= StatxFlags::TYPE | StatxFlags::MODE;
         }
         StatNeeds {

@@ -17,8 +17,10 @@ pub fn push_name(out: &mut Vec<u8>, name: &[u8], terminal: bool) {
 /// The suffix `-F` (`Classify`) or `--file-type` puts after a file of type
 /// `t`; `exec` says whether a regular file is executable.
 pub fn indicator(t: FileType, exec: bool, style: Indicator) -> Option<u8> {
-    if style == Indicator::None {
-        return None;
+    match style {
+        Indicator::None => return None,
+        Indicator::Slash => return t.is_dir().then_some(b'/'),
+        _ => {}
     }
     match t {
         FileType::DIRECTORY => Some(b'/'),

@@ -3,15 +3,20 @@
 //! This is `dents ls`'s default: no sort, no long format, so nothing needs
 //! the whole directory first.  Every reading thread formats its own
 //! entries into its own buffer and writes full buffers, so memory stays a
-//! few buffers per thread however large the directory.  A stat is made
-//! only where the output needs one the directory did not give: the type
-//! when `d_type` is unknown (`-F`, `--file-type`), the mode of regular
-//! files for `-F`'s `*`.
+//! few buffers per thread however large the directory.
+//!
+//! Types: `d_type` serves where the filesystem gives it.  Where it does
+//! not, `-F` stats the entry on the spot (its `*` needs the mode anyway);
+//! `-p` and `--file-type` set the entry aside and, after the read, resolve
+//! all such entries at once with [`dents::scan::resolve_unknown`], which
+//! for `-p` can spare nearly every stat through the directory's link count.
 
 use std::ffi::CStr;
 use std::os::fd::BorrowedFd;
+use std::sync::atomic::Ordering;
 
 use dents::dir::{Entry, FileType};
+use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
 use dents::sys;
 use rustix::fs::StatxFlags;
@@ -30,6 +35,15 @@ pub struct StreamConfig<'a> {
     pub terminal: bool,
     /// The directory as named on the command line, for messages.
     pub dir_path: &'a [u8],
+    /// How types were learnt.
+    pub counters: &'a Counters,
+}
+
+impl StreamConfig<'_> {
+    /// Whether entries of unknown type are set aside for a batch resolve.
+    fn defers_unknown(&self) -> bool {
+        matches!(self.opts.indicator, Indicator::Slash | Indicator::FileType)
+    }
 }
 
 /// One thread's streaming sink.
@@ -39,6 +53,12 @@ pub struct StreamSink<'a> {
     buf: ThreadBuf<'a>,
     /// Entries seen (with `--count`, instead of printing them).
     pub count: u64,
+    /// Entries whose `d_type` said directory.
+    pub known_dirs: u64,
+    /// Names set aside until their type is resolved, NUL-terminated.
+    deferred_names: Vec<u8>,
+    /// (offset in `deferred_names`, inode) of each set-aside entry.
+    deferred: Vec<(usize, u64)>,
 }
 
 impl<'a> StreamSink<'a> {
@@ -48,6 +68,9 @@ impl<'a> StreamSink<'a> {
             cfg,
             buf: ThreadBuf::new(out),
             count: 0,
+            known_dirs: 0,
+            deferred_names: Vec::new(),
+            deferred: Vec::new(),
         }
     }
 
@@ -61,40 +84,105 @@ impl<'a> StreamSink<'a> {
         self.write(dir, name, ino, FileType::DIRECTORY);
     }
 
-    /// Formats one entry into the buffer.
+    /// Formats one entry of type `t` (perhaps unknown) into the buffer.
     fn write(&mut self, dir: BorrowedFd<'_>, name: &CStr, ino: u64, t: FileType) {
         let opts = self.cfg.opts;
-        let out = &mut self.buf.buf;
-        if opts.inode {
-            out.extend_from_slice(ino.to_string().as_bytes());
-            out.push(b' ');
-        }
-        name::push_name(out, name.to_bytes(), self.cfg.terminal);
-        let needs_mode = match opts.indicator {
-            Indicator::None => false,
-            Indicator::FileType => t.is_unknown(),
-            Indicator::Classify => t.is_unknown() || t == FileType::REGULAR,
-        };
-        let (t, exec) = if needs_mode {
+        let needs_mode =
+            opts.indicator == Indicator::Classify && (t.is_unknown() || t == FileType::REGULAR);
+        let suffix = if needs_mode {
             match sys::statx_at(dir, name, StatxFlags::TYPE | StatxFlags::MODE) {
                 Ok(st) => {
                     let mode = st.stx_mode as u32;
-                    (FileType::from_mode(mode), mode & 0o111 != 0)
+                    name::indicator(FileType::from_mode(mode), mode & 0o111 != 0, opts.indicator)
                 }
                 Err(e) => {
                     report_entry(self.cfg.dir_path, name.to_bytes(), "cannot access", &e);
-                    (FileType::UNKNOWN, false)
+                    None
                 }
             }
         } else {
-            (t, false)
+            name::indicator(t, false, opts.indicator)
         };
-        if let Some(c) = name::indicator(t, exec, opts.indicator) {
-            out.push(c);
-        }
-        out.push(if opts.zero { 0 } else { b'\n' });
+        format_line(&mut self.buf.buf, self.cfg, name.to_bytes(), ino, suffix);
         self.buf.maybe_flush();
     }
+
+    /// Writes the set-aside entries of all `sinks` once their types are
+    /// resolved.  `before` is the directory's state from before the read.
+    pub fn finish_deferred(
+        sinks: &mut [StreamSink<'_>],
+        dir: BorrowedFd<'_>,
+        before: &DirState,
+        threads: usize,
+    ) {
+        let Some(first) = sinks.first() else { return };
+        let cfg = first.cfg;
+        let known_dirs = sinks.iter().map(|s| s.known_dirs).sum();
+        let mut unknown: Vec<Unknown<'_>> = Vec::new();
+        for s in sinks.iter() {
+            for &(off, ino) in &s.deferred {
+                let name = CStr::from_bytes_until_nul(&s.deferred_names[off..])
+                    .expect("stored NUL-terminated");
+                unknown.push(Unknown {
+                    name,
+                    ino,
+                    kind: Kind::Unknown,
+                });
+            }
+        }
+        if unknown.is_empty() {
+            return;
+        }
+        let want = match cfg.opts.indicator {
+            Indicator::Slash => Want::DirOrNot,
+            _ => Want::FullType,
+        };
+        let opts = ResolveOptions {
+            want,
+            in_flight: threads,
+        };
+        scan::resolve_unknown(dir, before, known_dirs, &mut unknown, opts, cfg.counters);
+        let mut out = Vec::with_capacity(64 * 1024);
+        let output = sinks[0].buf.output();
+        for u in &unknown {
+            let t = match u.kind {
+                Kind::Dir => FileType::DIRECTORY,
+                Kind::NotDir(t) => t,
+                Kind::Unknown => {
+                    let e =
+                        std::io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
+                    report_entry(cfg.dir_path, u.name.to_bytes(), "cannot access", &e);
+                    FileType::UNKNOWN
+                }
+            };
+            let suffix = name::indicator(t, false, cfg.opts.indicator);
+            format_line(&mut out, cfg, u.name.to_bytes(), u.ino, suffix);
+            if out.len() >= crate::output::FLUSH_AT {
+                output.write(&out);
+                out.clear();
+            }
+        }
+        output.write(&out);
+    }
+}
+
+/// Appends one short-format line: inode, name, suffix, terminator.
+fn format_line(
+    out: &mut Vec<u8>,
+    cfg: &StreamConfig<'_>,
+    name: &[u8],
+    ino: u64,
+    suffix: Option<u8>,
+) {
+    if cfg.opts.inode {
+        super::long::push_u64(out, ino);
+        out.push(b' ');
+    }
+    name::push_name(out, name, cfg.terminal);
+    if let Some(c) = suffix {
+        out.push(c);
+    }
+    out.push(if cfg.opts.zero { 0 } else { b'\n' });
 }
 
 impl EntrySink for StreamSink<'_> {
@@ -103,8 +191,24 @@ impl EntrySink for StreamSink<'_> {
             return;
         }
         self.count += 1;
-        if !self.cfg.opts.count {
-            self.write(dir, e.name_cstr(), e.ino(), e.file_type());
+        let t = if self.cfg.opts.ignore_dtype {
+            FileType::UNKNOWN
+        } else {
+            e.file_type()
+        };
+        if self.cfg.opts.indicator != Indicator::None && !t.is_unknown() {
+            self.cfg.counters.by_dtype.fetch_add(1, Ordering::Relaxed);
+            self.known_dirs += t.is_dir() as u64;
         }
+        if self.cfg.opts.count {
+            return;
+        }
+        if t.is_unknown() && self.cfg.defers_unknown() {
+            self.deferred.push((self.deferred_names.len(), e.ino()));
+            self.deferred_names
+                .extend_from_slice(e.name_cstr().to_bytes_with_nul());
+            return;
+        }
+        self.write(dir, e.name_cstr(), e.ino(), t);
     }
 }
