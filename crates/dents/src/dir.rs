@@ -166,6 +166,26 @@ impl DirReader {
         }
     }
 
+    /// A reader over `fd` that reuses `buf` (from [`DirReader::into_parts`]
+    /// of an earlier reader): a walk reads many directories with one buffer.
+    pub fn with_buffer(fd: OwnedFd, mut buf: Vec<u8>) -> DirReader {
+        if buf.is_empty() {
+            buf.resize(DEFAULT_BUFFER_SIZE, 0);
+        }
+        DirReader {
+            fd,
+            buf,
+            pos: 0,
+            len: 0,
+            at_end: false,
+        }
+    }
+
+    /// Gives back the descriptor and the buffer, for reuse.
+    pub fn into_parts(self) -> (OwnedFd, Vec<u8>) {
+        (self.fd, self.buf)
+    }
+
     /// Opens the directory at `path` (following symlinks) and reads it.
     pub fn open(path: &CStr) -> io::Result<DirReader> {
         Ok(DirReader::new(sys::open_dir_path(path)?))

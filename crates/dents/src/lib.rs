@@ -6,6 +6,7 @@
 //!
 //! | module    | concern |
 //! |-----------|---------|
+//! | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | [`slice`] | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
 //! | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
@@ -36,3 +37,4 @@ pub mod scan;
 pub mod slice;
 #[allow(unsafe_code)]
 pub mod sys;
+pub mod walk;

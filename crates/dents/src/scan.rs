@@ -105,13 +105,43 @@ impl DirState {
     /// Stats the open directory `dir` (do this before reading it).
     pub fn of(dir: BorrowedFd<'_>) -> io::Result<DirState> {
         let st = sys::fstat(dir)?;
-        Ok(DirState {
-            nlink: st.st_nlink as u64,
+        Ok(DirState::from_stat(&st, sys::fs_magic(dir)?))
+    }
+
+    /// The state from a stat of the directory, on a filesystem of type
+    /// `fs_magic`.
+    pub fn from_stat(st: &rustix::fs::Stat, fs_magic: u64) -> DirState {
+        DirState {
+            nlink: st.st_nlink,
             size: st.st_size as u64,
-            mtime: (st.st_mtime as i64, st.st_mtime_nsec as u32),
-            ctime: (st.st_ctime as i64, st.st_ctime_nsec as u32),
-            fs_magic: sys::fs_magic(dir)?,
-        })
+            mtime: (st.st_mtime, st.st_mtime_nsec as u32),
+            ctime: (st.st_ctime, st.st_ctime_nsec as u32),
+            fs_magic,
+        }
+    }
+
+    /// A state whose link count is never used (for full-type resolves).
+    pub fn unusable() -> DirState {
+        DirState {
+            nlink: 0,
+            size: 0,
+            mtime: (0, 0),
+            ctime: (0, 0),
+            fs_magic: 0,
+        }
+    }
+
+    /// The same directory stat'ed again (same filesystem).
+    fn refresh(&self, dir: BorrowedFd<'_>) -> io::Result<DirState> {
+        Ok(DirState::from_stat(&sys::fstat(dir)?, self.fs_magic))
+    }
+
+    /// Whether nothing changed in the directory since before `read_started`
+    /// (seconds): then a state taken after the read describes the listing
+    /// as well as one taken before it.  A second of margin covers clocks
+    /// coarser than the one the read started by.
+    pub fn settled_before(&self, read_started: i64) -> bool {
+        self.mtime.0 < read_started - 1 && self.ctime.0 < read_started - 1
     }
 
     /// The number of subdirectories the link count promises, if this
@@ -230,7 +260,7 @@ pub fn resolve_unknown(
     }
 
     if let Some(to_find) = to_find {
-        let after = DirState::of(dir);
+        let after = before.refresh(dir);
         let now = sys::now().0;
         let trustworthy =
             matches!(&after, Ok(a) if !before.changed_or_recent(a, now)) && done.found == to_find;

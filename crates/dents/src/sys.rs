@@ -67,6 +67,24 @@ pub fn open_dir_at(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
     )?)
 }
 
+/// Opens the directory `name` relative to `parent`, following a symlink
+/// in `name` (`find -L`).
+pub fn open_dir_follow_at(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::openat(
+        parent,
+        name,
+        dir_flags(),
+        Mode::empty(),
+    )?)
+}
+
+/// The soft limit on open descriptors (`RLIMIT_NOFILE`).
+pub fn nofile_limit() -> u64 {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .unwrap_or(1024)
+}
+
 /// Opens a directory named by a path, following symlinks as command-line
 /// arguments are followed.
 pub fn open_dir_path(path: &CStr) -> io::Result<OwnedFd> {

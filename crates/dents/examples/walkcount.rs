@@ -1,0 +1,50 @@
+//! Prints every path under the roots, one per line, with the library's
+//! walker: a minimal `find ROOT...` built on `dents::walk`.
+//!
+//! usage: walkcount [-j N] [--dfs] [--depth] [--ignore-dtype] ROOT...
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkError, WalkOptions};
+
+struct Print(Mutex<std::io::Stdout>);
+
+impl Visitor for Print {
+    type State = Vec<u8>;
+    fn state(&self) -> Vec<u8> {
+        Vec::with_capacity(1 << 16)
+    }
+    fn visit(&self, buf: &mut Vec<u8>, v: &Visit<'_>) -> Flow {
+        buf.extend_from_slice(v.path());
+        buf.push(b'\n');
+        if buf.len() > 60_000 {
+            self.0.lock().unwrap().write_all(buf).unwrap();
+            buf.clear();
+        }
+        Flow::Continue
+    }
+    fn error(&self, _: &mut Vec<u8>, e: &WalkError) {
+        eprintln!("walkcount: {:?}", e);
+    }
+    fn finish(&self, buf: Vec<u8>) {
+        self.0.lock().unwrap().write_all(&buf).unwrap();
+    }
+}
+
+fn main() {
+    let mut opts = WalkOptions::default();
+    let mut roots = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "-j" => opts.threads = args.next().unwrap().parse().unwrap(),
+            "--dfs" => opts.order = Order::DepthFirst,
+            "--depth" => opts.post_order = true,
+            "--ignore-dtype" => opts.ignore_dtype = true,
+            _ => roots.push(a.into_bytes()),
+        }
+    }
+    let stats = walk(&roots, &opts, &Print(Mutex::new(std::io::stdout())));
+    eprintln!("{:?}", stats.types.summary());
+}

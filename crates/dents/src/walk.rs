@@ -1,0 +1,969 @@
+//! The parallel walker: every entry of one or more trees, exactly once.
+//!
+//! ```text
+//!            roots                      workers (N threads)
+//!              |                   +-----------------------------+
+//!              v                   |  pop a directory            |
+//!   +---------------------+  pop   |  open it (openat on parent) |
+//!   | queue of directories| -----> |  read it (sliced if huge)   |
+//!   | FIFO: breadth first |        |  resolve unknown types      |
+//!   | LIFO: depth first   | <----- |  visit each entry           |
+//!   +---------------------+  push  |  push its subdirectories    |
+//!                                  +-----------------------------+
+//! ```
+//!
+//! Each queued directory is a [`Node`] with a counted link to its parent,
+//! so paths are built from names when a directory is read rather than
+//! stored for every entry.  A directory's descriptor stays open while its
+//! subdirectories still need it as the base of their `openat`; when more
+//! descriptors would be needed than the budget (derived from
+//! `RLIMIT_NOFILE`) allows, a subdirectory is opened by a relative path
+//! from its nearest ancestor still open, in steps short enough for any
+//! depth, so trees deeper than `PATH_MAX` are walked and `EMFILE` never
+//! happens.
+//!
+//! Post-order (`-depth`): each directory counts the work still pending
+//! below it (its own read and each subdirectory's subtree); the worker that
+//! brings the count to zero visits the directory and passes the completion
+//! up to its parent.
+//!
+//! The visitor runs on the worker threads, with per-thread state of its
+//! own (an output buffer, say): output streams as the walk goes, and a slow
+//! reader of it slows the workers down instead of growing a queue.
+
+use std::collections::VecDeque;
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+
+use rustix::fs::StatxFlags;
+
+use crate::dir::{DirReader, FileType, DEFAULT_BUFFER_SIZE};
+use crate::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
+use crate::slice::{self, EntrySink, ReadOptions, ReadPlan};
+use crate::sys::{self, Statx};
+
+/// Entries read serially before a directory is considered for slicing.
+const SLICE_CHECK_AFTER: usize = 4096;
+
+/// Relative paths longer than this are opened in several steps.
+const PATH_STEP: usize = 3072;
+
+/// The order directories are read in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Breadth first: results near the roots come first (the default).
+    BreadthFirst,
+    /// Depth first (approximately, with several threads).
+    DepthFirst,
+}
+
+/// Which symbolic links are followed (find's `-P`, `-H`, `-L`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Follow {
+    /// Never (`-P`, the default).
+    Never,
+    /// Only the roots given (`-H`).
+    Roots,
+    /// Always (`-L`): links to directories are walked; loops are reported.
+    Always,
+}
+
+/// What the visitor tells the walk after visiting an entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on (and into this entry, if it is a directory).
+    Continue,
+    /// Go on, but not into this directory (`-prune`).
+    Prune,
+    /// Stop the whole walk (`-quit`).
+    Quit,
+}
+
+/// Options of a walk.
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    /// Worker threads.
+    pub threads: usize,
+    /// Breadth or depth first.
+    pub order: Order,
+    /// Visit directories after their contents (`-depth`).
+    pub post_order: bool,
+    /// Entries shallower than this are not visited (roots are depth 0).
+    pub min_depth: usize,
+    /// Entries deeper than this are not visited, nor directories at this
+    /// depth read.
+    pub max_depth: usize,
+    /// Symlink policy.
+    pub follow: Follow,
+    /// Do not read directories on other filesystems than their root's.
+    pub same_fs: bool,
+    /// Fields [`Visit::metadata`] fetches; the type and mode always.
+    pub stat_mask: StatxFlags,
+    /// Treat every `d_type` as unknown (tests of the no-type paths).
+    pub ignore_dtype: bool,
+    /// How one huge directory is read.
+    pub read: ReadOptions,
+    /// Descriptors the walk may hold; `None`: from `RLIMIT_NOFILE`.
+    pub fd_budget: Option<usize>,
+}
+
+impl Default for WalkOptions {
+    fn default() -> WalkOptions {
+        WalkOptions {
+            threads: std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .clamp(1, 16),
+            order: Order::BreadthFirst,
+            post_order: false,
+            min_depth: 0,
+            max_depth: usize::MAX,
+            follow: Follow::Never,
+            same_fs: false,
+            stat_mask: StatxFlags::BASIC_STATS,
+            ignore_dtype: false,
+            read: ReadOptions::default(),
+            fd_budget: None,
+        }
+    }
+}
+
+/// A problem met during the walk; the walk goes on.
+#[derive(Debug)]
+pub struct WalkError {
+    /// The path it concerns.
+    pub path: Vec<u8>,
+    /// What went wrong.
+    pub kind: WalkErrorKind,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+pub enum WalkErrorKind {
+    /// A system call failed (open, read, stat).
+    Io(io::Error),
+    /// Following links (`-L`) led back to an ancestor, whose path is given.
+    Loop(Vec<u8>),
+}
+
+/// Visits the entries of a walk; shared by all workers.
+pub trait Visitor: Sync {
+    /// Per-worker state (an output buffer, counters).
+    type State: Send;
+    /// Makes one worker's state.
+    fn state(&self) -> Self::State;
+    /// Visits one entry.
+    fn visit(&self, state: &mut Self::State, v: &Visit<'_>) -> Flow;
+    /// Hears of a problem (an unreadable directory, a loop).
+    fn error(&self, state: &mut Self::State, e: &WalkError);
+    /// Takes back a worker's state at the end.
+    fn finish(&self, _state: Self::State) {}
+}
+
+/// One entry being visited.
+#[derive(Debug)]
+pub struct Visit<'a> {
+    path: &'a [u8],
+    name_start: usize,
+    depth: usize,
+    dir: BorrowedFd<'a>,
+    at_name: &'a CStr,
+    known: Kind,
+    ino: u64,
+    follow: bool,
+    post_order: bool,
+    mask: StatxFlags,
+    meta: OnceLock<Result<Statx, i32>>,
+}
+
+impl<'a> Visit<'a> {
+    /// The path, as the roots were given and joined with `/`.
+    pub fn path(&self) -> &'a [u8] {
+        self.path
+    }
+
+    /// The last component (for a root: the whole path as given).
+    pub fn name(&self) -> &'a [u8] {
+        &self.path[self.name_start..]
+    }
+
+    /// Depth below the root (roots are 0).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The directory holding the entry, for `*at` calls with
+    /// [`Visit::at_name`]; the current directory for roots.
+    pub fn parent_fd(&self) -> BorrowedFd<'a> {
+        self.dir
+    }
+
+    /// The name relative to [`Visit::parent_fd`].
+    pub fn at_name(&self) -> &'a CStr {
+        self.at_name
+    }
+
+    /// The inode number from the directory entry (or the stat).
+    pub fn ino(&self) -> u64 {
+        self.ino
+    }
+
+    /// Whether this is the post-order visit of a directory.
+    pub fn is_post_order(&self) -> bool {
+        self.post_order
+    }
+
+    /// Whether the walk follows this entry if it is a symlink.
+    pub fn follows_links(&self) -> bool {
+        self.follow
+    }
+
+    /// The file type, from the directory entry where it said, else from a
+    /// stat (following symlinks if the walk follows them).
+    pub fn file_type(&self) -> FileType {
+        match self.known {
+            Kind::Dir => FileType::DIRECTORY,
+            // A symlink that the walk follows is typed by its target.
+            Kind::NotDir(t) if !(t.is_unknown() || self.follow && t == FileType::SYMLINK) => t,
+            _ => self.metadata().map_or(FileType::UNKNOWN, |st| {
+                FileType::from_mode(st.stx_mode as u32)
+            }),
+        }
+    }
+
+    /// The entry's metadata, fetched once on first use; with `-L` (or a
+    /// root under `-H`) a symlink's target, or the link itself if broken.
+    pub fn metadata(&self) -> io::Result<&Statx> {
+        let r = self.meta.get_or_init(|| {
+            let mask = self.mask | StatxFlags::TYPE | StatxFlags::MODE;
+            let r = if self.follow {
+                match sys::statx_follow_at(self.dir, self.at_name, mask) {
+                    Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                        sys::statx_at(self.dir, self.at_name, mask)
+                    }
+                    r => r,
+                }
+            } else {
+                sys::statx_at(self.dir, self.at_name, mask)
+            };
+            r.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+        });
+        r.as_ref().map_err(|&e| io::Error::from_raw_os_error(e))
+    }
+
+    /// The metadata of the entry itself, never following a symlink.
+    pub fn link_metadata(&self) -> io::Result<Statx> {
+        sys::statx_at(
+            self.dir,
+            self.at_name,
+            self.mask | StatxFlags::TYPE | StatxFlags::MODE,
+        )
+    }
+}
+
+/// What a walk did.
+#[derive(Debug, Default)]
+pub struct WalkStats {
+    /// Directories read.
+    pub dirs_read: AtomicUsize,
+    /// Directories opened by a path from an ancestor (fd budget, depth).
+    pub reopened_by_path: AtomicUsize,
+    /// How entries' types were learnt.
+    pub types: Counters,
+}
+
+/// A directory in the walk: queued, being read, or a parent kept for its
+/// children.
+#[derive(Debug)]
+struct Node {
+    parent: Option<Arc<Node>>,
+    /// The name relative to the parent; for a root, the root path.
+    name: CString,
+    depth: usize,
+    /// (dev, ino), once known: loop detection with `-L`.
+    id: OnceLock<(u64, u64)>,
+    /// The open descriptor kept for the children's `openat`.
+    fd: Mutex<Option<Arc<OwnedFd>>>,
+    /// Children not yet opened: at zero, `fd` is released.
+    children_left: AtomicUsize,
+    /// Post-order: pending work below (own read + subtrees).
+    pending: AtomicUsize,
+    /// The root's device (for `-xdev`).
+    root_dev: u64,
+    /// Whether this directory's entries' symlinks are followed.
+    is_root: bool,
+}
+
+/// The queue of directories and the workers' activity.
+struct Queue {
+    dirs: VecDeque<Arc<Node>>,
+    active: usize,
+}
+
+/// State shared by the workers.
+struct Shared<'v, V: Visitor> {
+    opts: WalkOptions,
+    visitor: &'v V,
+    queue: Mutex<Queue>,
+    wake: Condvar,
+    quit: AtomicBool,
+    cached_fds: AtomicUsize,
+    fd_budget: usize,
+    stats: WalkStats,
+    fs_magic: Mutex<Vec<(u64, u64)>>,
+}
+
+/// Walks the trees under `roots`, visiting every entry (roots included)
+/// with `visitor`.
+///
+/// ```no_run
+/// use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// struct Count(AtomicUsize);
+/// impl Visitor for Count {
+///     type State = ();
+///     fn state(&self) {}
+///     fn visit(&self, _: &mut (), _v: &Visit<'_>) -> Flow {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///         Flow::Continue
+///     }
+///     fn error(&self, _: &mut (), e: &WalkError) {
+///         eprintln!("{:?}", e);
+///     }
+/// }
+/// let count = Count(AtomicUsize::new(0));
+/// walk(&[b"/usr/share".to_vec()], &WalkOptions::default(), &count);
+/// println!("{} entries", count.0.load(Ordering::Relaxed));
+/// ```
+pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+    let fd_budget = opts.fd_budget.unwrap_or_else(default_fd_budget);
+    let shared = Shared {
+        opts: opts.clone(),
+        visitor,
+        queue: Mutex::new(Queue {
+            dirs: VecDeque::new(),
+            active: 0,
+        }),
+        wake: Condvar::new(),
+        quit: AtomicBool::new(false),
+        cached_fds: AtomicUsize::new(0),
+        fd_budget,
+        stats: WalkStats::default(),
+        fs_magic: Mutex::new(Vec::new()),
+    };
+    {
+        let mut state = visitor.state();
+        for root in roots {
+            if shared.quit.load(Ordering::Relaxed) {
+                break;
+            }
+            shared.visit_root(&mut state, root);
+        }
+        visitor.finish(state);
+    }
+    let threads = opts.threads.max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| shared.work());
+        }
+    });
+    shared.stats
+}
+
+/// Descriptors a walk may keep open: most of the soft `RLIMIT_NOFILE`,
+/// leaving room for the readers' own, stdio and the visitor's files.
+fn default_fd_budget() -> usize {
+    let limit = sys::nofile_limit().min(1 << 20) as usize;
+    (limit.saturating_sub(64) / 2).max(4)
+}
+
+impl<V: Visitor> Shared<'_, V> {
+    /// Visits a root and queues it if it is a directory to read.
+    fn visit_root(&self, state: &mut V::State, root: &[u8]) {
+        let Ok(name) = CString::new(root) else {
+            let e = io::Error::from_raw_os_error(libc::ENOENT);
+            return self.report(state, root, WalkErrorKind::Io(e));
+        };
+        let follow = self.opts.follow != Follow::Never;
+        let st = if follow {
+            sys::statx_follow_at(rustix::fs::CWD, &name, StatxFlags::BASIC_STATS)
+                .or_else(|_| sys::statx_at(rustix::fs::CWD, &name, StatxFlags::BASIC_STATS))
+        } else {
+            sys::statx_at(rustix::fs::CWD, &name, StatxFlags::BASIC_STATS)
+        };
+        let st = match st {
+            Ok(st) => st,
+            Err(e) => return self.report(state, root, WalkErrorKind::Io(e)),
+        };
+        let t = FileType::from_mode(st.stx_mode as u32);
+        let is_dir = t.is_dir();
+        let descend = is_dir && self.opts.max_depth > 0;
+        let mut flow = Flow::Continue;
+        if !(self.opts.post_order && descend) && self.opts.min_depth == 0 {
+            let v = Visit {
+                path: root,
+                name_start: 0,
+                depth: 0,
+                dir: rustix::fs::CWD,
+                at_name: &name,
+                known: Kind::from_type(t),
+                ino: st.stx_ino,
+                follow,
+                post_order: false,
+                mask: self.opts.stat_mask,
+                meta: OnceLock::from(Ok(st)),
+            };
+            flow = self.visitor.visit(state, &v);
+        }
+        if flow == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+            return;
+        }
+        if descend && flow != Flow::Prune {
+            let node = Arc::new(Node {
+                parent: None,
+                name,
+                depth: 0,
+                id: OnceLock::from((dev_of(&st), st.stx_ino)),
+                fd: Mutex::new(None),
+                children_left: AtomicUsize::new(0),
+                pending: AtomicUsize::new(1),
+                root_dev: dev_of(&st),
+                is_root: true,
+            });
+            self.queue.lock().expect("queue lock").dirs.push_back(node);
+        }
+    }
+
+    /// A worker: reads directories until none is left.
+    fn work(&self) {
+        let mut state = self.visitor.state();
+        let mut buf = vec![0u8; self.opts.read.buffer_size.max(DEFAULT_BUFFER_SIZE)];
+        while let Some(node) = self.pop() {
+            if !self.quit.load(Ordering::Relaxed) {
+                self.process(&mut state, &node, &mut buf);
+            }
+            let mut q = self.queue.lock().expect("queue lock");
+            q.active -= 1;
+            if q.active == 0 && q.dirs.is_empty() {
+                self.wake.notify_all();
+            }
+        }
+        self.visitor.finish(state);
+    }
+
+    /// The next directory to read, or `None` when the walk is over.
+    fn pop(&self) -> Option<Arc<Node>> {
+        let mut q = self.queue.lock().expect("queue lock");
+        loop {
+            if self.quit.load(Ordering::Relaxed) {
+                q.dirs.clear();
+            }
+            let next = match self.opts.order {
+                Order::BreadthFirst => q.dirs.pop_front(),
+                Order::DepthFirst => q.dirs.pop_back(),
+            };
+            if let Some(n) = next {
+                q.active += 1;
+                return Some(n);
+            }
+            if q.active == 0 {
+                self.wake.notify_all();
+                return None;
+            }
+            q = self.wake.wait(q).expect("queue lock");
+        }
+    }
+
+    /// Reads one directory, visits its entries and queues its subdirectories.
+    fn process(&self, state: &mut V::State, node: &Arc<Node>, buf: &mut Vec<u8>) {
+        let path = build_path(node);
+        let fd = match self.open_node(node) {
+            Ok(fd) => fd,
+            Err(e) => {
+                self.report(state, &path, WalkErrorKind::Io(e));
+                return self.finish_one(state, node);
+            }
+        };
+        if self.opts.same_fs || self.opts.follow == Follow::Always {
+            if let Ok(st) = sys::fstat(fd.as_fd()) {
+                let id = (st.st_dev, st.st_ino);
+                let _ = node.id.set(id);
+                if self.opts.same_fs && id.0 != node.root_dev {
+                    return self.finish_one(state, node);
+                }
+                if self.opts.follow == Follow::Always {
+                    if let Some(ancestor) = find_loop(node, id) {
+                        self.report(state, &path, WalkErrorKind::Loop(ancestor));
+                        return self.finish_one(state, node);
+                    }
+                }
+            }
+        }
+        self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
+        let read_started = sys::now().0;
+        let (fd, batch) = self.read_batch(state, fd, &path, buf);
+        let batch = self.classify(fd.as_fd(), batch, read_started, node.depth + 1);
+
+        // Visit the entries; collect the subdirectories to queue.
+        let depth = node.depth + 1;
+        let follow_entries = self.opts.follow == Follow::Always;
+        let mut entry_path = path.clone();
+        if !entry_path.ends_with(b"/") {
+            entry_path.push(b'/');
+        }
+        let base = entry_path.len();
+        let mut children = Vec::new();
+        for e in &batch.entries {
+            if self.quit.load(Ordering::Relaxed) {
+                break;
+            }
+            let name = batch.name(e);
+            entry_path.truncate(base);
+            entry_path.extend_from_slice(name.to_bytes());
+            let is_dir = e.kind == Kind::Dir;
+            let descend = is_dir && depth < self.opts.max_depth;
+            let mut flow = Flow::Continue;
+            if depth >= self.opts.min_depth && !(self.opts.post_order && descend) {
+                let v = Visit {
+                    path: &entry_path,
+                    name_start: base,
+                    depth,
+                    dir: fd.as_fd(),
+                    at_name: name,
+                    known: e.kind,
+                    ino: e.ino,
+                    follow: follow_entries,
+                    post_order: false,
+                    mask: self.opts.stat_mask,
+                    meta: OnceLock::new(),
+                };
+                flow = self.visitor.visit(state, &v);
+            }
+            if flow == Flow::Quit {
+                self.quit.store(true, Ordering::Relaxed);
+                break;
+            }
+            if descend && flow != Flow::Prune {
+                children.push(Arc::new(Node {
+                    parent: Some(Arc::clone(node)),
+                    name: name.to_owned(),
+                    depth,
+                    id: OnceLock::new(),
+                    fd: Mutex::new(None),
+                    children_left: AtomicUsize::new(0),
+                    pending: AtomicUsize::new(1),
+                    root_dev: node.root_dev,
+                    is_root: false,
+                }));
+            }
+        }
+
+        if !children.is_empty() {
+            node.children_left.store(children.len(), Ordering::Relaxed);
+            node.pending.fetch_add(children.len(), Ordering::AcqRel);
+            // Keep this descriptor for the children's openat, budget allowing.
+            if self.cached_fds.fetch_add(1, Ordering::AcqRel) < self.fd_budget {
+                *node.fd.lock().expect("fd lock") = Some(Arc::new(fd));
+            } else {
+                self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+            }
+            let mut q = self.queue.lock().expect("queue lock");
+            match self.opts.order {
+                Order::BreadthFirst => q.dirs.extend(children),
+                // Reversed, so that the first child is read first.
+                Order::DepthFirst => q.dirs.extend(children.into_iter().rev()),
+            }
+            drop(q);
+            self.wake.notify_all();
+        }
+        self.finish_one(state, node);
+    }
+
+    /// Reads a whole directory into a batch; a huge one in slices.
+    fn read_batch(
+        &self,
+        state: &mut V::State,
+        fd: OwnedFd,
+        path: &[u8],
+        buf: &mut Vec<u8>,
+    ) -> (OwnedFd, Batch) {
+        let mut batch = Batch::default();
+        let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
+        let mut sliced = None;
+        loop {
+            match reader.next_entry() {
+                Ok(Some(e)) => {
+                    batch.push(e.name_cstr(), e.ino(), e.file_type());
+                    if batch.entries.len() == SLICE_CHECK_AFTER && self.opts.read.threads > 1 {
+                        if let Ok(plan @ ReadPlan::Sliced { .. }) =
+                            slice::plan(reader.fd(), &self.opts.read)
+                        {
+                            sliced = Some(plan);
+                            break;
+                        }
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.report(state, path, WalkErrorKind::Io(e));
+                    break;
+                }
+            }
+        }
+        let (fd, b) = reader.into_parts();
+        *buf = b;
+        if let Some(plan) = sliced {
+            // Start over on all threads; what was read so far is dropped.
+            let outcome =
+                slice::read_dir_with_plan(fd.as_fd(), plan, self.opts.read.buffer_size, |_| {
+                    Batch::default()
+                });
+            for e in outcome.errors {
+                self.report(state, path, WalkErrorKind::Io(e));
+            }
+            batch = Batch::concat(outcome.sinks);
+        }
+        (fd, batch)
+    }
+
+    /// Learns which entries are directories (and, with `-L`, which
+    /// symlinks lead to one), with as few stats as possible.
+    fn classify(
+        &self,
+        dir: BorrowedFd<'_>,
+        mut batch: Batch,
+        read_started: i64,
+        depth: usize,
+    ) -> Batch {
+        let counters = &self.stats.types;
+        if self.opts.ignore_dtype {
+            for e in &mut batch.entries {
+                e.kind = Kind::Unknown;
+            }
+        }
+        let follow = self.opts.follow == Follow::Always;
+        let mut known_dirs = 0;
+        let mut unknown_idx = Vec::new();
+        for (i, e) in batch.entries.iter().enumerate() {
+            match e.kind {
+                Kind::Unknown => unknown_idx.push(i),
+                Kind::NotDir(FileType::SYMLINK) if follow => unknown_idx.push(i),
+                Kind::Dir => {
+                    known_dirs += 1;
+                    counters.by_dtype.fetch_add(1, Ordering::Relaxed);
+                }
+                Kind::NotDir(_) => {
+                    counters.by_dtype.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        // Nothing to learn if nothing is unknown, or if no entry will be
+        // descended into anyway (the visitor stats what it needs itself).
+        if unknown_idx.is_empty() || depth >= self.opts.max_depth {
+            return batch;
+        }
+        if follow {
+            for &i in &unknown_idx {
+                let name = batch.name(&batch.entries[i]).to_owned();
+                counters.stats.fetch_add(1, Ordering::Relaxed);
+                let t = sys::statx_follow_at(dir, &name, StatxFlags::TYPE)
+                    .or_else(|_| sys::statx_at(dir, &name, StatxFlags::TYPE))
+                    .map_or(FileType::UNKNOWN, |s| {
+                        FileType::from_mode(s.stx_mode as u32)
+                    });
+                // A link to a directory is walked; the visit still sees a link.
+                batch.entries[i].kind = if t.is_dir() {
+                    Kind::Dir
+                } else {
+                    Kind::from_type(t)
+                };
+            }
+            return batch;
+        }
+        let before = self.settled_state(dir, read_started);
+        let mut unknown: Vec<Unknown<'_>> = unknown_idx
+            .iter()
+            .map(|&i| Unknown {
+                name: batch.name(&batch.entries[i]),
+                ino: batch.entries[i].ino,
+                kind: Kind::Unknown,
+            })
+            .collect();
+        let opts = ResolveOptions {
+            want: Want::DirOrNot,
+            in_flight: self.opts.threads,
+        };
+        match before {
+            Some(before) => {
+                scan::resolve_unknown(dir, &before, known_dirs, &mut unknown, opts, counters)
+            }
+            None => {
+                // The directory changed around the read: no link count.
+                counters.fallbacks.fetch_add(1, Ordering::Relaxed);
+                let opts = ResolveOptions {
+                    want: Want::FullType,
+                    ..opts
+                };
+                let any = DirState::unusable();
+                scan::resolve_unknown(dir, &any, known_dirs, &mut unknown, opts, counters);
+            }
+        }
+        let kinds: Vec<Kind> = unknown.iter().map(|u| u.kind).collect();
+        for (i, k) in unknown_idx.into_iter().zip(kinds) {
+            batch.entries[i].kind = k;
+        }
+        batch
+    }
+
+    /// The directory's state after its read, if nothing changed in it
+    /// since before the read started (its times are older), so that it can
+    /// stand for the state before the read.
+    fn settled_state(&self, dir: BorrowedFd<'_>, read_started: i64) -> Option<DirState> {
+        let st = sys::fstat(dir).ok()?;
+        let dev = st.st_dev as u64;
+        let magic = {
+            let cache = self.fs_magic.lock().expect("magic lock");
+            cache.iter().find(|(d, _)| *d == dev).map(|&(_, m)| m)
+        };
+        let magic = match magic {
+            Some(m) => m,
+            None => {
+                let m = sys::fs_magic(dir).ok()?;
+                self.fs_magic.lock().expect("magic lock").push((dev, m));
+                m
+            }
+        };
+        let state = DirState::from_stat(&st, magic);
+        state.settled_before(read_started).then_some(state)
+    }
+
+    /// Opens the directory of `node`: relative to its parent's descriptor
+    /// if still open, else by a relative path from the nearest open
+    /// ancestor (in steps, for any depth).
+    fn open_node(&self, node: &Node) -> io::Result<OwnedFd> {
+        let Some(parent) = &node.parent else {
+            return sys::open_dir_path(&node.name);
+        };
+        let follow = self.opts.follow == Follow::Always;
+        let r = match parent.fd.lock().expect("fd lock").clone() {
+            Some(pfd) => open_at(pfd.as_fd(), &node.name, follow),
+            None => {
+                self.stats.reopened_by_path.fetch_add(1, Ordering::Relaxed);
+                self.open_by_path(node, follow)
+            }
+        };
+        if parent.children_left.fetch_sub(1, Ordering::AcqRel) == 1
+            && parent.fd.lock().expect("fd lock").take().is_some()
+        {
+            self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+        }
+        r
+    }
+
+    /// Opens `node` by the names from its nearest ancestor with an open
+    /// descriptor (or from its root's path).
+    fn open_by_path(&self, node: &Node, follow: bool) -> io::Result<OwnedFd> {
+        let mut names: Vec<&CStr> = vec![&node.name];
+        let mut base: Option<Arc<OwnedFd>> = None;
+        let mut up = node.parent.as_deref();
+        while let Some(n) = up {
+            if let Some(fd) = n.fd.lock().expect("fd lock").clone() {
+                base = Some(fd);
+                break;
+            }
+            names.push(&n.name);
+            up = n.parent.as_deref();
+        }
+        names.reverse();
+        // Join the names in chunks that stay well below PATH_MAX.
+        let mut current: Option<OwnedFd> = None;
+        let mut chunk: Vec<u8> = Vec::new();
+        let last = names.len() - 1;
+        for (i, name) in names.iter().enumerate() {
+            if !chunk.is_empty() {
+                chunk.push(b'/');
+            }
+            chunk.extend_from_slice(name.to_bytes());
+            if chunk.len() < PATH_STEP && i != last {
+                continue;
+            }
+            let c = CString::new(std::mem::take(&mut chunk)).expect("names have no NUL");
+            let from = match (&current, &base) {
+                (Some(fd), _) => fd.as_fd(),
+                (None, Some(b)) => b.as_fd(),
+                (None, None) => rustix::fs::CWD,
+            };
+            current = Some(open_at(from, &c, follow || i != last)?);
+        }
+        current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+    }
+
+    /// One piece of a directory's work is done (its read, or a subtree);
+    /// at zero, the post-order visit, then the parent's turn.
+    fn finish_one(&self, state: &mut V::State, node: &Arc<Node>) {
+        if node.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        if self.opts.post_order
+            && !self.quit.load(Ordering::Relaxed)
+            && node.depth >= self.opts.min_depth
+        {
+            self.visit_post_order(state, node);
+        }
+        if let Some(parent) = &node.parent {
+            self.finish_one(state, parent);
+        }
+    }
+
+    /// Visits a directory after everything below it.
+    fn visit_post_order(&self, state: &mut V::State, node: &Node) {
+        let path = build_path(node);
+        let parent_fd = match &node.parent {
+            Some(p) => match self.reopen(p) {
+                Ok(fd) => Some(fd),
+                Err(e) => return self.report(state, &path, WalkErrorKind::Io(e)),
+            },
+            None => None,
+        };
+        let dir = parent_fd.as_ref().map_or(rustix::fs::CWD, |f| f.as_fd());
+        let name_start = if node.parent.is_some() {
+            path.len() - node.name.as_bytes().len()
+        } else {
+            0
+        };
+        let v = Visit {
+            path: &path,
+            name_start,
+            depth: node.depth,
+            dir,
+            at_name: &node.name,
+            known: Kind::Dir,
+            ino: node.id.get().map_or(0, |id| id.1),
+            follow: node.is_root && self.opts.follow != Follow::Never
+                || self.opts.follow == Follow::Always,
+            post_order: true,
+            mask: self.opts.stat_mask,
+            meta: OnceLock::new(),
+        };
+        if self.visitor.visit(state, &v) == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Opens `node` again (for a post-order visit of one of its children).
+    fn reopen(&self, node: &Node) -> io::Result<OwnedFd> {
+        if let Some(fd) = node.fd.lock().expect("fd lock").clone() {
+            return sys::reopen_dir(fd.as_fd());
+        }
+        match &node.parent {
+            None => sys::open_dir_path(&node.name),
+            Some(_) => self.open_by_path(node, self.opts.follow == Follow::Always),
+        }
+    }
+
+    /// Passes a problem to the visitor.
+    fn report(&self, state: &mut V::State, path: &[u8], kind: WalkErrorKind) {
+        let e = WalkError {
+            path: path.to_vec(),
+            kind,
+        };
+        self.visitor.error(state, &e);
+    }
+}
+
+/// `openat` of a directory, following a final symlink only if `follow`.
+fn open_at(base: BorrowedFd<'_>, name: &CStr, follow: bool) -> io::Result<OwnedFd> {
+    if follow {
+        sys::open_dir_follow_at(base, name)
+    } else {
+        sys::open_dir_at(base, name)
+    }
+}
+
+/// The device number of a statx result.
+fn dev_of(st: &Statx) -> u64 {
+    ((st.stx_dev_major as u64) << 32) | st.stx_dev_minor as u64
+}
+
+/// The path of `node`: its root's path and the names below it.
+fn build_path(node: &Node) -> Vec<u8> {
+    let mut names = Vec::with_capacity(node.depth + 1);
+    let mut n = Some(node);
+    while let Some(x) = n {
+        names.push(x.name.as_bytes());
+        n = x.parent.as_deref();
+    }
+    let mut path = Vec::new();
+    for (i, name) in names.iter().rev().enumerate() {
+        if i > 0 && !path.ends_with(b"/") {
+            path.push(b'/');
+        }
+        path.extend_from_slice(name);
+    }
+    path
+}
+
+/// The path of the ancestor of `node` with the same (dev, ino), if any.
+fn find_loop(node: &Node, id: (u64, u64)) -> Option<Vec<u8>> {
+    let mut up = node.parent.as_deref();
+    while let Some(n) = up {
+        if n.id.get() == Some(&id) {
+            return Some(build_path(n));
+        }
+        up = n.parent.as_deref();
+    }
+    None
+}
+
+/// One directory's entries: names in an arena, NUL-terminated.
+#[derive(Debug, Default)]
+struct Batch {
+    names: Vec<u8>,
+    entries: Vec<BatchEntry>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct BatchEntry {
+    name_start: u32,
+    ino: u64,
+    kind: Kind,
+}
+
+impl Batch {
+    fn push(&mut self, name: &CStr, ino: u64, t: FileType) {
+        self.entries.push(BatchEntry {
+            name_start: self.names.len() as u32,
+            ino,
+            kind: Kind::from_type(t),
+        });
+        self.names.extend_from_slice(name.to_bytes_with_nul());
+    }
+
+    fn name(&self, e: &BatchEntry) -> &CStr {
+        CStr::from_bytes_until_nul(&self.names[e.name_start as usize..]).expect("NUL-terminated")
+    }
+
+    /// Joins the batches of several slices.
+    fn concat(parts: Vec<Batch>) -> Batch {
+        let mut all = Batch::default();
+        for p in parts {
+            let base = all.names.len() as u32;
+            all.names.extend_from_slice(&p.names);
+            all.entries.extend(p.entries.into_iter().map(|mut e| {
+                e.name_start += base;
+                e
+            }));
+        }
+        all
+    }
+}
+
+impl EntrySink for Batch {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &crate::dir::Entry<'_>) {
+        self.push(e.name_cstr(), e.ino(), e.file_type());
+    }
+}
