@@ -78,6 +78,11 @@ pub fn open_dir_follow_at(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<Own
     )?)
 }
 
+/// A device number from its major and minor parts, encoded as `st_dev`.
+pub fn makedev(major: u32, minor: u32) -> u64 {
+    rustix::fs::makedev(major, minor)
+}
+
 /// The soft limit on open descriptors (`RLIMIT_NOFILE`).
 pub fn nofile_limit() -> u64 {
     rustix::process::getrlimit(rustix::process::Resource::Nofile)

@@ -749,7 +749,10 @@ impl<V: Visitor> Shared<'_, V> {
             return sys::open_dir_path(&node.name);
         };
         let follow = self.opts.follow == Follow::Always;
-        let r = match parent.fd.lock().expect("fd lock").clone() {
+        // Cloned out first: the lock must not be held while opening, which
+        // may lock the ancestors' descriptors in turn.
+        let parent_fd = parent.fd.lock().expect("fd lock").clone();
+        let r = match parent_fd {
             Some(pfd) => open_at(pfd.as_fd(), &node.name, follow),
             None => {
                 self.stats.reopened_by_path.fetch_add(1, Ordering::Relaxed);
@@ -771,7 +774,8 @@ impl<V: Visitor> Shared<'_, V> {
         let mut base: Option<Arc<OwnedFd>> = None;
         let mut up = node.parent.as_deref();
         while let Some(n) = up {
-            if let Some(fd) = n.fd.lock().expect("fd lock").clone() {
+            let cached = n.fd.lock().expect("fd lock").clone();
+            if let Some(fd) = cached {
                 base = Some(fd);
                 break;
             }
@@ -856,7 +860,8 @@ impl<V: Visitor> Shared<'_, V> {
 
     /// Opens `node` again (for a post-order visit of one of its children).
     fn reopen(&self, node: &Node) -> io::Result<OwnedFd> {
-        if let Some(fd) = node.fd.lock().expect("fd lock").clone() {
+        let cached = node.fd.lock().expect("fd lock").clone();
+        if let Some(fd) = cached {
             return sys::reopen_dir(fd.as_fd());
         }
         match &node.parent {
@@ -884,9 +889,10 @@ fn open_at(base: BorrowedFd<'_>, name: &CStr, follow: bool) -> io::Result<OwnedF
     }
 }
 
-/// The device number of a statx result.
+/// The device number of a statx result, encoded as `st_dev` is (the walk
+/// compares it with `fstat` results).
 fn dev_of(st: &Statx) -> u64 {
-    ((st.stx_dev_major as u64) << 32) | st.stx_dev_minor as u64
+    sys::makedev(st.stx_dev_major, st.stx_dev_minor)
 }
 
 /// The path of `node`: its root's path and the names below it.

@@ -1,0 +1,586 @@
+//! The walker against a plain reference walk, on real directories.
+//!
+//! The reference is a recursive `std::fs::read_dir` with `symlink_metadata`:
+//! slow and obviously right.  Every configuration of the walker (threads,
+//! order, post-order, forced unknown types, a tiny descriptor budget) must
+//! report exactly the reference's paths, each once.
+
+use std::collections::HashMap;
+use std::ffi::{CString, OsStr};
+use std::fs;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use dents::walk::{
+    walk, Flow, Follow, Order, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
+};
+
+/// Records every visit in order, and every error.
+#[derive(Default)]
+struct Recorder {
+    visits: Mutex<Vec<(Vec<u8>, bool)>>,
+    errors: Mutex<Vec<String>>,
+    prune: Option<Vec<u8>>,
+    quit_at: Option<Vec<u8>>,
+}
+
+impl Visitor for Recorder {
+    type State = ();
+    fn state(&self) {}
+    fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
+        self.visits
+            .lock()
+            .unwrap()
+            .push((v.path().to_vec(), v.is_post_order()));
+        if self.quit_at.as_deref() == Some(v.path()) {
+            return Flow::Quit;
+        }
+        if self.prune.as_deref() == Some(v.name()) {
+            return Flow::Prune;
+        }
+        Flow::Continue
+    }
+    fn error(&self, _: &mut (), e: &WalkError) {
+        let what = match &e.kind {
+            WalkErrorKind::Io(io) => io.to_string(),
+            WalkErrorKind::Loop(a) => format!("loop to {}", String::from_utf8_lossy(a)),
+        };
+        self.errors
+            .lock()
+            .unwrap()
+            .push(format!("{}: {what}", String::from_utf8_lossy(&e.path)));
+    }
+}
+
+impl Recorder {
+    fn paths(&self) -> Vec<Vec<u8>> {
+        self.visits
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+}
+
+/// The reference: every path under `root` (root included), recursively.
+fn reference(root: &Path) -> Vec<Vec<u8>> {
+    fn rec(p: &Path, out: &mut Vec<Vec<u8>>) {
+        out.push(p.as_os_str().as_bytes().to_vec());
+        if fs::symlink_metadata(p).map(|m| m.is_dir()).unwrap_or(false) {
+            // Listed whole before recursing: one open directory at a time.
+            let children: Vec<_> = fs::read_dir(p)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            for c in children {
+                rec(&c, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    rec(root, &mut out);
+    out.sort();
+    out
+}
+
+/// Asserts equal path lists, reporting a short difference if not.
+fn assert_same_paths(got: &[Vec<u8>], want: &[Vec<u8>], what: &str) {
+    if got == want {
+        return;
+    }
+    let g: std::collections::HashSet<&Vec<u8>> = got.iter().collect();
+    let w: std::collections::HashSet<&Vec<u8>> = want.iter().collect();
+    let show = |v: Vec<&&Vec<u8>>| {
+        v.iter()
+            .take(5)
+            .map(|p| {
+                let s = String::from_utf8_lossy(p);
+                let tail: String = s
+                    .chars()
+                    .rev()
+                    .take(80)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                format!("…{tail} ({} bytes)", p.len())
+            })
+            .collect::<Vec<_>>()
+    };
+    let missing: Vec<_> = w.difference(&g).collect();
+    let extra: Vec<_> = g.difference(&w).collect();
+    panic!(
+        "{what}: got {} paths, want {}; {} missing {:?}; {} extra {:?}",
+        got.len(),
+        want.len(),
+        missing.len(),
+        show(missing.clone()),
+        extra.len(),
+        show(extra.clone())
+    );
+}
+
+fn sorted(mut v: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    v.sort();
+    v
+}
+
+/// A tree of several shapes: wide, deep, symlinks, special files.
+fn tree(root: &Path) {
+    for a in 0..6 {
+        for b in 0..5 {
+            let d = root.join(format!("a{a}")).join(format!("b{b}"));
+            fs::create_dir_all(&d).unwrap();
+            for f in 0..40 {
+                fs::File::create(d.join(format!("f{f}.txt"))).unwrap();
+            }
+        }
+    }
+    let wide = root.join("wide");
+    fs::create_dir(&wide).unwrap();
+    for i in 0..6000 {
+        fs::File::create(wide.join(format!("IMG_{i:05}.JPG"))).unwrap();
+    }
+    fs::create_dir(wide.join("sub")).unwrap();
+    fs::File::create(wide.join("sub").join("inner")).unwrap();
+    let mut deep = root.join("deep");
+    for i in 0..40 {
+        deep = deep.join(format!("level{i}"));
+    }
+    fs::create_dir_all(&deep).unwrap();
+    fs::File::create(deep.join("bottom")).unwrap();
+    symlink("a0", root.join("link-to-a0")).unwrap();
+    symlink("nowhere", root.join("dangling")).unwrap();
+    fs::File::create(root.join(OsStr::from_bytes(b"bad\xffname"))).unwrap();
+    fs::File::create(root.join("new\nline")).unwrap();
+    let _sock = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
+}
+
+fn opts(threads: usize, order: Order, post: bool, ignore_dtype: bool) -> WalkOptions {
+    WalkOptions {
+        threads,
+        order,
+        post_order: post,
+        ignore_dtype,
+        ..WalkOptions::default()
+    }
+}
+
+#[test]
+fn every_configuration_reports_exactly_the_reference() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    tree(&root);
+    let want = reference(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    for threads in [1, 2, 8] {
+        for order in [Order::BreadthFirst, Order::DepthFirst] {
+            for post in [false, true] {
+                for ignore in [false, true] {
+                    for budget in [None, Some(1)] {
+                        let mut o = opts(threads, order, post, ignore);
+                        o.fd_budget = budget;
+                        let r = Recorder::default();
+                        walk(std::slice::from_ref(&root_b), &o, &r);
+                        let what = format!(
+                            "{threads} {order:?} post={post} ignore={ignore} budget={budget:?}"
+                        );
+                        assert_same_paths(&sorted(r.paths()), &want, &what);
+                        assert!(r.errors.lock().unwrap().is_empty());
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn directories_come_before_their_contents_and_after_them_in_post_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    tree(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    for post in [false, true] {
+        let r = Recorder::default();
+        walk(
+            std::slice::from_ref(&root_b),
+            &opts(4, Order::BreadthFirst, post, false),
+            &r,
+        );
+        let visits = r.visits.lock().unwrap();
+        let index: HashMap<&[u8], usize> = visits
+            .iter()
+            .enumerate()
+            .map(|(i, (p, _))| (p.as_slice(), i))
+            .collect();
+        for (i, (p, _)) in visits.iter().enumerate() {
+            let Some(slash) = p.iter().rposition(|&b| b == b'/') else {
+                continue;
+            };
+            let parent = &p[..slash];
+            if let Some(&pi) = index.get(parent) {
+                if post {
+                    assert!(
+                        pi > i,
+                        "{:?} after its parent in post-order",
+                        String::from_utf8_lossy(p)
+                    );
+                } else {
+                    assert!(pi < i, "{:?} before its parent", String::from_utf8_lossy(p));
+                }
+            }
+        }
+        // Post-order visits are marked as such, and only directories get them.
+        for (p, is_post) in visits.iter() {
+            if *is_post {
+                assert!(fs::symlink_metadata(OsStr::from_bytes(p)).unwrap().is_dir());
+            }
+        }
+    }
+}
+
+#[test]
+fn breadth_first_visits_shallow_entries_first_on_one_thread() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    tree(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    let r = Recorder::default();
+    walk(
+        std::slice::from_ref(&root_b),
+        &opts(1, Order::BreadthFirst, false, false),
+        &r,
+    );
+    let depth = |p: &[u8]| p.iter().filter(|&&b| b == b'/').count();
+    let depths: Vec<usize> = r.paths().iter().map(|p| depth(p)).collect();
+    assert!(
+        depths.windows(2).all(|w| w[0] <= w[1]),
+        "breadth-first order on one thread"
+    );
+}
+
+#[test]
+fn depth_limits_prune_and_quit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    tree(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    let base = root_b.iter().filter(|&&b| b == b'/').count();
+    let want = reference(&root);
+    let depth = |p: &[u8]| p.iter().filter(|&&b| b == b'/').count() - base;
+
+    let mut o = opts(4, Order::BreadthFirst, false, false);
+    o.min_depth = 2;
+    o.max_depth = 3;
+    let r = Recorder::default();
+    walk(std::slice::from_ref(&root_b), &o, &r);
+    let expect: Vec<Vec<u8>> = want
+        .iter()
+        .filter(|p| (2..=3).contains(&depth(p)))
+        .cloned()
+        .collect();
+    assert_same_paths(&sorted(r.paths()), &expect, "min/max depth");
+
+    let r = Recorder {
+        prune: Some(b"a3".to_vec()),
+        ..Recorder::default()
+    };
+    walk(
+        std::slice::from_ref(&root_b),
+        &opts(4, Order::BreadthFirst, false, false),
+        &r,
+    );
+    let a3 = [root_b.as_slice(), b"/a3/"].concat();
+    let expect: Vec<Vec<u8>> = want
+        .iter()
+        .filter(|p| !p.starts_with(&a3))
+        .cloned()
+        .collect();
+    assert_same_paths(&sorted(r.paths()), &expect, "prune");
+
+    let quit_at = [root_b.as_slice(), b"/wide"].concat();
+    let r = Recorder {
+        quit_at: Some(quit_at.clone()),
+        ..Recorder::default()
+    };
+    walk(
+        std::slice::from_ref(&root_b),
+        &opts(1, Order::BreadthFirst, false, false),
+        &r,
+    );
+    let paths = r.paths();
+    assert_eq!(
+        paths.last(),
+        Some(&quit_at),
+        "nothing is visited after -quit on one thread"
+    );
+    assert!(paths.len() < want.len() / 2);
+}
+
+/// Makes a chain of directories deeper than PATH_MAX below `root`, with
+/// `*at` calls (a path that long cannot be named from the root).
+fn deep_chain(root: &Path, levels: usize) -> usize {
+    let name = "d".repeat(200);
+    let c = CString::new(name.clone()).unwrap();
+    let mut fd: OwnedFd =
+        dents::sys::open_dir_path(&CString::new(root.as_os_str().as_bytes()).unwrap()).unwrap();
+    for _ in 0..levels {
+        rustix::fs::mkdirat(fd.as_fd(), &c, rustix::fs::Mode::from_raw_mode(0o755)).unwrap();
+        fd = dents::sys::open_dir_at(fd.as_fd(), &c).unwrap();
+    }
+    let f = rustix::fs::openat(
+        fd.as_fd(),
+        c"leaf",
+        rustix::fs::OFlags::CREATE | rustix::fs::OFlags::WRONLY,
+        rustix::fs::Mode::from_raw_mode(0o644),
+    )
+    .unwrap();
+    drop(f);
+    root.as_os_str().len() + levels * (name.len() + 1) + "/leaf".len()
+}
+
+#[test]
+fn a_tree_deeper_than_path_max_is_walked_with_a_tiny_fd_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    let levels = 70;
+    let leaf_len = deep_chain(&root, levels);
+    assert!(leaf_len > 3 * 4096);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    for budget in [Some(1), Some(4), None] {
+        for order in [Order::BreadthFirst, Order::DepthFirst] {
+            let mut o = opts(2, order, false, false);
+            o.fd_budget = budget;
+            let r = Recorder::default();
+            walk(std::slice::from_ref(&root_b), &o, &r);
+            assert!(
+                r.errors.lock().unwrap().is_empty(),
+                "{:?}",
+                r.errors.lock().unwrap()
+            );
+            let paths = r.paths();
+            assert_eq!(paths.len(), 1 + levels + 1, "{budget:?} {order:?}");
+            let longest = paths.iter().map(Vec::len).max().unwrap();
+            assert_eq!(longest, leaf_len);
+            assert!(paths
+                .iter()
+                .any(|p| p.ends_with(b"/leaf") && p.len() == leaf_len));
+        }
+    }
+    // Post-order visits need the parent again: also beyond PATH_MAX.
+    let mut o = opts(2, Order::BreadthFirst, true, false);
+    o.fd_budget = Some(1);
+    let r = Recorder::default();
+    walk(std::slice::from_ref(&root_b), &o, &r);
+    assert!(
+        r.errors.lock().unwrap().is_empty(),
+        "{:?}",
+        r.errors.lock().unwrap()
+    );
+    assert_eq!(r.paths().len(), 1 + levels + 1);
+}
+
+/// Runs this test binary's test `name` again in a child with
+/// `RLIMIT_NOFILE` = 16, with `DENTS_CHILD` set so the test body runs.
+fn rerun_with_nofile_16(name: &str) {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("prlimit")
+        .args(["--nofile=16:16", "--"])
+        .arg(exe)
+        .args(["--exact", name, "--test-threads=1", "--nocapture"])
+        .env("DENTS_CHILD", "1")
+        .output()
+        .expect("prlimit (util-linux) runs");
+    assert!(
+        out.status.success(),
+        "child failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
+}
+
+#[test]
+fn nofile_16_never_runs_out_of_descriptors() {
+    if std::env::var_os("DENTS_CHILD").is_none() {
+        return rerun_with_nofile_16("nofile_16_never_runs_out_of_descriptors");
+    }
+    assert_eq!(dents::sys::nofile_limit(), 16);
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    tree(&root);
+    // Within PATH_MAX, so that the path-based reference reaches it too.
+    deep_chain(&root, 15);
+    let want = reference(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    for (threads, post) in [(1, false), (4, false), (4, true)] {
+        let r = Recorder::default();
+        let mut o = opts(threads, Order::BreadthFirst, post, false);
+        o.read.threads = 2;
+        walk(std::slice::from_ref(&root_b), &o, &r);
+        assert!(
+            r.errors.lock().unwrap().is_empty(),
+            "{:?}",
+            r.errors.lock().unwrap()
+        );
+        assert_same_paths(
+            &sorted(r.paths()),
+            &want,
+            &format!("threads {threads} post {post}"),
+        );
+    }
+}
+
+#[test]
+fn symlinks_are_followed_as_asked_and_loops_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir_all(root.join("real/inner")).unwrap();
+    fs::File::create(root.join("real/inner/file")).unwrap();
+    symlink("real", root.join("link")).unwrap();
+    symlink("..", root.join("real/inner/up")).unwrap();
+    let root_b = root.as_os_str().as_bytes().to_vec();
+
+    // -P: the links are entries, not walked: t, real, real/inner,
+    // real/inner/file, real/inner/up, link.
+    let r = Recorder::default();
+    walk(
+        std::slice::from_ref(&root_b),
+        &opts(2, Order::BreadthFirst, false, false),
+        &r,
+    );
+    assert_eq!(r.paths().len(), 6);
+
+    // -L: link/ is walked; inner/up leads back to real: a loop, reported.
+    let mut o = opts(2, Order::BreadthFirst, false, false);
+    o.follow = Follow::Always;
+    let r = Recorder::default();
+    walk(std::slice::from_ref(&root_b), &o, &r);
+    let paths = r.paths();
+    let has = |s: &str| paths.iter().any(|p| p.ends_with(s.as_bytes()));
+    assert!(has("/link/inner/file"));
+    let errors = r.errors.lock().unwrap();
+    assert!(errors.iter().any(|e| e.contains("loop to")), "{errors:?}");
+
+    // -H: a root that is a link is followed, links below it are not.
+    let link_root = root.join("link").as_os_str().as_bytes().to_vec();
+    let mut o = opts(2, Order::BreadthFirst, false, false);
+    o.follow = Follow::Roots;
+    let r = Recorder::default();
+    walk(std::slice::from_ref(&link_root), &o, &r);
+    assert_eq!(r.paths().len(), 4, "{:?}", r.paths());
+}
+
+#[test]
+fn same_fs_stops_at_a_mount_point() {
+    if !nix_root() {
+        return loud_skip("not root: cannot mount a tmpfs");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    let mnt = root.join("mnt");
+    fs::create_dir_all(&mnt).unwrap();
+    fs::File::create(root.join("here")).unwrap();
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    fs::File::create(mnt.join("there")).unwrap();
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    let mut o = opts(2, Order::BreadthFirst, false, false);
+    o.same_fs = true;
+    let r = Recorder::default();
+    walk(std::slice::from_ref(&root_b), &o, &r);
+    let mut o2 = o.clone();
+    o2.same_fs = false;
+    let r2 = Recorder::default();
+    walk(std::slice::from_ref(&root_b), &o2, &r2);
+    let _ = Command::new("umount").arg(&mnt).status();
+    let paths = r.paths();
+    assert!(
+        paths.iter().any(|p| p.ends_with(b"/mnt")),
+        "the mount point itself is visited"
+    );
+    assert!(!paths.iter().any(|p| p.ends_with(b"/there")));
+    assert!(r2.paths().iter().any(|p| p.ends_with(b"/there")));
+}
+
+fn nix_root() -> bool {
+    std::os::unix::fs::MetadataExt::uid(&fs::metadata("/proc/self").unwrap()) == 0
+}
+
+fn loud_skip(why: &str) {
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        panic!("required in CI: {why}");
+    }
+    eprintln!("SKIPPED: {why}");
+}
+
+#[test]
+fn a_tree_changing_during_the_walk_loses_no_stable_entry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    tree(&root);
+    let want = reference(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let d = root
+                    .join(format!("a{}", i % 6))
+                    .join(format!("churn{}", i % 40));
+                let _ = fs::create_dir(&d);
+                let _ = fs::File::create(d.join("x"));
+                let old = root
+                    .join(format!("a{}", (i + 3) % 6))
+                    .join(format!("churn{}", (i + 20) % 40));
+                let _ = fs::remove_dir_all(&old);
+                let _ = fs::File::create(root.join("wide").join(format!("tmp{}", i % 100)));
+                let _ = fs::remove_file(root.join("wide").join(format!("tmp{}", (i + 50) % 100)));
+                i += 1;
+            }
+        });
+        for round in 0..12 {
+            let r = Recorder::default();
+            let mut o = opts(
+                1 + round % 4,
+                Order::BreadthFirst,
+                round % 3 == 0,
+                round % 2 == 0,
+            );
+            o.read.min_sliced_size = 0;
+            walk(std::slice::from_ref(&root_b), &o, &r);
+            let got = sorted(r.paths());
+            let mut counts: HashMap<&[u8], usize> = HashMap::new();
+            for p in &got {
+                *counts.entry(p).or_default() += 1;
+            }
+            for p in &want {
+                assert_eq!(
+                    counts.get(p.as_slice()),
+                    Some(&1),
+                    "round {round}: {:?}",
+                    String::from_utf8_lossy(p)
+                );
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+}
