@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::fs;
-use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::Path;
@@ -32,9 +31,11 @@ fn reference(dir: &Path) -> HashMap<Vec<u8>, bool> {
         .collect()
 }
 
-/// Scans `dir` with every type treated as unknown; returns name → kind.
-fn scan_forced(
+/// Scans `dir`: entries whose type is unknown (all of them if `forced`)
+/// are resolved; returns name → kind.
+fn scan(
     dir: &Path,
+    forced: bool,
     want: Want,
     in_flight: usize,
     counters: &Counters,
@@ -43,8 +44,16 @@ fn scan_forced(
     let mut reader = DirReader::open(&c).unwrap();
     let before = DirState::of(reader.fd()).unwrap();
     let mut names = Vec::new();
+    let mut known_dirs = 0;
+    let mut result = HashMap::new();
     while let Some(e) = reader.next_entry().unwrap() {
-        names.push((e.name_cstr().to_owned(), e.ino()));
+        match Kind::from_type(e.file_type()) {
+            k if forced || k == Kind::Unknown => names.push((e.name_cstr().to_owned(), e.ino())),
+            k => {
+                known_dirs += (k == Kind::Dir) as u64;
+                result.insert(e.name().to_vec(), k);
+            }
+        }
     }
     let mut unknown: Vec<Unknown<'_>> = names
         .iter()
@@ -54,13 +63,32 @@ fn scan_forced(
             kind: Kind::Unknown,
         })
         .collect();
-    let fd = reader.fd();
     let opts = ResolveOptions { want, in_flight };
-    resolve_unknown(fd.as_fd(), &before, 0, &mut unknown, opts, counters);
-    unknown
-        .iter()
-        .map(|u| (u.name.to_bytes().to_vec(), u.kind))
-        .collect()
+    resolve_unknown(
+        reader.fd(),
+        &before,
+        known_dirs,
+        &mut unknown,
+        opts,
+        counters,
+    );
+    result.extend(unknown.iter().map(|u| (u.name.to_bytes().to_vec(), u.kind)));
+    result
+}
+
+/// Scans `dir` with every type treated as unknown (the forced mode).
+fn scan_forced(
+    dir: &Path,
+    want: Want,
+    in_flight: usize,
+    counters: &Counters,
+) -> HashMap<Vec<u8>, Kind> {
+    scan(dir, true, want, in_flight, counters)
+}
+
+/// Scans `dir` with the types the filesystem gives.
+fn scan_native(dir: &Path, want: Want, counters: &Counters) -> HashMap<Vec<u8>, Kind> {
+    scan(dir, false, want, 4, counters)
 }
 
 /// A directory of every kind of entry.
@@ -232,44 +260,6 @@ fn subdirectories_made_and_removed_during_scans_never_hide_a_directory() {
         // have refused the link count.
         assert!(fallbacks > 0);
     });
-}
-
-/// Scans `dir` with the types the filesystem gives (no forcing).
-fn scan_native(dir: &Path, want: Want, counters: &Counters) -> HashMap<Vec<u8>, Kind> {
-    let c = CString::new(dir.as_os_str().as_bytes()).unwrap();
-    let mut reader = DirReader::open(&c).unwrap();
-    let before = DirState::of(reader.fd()).unwrap();
-    let mut names = Vec::new();
-    let mut known_dirs = 0;
-    let mut result = HashMap::new();
-    while let Some(e) = reader.next_entry().unwrap() {
-        match Kind::from_type(e.file_type()) {
-            Kind::Unknown => names.push((e.name_cstr().to_owned(), e.ino())),
-            k => {
-                known_dirs += (k == Kind::Dir) as u64;
-                result.insert(e.name().to_vec(), k);
-            }
-        }
-    }
-    let mut unknown: Vec<Unknown<'_>> = names
-        .iter()
-        .map(|(n, ino)| Unknown {
-            name: n,
-            ino: *ino,
-            kind: Kind::Unknown,
-        })
-        .collect();
-    let opts = ResolveOptions { want, in_flight: 4 };
-    resolve_unknown(
-        reader.fd(),
-        &before,
-        known_dirs,
-        &mut unknown,
-        opts,
-        counters,
-    );
-    result.extend(unknown.iter().map(|u| (u.name.to_bytes().to_vec(), u.kind)));
-    result
 }
 
 #[test]

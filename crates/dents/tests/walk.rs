@@ -162,6 +162,18 @@ fn tree(root: &Path) {
     let _sock = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
 }
 
+/// A temporary directory holding [`tree`] at `t`: the directory, the
+/// root's path (and as bytes), and the reference's paths.
+fn fixture() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>, Vec<Vec<u8>>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    fs::create_dir(&root).unwrap();
+    tree(&root);
+    let want = reference(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    (tmp, root, root_b, want)
+}
+
 fn opts(threads: usize, order: Order, post: bool, ignore_dtype: bool) -> WalkOptions {
     WalkOptions {
         threads,
@@ -174,12 +186,7 @@ fn opts(threads: usize, order: Order, post: bool, ignore_dtype: bool) -> WalkOpt
 
 #[test]
 fn every_configuration_reports_exactly_the_reference() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("t");
-    fs::create_dir(&root).unwrap();
-    tree(&root);
-    let want = reference(&root);
-    let root_b = root.as_os_str().as_bytes().to_vec();
+    let (_tmp, _root, root_b, want) = fixture();
     for threads in [1, 2, 8] {
         for order in [Order::BreadthFirst, Order::DepthFirst] {
             for post in [false, true] {
@@ -203,11 +210,7 @@ fn every_configuration_reports_exactly_the_reference() {
 
 #[test]
 fn directories_come_before_their_contents_and_after_them_in_post_order() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("t");
-    fs::create_dir(&root).unwrap();
-    tree(&root);
-    let root_b = root.as_os_str().as_bytes().to_vec();
+    let (_tmp, _root, root_b, _) = fixture();
     for post in [false, true] {
         let r = Recorder::default();
         walk(
@@ -249,11 +252,7 @@ fn directories_come_before_their_contents_and_after_them_in_post_order() {
 
 #[test]
 fn breadth_first_visits_shallow_entries_first_on_one_thread() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("t");
-    fs::create_dir(&root).unwrap();
-    tree(&root);
-    let root_b = root.as_os_str().as_bytes().to_vec();
+    let (_tmp, _root, root_b, _) = fixture();
     let r = Recorder::default();
     walk(
         std::slice::from_ref(&root_b),
@@ -270,11 +269,7 @@ fn breadth_first_visits_shallow_entries_first_on_one_thread() {
 
 #[test]
 fn depth_limits_prune_and_quit() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("t");
-    fs::create_dir(&root).unwrap();
-    tree(&root);
-    let root_b = root.as_os_str().as_bytes().to_vec();
+    let (_tmp, root, root_b, _) = fixture();
     let base = root_b.iter().filter(|&&b| b == b'/').count();
     let want = reference(&root);
     let depth = |p: &[u8]| p.iter().filter(|&&b| b == b'/').count() - base;
@@ -485,8 +480,8 @@ fn symlinks_are_followed_as_asked_and_loops_reported() {
 
 #[test]
 fn same_fs_stops_at_a_mount_point() {
-    if !nix_root() {
-        return loud_skip("not root: cannot mount a tmpfs");
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot mount a tmpfs");
     }
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("t");
@@ -519,25 +514,9 @@ fn same_fs_stops_at_a_mount_point() {
     assert!(r2.paths().iter().any(|p| p.ends_with(b"/there")));
 }
 
-fn nix_root() -> bool {
-    std::os::unix::fs::MetadataExt::uid(&fs::metadata("/proc/self").unwrap()) == 0
-}
-
-fn loud_skip(why: &str) {
-    if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
-        panic!("required in CI: {why}");
-    }
-    eprintln!("SKIPPED: {why}");
-}
-
 #[test]
 fn a_tree_changing_during_the_walk_loses_no_stable_entry() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("t");
-    fs::create_dir(&root).unwrap();
-    tree(&root);
-    let want = reference(&root);
-    let root_b = root.as_os_str().as_bytes().to_vec();
+    let (_tmp, root, root_b, want) = fixture();
     let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {
