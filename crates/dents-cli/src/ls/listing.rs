@@ -6,8 +6,10 @@
 //! for `statx`), and each entry is a small fixed-size [`Record`], so a
 //! million entries cost about 100 MB rather than a million allocations.
 //! The stats then run on several threads, relative to the directory's
-//! descriptor, each thread taking a contiguous run of records (slice order:
-//! measured no slower than inode order, docs/benchmarks.md).
+//! descriptor, each thread taking a contiguous run of records in slice
+//! order.  Inode order was not adopted: the project's first experiment
+//! (../shared/experiments, `statorder.c`, 1M entries on ext4) found it no
+//! faster hot or cold, lookups rather than inode reads dominating.
 
 use std::cmp::Ordering;
 use std::ffi::CStr;
