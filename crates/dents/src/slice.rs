@@ -97,8 +97,9 @@ impl Default for ReadOptions {
 /// parallelism, but at least 4 and at most [`MAX_SLICES`].
 ///
 /// More slices than cores pays on a cold cache: while one thread waits for
-/// the disk another parses (1M entries, 2 cores, cold: 2 slices 426 ms,
-/// 8 slices 242 ms; hot: no difference).
+/// the disk another parses (the project's first experiment, `hashsplit.c`
+/// in ../shared/experiments: 1M entries on ext4, 2 cores, cold: 2 slices
+/// 426 ms, 8 slices 242 ms; hot: no difference).
 pub fn default_threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     cores.clamp(4, MAX_SLICES)
