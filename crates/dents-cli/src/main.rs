@@ -8,6 +8,7 @@
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 
 mod errors;
+mod find;
 mod ls;
 mod output;
 mod quote;
@@ -22,6 +23,7 @@ Fast, exact directory scanning for Linux.
 Commands:
   ls     list directories as fast as the kernel hands them out
          (unsorted and streamed unless asked; huge directories read on all cores)
+  find   search trees with find's expressions, breadth first on all cores
 
 Run 'dents COMMAND --help' for a command's options.
 ";
@@ -31,6 +33,7 @@ fn main() {
     let argv: Vec<OsString> = std::env::args_os().collect();
     let code = match argv.get(1).and_then(|a| a.to_str()) {
         Some("ls") => ls::main(&argv[1..]),
+        Some("find") => find::main(&argv[1..]),
         Some("--help" | "-h" | "help") => {
             print!("{USAGE}");
             0

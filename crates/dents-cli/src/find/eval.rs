@@ -1,0 +1,492 @@
+//! Evaluation: the expression applied to each entry the walker visits.
+//!
+//! The [`Finder`] is the walker's visitor.  Each worker thread has its
+//! own output buffer; tests read what the directory entry already says
+//! (name, `d_type`) and stat only when they need more, through the
+//! visit's lazy, cached `metadata()`, whose fields were chosen by the
+//! optimiser.  A failed stat is reported once per file, as GNU does.
+//!
+//! When the expression runs commands or can `-quit`, evaluation is
+//! serialised by a lock: commands run one at a time as with GNU find, and
+//! after `-quit` no other file is evaluated.
+
+use std::ffi::CStr;
+use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use dents::dir::{DirReader, FileType};
+use dents::sys::{self, Statx};
+use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
+use rustix::fs::{Access, AtFlags, StatxFlags};
+
+use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred};
+use super::msg;
+use super::regex;
+use super::time::Timestamp;
+use super::users::NameCache;
+use crate::output::{Output, ThreadBuf};
+
+/// The visitor of `dents find`.
+pub struct Finder<'a> {
+    expr: &'a Expr,
+    out: &'a Output,
+    /// Held while evaluating, if evaluation is serialised.
+    serial: Option<Mutex<()>>,
+    /// Set by `-quit`.
+    quit: AtomicBool,
+    /// `-depth`: `-prune` does nothing.
+    post_order: bool,
+    /// `-ignore_readdir_race`: vanished files are not errors.
+    ignore_race: bool,
+    /// `-L`: loops are possible.
+    follow_all: bool,
+}
+
+/// A worker's state.
+pub struct State<'a> {
+    buf: ThreadBuf<'a>,
+    names: NameCache,
+    /// `-L`: the last parent directory's path and its ancestors' ids.
+    chain: Option<(Vec<u8>, Vec<Id>)>,
+}
+
+impl<'a> Finder<'a> {
+    /// A visitor evaluating `expr`, printing to `out`.
+    pub fn new(
+        expr: &'a Expr,
+        out: &'a Output,
+        serial: bool,
+        post_order: bool,
+        ignore_race: bool,
+        follow_all: bool,
+    ) -> Finder<'a> {
+        Finder {
+            expr,
+            out,
+            serial: serial.then(|| Mutex::new(())),
+            quit: AtomicBool::new(false),
+            post_order,
+            ignore_race,
+            follow_all,
+        }
+    }
+
+    /// Runs the commands of `-exec ... +` still waiting for paths.
+    pub fn finish_commands(&self) {
+        let mut buf = ThreadBuf::new(self.out);
+        self.expr.each(&mut |p| {
+            if let Pred::Exec(x) = p {
+                x.finish(&mut buf);
+            }
+        });
+    }
+
+    /// Whether an error for a file that vanished is to be kept quiet.
+    fn quiet(&self, e: &std::io::Error) -> bool {
+        self.ignore_race && e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error())
+    }
+}
+
+impl<'a> Visitor for Finder<'a> {
+    type State = State<'a>;
+
+    fn state(&self) -> State<'a> {
+        State {
+            buf: ThreadBuf::new(self.out),
+            names: NameCache::default(),
+            chain: None,
+        }
+    }
+
+    fn visit(&self, st: &mut State<'a>, v: &Visit<'_>) -> Flow {
+        let _serial = self
+            .serial
+            .as_ref()
+            .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
+        if self.quit.load(Ordering::Relaxed) {
+            return Flow::Quit;
+        }
+        // Following links, a link whose target cannot be reached (a loop
+        // of links, say) is reported and not evaluated, as GNU does; a
+        // broken one is taken for itself.
+        if v.follows_links() && v.file_type() == FileType::UNKNOWN {
+            if let Err(e) = v.metadata() {
+                if !self.quiet(&e) {
+                    msg::path_error(v.path(), &e);
+                }
+                return Flow::Continue;
+            }
+        }
+        if self.follow_all
+            && v.depth() > 0
+            && v.file_type().is_dir()
+            && closes_loop(v, &mut st.chain)
+        {
+            // The walker reports the loop when it gets there; GNU does not
+            // evaluate the entry that closes it.
+            return Flow::Continue;
+        }
+        let mut cx = Ctx {
+            v,
+            finder: self,
+            st,
+            prune: false,
+            quit: false,
+            stat_reported: false,
+        };
+        eval(self.expr, &mut cx);
+        let (prune, quit) = (cx.prune, cx.quit);
+        st.buf.maybe_flush();
+        if quit {
+            self.quit.store(true, Ordering::Relaxed);
+            return Flow::Quit;
+        }
+        if prune && !self.post_order {
+            Flow::Prune
+        } else {
+            Flow::Continue
+        }
+    }
+
+    fn error(&self, _st: &mut State<'a>, e: &WalkError) {
+        match &e.kind {
+            WalkErrorKind::Io(err) => {
+                if !self.quiet(err) {
+                    msg::path_error(&e.path, err);
+                }
+            }
+            WalkErrorKind::Loop(ancestor) => {
+                let utf8 = msg::utf8_locale();
+                let mut m = b"File system loop detected; ".to_vec();
+                msg::quote(&mut m, &e.path, utf8);
+                m.extend_from_slice(b" is part of the same file system loop as ");
+                msg::quote(&mut m, ancestor, utf8);
+                m.push(b'.');
+                msg::error(&m);
+            }
+        }
+    }
+
+    fn finish(&self, st: State<'a>) {
+        drop(st);
+    }
+}
+
+/// A file's identity: device and inode.
+type Id = (u32, u32, u64);
+
+/// Under `-L`, whether the directory `v` is one of the directories the
+/// walk went through to reach it (a loop, which GNU reports instead of
+/// visiting; the walker reports it when it gets there).  The ancestors'
+/// identities are learnt by path, once per parent directory and thread.
+fn closes_loop(v: &Visit<'_>, chain: &mut Option<(Vec<u8>, Vec<Id>)>) -> bool {
+    let Ok(me) = v.metadata() else {
+        return false;
+    };
+    let me = (me.stx_dev_major, me.stx_dev_minor, me.stx_ino);
+    let path = v.path();
+    // The ancestors' paths: the entry's path cut one component at a time.
+    let mut prefixes: Vec<&[u8]> = Vec::with_capacity(v.depth());
+    let mut end = path.len();
+    for _ in 0..v.depth() {
+        end = path[..end].iter().rposition(|&b| b == b'/').unwrap_or(0);
+        while end > 1 && path[end - 1] == b'/' {
+            end -= 1;
+        }
+        prefixes.push(if end == 0 { b"/" } else { &path[..end] });
+    }
+    let Some(&parent) = prefixes.first() else {
+        return false;
+    };
+    if !chain.as_ref().is_some_and(|(p, _)| p.as_slice() == parent) {
+        let ids = prefixes
+            .iter()
+            .filter_map(|p| {
+                let c = std::ffi::CString::new(*p).ok()?;
+                let st = sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::INO).ok()?;
+                Some((st.stx_dev_major, st.stx_dev_minor, st.stx_ino))
+            })
+            .collect();
+        *chain = Some((parent.to_vec(), ids));
+    }
+    chain.as_ref().is_some_and(|(_, ids)| ids.contains(&me))
+}
+
+/// One evaluation: the entry and what the expression did.
+struct Ctx<'c, 'v, 'a> {
+    v: &'c Visit<'v>,
+    finder: &'c Finder<'a>,
+    st: &'c mut State<'a>,
+    /// `-prune` was evaluated.
+    prune: bool,
+    /// `-quit` was evaluated: nothing more is done.
+    quit: bool,
+    /// A failed stat was reported already.
+    stat_reported: bool,
+}
+
+impl Ctx<'_, '_, '_> {
+    /// The entry's metadata; a failure is reported once and makes the
+    /// test false.
+    fn meta(&mut self) -> Option<&Statx> {
+        match self.v.metadata() {
+            Ok(st) => Some(st),
+            Err(e) => {
+                if !self.stat_reported && !self.finder.quiet(&e) {
+                    msg::path_error(self.v.path(), &e);
+                }
+                self.stat_reported = true;
+                None
+            }
+        }
+    }
+
+    /// The directory holding the entry and its name there.
+    fn at(&self) -> (BorrowedFd<'_>, &CStr) {
+        (self.v.parent_fd(), self.v.at_name())
+    }
+}
+
+/// Evaluates `e`; stops doing anything once `-quit` ran.
+fn eval(e: &Expr, cx: &mut Ctx<'_, '_, '_>) -> bool {
+    if cx.quit {
+        return false;
+    }
+    match e {
+        Expr::Not(x) => !eval(x, cx),
+        Expr::And(a, b) => eval(a, cx) && eval(b, cx),
+        Expr::Or(a, b) => eval(a, cx) || eval(b, cx),
+        Expr::Comma(a, b) => {
+            eval(a, cx);
+            eval(b, cx)
+        }
+        Expr::Prim(p) => pred(&p.pred, cx),
+    }
+}
+
+/// The last component as GNU's `-name` sees it: trailing slashes
+/// dropped, except for `/` itself.
+fn base_name(path: &[u8]) -> &[u8] {
+    let end = path.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
+    if end == 0 {
+        return if path.is_empty() { path } else { b"/" };
+    }
+    let trimmed = &path[..end];
+    let start = trimmed
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(0, |i| i + 1);
+    &trimmed[start..]
+}
+
+/// The `d_type` bit of a file type, as `-type`'s set holds them.
+fn type_bit(t: FileType) -> u32 {
+    match t.as_dtype() {
+        0 => 0,
+        d => 1 << d,
+    }
+}
+
+/// Evaluates one primary.
+fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
+    match p {
+        Pred::True => true,
+        Pred::False => false,
+        Pred::Name { of, glob } => match of {
+            NameOf::Base => {
+                let name = if cx.v.depth() == 0 {
+                    base_name(cx.v.path())
+                } else {
+                    cx.v.name()
+                };
+                glob.matches(name)
+            }
+            NameOf::Path => glob.matches(cx.v.path()),
+            NameOf::LinkTarget => {
+                if cx.v.file_type() != FileType::SYMLINK {
+                    return false;
+                }
+                let (dir, name) = cx.at();
+                match sys::readlink_at(dir, name) {
+                    Ok(target) => glob.matches(&target),
+                    Err(e) => {
+                        msg::path_error(cx.v.path(), &e);
+                        false
+                    }
+                }
+            }
+        },
+        Pred::Regex(re) => regex::matches(re, cx.v.path()),
+        Pred::Type { types, x: false } => types & type_bit(cx.v.file_type()) != 0,
+        Pred::Type { types, x: true } => types & type_bit(other_type(cx)) != 0,
+        Pred::Size { cmp, unit } => cx
+            .meta()
+            .is_some_and(|st| cmp.test(st.stx_size.div_ceil(*unit))),
+        Pred::Age {
+            field,
+            rel,
+            reference,
+            window,
+        } => cx
+            .meta()
+            .and_then(|st| Timestamp::of(st, *field))
+            .is_some_and(|t| rel.test(t.nanos(), *reference, *window)),
+        Pred::Newer { field, than } => cx
+            .meta()
+            .and_then(|st| Timestamp::of(st, *field))
+            .is_some_and(|t| t.nanos() > than.nanos()),
+        Pred::Perm { kind, modes } => cx.meta().is_some_and(|st| {
+            let mode = st.stx_mode as u32;
+            let want = modes[FileType::from_mode(mode).is_dir() as usize];
+            let have = mode & 0o7777;
+            match kind {
+                PermKind::Exact => have == want,
+                PermKind::All => have & want == want,
+                PermKind::Any => want == 0 || have & want != 0,
+            }
+        }),
+        Pred::Uid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_uid as u64)),
+        Pred::Gid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_gid as u64)),
+        Pred::NoUser => match cx.meta().map(|st| st.stx_uid) {
+            Some(uid) => !cx.st.names.user_known(uid),
+            None => false,
+        },
+        Pred::NoGroup => match cx.meta().map(|st| st.stx_gid) {
+            Some(gid) => !cx.st.names.group_known(gid),
+            None => false,
+        },
+        Pred::Links(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_nlink as u64)),
+        Pred::Inum(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_ino)),
+        Pred::SameFile { dev, ino } => cx
+            .meta()
+            .is_some_and(|st| st.stx_ino == *ino && (st.stx_dev_major, st.stx_dev_minor) == *dev),
+        Pred::Empty => empty(cx),
+        Pred::Access(kind) => {
+            let mode = match kind {
+                AccessKind::Read => Access::READ_OK,
+                AccessKind::Write => Access::WRITE_OK,
+                AccessKind::Exec => Access::EXEC_OK,
+            };
+            let (dir, name) = cx.at();
+            rustix::fs::accessat(dir, name, mode, AtFlags::empty()).is_ok()
+        }
+        Pred::Prune => {
+            cx.prune = true;
+            true
+        }
+        Pred::Quit => {
+            cx.quit = true;
+            true
+        }
+        Pred::Print(end) => {
+            let buf = &mut cx.st.buf.buf;
+            buf.extend_from_slice(cx.v.path());
+            buf.push(*end);
+            true
+        }
+        Pred::Delete => delete(cx),
+        Pred::Exec(x) => x.eval(cx.v.path(), &mut cx.st.buf),
+    }
+}
+
+/// The type `-xtype` tests: the target's where the walk does not follow
+/// the link (the link's own if it is broken), the link's own where it
+/// does.
+fn other_type(cx: &mut Ctx<'_, '_, '_>) -> FileType {
+    let (dir, name) = cx.at();
+    if cx.v.follows_links() {
+        return cx.v.link_metadata().map_or(FileType::UNKNOWN, |st| {
+            FileType::from_mode(st.stx_mode as u32)
+        });
+    }
+    let t = cx.v.file_type();
+    if t != FileType::SYMLINK {
+        return t;
+    }
+    match sys::statx_follow_at(dir, name, StatxFlags::TYPE) {
+        Ok(st) => FileType::from_mode(st.stx_mode as u32),
+        // A broken link is a link; another failure (a loop) is an error.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            FileType::SYMLINK
+        }
+        Err(e) => {
+            msg::path_error(cx.v.path(), &e);
+            FileType::UNKNOWN
+        }
+    }
+}
+
+/// `-empty`: an empty regular file, or a directory with no entries.
+fn empty(cx: &mut Ctx<'_, '_, '_>) -> bool {
+    let t = cx.v.file_type();
+    if t == FileType::REGULAR {
+        return cx.meta().is_some_and(|st| st.stx_size == 0);
+    }
+    if !t.is_dir() {
+        return false;
+    }
+    let (dir, name) = cx.at();
+    let opened = if cx.v.follows_links() {
+        sys::open_dir_follow_at(dir, name)
+    } else {
+        sys::open_dir_at(dir, name)
+    };
+    let fd = match opened {
+        Ok(fd) => fd,
+        Err(e) => {
+            msg::path_error(cx.v.path(), &e);
+            return false;
+        }
+    };
+    let mut reader = DirReader::new(fd);
+    match reader.next_entry() {
+        Ok(e) => e.is_none(),
+        Err(e) => {
+            msg::path_error(cx.v.path(), &e);
+            false
+        }
+    }
+}
+
+/// `-delete`: `unlinkat` relative to the parent, `AT_REMOVEDIR` for a
+/// directory; `.` as a starting point is left alone, as GNU does.
+fn delete(cx: &mut Ctx<'_, '_, '_>) -> bool {
+    if cx.v.depth() == 0 && cx.v.path() == b"." {
+        return true;
+    }
+    let is_dir = cx.v.file_type().is_dir();
+    let (dir, name) = cx.at();
+    let flags = if is_dir {
+        AtFlags::REMOVEDIR
+    } else {
+        AtFlags::empty()
+    };
+    let mut r = rustix::fs::unlinkat(dir, name, flags);
+    // The type may have been a guess; GNU retries a failed unlink of a
+    // directory as a rmdir.
+    if r == Err(rustix::io::Errno::ISDIR) && !is_dir {
+        r = rustix::fs::unlinkat(dir.as_fd(), name, AtFlags::REMOVEDIR);
+    }
+    match r {
+        Ok(()) => true,
+        Err(e) => {
+            msg::action_error("cannot delete", cx.v.path(), &e.into());
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_name;
+
+    #[test]
+    fn base_names_as_gnu() {
+        assert_eq!(base_name(b"d/"), b"d");
+        assert_eq!(base_name(b"/"), b"/");
+        assert_eq!(base_name(b"//"), b"/");
+        assert_eq!(base_name(b"a/b//"), b"b");
+        assert_eq!(base_name(b"."), b".");
+    }
+}

@@ -1,0 +1,196 @@
+//! `-exec` and `-ok`: commands run for each file (`;`) or for many at
+//! once (`+`), from find's own directory.
+//!
+//! With `;` every `{}` inside every argument becomes the path; with `+`
+//! the lone `{}` before the `+` stands for as many paths as fit within a
+//! conservative limit on the size of a command line (the real `ARG_MAX`
+//! is larger; the kernel also counts the environment, which is deducted).
+//! Our own buffered output is written before a command runs, as GNU
+//! flushes its standard output, so that the command's output comes after
+//! what was printed for the same file.  Evaluation is serialised while
+//! the expression holds a command (see `eval`), so commands run one at a
+//! time, as with GNU find.
+
+use std::ffi::OsStr;
+use std::io::{BufRead, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+use super::msg;
+use crate::errors;
+use crate::output::ThreadBuf;
+
+/// Room kept free on a command line for what we do not count.
+const HEADROOM: usize = 2048;
+/// The command-line size we allow ourselves before the environment.
+const ARG_LIMIT: usize = 128 * 1024;
+
+/// One `-exec`/`-ok`.
+#[derive(Debug)]
+pub struct Exec {
+    /// The command and its arguments as written, `{}` included.
+    pub argv: Vec<Vec<u8>>,
+    /// `+`: many paths per command.
+    pub batch: bool,
+    /// `-ok`: ask first.
+    pub ok: bool,
+    /// Paths waiting for a `+` command.
+    pending: Mutex<Pending>,
+    /// Bytes of a command line we may use.
+    limit: usize,
+}
+
+/// Paths gathered for a `+` command.
+#[derive(Debug, Default)]
+struct Pending {
+    paths: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+/// What one argument costs on a command line: its bytes, its NUL, its
+/// pointer.
+fn arg_cost(a: &[u8]) -> usize {
+    a.len() + 1 + std::mem::size_of::<usize>()
+}
+
+impl Exec {
+    /// A command from its words (`{}` included, terminator excluded).
+    pub fn new(argv: Vec<Vec<u8>>, batch: bool, ok: bool) -> Exec {
+        let env: usize = std::env::vars_os()
+            .map(|(k, v)| arg_cost(k.as_bytes()) + v.len() + 1)
+            .sum();
+        let fixed: usize = argv.iter().map(|a| arg_cost(a)).sum();
+        let limit = ARG_LIMIT.saturating_sub(env + fixed + HEADROOM).max(4096);
+        Exec {
+            argv,
+            batch,
+            ok,
+            pending: Mutex::new(Pending::default()),
+            limit,
+        }
+    }
+
+    /// Evaluates the primary for `path`: runs (or, with `+`, queues) the
+    /// command; true if it ran and exited with 0 (always true with `+`).
+    pub fn eval(&self, path: &[u8], out: &mut ThreadBuf<'_>) -> bool {
+        if self.batch {
+            let full = {
+                let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                let cost = arg_cost(path);
+                let full = !p.paths.is_empty() && p.bytes + cost > self.limit;
+                let taken = if full {
+                    std::mem::take(&mut *p)
+                } else {
+                    Pending::default()
+                };
+                p.bytes += cost;
+                p.paths.push(path.to_vec());
+                taken
+            };
+            if !full.paths.is_empty() {
+                self.run_batch(full.paths, out);
+            }
+            return true;
+        }
+        let args: Vec<Vec<u8>> = self.argv.iter().map(|a| replace(a, path)).collect();
+        if self.ok && !self.ask(path, out) {
+            return false;
+        }
+        out.flush();
+        run(&args, self.ok).is_some_and(|code| code == 0)
+    }
+
+    /// Runs the command for the paths still queued (at the end, or at
+    /// `-quit`).
+    pub fn finish(&self, out: &mut ThreadBuf<'_>) {
+        let taken = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if !taken.paths.is_empty() {
+            self.run_batch(taken.paths, out);
+        }
+    }
+
+    /// Runs a `+` command with `paths` in the place of its `{}`; a failure
+    /// makes find's status 1.
+    fn run_batch(&self, paths: Vec<Vec<u8>>, out: &mut ThreadBuf<'_>) {
+        let (last, fixed) = self.argv.split_last().expect("a command has words");
+        debug_assert_eq!(last.as_slice(), b"{}");
+        let mut args: Vec<Vec<u8>> = fixed.to_vec();
+        args.extend(paths);
+        out.flush();
+        if run(&args, false) != Some(0) {
+            errors::raise(msg::FAILURE);
+        }
+    }
+
+    /// Asks on stderr whether to run the command for `path`; reads the
+    /// answer from standard input (yes if it starts with `y` or `Y`).
+    fn ask(&self, path: &[u8], out: &mut ThreadBuf<'_>) -> bool {
+        out.flush();
+        let mut prompt = b"< ".to_vec();
+        prompt.extend_from_slice(&self.argv[0]);
+        prompt.extend_from_slice(b" ... ");
+        prompt.extend_from_slice(path);
+        prompt.extend_from_slice(b" > ? ");
+        {
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(&prompt);
+            let _ = err.flush();
+        }
+        let mut line = Vec::new();
+        match std::io::stdin().lock().read_until(b'\n', &mut line) {
+            Ok(n) if n > 0 => matches!(line[0], b'y' | b'Y'),
+            _ => false,
+        }
+    }
+}
+
+/// `arg` with every `{}` replaced by `path`.
+fn replace(arg: &[u8], path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(arg.len() + path.len());
+    let mut i = 0;
+    while i < arg.len() {
+        if arg[i..].starts_with(b"{}") {
+            out.extend_from_slice(path);
+            i += 2;
+        } else {
+            out.push(arg[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Runs `args` and waits; its exit code, or `None` if it could not be run
+/// (said on stderr, as the child of GNU find says it) or was killed.
+fn run(args: &[Vec<u8>], null_stdin: bool) -> Option<i32> {
+    let mut cmd = Command::new(OsStr::from_bytes(&args[0]));
+    cmd.args(args[1..].iter().map(|a| OsStr::from_bytes(a)));
+    if null_stdin {
+        cmd.stdin(Stdio::null());
+    }
+    match cmd.status() {
+        Ok(st) => st.code(),
+        Err(e) => {
+            // Not the status: GNU's child reports this and exits 1.
+            let mut m = b"dents: ".to_vec();
+            msg::quote(&mut m, &args[0], msg::utf8_locale());
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(errors::describe(&e).as_bytes());
+            m.push(b'\n');
+            errors::write_stderr(&m);
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace;
+
+    #[test]
+    fn braces_are_replaced_everywhere() {
+        assert_eq!(replace(b"a{}b{}", b"X"), b"aXbX");
+        assert_eq!(replace(b"{", b"X"), b"{");
+    }
+}

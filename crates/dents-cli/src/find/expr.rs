@@ -1,0 +1,316 @@
+//! The expression tree: operators over primaries, as parsed and optimised.
+//!
+//! Every primary keeps the words it was written with, so that `-D tree`
+//! shows the expression the way the user would write it.  Each primary
+//! knows three things the optimiser needs: whether it has side effects
+//! (it may not be moved, dropped or evaluated more or fewer times), what
+//! it costs, and which stat fields it reads.
+
+use std::sync::Arc;
+
+use rustix::fs::StatxFlags;
+
+use super::exec::Exec;
+use super::glob::Glob;
+use super::time::{Rel, Timestamp};
+
+/// An expression.
+#[derive(Debug)]
+pub enum Expr {
+    /// `! e`
+    Not(Box<Expr>),
+    /// `a -a b`: b only if a is true.
+    And(Box<Expr>, Box<Expr>),
+    /// `a -o b`: b only if a is false.
+    Or(Box<Expr>, Box<Expr>),
+    /// `a , b`: both, the value of b.
+    Comma(Box<Expr>, Box<Expr>),
+    /// A test or an action.
+    Prim(Box<Primary>),
+}
+
+/// A primary and the words it was written with.
+#[derive(Debug)]
+pub struct Primary {
+    /// What it does.
+    pub pred: Pred,
+    /// Its words on the command line (`-name`, `*.c`), for `-D tree`.
+    pub words: Vec<Vec<u8>>,
+}
+
+/// How an integer argument compares: `-N`, `N`, `+N`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `-N`: less than N.
+    Less(u64),
+    /// `N`: exactly N.
+    Equal(u64),
+    /// `+N`: more than N.
+    More(u64),
+}
+
+impl Cmp {
+    /// Whether `x` satisfies the comparison.
+    pub fn test(self, x: u64) -> bool {
+        match self {
+            Cmp::Less(n) => x < n,
+            Cmp::Equal(n) => x == n,
+            Cmp::More(n) => x > n,
+        }
+    }
+}
+
+/// Which of a file's times.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TimeField {
+    /// Last access (`a`).
+    Access,
+    /// Birth (`B`).
+    Birth,
+    /// Last status change (`c`).
+    Change,
+    /// Last modification (`m`).
+    Modify,
+}
+
+impl TimeField {
+    /// The statx field holding this time.
+    pub fn mask(self) -> StatxFlags {
+        match self {
+            TimeField::Access => StatxFlags::ATIME,
+            TimeField::Birth => StatxFlags::BTIME,
+            TimeField::Change => StatxFlags::CTIME,
+            TimeField::Modify => StatxFlags::MTIME,
+        }
+    }
+}
+
+/// How `-perm` compares the mode.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PermKind {
+    /// `MODE`: exactly these bits.
+    Exact,
+    /// `-MODE`: at least all these bits.
+    All,
+    /// `/MODE`: any of these bits (every file, if none).
+    Any,
+}
+
+/// Which `access(2)` check.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// `-readable`
+    Read,
+    /// `-writable`
+    Write,
+    /// `-executable`
+    Exec,
+}
+
+/// What a name test matches against.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NameOf {
+    /// The last component (`-name`).
+    Base,
+    /// The whole path (`-path`, `-wholename`).
+    Path,
+    /// A symlink's target (`-lname`).
+    LinkTarget,
+}
+
+/// A test or action.
+#[derive(Debug)]
+pub enum Pred {
+    /// `-true`, and options (`-maxdepth`...) where they stand.
+    True,
+    /// `-false`
+    False,
+    /// `-name`, `-path`, `-lname` and their `-i` forms.
+    Name { of: NameOf, glob: Glob },
+    /// `-regex`, `-iregex`: the whole path must match.
+    Regex(Box<onig::Regex>),
+    /// `-type` (`x: false`) or `-xtype` (`x: true`): a set of `d_type`s
+    /// as bits `1 << d_type`.
+    Type { types: u32, x: bool },
+    /// `-size`: the size in `unit`-byte blocks, rounded up.
+    Size { cmp: Cmp, unit: u64 },
+    /// `-mtime`, `-mmin` and the like: the time compared with a window
+    /// ending at `reference` (nanoseconds since the epoch).
+    Age {
+        field: TimeField,
+        rel: Rel,
+        reference: i128,
+        window: i128,
+    },
+    /// `-newer`, `-anewer`, `-cnewer`, `-newerXY`: strictly newer than
+    /// a fixed time.
+    Newer { field: TimeField, than: Timestamp },
+    /// `-perm`: `modes[0]` for non-directories, `modes[1]` for directories
+    /// (symbolic `X` differs).
+    Perm { kind: PermKind, modes: [u32; 2] },
+    /// `-uid`, `-user`.
+    Uid(Cmp),
+    /// `-gid`, `-group`.
+    Gid(Cmp),
+    /// `-nouser`
+    NoUser,
+    /// `-nogroup`
+    NoGroup,
+    /// `-links`
+    Links(Cmp),
+    /// `-inum`
+    Inum(Cmp),
+    /// `-samefile`: this device and inode.
+    SameFile { dev: (u32, u32), ino: u64 },
+    /// `-empty`
+    Empty,
+    /// `-readable`, `-writable`, `-executable`.
+    Access(AccessKind),
+    /// `-prune`
+    Prune,
+    /// `-quit`
+    Quit,
+    /// `-print` (`b'\n'`) and `-print0` (`0`).
+    Print(u8),
+    /// `-delete`
+    Delete,
+    /// `-exec`, `-ok`.
+    Exec(Arc<Exec>),
+}
+
+impl Pred {
+    /// Whether evaluating it does anything besides giving a value (output,
+    /// deletion, commands, stopping the walk): such a primary is never
+    /// moved, dropped or duplicated.
+    pub fn has_side_effects(&self) -> bool {
+        matches!(
+            self,
+            Pred::Prune | Pred::Quit | Pred::Print(_) | Pred::Delete | Pred::Exec(_)
+        )
+    }
+
+    /// Whether it counts as an action that stops the implied `-print`.
+    pub fn is_output_action(&self) -> bool {
+        matches!(self, Pred::Print(_) | Pred::Delete | Pred::Exec(_))
+    }
+
+    /// The stat fields it reads; empty if it needs no stat at all (name
+    /// tests, `-type` where the directory entry says).
+    pub fn stat_mask(&self) -> StatxFlags {
+        match self {
+            Pred::Size { .. } => StatxFlags::SIZE,
+            Pred::Age { field, .. } | Pred::Newer { field, .. } => field.mask(),
+            Pred::Perm { .. } => StatxFlags::MODE,
+            Pred::Uid(_) | Pred::NoUser => StatxFlags::UID,
+            Pred::Gid(_) | Pred::NoGroup => StatxFlags::GID,
+            Pred::Links(_) => StatxFlags::NLINK,
+            Pred::Inum(_) | Pred::SameFile { .. } => StatxFlags::INO,
+            Pred::Empty => StatxFlags::SIZE,
+            _ => StatxFlags::empty(),
+        }
+    }
+
+    /// A rough cost: 1 for what the directory entry answers, more for what
+    /// needs a system call; tests are ordered cheapest first.
+    pub fn cost(&self) -> u32 {
+        match self {
+            Pred::True | Pred::False => 0,
+            Pred::Name { of, .. } if *of != NameOf::LinkTarget => 1,
+            Pred::Type { x: false, .. } => 2,
+            Pred::Regex(_) => 4,
+            Pred::Name { .. } => 40,
+            Pred::Empty => 200,
+            Pred::Access(_) => 50,
+            Pred::NoUser | Pred::NoGroup => 60,
+            Pred::Type { x: true, .. } => 40,
+            _ if !self.stat_mask().is_empty() => 40,
+            _ => 100,
+        }
+    }
+}
+
+impl Expr {
+    /// A primary as an expression.
+    pub fn prim(pred: Pred, words: Vec<Vec<u8>>) -> Expr {
+        Expr::Prim(Box::new(Primary { pred, words }))
+    }
+
+    /// Whether evaluating it can have side effects anywhere inside.
+    pub fn has_side_effects(&self) -> bool {
+        match self {
+            Expr::Not(e) => e.has_side_effects(),
+            Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => {
+                a.has_side_effects() || b.has_side_effects()
+            }
+            Expr::Prim(p) => p.pred.has_side_effects(),
+        }
+    }
+
+    /// Calls `f` on every primary.
+    pub fn each(&self, f: &mut dyn FnMut(&Pred)) {
+        match self {
+            Expr::Not(e) => e.each(f),
+            Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => {
+                a.each(f);
+                b.each(f);
+            }
+            Expr::Prim(p) => f(&p.pred),
+        }
+    }
+
+    /// The constant value of the expression, if it is `-true` or `-false`.
+    pub fn constant(&self) -> Option<bool> {
+        match self {
+            Expr::Prim(p) => match p.pred {
+                Pred::True => Some(true),
+                Pred::False => Some(false),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The cost of evaluating the expression at worst (the sum).
+    pub fn cost(&self) -> u32 {
+        match self {
+            Expr::Not(e) => e.cost(),
+            Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => {
+                a.cost().saturating_add(b.cost())
+            }
+            Expr::Prim(p) => p.pred.cost(),
+        }
+    }
+
+    /// Appends the tree in a one-line, prefix form: `(-a (-name x) (-print))`.
+    pub fn dump(&self, out: &mut String) {
+        let bin = |op: &str, a: &Expr, b: &Expr, out: &mut String| {
+            out.push('(');
+            out.push_str(op);
+            out.push(' ');
+            a.dump(out);
+            out.push(' ');
+            b.dump(out);
+            out.push(')');
+        };
+        match self {
+            Expr::Not(e) => {
+                out.push_str("(! ");
+                e.dump(out);
+                out.push(')');
+            }
+            Expr::And(a, b) => bin("-a", a, b, out),
+            Expr::Or(a, b) => bin("-o", a, b, out),
+            Expr::Comma(a, b) => bin(",", a, b, out),
+            Expr::Prim(p) => {
+                out.push('(');
+                for (i, w) in p.words.iter().enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    out.push_str(&String::from_utf8_lossy(w));
+                }
+                out.push(')');
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! `dents find`: the find language (POSIX, and GNU's basics) on the
+//! library's parallel walker, with GNU find's output and messages.
+//!
+//! | module   | concern |
+//! |----------|---------|
+//! | `parse`  | the command line: global options, paths, GNU's two-pass expression reading and its errors |
+//! | `expr`   | the expression tree and what each primary costs, reads and does |
+//! | `opt`    | the optimiser's passes, and what the walk must fetch (`stat_mask`) |
+//! | `eval`   | the walker's visitor: each entry through the expression |
+//! | `exec`   | `-exec`/`-ok`, one file or many per command |
+//! | `glob`   | `fnmatch` patterns for `-name`, `-path`, `-lname` |
+//! | `regex`  | `-regex` dialects on Oniguruma, whole-path matches |
+//! | `time`   | `-mtime`/`-mmin` windows, `-daystart`, `-newerXt` dates |
+//! | `mode`   | `-perm` modes, octal and symbolic |
+//! | `users`  | user and group names and ids |
+//! | `msg`    | GNU's message style and quoting; the exit status |
+//!
+//! Output order differs from GNU find's (the walk is breadth first and
+//! parallel: a directory's entries are visited by the thread that read
+//! it); the lines themselves are GNU's, byte for byte.
+
+mod eval;
+mod exec;
+mod expr;
+mod glob;
+mod mode;
+mod msg;
+mod opt;
+mod parse;
+mod regex;
+mod time;
+mod users;
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+
+use dents::sys;
+use dents::walk::{self, WalkOptions};
+
+use crate::errors;
+use crate::output::Output;
+use parse::Parsed;
+
+/// Runs `dents find` with `argv` (starting with `find`); returns the exit
+/// status: 0, or 1 after any problem, as GNU find.
+pub fn main(argv: &[OsString]) -> i32 {
+    sys::tzset();
+    let args: Vec<Vec<u8>> = argv[1..].iter().map(|a| a.as_bytes().to_vec()).collect();
+    let opts = match parse::parse(&args) {
+        Ok(Parsed::Run(o)) => *o,
+        Ok(Parsed::Exit(code)) => return code,
+        Err(m) => {
+            msg::error(&m);
+            return msg::FAILURE;
+        }
+    };
+    let expr = opt::optimise(opts.expr, opts.opt_level);
+    if opts.debug_tree {
+        let mut t = String::from("dents: optimised expression: ");
+        expr.dump(&mut t);
+        t.push('\n');
+        errors::write_stderr(t.as_bytes());
+    }
+    let needs = opt::analyse(&expr);
+    let defaults = WalkOptions::default();
+    let wopts = WalkOptions {
+        threads: opts.threads.unwrap_or(defaults.threads),
+        order: opts.order,
+        post_order: opts.depth,
+        min_depth: opts.min_depth,
+        max_depth: opts.max_depth,
+        follow: opts.follow,
+        same_fs: opts.xdev,
+        // Under -L, loops are found by inode.
+        stat_mask: if opts.follow == walk::Follow::Always {
+            needs.stat_mask | rustix::fs::StatxFlags::INO
+        } else {
+            needs.stat_mask
+        },
+        ..defaults
+    };
+    let out = Output::stdout();
+    let follow_all = opts.follow == walk::Follow::Always;
+    let finder = eval::Finder::new(
+        &expr,
+        &out,
+        needs.serial,
+        opts.depth,
+        opts.ignore_race,
+        follow_all,
+    );
+    walk::walk(&opts.paths, &wopts, &finder);
+    finder.finish_commands();
+    errors::status()
+}

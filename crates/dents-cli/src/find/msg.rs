@@ -1,0 +1,121 @@
+//! Messages as GNU find words them: `dents: 'PATH': CAUSE`, with paths
+//! quoted in gnulib's `locale` style (ASCII quotes and C escapes in the C
+//! locale, `‘’` in a UTF-8 one), and the exit status raised to 1.
+
+use std::io;
+
+use crate::errors;
+
+/// find's status after any problem.
+pub const FAILURE: i32 = 1;
+
+/// Whether the locale's character set is UTF-8 (from `LC_ALL`,
+/// `LC_CTYPE`, `LANG`, the first that is set, as setlocale chooses).
+pub fn utf8_locale() -> bool {
+    let var = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    var.contains("utf-8") || var.contains("utf8")
+}
+
+/// Appends `path` quoted for a message.
+pub fn quote(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
+    let (open, close): (&[u8], &[u8]) = if utf8 {
+        ("\u{2018}".as_bytes(), "\u{2019}".as_bytes())
+    } else {
+        (b"'", b"'")
+    };
+    out.extend_from_slice(open);
+    let mut i = 0;
+    while i < path.len() {
+        let b = path[i];
+        // A printable multibyte character stays itself in a UTF-8 locale.
+        if b >= 0x80 && utf8 {
+            let len = match b {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf4 => 4,
+                _ => 0,
+            };
+            if let Some(ch) = path
+                .get(i..i + len)
+                .and_then(|s| std::str::from_utf8(s).ok())
+                .and_then(|s| s.chars().next())
+            {
+                if !ch.is_control() {
+                    out.extend_from_slice(&path[i..i + len]);
+                    i += len;
+                    continue;
+                }
+            }
+        }
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\'' if !utf8 => out.extend_from_slice(b"\\'"),
+            0x07 => out.extend_from_slice(b"\\a"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x0b => out.extend_from_slice(b"\\v"),
+            0x20..=0x7e => out.push(b),
+            _ => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
+        }
+        i += 1;
+    }
+    out.extend_from_slice(close);
+}
+
+/// Writes `dents: TEXT` and raises the status to 1.
+pub fn error(text: &[u8]) {
+    let mut m = Vec::with_capacity(text.len() + 8);
+    m.extend_from_slice(b"dents: ");
+    m.extend_from_slice(text);
+    m.push(b'\n');
+    errors::write_stderr(&m);
+    errors::raise(FAILURE);
+}
+
+/// Writes `dents: warning: TEXT`; the status is unchanged.
+pub fn warning(text: &str) {
+    errors::write_stderr(format!("dents: warning: {text}\n").as_bytes());
+}
+
+/// Writes `dents: 'PATH': CAUSE` and raises the status to 1.
+pub fn path_error(path: &[u8], e: &io::Error) {
+    let mut m = Vec::with_capacity(path.len() + 40);
+    quote(&mut m, path, utf8_locale());
+    m.extend_from_slice(b": ");
+    m.extend_from_slice(errors::describe(e).as_bytes());
+    error(&m);
+}
+
+/// Writes `dents: WHAT 'PATH': CAUSE` (`cannot delete`) and raises the
+/// status to 1.
+pub fn action_error(what: &str, path: &[u8], e: &io::Error) {
+    let mut m = Vec::with_capacity(path.len() + 40);
+    m.extend_from_slice(what.as_bytes());
+    m.push(b' ');
+    quote(&mut m, path, utf8_locale());
+    m.extend_from_slice(b": ");
+    m.extend_from_slice(errors::describe(e).as_bytes());
+    error(&m);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quote;
+
+    #[test]
+    fn gnu_locale_quoting() {
+        let mut v = Vec::new();
+        quote(&mut v, b"a\nb\xff'q\\z\t\xc3\xa9", false);
+        assert_eq!(v, b"'a\\nb\\377\\'q\\\\z\\t\\303\\251'");
+        v.clear();
+        quote(&mut v, "a'\u{e9}".as_bytes(), true);
+        assert_eq!(v, "\u{2018}a'\u{e9}\u{2019}".as_bytes());
+    }
+}

@@ -1,0 +1,1137 @@
+//! find's command line, read as GNU find reads it (not with clap: find's
+//! grammar is its own).
+//!
+//! ```text
+//! dents find [-H|-L|-P] [-D flags] [-Olevel] [-j N] [-S bfs|dfs] [PATH...] [EXPRESSION]
+//! ```
+//!
+//! Global options come first; paths run until the first argument that
+//! looks like an expression (`-x`, `(`, `!`); the expression follows.
+//! Like GNU find, the expression is read in two passes, so that errors
+//! come out in GNU's order with GNU's words:
+//!
+//! 1. each word becomes a token (a primary with its arguments, an
+//!    operator, a parenthesis), `-a` put in where it is implied; the user's
+//!    tokens are wrapped in `( ... ) -print` unless an action is among
+//!    them;
+//! 2. GNU's operator-precedence scan (`!` over `-a` over `-o` over `,`)
+//!    builds the tree.
+//!
+//! Options that are written among the tests (`-maxdepth`, `-xdev`...)
+//! leave a `-true` where they stand, as in GNU find; positional ones
+//! (`-daystart`, `-regextype`, `-follow`) affect the tests after them.
+
+use std::ffi::CString;
+use std::io::IsTerminal;
+use std::sync::Arc;
+
+use dents::sys::{self, Statx};
+use dents::walk::{Follow, Order};
+use rustix::fs::StatxFlags;
+
+use super::exec::Exec;
+use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred, TimeField};
+use super::glob::Glob;
+use super::regex::{self, Dialect};
+use super::time::{self, Timestamp};
+use super::{mode, msg, users};
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub struct Options {
+    /// The starting points (`.` if none).
+    pub paths: Vec<Vec<u8>>,
+    /// The expression, `-print` added where GNU adds it.
+    pub expr: Expr,
+    /// `-P`, `-H`, `-L` (or `-follow`).
+    pub follow: Follow,
+    /// `-O`: 0 (none) to 3.
+    pub opt_level: u8,
+    /// `-D tree` or `-D opt`: show the optimised expression.
+    pub debug_tree: bool,
+    /// `-depth` (or implied by `-delete`).
+    pub depth: bool,
+    /// `-mindepth`
+    pub min_depth: usize,
+    /// `-maxdepth`
+    pub max_depth: usize,
+    /// `-xdev`, `-mount`
+    pub xdev: bool,
+    /// `-ignore_readdir_race`: files that vanish are not errors.
+    pub ignore_race: bool,
+    /// `-j N` (a dents extension): walker threads.
+    pub threads: Option<usize>,
+    /// `-S bfs|dfs` (as bfs spells it).
+    pub order: Order,
+}
+
+/// The outcome of reading the command line.
+#[derive(Debug)]
+pub enum Parsed {
+    /// Walk.
+    Run(Box<Options>),
+    /// Leave at once with this status (`--help`, `-D help`).
+    Exit(i32),
+}
+
+/// An error: GNU's text, without the program name.
+pub type Error = Vec<u8>;
+
+/// Precedences, as in GNU find.
+const NO_PREC: u8 = 0;
+const COMMA_PREC: u8 = 1;
+const OR_PREC: u8 = 2;
+const AND_PREC: u8 = 3;
+const NEGATE_PREC: u8 = 4;
+
+/// A binary operator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum BinOp {
+    And,
+    Or,
+    Comma,
+}
+
+/// A token of the expression.
+#[derive(Debug)]
+enum TokKind {
+    Prim(Expr),
+    Not,
+    Bin(BinOp),
+    Open,
+    Close,
+}
+
+/// A token and how it was written.
+#[derive(Debug)]
+struct Tok {
+    kind: TokKind,
+    /// The word (`-o`, `-and`, `(`), for messages.
+    name: Vec<u8>,
+    /// Put in by us (`( ... ) -print`, an implied `-a`), not the user.
+    artificial: bool,
+}
+
+impl Tok {
+    /// The token's precedence as an operator.
+    fn prec(&self) -> u8 {
+        match self.kind {
+            TokKind::Bin(BinOp::And) => AND_PREC,
+            TokKind::Bin(BinOp::Or) => OR_PREC,
+            TokKind::Bin(BinOp::Comma) => COMMA_PREC,
+            TokKind::Not => NEGATE_PREC,
+            _ => NO_PREC,
+        }
+    }
+}
+
+/// Whether `arg` starts the expression: GNU's rule (`-x`, `(`, `!`; `)`
+/// and `,` only after the first expression word).
+fn looks_like_expression(arg: &[u8], leading: bool) -> bool {
+    match arg {
+        [b'-', _, ..] => true,
+        [b'(' | b'!'] => true,
+        [b')' | b','] => !leading,
+        _ => false,
+    }
+}
+
+/// Reads `argv` (the arguments after `find`).
+pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
+    let utf8 = msg::utf8_locale();
+    let mut p = Parser {
+        args: argv,
+        i: 0,
+        toks: Vec::new(),
+        opts: Options {
+            paths: Vec::new(),
+            expr: Expr::prim(Pred::True, vec![]),
+            follow: Follow::Never,
+            opt_level: 1,
+            debug_tree: false,
+            depth: false,
+            min_depth: 0,
+            max_depth: usize::MAX,
+            xdev: false,
+            ignore_race: false,
+            threads: None,
+            order: Order::BreadthFirst,
+        },
+        dialect: Dialect::Emacs,
+        daystart: false,
+        follow_refs: false,
+        warnings: std::io::stdin().is_terminal(),
+        utf8,
+        start: Timestamp::now(),
+        explicit_depth: false,
+        delete: false,
+        prune: false,
+    };
+    if let Some(code) = p.global_options()? {
+        return Ok(Parsed::Exit(code));
+    }
+    while p.i < argv.len() && !looks_like_expression(&argv[p.i], true) {
+        p.opts.paths.push(argv[p.i].clone());
+        p.i += 1;
+    }
+    if p.opts.paths.is_empty() {
+        p.opts.paths.push(b".".to_vec());
+    }
+    p.follow_refs = p.opts.follow != Follow::Never;
+    // The artificial `(` that makes a default -print cover it all.
+    p.toks.push(Tok {
+        kind: TokKind::Open,
+        name: b"(".to_vec(),
+        artificial: true,
+    });
+    while p.i < argv.len() {
+        if let Some(code) = p.word()? {
+            return Ok(Parsed::Exit(code));
+        }
+    }
+    let user_tokens = p.toks.len() > 1;
+    let has_action = p.toks.iter().any(|t| match &t.kind {
+        TokKind::Prim(Expr::Prim(pr)) => pr.pred.is_output_action(),
+        _ => false,
+    });
+    if !user_tokens {
+        p.toks.clear();
+        p.push_primary(Pred::Print(b'\n'), vec![b"-print".to_vec()], true);
+    } else if has_action {
+        p.toks.remove(0);
+    } else {
+        p.toks.push(Tok {
+            kind: TokKind::Close,
+            name: b")".to_vec(),
+            artificial: true,
+        });
+        p.push_primary(Pred::Print(b'\n'), vec![b"-print".to_vec()], true);
+    }
+    if p.delete && p.prune && !p.explicit_depth {
+        return Err(
+            b"The -delete action automatically turns on -depth, but -prune does \
+nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use \
+the -depth option."
+                .to_vec(),
+        );
+    }
+    let toks = std::mem::take(&mut p.toks);
+    let mut b = Builder {
+        toks: toks.into_iter().map(Some).collect(),
+        pos: 0,
+    };
+    let expr = b.get_expr(NO_PREC, None)?;
+    if b.pos < b.toks.len() {
+        let t = b.toks[b.pos].as_ref().expect("not taken");
+        return Err(if matches!(t.kind, TokKind::Close) {
+            b"you have too many ')'".to_vec()
+        } else {
+            let mut m = b"unexpected extra predicate '".to_vec();
+            m.extend_from_slice(&t.name);
+            m.push(b'\'');
+            m
+        });
+    }
+    p.opts.expr = expr;
+    Ok(Parsed::Run(Box::new(p.opts)))
+}
+
+/// The state of the first pass.
+struct Parser<'a> {
+    args: &'a [Vec<u8>],
+    i: usize,
+    toks: Vec<Tok>,
+    opts: Options,
+    /// `-regextype` so far.
+    dialect: Dialect,
+    /// `-daystart` seen so far.
+    daystart: bool,
+    /// Reference files (`-newer`) are followed if symlinks (`-H`, `-L`,
+    /// `-follow` before them).
+    follow_refs: bool,
+    /// GNU's warnings: on if stdin is a terminal, or `-warn`.
+    warnings: bool,
+    utf8: bool,
+    /// The start of the run, for `-mtime` and the like.
+    start: Timestamp,
+    explicit_depth: bool,
+    delete: bool,
+    prune: bool,
+}
+
+/// The usage text of `--help`.
+const HELP: &str = "\
+Usage: dents find [-H] [-L] [-P] [-Olevel] [-D debugopts] [-j N] [-S bfs|dfs] [path...] [expression]
+
+Default path is the current directory; default expression is -print.
+Expression may consist of: operators, options, tests, and actions.
+
+Operators (decreasing precedence; -and is implicit where no others are given):
+      ( EXPR )   ! EXPR   -not EXPR   EXPR1 -a EXPR2   EXPR1 -and EXPR2
+      EXPR1 -o EXPR2   EXPR1 -or EXPR2   EXPR1 , EXPR2
+
+Positional options (always true):
+      -daystart -follow -nowarn -regextype -warn
+
+Normal options (always true, specified before other expressions):
+      -depth -ignore_readdir_race -maxdepth LEVELS -mindepth LEVELS -mount
+      -noignore_readdir_race -noleaf -xdev
+
+Tests (N can be +N or -N or N):
+      -amin N -anewer FILE -atime N -cmin N -cnewer FILE -ctime N -empty -false
+      -gid N -group NAME -ilname PATTERN -iname PATTERN -inum N -ipath PATTERN
+      -iregex PATTERN -iwholename PATTERN -links N -lname PATTERN -mmin N
+      -mtime N -name PATTERN -newer FILE -newerXY REFERENCE -nogroup -nouser
+      -path PATTERN -perm [-/]MODE -regex PATTERN -readable -writable
+      -executable -wholename PATTERN -size N[bcwkMG] -true -type [bcdpfls]
+      -uid N -user NAME -xtype [bcdpfls] -samefile FILE
+
+Actions:
+      -delete -print0 -print -prune -quit -exec COMMAND ; -exec COMMAND {} +
+      -ok COMMAND ;
+
+dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first).
+Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -execdir -okdir -fstype.
+";
+
+/// The `-D help` text.
+const DEBUG_HELP: &str = "\
+Valid arguments for -D:
+exec       Show diagnostic information relating to -exec, -execdir, -ok and -okdir
+opt        Show diagnostic information relating to optimisation
+rates      Indicate how often each predicate succeeded
+search     Navigate the directory tree verbosely
+stat       Trace calls to stat(2) and lstat(2)
+time       Show diagnostic information relating to time-of-day and timestamp comparisons
+tree       Display the expression tree
+all        Set all of the debug flags (but help)
+help       Explain the various -D options
+";
+
+/// `'word'` as GNU quotes a word in its messages.
+fn backquoted(prefix: &str, word: &[u8], suffix: &str) -> Error {
+    let mut m = prefix.as_bytes().to_vec();
+    m.push(b'`');
+    m.extend_from_slice(word);
+    m.push(b'\'');
+    m.extend_from_slice(suffix.as_bytes());
+    m
+}
+
+/// GNU's message for a bad argument.
+fn invalid_argument(arg: &[u8], name: &[u8]) -> Error {
+    let mut m = backquoted("invalid argument ", arg, " to ");
+    m.extend_from_slice(&backquoted("", name, ""));
+    m
+}
+
+/// Reads an unsigned decimal as `strtoumax` does after GNU's comparison
+/// prefix: leading blanks and one `+` allowed, digits only after them.
+fn unsigned(s: &[u8]) -> Option<u64> {
+    let t = s.trim_ascii_start();
+    let t = t.strip_prefix(b"+").unwrap_or(t);
+    if t.is_empty() || !t.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(t).ok()?.parse().ok()
+}
+
+/// `+N`, `-N` or `N`.
+fn comparison(s: &[u8]) -> Option<Cmp> {
+    match s.first() {
+        Some(b'+') => unsigned(&s[1..]).map(Cmp::More),
+        Some(b'-') => unsigned(&s[1..]).map(Cmp::Less),
+        _ => unsigned(s).map(Cmp::Equal),
+    }
+}
+
+impl Parser<'_> {
+    /// GNU's quoting of a word in a message.
+    fn quote(&self, s: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        msg::quote(&mut v, s, self.utf8);
+        v
+    }
+
+    /// Reads `-H -L -P -D -O -j -S --` before the paths; `Some(status)`
+    /// to leave at once.
+    fn global_options(&mut self) -> Result<Option<i32>, Error> {
+        while let Some(a) = self.args.get(self.i) {
+            match a.as_slice() {
+                b"-H" => self.opts.follow = Follow::Roots,
+                b"-L" => self.opts.follow = Follow::Always,
+                b"-P" => self.opts.follow = Follow::Never,
+                b"--" => {
+                    self.i += 1;
+                    break;
+                }
+                b"-D" => {
+                    let Some(flags) = self.args.get(self.i + 1) else {
+                        return Err(b"Missing argument after the -D option.".to_vec());
+                    };
+                    self.i += 1;
+                    for flag in flags.split(|&b| b == b',') {
+                        match flag {
+                            b"tree" | b"opt" | b"all" => self.opts.debug_tree = true,
+                            b"exec" | b"rates" | b"search" | b"stat" | b"time" => {}
+                            b"help" => {
+                                print!("{DEBUG_HELP}");
+                                return Ok(Some(0));
+                            }
+                            other => {
+                                let mut m = b"dents: Ignoring unrecognised debug flag ".to_vec();
+                                m.extend_from_slice(&self.quote(other));
+                                m.push(b'\n');
+                                crate::errors::write_stderr(&m);
+                            }
+                        }
+                    }
+                }
+                [b'-', b'O', rest @ ..] => match rest {
+                    [d @ b'0'..=b'9', ..] if rest.iter().all(u8::is_ascii_digit) => {
+                        self.opts.opt_level = (d - b'0').min(3);
+                        if rest.len() > 1 {
+                            self.opts.opt_level = 3;
+                        }
+                    }
+                    _ => {
+                        return Err(b"Please specify a decimal number immediately after -O".to_vec())
+                    }
+                },
+                [b'-', b'j', rest @ ..] => {
+                    let n = if rest.is_empty() {
+                        self.i += 1;
+                        self.args.get(self.i).cloned().unwrap_or_default()
+                    } else {
+                        rest.to_vec()
+                    };
+                    match unsigned(&n) {
+                        Some(t) if t > 0 && t <= 1024 => self.opts.threads = Some(t as usize),
+                        _ => return Err(invalid_argument(&n, b"-j")),
+                    }
+                }
+                b"-S" => {
+                    self.i += 1;
+                    let s = self.args.get(self.i).cloned().unwrap_or_default();
+                    self.opts.order = match s.as_slice() {
+                        b"bfs" => Order::BreadthFirst,
+                        b"dfs" => Order::DepthFirst,
+                        _ => return Err(invalid_argument(&s, b"-S")),
+                    };
+                }
+                _ => break,
+            }
+            self.i += 1;
+        }
+        Ok(None)
+    }
+
+    /// Pushes a token that stands for an expression, putting in the
+    /// implied `-a` after a primary or a `)`.
+    fn push_operand(&mut self, kind: TokKind, name: Vec<u8>, artificial: bool) {
+        if matches!(
+            self.toks.last().map(|t| &t.kind),
+            Some(TokKind::Prim(_) | TokKind::Close)
+        ) {
+            self.toks.push(Tok {
+                kind: TokKind::Bin(BinOp::And),
+                name: b"-a".to_vec(),
+                artificial: true,
+            });
+        }
+        self.toks.push(Tok {
+            kind,
+            name,
+            artificial,
+        });
+    }
+
+    /// Pushes a primary.
+    fn push_primary(&mut self, pred: Pred, words: Vec<Vec<u8>>, artificial: bool) {
+        let name = words.first().cloned().unwrap_or_default();
+        self.push_operand(TokKind::Prim(Expr::prim(pred, words)), name, artificial);
+    }
+
+    /// The argument of the primary `name`, consumed.
+    fn arg(&mut self, name: &[u8]) -> Result<Vec<u8>, Error> {
+        match self.args.get(self.i) {
+            Some(a) => {
+                self.i += 1;
+                Ok(a.clone())
+            }
+            None => Err(backquoted("missing argument to ", name, "")),
+        }
+    }
+
+    /// Reads one word of the expression (and its arguments); `Some`
+    /// status to leave at once.
+    fn word(&mut self) -> Result<Option<i32>, Error> {
+        let a = self.args[self.i].clone();
+        if !looks_like_expression(&a, false) {
+            return Err(backquoted("paths must precede expression: ", &a, ""));
+        }
+        self.i += 1;
+        let op = |kind| Tok {
+            kind,
+            name: a.clone(),
+            artificial: false,
+        };
+        match a.as_slice() {
+            b"(" => self.push_operand(TokKind::Open, a.clone(), false),
+            b")" => self.toks.push(op(TokKind::Close)),
+            b"!" | b"-not" => self.push_operand(TokKind::Not, a.clone(), false),
+            b"-a" | b"-and" => self.toks.push(op(TokKind::Bin(BinOp::And))),
+            b"-o" | b"-or" => self.toks.push(op(TokKind::Bin(BinOp::Or))),
+            b"," => self.toks.push(op(TokKind::Bin(BinOp::Comma))),
+            _ => return self.primary(a),
+        }
+        Ok(None)
+    }
+
+    /// Reads a primary whose name has been consumed.
+    fn primary(&mut self, name: Vec<u8>) -> Result<Option<i32>, Error> {
+        let mut words = vec![name.clone()];
+        let pred = match name.as_slice() {
+            b"-name" | b"-iname" | b"-path" | b"-wholename" | b"-ipath" | b"-iwholename"
+            | b"-lname" | b"-ilname" => {
+                let pat = self.arg(&name)?;
+                let fold = name[1] == b'i';
+                let of = match &name[if fold { 2 } else { 1 }..] {
+                    b"name" => NameOf::Base,
+                    b"lname" => NameOf::LinkTarget,
+                    _ => NameOf::Path,
+                };
+                if of == NameOf::Base && self.warnings && pat.contains(&b'/') && pat != b"/" {
+                    msg::warning(&format!(
+                        "'{}' matches against basenames only, but the given pattern contains \
+a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you \
+mean '-wholename'?",
+                        String::from_utf8_lossy(&name)
+                    ));
+                }
+                let glob = Glob::new(&pat, fold, self.utf8);
+                words.push(pat);
+                Pred::Name { of, glob }
+            }
+            b"-regex" | b"-iregex" => {
+                let pat = self.arg(&name)?;
+                let re = regex::compile(&pat, self.dialect, name[1] == b'i').map_err(|e| {
+                    let mut m = b"failed to compile regular expression '".to_vec();
+                    m.extend_from_slice(&pat);
+                    m.extend_from_slice(b"': ");
+                    m.extend_from_slice(e.as_bytes());
+                    m
+                })?;
+                words.push(pat);
+                Pred::Regex(Box::new(re))
+            }
+            b"-regextype" => {
+                let t = self.arg(&name)?;
+                self.dialect = Dialect::from_name(&t)
+                    .ok_or_else(|| Dialect::unknown_message(&t, &|s| self.quote(s)))?;
+                words.push(t);
+                Pred::True
+            }
+            b"-type" | b"-xtype" => {
+                let t = self.arg(&name)?;
+                let types = file_types(&t, &name)?;
+                words.push(t);
+                Pred::Type {
+                    types,
+                    x: name[1] == b'x',
+                }
+            }
+            b"-size" => {
+                let s = self.arg(&name)?;
+                let (cmp, unit) = size(&s)?;
+                words.push(s);
+                Pred::Size { cmp, unit }
+            }
+            b"-mtime" | b"-atime" | b"-ctime" | b"-mmin" | b"-amin" | b"-cmin" => {
+                let s = self.arg(&name)?;
+                let field = time_field(name[1]);
+                let minutes = name.ends_with(b"min");
+                let origin = time::day_origin(self.start, self.daystart);
+                let (rel, reference, window) =
+                    time::age(&s, minutes, origin).ok_or_else(|| invalid_argument(&s, &name))?;
+                words.push(s);
+                Pred::Age {
+                    field,
+                    rel,
+                    reference,
+                    window,
+                }
+            }
+            b"-newer" | b"-anewer" | b"-cnewer" => {
+                let f = self.arg(&name)?;
+                let st = self.stat_ref(&f, TimeField::Modify.mask())?;
+                let than = Timestamp::of(&st, TimeField::Modify).expect("mtime is always there");
+                words.push(f);
+                Pred::Newer {
+                    field: time_field(name[1]),
+                    than,
+                }
+            }
+            [b'-', b'n', b'e', b'w', b'e', b'r', x, y] => {
+                let (x, y) = (*x, *y);
+                let valid =
+                    |c: u8, t_ok: bool| matches!(c, b'a' | b'B' | b'c' | b'm') || t_ok && c == b't';
+                if !valid(x, false) || !valid(y, true) {
+                    return Err(backquoted("invalid predicate ", &name, ""));
+                }
+                let Some(r) = self.args.get(self.i).cloned() else {
+                    let mut m = b"The ".to_vec();
+                    m.extend_from_slice(&self.quote(&name));
+                    m.extend_from_slice(b" test needs an argument");
+                    return Err(m);
+                };
+                self.i += 1;
+                let than = if y == b't' {
+                    time::parse_date(&r).ok_or_else(|| {
+                        let mut m = b"I cannot figure out how to interpret ".to_vec();
+                        m.extend_from_slice(&self.quote(&r));
+                        m.extend_from_slice(b" as a date or time");
+                        m
+                    })?
+                } else {
+                    let field = time_field(y);
+                    let st = self.stat_ref(&r, field.mask())?;
+                    Timestamp::of(&st, field).ok_or_else(|| {
+                        let mut m = b"Cannot obtain birth time of file ".to_vec();
+                        m.extend_from_slice(&self.quote(&r));
+                        m
+                    })?
+                };
+                words.push(r);
+                Pred::Newer {
+                    field: time_field(x),
+                    than,
+                }
+            }
+            b"-perm" => {
+                let m = self.arg(&name)?;
+                let (kind, rest) = match m.first() {
+                    Some(b'-') => (PermKind::All, &m[1..]),
+                    Some(b'/') => (PermKind::Any, &m[1..]),
+                    _ => (PermKind::Exact, &m[..]),
+                };
+                let modes = mode::parse(rest).ok_or_else(|| {
+                    let mut e = b"invalid mode ".to_vec();
+                    e.extend_from_slice(&self.quote(&m));
+                    e
+                })?;
+                if kind == PermKind::Any && modes == [0, 0] {
+                    msg::warning(&format!(
+                        "you have specified a mode pattern {} (which is equivalent to /000). The \
+meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it \
+used to match no files, it now matches all files.",
+                        String::from_utf8_lossy(&m)
+                    ));
+                }
+                words.push(m);
+                Pred::Perm { kind, modes }
+            }
+            b"-user" | b"-group" => {
+                let n = self.arg(&name)?;
+                let user = name == b"-user";
+                let id = if user {
+                    users::uid_of(&n)
+                } else {
+                    users::gid_of(&n)
+                };
+                let id = match id {
+                    Some(id) => id as u64,
+                    None if !n.is_empty() && n.iter().all(u8::is_ascii_digit) => {
+                        unsigned(&n).ok_or_else(|| invalid_argument(&n, &name))?
+                    }
+                    None if n.is_empty() => {
+                        return Err(if user {
+                            b"The argument to -user should not be empty".to_vec()
+                        } else {
+                            b"argument to -group is empty, but should be a group name".to_vec()
+                        })
+                    }
+                    None => {
+                        let mut m = self.quote(&n);
+                        m.extend_from_slice(if user {
+                            b" is not the name of a known user"
+                        } else {
+                            b" is not the name of an existing group"
+                        });
+                        return Err(m);
+                    }
+                };
+                words.push(n);
+                if user {
+                    Pred::Uid(Cmp::Equal(id))
+                } else {
+                    Pred::Gid(Cmp::Equal(id))
+                }
+            }
+            b"-uid" | b"-gid" | b"-links" | b"-inum" => {
+                let s = self.arg(&name)?;
+                let cmp = comparison(&s).ok_or_else(|| invalid_argument(&s, &name))?;
+                words.push(s);
+                match name.as_slice() {
+                    b"-uid" => Pred::Uid(cmp),
+                    b"-gid" => Pred::Gid(cmp),
+                    b"-links" => Pred::Links(cmp),
+                    _ => Pred::Inum(cmp),
+                }
+            }
+            b"-samefile" => {
+                let f = self.arg(&name)?;
+                let st = self.stat_ref(&f, StatxFlags::INO)?;
+                words.push(f);
+                Pred::SameFile {
+                    dev: (st.stx_dev_major, st.stx_dev_minor),
+                    ino: st.stx_ino,
+                }
+            }
+            b"-nouser" => Pred::NoUser,
+            b"-nogroup" => Pred::NoGroup,
+            b"-empty" => Pred::Empty,
+            b"-readable" => Pred::Access(AccessKind::Read),
+            b"-writable" => Pred::Access(AccessKind::Write),
+            b"-executable" => Pred::Access(AccessKind::Exec),
+            b"-true" => Pred::True,
+            b"-false" => Pred::False,
+            b"-print" => Pred::Print(b'\n'),
+            b"-print0" => Pred::Print(0),
+            b"-prune" => {
+                self.prune = true;
+                Pred::Prune
+            }
+            b"-quit" => Pred::Quit,
+            b"-delete" => {
+                self.delete = true;
+                self.opts.depth = true;
+                Pred::Delete
+            }
+            b"-exec" | b"-ok" => {
+                let exec = self.exec(&name)?;
+                words.extend(exec.argv.iter().cloned());
+                words.push(if exec.batch {
+                    b"+".to_vec()
+                } else {
+                    b";".to_vec()
+                });
+                Pred::Exec(Arc::new(exec))
+            }
+            b"-maxdepth" | b"-mindepth" => {
+                let s = self.arg(&name)?;
+                let n = (!s.is_empty() && s.iter().all(u8::is_ascii_digit))
+                    .then(|| std::str::from_utf8(&s).ok()?.parse::<usize>().ok())
+                    .flatten()
+                    .ok_or_else(|| {
+                        let mut m = format!(
+                            "Expected a positive decimal integer argument to {}, but got ",
+                            String::from_utf8_lossy(&name)
+                        )
+                        .into_bytes();
+                        m.extend_from_slice(&self.quote(&s));
+                        m
+                    })?;
+                if name == b"-maxdepth" {
+                    self.opts.max_depth = n;
+                } else {
+                    self.opts.min_depth = n;
+                }
+                words.push(s);
+                Pred::True
+            }
+            b"-depth" | b"-d" => {
+                self.opts.depth = true;
+                self.explicit_depth = true;
+                Pred::True
+            }
+            b"-xdev" | b"-mount" => {
+                self.opts.xdev = true;
+                Pred::True
+            }
+            b"-follow" => {
+                self.opts.follow = Follow::Always;
+                self.follow_refs = true;
+                Pred::True
+            }
+            b"-ignore_readdir_race" => {
+                self.opts.ignore_race = true;
+                Pred::True
+            }
+            b"-noignore_readdir_race" => {
+                self.opts.ignore_race = false;
+                Pred::True
+            }
+            b"-noleaf" => Pred::True,
+            b"-warn" => {
+                self.warnings = true;
+                Pred::True
+            }
+            b"-nowarn" => {
+                self.warnings = false;
+                Pred::True
+            }
+            b"-daystart" => {
+                // GNU leaves nothing in the expression for this one.
+                self.daystart = true;
+                return Ok(None);
+            }
+            b"-help" | b"--help" => {
+                print!("{HELP}");
+                return Ok(Some(0));
+            }
+            b"-version" | b"--version" => {
+                println!("dents find {}", env!("CARGO_PKG_VERSION"));
+                return Ok(Some(0));
+            }
+            b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0"
+            | b"-execdir" | b"-okdir" | b"-fstype" | b"-used" | b"-context" => {
+                let mut m = name.clone();
+                m.extend_from_slice(b" is not supported by dents find yet");
+                return Err(m);
+            }
+            _ => return Err(backquoted("unknown predicate ", &name, "")),
+        };
+        self.push_primary(pred, words, false);
+        Ok(None)
+    }
+
+    /// Stats a reference file (`-newer`, `-samefile`), following a
+    /// symlink under `-H`, `-L` and `-follow`.
+    fn stat_ref(&self, path: &[u8], mask: StatxFlags) -> Result<Statx, Error> {
+        let mask = mask | StatxFlags::TYPE | StatxFlags::MODE;
+        let fail = |e: std::io::Error| {
+            let mut m = self.quote(path);
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(crate::errors::describe(&e).as_bytes());
+            m
+        };
+        let c = CString::new(path.to_vec())
+            .map_err(|_| fail(std::io::Error::from_raw_os_error(libc_enoent())))?;
+        let r = if self.follow_refs {
+            sys::statx_follow_at(rustix::fs::CWD, &c, mask)
+        } else {
+            sys::statx_at(rustix::fs::CWD, &c, mask)
+        };
+        r.map_err(fail)
+    }
+
+    /// Reads the command of `-exec`/`-ok` up to its `;` or `{} +`.
+    fn exec(&mut self, name: &[u8]) -> Result<Exec, Error> {
+        let ok = name == b"-ok";
+        let start = self.i;
+        let mut end = start;
+        let mut batch = false;
+        loop {
+            let Some(a) = self.args.get(end) else {
+                return Err(backquoted("missing argument to ", name, ""));
+            };
+            if a == b";" {
+                break;
+            }
+            if !ok && a == b"+" && end > start && contains_braces(&self.args[end - 1]) {
+                let prev = &self.args[end - 1];
+                if prev != b"{}" {
+                    let mut m = b"In '-exec ... {} +' the '{}' must appear by itself, but you \
+specified "
+                        .to_vec();
+                    m.extend_from_slice(&self.quote(prev));
+                    return Err(m);
+                }
+                if self.args[start..end]
+                    .iter()
+                    .filter(|a| contains_braces(a))
+                    .count()
+                    > 1
+                {
+                    return Err(b"Only one instance of {} is supported with -exec ... +".to_vec());
+                }
+                batch = true;
+                break;
+            }
+            end += 1;
+        }
+        if end == start {
+            return Err(invalid_argument(&self.args[end], name));
+        }
+        let argv = self.args[start..end].to_vec();
+        self.i = end + 1;
+        Ok(Exec::new(argv, batch, ok))
+    }
+}
+
+/// `ENOENT`, for a path with a NUL in it (no file can have that name).
+fn libc_enoent() -> i32 {
+    rustix::io::Errno::NOENT.raw_os_error()
+}
+
+/// Whether an argument holds `{}`.
+fn contains_braces(a: &[u8]) -> bool {
+    a.windows(2).any(|w| w == b"{}")
+}
+
+/// The field a primary's letter names (`-atime`, `-newerXm`).
+fn time_field(c: u8) -> TimeField {
+    match c {
+        b'a' => TimeField::Access,
+        b'B' => TimeField::Birth,
+        b'c' => TimeField::Change,
+        _ => TimeField::Modify,
+    }
+}
+
+/// The set of types of `-type`/`-xtype` (`f`, `f,d,l`), as bits
+/// `1 << d_type`, with GNU's messages.
+fn file_types(s: &[u8], name: &[u8]) -> Result<u32, Error> {
+    let pname = String::from_utf8_lossy(name);
+    if s.is_empty() {
+        return Err(
+            format!("Arguments to {pname} should contain at least one letter").into_bytes(),
+        );
+    }
+    let mut types = 0u32;
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        let t = match c {
+            b'b' => 6,
+            b'c' => 2,
+            b'd' => 4,
+            b'p' => 1,
+            b'f' => 8,
+            b'l' => 10,
+            b's' => 12,
+            b'D' => {
+                return Err(format!(
+                    "{pname} D is not supported because Solaris doors are not supported on \
+the platform find was compiled on."
+                )
+                .into_bytes())
+            }
+            _ => {
+                let mut m = format!("Unknown argument to {pname}: ").into_bytes();
+                m.push(c);
+                return Err(m);
+            }
+        };
+        if types & (1 << t) != 0 {
+            return Err(format!(
+                "Duplicate file type '{}' in the argument list to {pname}.",
+                c as char
+            )
+            .into_bytes());
+        }
+        types |= 1 << t;
+        i += 1;
+        if i < s.len() {
+            if s[i] != b',' {
+                return Err(
+                    format!("Must separate multiple arguments to {pname} using: ','").into_bytes(),
+                );
+            }
+            if i + 1 == s.len() {
+                return Err(format!(
+                    "Last file type in list argument to {pname} is missing, i.e., list is \
+ending on: ','"
+                )
+                .into_bytes());
+            }
+            i += 1;
+        }
+    }
+    Ok(types)
+}
+
+/// `-size`'s argument: a comparison and a number of units (`c w b k M G`,
+/// `b` if none).
+fn size(s: &[u8]) -> Result<(Cmp, u64), Error> {
+    let Some(&last) = s.last() else {
+        return Err(b"invalid null argument to -size".to_vec());
+    };
+    let (unit, num) = match last {
+        b'b' => (512, &s[..s.len() - 1]),
+        b'c' => (1, &s[..s.len() - 1]),
+        b'w' => (2, &s[..s.len() - 1]),
+        b'k' => (1024, &s[..s.len() - 1]),
+        b'M' => (1 << 20, &s[..s.len() - 1]),
+        b'G' => (1 << 30, &s[..s.len() - 1]),
+        b'0'..=b'9' => (512, s),
+        other => return Err(format!("invalid -size type `{}'", other as char).into_bytes()),
+    };
+    let bad = || {
+        let mut m = backquoted("Invalid argument ", s, " to -size");
+        m.truncate(m.len());
+        m
+    };
+    let cmp = comparison(num).ok_or_else(bad)?;
+    Ok((cmp, unit))
+}
+
+/// The second pass: GNU's operator-precedence scan over the tokens.
+struct Builder {
+    toks: Vec<Option<Tok>>,
+    pos: usize,
+}
+
+impl Builder {
+    /// The token at the scan position.
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).and_then(|t| t.as_ref())
+    }
+
+    /// Takes the token at the scan position.
+    fn take(&mut self) -> Tok {
+        let t = self.toks[self.pos].take().expect("not taken twice");
+        self.pos += 1;
+        t
+    }
+
+    /// An expression whose operators bind tighter than `prev_prec`;
+    /// `prev` is the operator or parenthesis before it (for messages).
+    fn get_expr(&mut self, prev_prec: u8, prev: Option<(&[u8], bool)>) -> Result<Expr, Error> {
+        let Some(t) = self.peek() else {
+            return Err(b"invalid expression".to_vec());
+        };
+        let mut expr = match t.kind {
+            TokKind::Bin(_) => {
+                let mut m = b"invalid expression; you have used a binary operator '".to_vec();
+                m.extend_from_slice(&t.name);
+                m.extend_from_slice(b"' with nothing before it.");
+                return Err(m);
+            }
+            TokKind::Close => {
+                let mut m = Vec::new();
+                match prev {
+                    Some((p, true)) if !t.artificial => {
+                        m.extend_from_slice(b"expected an expression between '");
+                        m.extend_from_slice(p);
+                        m.extend_from_slice(b"' and ')'");
+                    }
+                    Some((p, _)) if t.artificial => {
+                        m.extend_from_slice(b"expected an expression after '");
+                        m.extend_from_slice(p);
+                        m.push(b'\'');
+                    }
+                    _ => m.extend_from_slice(b"invalid expression; you have too many ')'"),
+                }
+                return Err(m);
+            }
+            TokKind::Prim(_) => match self.take().kind {
+                TokKind::Prim(e) => e,
+                _ => unreachable!("peeked a primary"),
+            },
+            TokKind::Not => {
+                let not = self.take();
+                let e = self.get_expr(NEGATE_PREC, Some((&not.name, true)))?;
+                Expr::Not(Box::new(e))
+            }
+            TokKind::Open => {
+                let next_missing = self
+                    .toks
+                    .get(self.pos + 1)
+                    .and_then(|t| t.as_ref())
+                    .map_or(true, |t| t.artificial);
+                if next_missing {
+                    return Err(
+                        b"invalid expression; expected to find a ')' but didn't see \
+one. Perhaps you need an extra predicate after '('"
+                            .to_vec(),
+                    );
+                }
+                let open = self.take();
+                if matches!(self.peek().map(|t| &t.kind), Some(TokKind::Close)) {
+                    return Err(b"invalid expression; empty parentheses are not allowed.".to_vec());
+                }
+                let e = self.get_expr(NO_PREC, Some((&open.name, false)))?;
+                if !matches!(self.peek().map(|t| &t.kind), Some(TokKind::Close)) {
+                    return Err(
+                        b"invalid expression; I was expecting to find a ')' somewhere \
+but did not see one."
+                            .to_vec(),
+                    );
+                }
+                self.take();
+                e
+            }
+        };
+        if let Some(t) = self.peek() {
+            if t.prec() > prev_prec {
+                expr = self.scan_rest(expr, prev_prec)?;
+            }
+        }
+        Ok(expr)
+    }
+
+    /// Extends `head` with the operators that bind tighter than
+    /// `prev_prec`, up to a `)` or the end.
+    fn scan_rest(&mut self, head: Expr, prev_prec: u8) -> Result<Expr, Error> {
+        if matches!(self.peek().map(|t| &t.kind), None | Some(TokKind::Close)) {
+            return Err(b"invalid expression".to_vec());
+        }
+        let mut tree = head;
+        while let Some(t) = self.peek() {
+            if t.prec() <= prev_prec {
+                break;
+            }
+            match t.kind {
+                TokKind::Bin(op) => {
+                    let tok = self.take();
+                    let prec = tok.prec();
+                    let right = self.get_expr(prec, Some((&tok.name, true)))?;
+                    let (l, r) = (Box::new(tree), Box::new(right));
+                    tree = match op {
+                        BinOp::And => Expr::And(l, r),
+                        BinOp::Or => Expr::Or(l, r),
+                        BinOp::Comma => Expr::Comma(l, r),
+                    };
+                }
+                TokKind::Close => break,
+                _ => return Err(b"invalid expression".to_vec()),
+            }
+        }
+        Ok(tree)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<Vec<u8>> {
+        s.split(' ').map(|w| w.as_bytes().to_vec()).collect()
+    }
+
+    fn tree(s: &str) -> String {
+        match parse(&words(s)) {
+            Ok(Parsed::Run(o)) => {
+                let mut t = String::new();
+                o.expr.dump(&mut t);
+                t
+            }
+            Ok(Parsed::Exit(_)) => "exit".into(),
+            Err(e) => String::from_utf8_lossy(&e).into_owned(),
+        }
+    }
+
+    #[test]
+    fn precedence_and_default_print() {
+        assert_eq!(
+            tree("d -name a -o -name b"),
+            "(-a (-o (-name a) (-name b)) (-print))"
+        );
+        assert_eq!(
+            tree("d ! -name a -name b -print"),
+            "(-a (-a (! (-name a)) (-name b)) (-print))"
+        );
+        assert_eq!(tree("d"), "(-print)");
+    }
+
+    #[test]
+    fn gnu_messages() {
+        assert_eq!(tree("d -name a -o"), "expected an expression after '-o'");
+        assert_eq!(tree("d -print ,"), "invalid expression");
+        assert_eq!(tree("d !"), "expected an expression after '!'");
+        assert_eq!(tree("d -name a )"), "you have too many ')'");
+        assert_eq!(tree("d -foo"), "unknown predicate `-foo'");
+    }
+}
