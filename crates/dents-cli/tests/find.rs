@@ -137,6 +137,17 @@ impl Fixture {
         touch(&t.join("x"), "2 hours ago");
         touch(&t.join("s1"), "90 minutes ago");
         touch(&t.join("UPPER.TXT"), "2099-01-01 00:00:00");
+        // Accessed hours and days after the last change (for -used).
+        run_ok(
+            Command::new("touch")
+                .args(["-a", "-d", "+5 hours"])
+                .arg(t.join("s1023")),
+        );
+        run_ok(
+            Command::new("touch")
+                .args(["-a", "-d", "+3 days"])
+                .arg(t.join("s1024")),
+        );
         touch(&t.join("link-one"), "1999-12-31 23:59:59");
         touch(&t.join("sub/a.c"), "10 days ago");
         // Reference files beside the tree.
@@ -470,6 +481,13 @@ const CASES: &[&str] = &[
     "t -newercm ref-old",
     "t -neweram ref-old",
     "t -newerat 2000-01-01",
+    "t -used 0",
+    "t -used -1",
+    "t -used +0",
+    "t -used +8000",
+    "t -used 1",
+    "t -used -0.5",
+    "t -used x",
     // Permissions.
     "t -perm 644",
     "t -perm 0644",
@@ -580,6 +598,8 @@ const CASES: &[&str] = &[
     "-L t",
     "-L t -name up",
     "-L t/sub/deep",
+    "-L t -maxdepth 3",
+    "-L t -maxdepth 2 -type d",
     // Commands.
     "t -name one -exec echo {} ;",
     "t -exec printf '<%s>\\n' {} +",
@@ -914,4 +934,41 @@ fn name_and_type_tests_do_not_stat() {
     }
     let with_size = stat_calls(&fx, "-j1 t/sub -size +1");
     assert!(with_size > baseline + 5, "-size must stat: {with_size}");
+}
+
+#[test]
+fn threads_and_order_change_nothing_but_order() {
+    let fx = Fixture::new();
+    for case in ["t", "t -name '*e*'", "t -depth -type d", "-L t -type l"] {
+        let args = words(case);
+        let g = run(gnu(), fx.root(), &args, None);
+        for extra in [
+            "-j1",
+            "-j 3",
+            "-S dfs",
+            "-S bfs -j2",
+            "-O0",
+            "-O3",
+            "-D tree",
+        ] {
+            let mut with = words(extra);
+            with.extend(args.iter().cloned());
+            let d = run(dents(), fx.root(), &with, None);
+            let mut d_err = d.stderr.clone();
+            if extra == "-D tree" {
+                // The tree is an extra line of ours.
+                let s = String::from_utf8_lossy(&d.stderr).into_owned();
+                assert!(s.contains("optimised expression: "), "{s}");
+                d_err = s
+                    .lines()
+                    .filter(|l| !l.contains("optimised expression: "))
+                    .flat_map(|l| format!("{l}\n").into_bytes())
+                    .collect();
+            }
+            let d = Output { stderr: d_err, ..d };
+            if let Some(f) = compare(case, &with, &d, &g) {
+                panic!("with {extra}: {f}");
+            }
+        }
+    }
 }

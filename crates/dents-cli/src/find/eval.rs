@@ -20,10 +20,10 @@ use dents::sys::{self, Statx};
 use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
 use rustix::fs::{Access, AtFlags, StatxFlags};
 
-use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred};
+use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred, TimeField};
 use super::msg;
 use super::regex;
-use super::time::Timestamp;
+use super::time::{self, Timestamp};
 use super::users::NameCache;
 use crate::output::{Output, ThreadBuf};
 
@@ -41,6 +41,8 @@ pub struct Finder<'a> {
     ignore_race: bool,
     /// `-L`: loops are possible.
     follow_all: bool,
+    /// `-maxdepth`
+    max_depth: usize,
 }
 
 /// A worker's state.
@@ -48,7 +50,7 @@ pub struct State<'a> {
     buf: ThreadBuf<'a>,
     names: NameCache,
     /// `-L`: the last parent directory's path and its ancestors' ids.
-    chain: Option<(Vec<u8>, Vec<Id>)>,
+    chain: Chain,
 }
 
 impl<'a> Finder<'a> {
@@ -60,6 +62,7 @@ impl<'a> Finder<'a> {
         post_order: bool,
         ignore_race: bool,
         follow_all: bool,
+        max_depth: usize,
     ) -> Finder<'a> {
         Finder {
             expr,
@@ -69,6 +72,7 @@ impl<'a> Finder<'a> {
             post_order,
             ignore_race,
             follow_all,
+            max_depth,
         }
     }
 
@@ -118,14 +122,16 @@ impl<'a> Visitor for Finder<'a> {
                 return Flow::Continue;
             }
         }
-        if self.follow_all
-            && v.depth() > 0
-            && v.file_type().is_dir()
-            && closes_loop(v, &mut st.chain)
-        {
-            // The walker reports the loop when it gets there; GNU does not
-            // evaluate the entry that closes it.
-            return Flow::Continue;
+        if self.follow_all && v.depth() > 0 && v.file_type().is_dir() {
+            if let Some(ancestor) = loop_ancestor(v, &mut st.chain) {
+                // GNU does not evaluate the entry that closes a loop.  The
+                // walker reports the loop when it reads the directory, which
+                // it does not do at the depth limit.
+                if v.depth() >= self.max_depth {
+                    report_loop(v.path(), &ancestor);
+                }
+                return Flow::Continue;
+            }
         }
         let mut cx = Ctx {
             v,
@@ -156,15 +162,7 @@ impl<'a> Visitor for Finder<'a> {
                     msg::path_error(&e.path, err);
                 }
             }
-            WalkErrorKind::Loop(ancestor) => {
-                let utf8 = msg::utf8_locale();
-                let mut m = b"File system loop detected; ".to_vec();
-                msg::quote(&mut m, &e.path, utf8);
-                m.extend_from_slice(b" is part of the same file system loop as ");
-                msg::quote(&mut m, ancestor, utf8);
-                m.push(b'.');
-                msg::error(&m);
-            }
+            WalkErrorKind::Loop(ancestor) => report_loop(&e.path, ancestor),
         }
     }
 
@@ -176,14 +174,16 @@ impl<'a> Visitor for Finder<'a> {
 /// A file's identity: device and inode.
 type Id = (u32, u32, u64);
 
-/// Under `-L`, whether the directory `v` is one of the directories the
-/// walk went through to reach it (a loop, which GNU reports instead of
+/// The ancestors of the last parent directory seen (its path, then each
+/// ancestor's path and id), kept per thread for `-L` loop checks.
+type Chain = Option<(Vec<u8>, Vec<(Vec<u8>, Id)>)>;
+
+/// Under `-L`, the path of the directory among those the walk went
+/// through to reach `v` that `v` is (a loop, which GNU reports instead of
 /// visiting; the walker reports it when it gets there).  The ancestors'
 /// identities are learnt by path, once per parent directory and thread.
-fn closes_loop(v: &Visit<'_>, chain: &mut Option<(Vec<u8>, Vec<Id>)>) -> bool {
-    let Ok(me) = v.metadata() else {
-        return false;
-    };
+fn loop_ancestor(v: &Visit<'_>, chain: &mut Chain) -> Option<Vec<u8>> {
+    let me = v.metadata().ok()?;
     let me = (me.stx_dev_major, me.stx_dev_minor, me.stx_ino);
     let path = v.path();
     // The ancestors' paths: the entry's path cut one component at a time.
@@ -196,21 +196,31 @@ fn closes_loop(v: &Visit<'_>, chain: &mut Option<(Vec<u8>, Vec<Id>)>) -> bool {
         }
         prefixes.push(if end == 0 { b"/" } else { &path[..end] });
     }
-    let Some(&parent) = prefixes.first() else {
-        return false;
-    };
+    let parent = *prefixes.first()?;
     if !chain.as_ref().is_some_and(|(p, _)| p.as_slice() == parent) {
         let ids = prefixes
             .iter()
             .filter_map(|p| {
                 let c = std::ffi::CString::new(*p).ok()?;
                 let st = sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::INO).ok()?;
-                Some((st.stx_dev_major, st.stx_dev_minor, st.stx_ino))
+                Some((p.to_vec(), (st.stx_dev_major, st.stx_dev_minor, st.stx_ino)))
             })
             .collect();
         *chain = Some((parent.to_vec(), ids));
     }
-    chain.as_ref().is_some_and(|(_, ids)| ids.contains(&me))
+    let (_, ids) = chain.as_ref()?;
+    ids.iter().find(|(_, id)| *id == me).map(|(p, _)| p.clone())
+}
+
+/// GNU's message for a loop found with `-L`.
+fn report_loop(path: &[u8], ancestor: &[u8]) {
+    let utf8 = msg::utf8_locale();
+    let mut m = b"File system loop detected; ".to_vec();
+    msg::quote(&mut m, path, utf8);
+    m.extend_from_slice(b" is part of the same file system loop as ");
+    msg::quote(&mut m, ancestor, utf8);
+    m.push(b'.');
+    msg::error(&m);
 }
 
 /// One evaluation: the entry and what the expression did.
@@ -332,6 +342,11 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             .meta()
             .and_then(|st| Timestamp::of(st, *field))
             .is_some_and(|t| rel.test(t.nanos(), *reference, *window)),
+        Pred::Used { sign, days } => cx.meta().is_some_and(|st| {
+            let t = |f| Timestamp::of(st, f).map_or(0, Timestamp::nanos);
+            let delta = t(TimeField::Access) - t(TimeField::Change);
+            time::used_test(*sign, *days, delta)
+        }),
         Pred::Newer { field, than } => cx
             .meta()
             .and_then(|st| Timestamp::of(st, *field))

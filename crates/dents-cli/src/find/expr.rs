@@ -142,6 +142,9 @@ pub enum Pred {
         reference: i128,
         window: i128,
     },
+    /// `-used`: days from the last status change to the last access
+    /// (the sign of `+N`/`-N`/`N` and N days in nanoseconds).
+    Used { sign: i8, days: i128 },
     /// `-newer`, `-anewer`, `-cnewer`, `-newerXY`: strictly newer than
     /// a fixed time.
     Newer { field: TimeField, than: Timestamp },
@@ -201,6 +204,7 @@ impl Pred {
             Pred::Size { .. } => StatxFlags::SIZE,
             Pred::Age { field, .. } | Pred::Newer { field, .. } => field.mask(),
             Pred::Perm { .. } => StatxFlags::MODE,
+            Pred::Used { .. } => StatxFlags::ATIME | StatxFlags::CTIME,
             Pred::Uid(_) | Pred::NoUser => StatxFlags::UID,
             Pred::Gid(_) | Pred::NoGroup => StatxFlags::GID,
             Pred::Links(_) => StatxFlags::NLINK,

@@ -88,6 +88,7 @@ pub fn main(argv: &[OsString]) -> i32 {
         opts.depth,
         opts.ignore_race,
         follow_all,
+        opts.max_depth,
     );
     walk::walk(&opts.paths, &wopts, &finder);
     finder.finish_commands();

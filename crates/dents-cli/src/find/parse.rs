@@ -284,14 +284,14 @@ Tests (N can be +N or -N or N):
       -mtime N -name PATTERN -newer FILE -newerXY REFERENCE -nogroup -nouser
       -path PATTERN -perm [-/]MODE -regex PATTERN -readable -writable
       -executable -wholename PATTERN -size N[bcwkMG] -true -type [bcdpfls]
-      -uid N -user NAME -xtype [bcdpfls] -samefile FILE
+      -uid N -used N -user NAME -xtype [bcdpfls] -samefile FILE
 
 Actions:
       -delete -print0 -print -prune -quit -exec COMMAND ; -exec COMMAND {} +
       -ok COMMAND ;
 
 dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first).
-Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -execdir -okdir -fstype.
+Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -execdir -okdir -fstype -context.
 ";
 
 /// The `-D help` text.
@@ -562,6 +562,17 @@ mean '-wholename'?",
                     window,
                 }
             }
+            b"-used" => {
+                let s = self.arg(&name)?;
+                let (sign, days) = time::used(&s).ok_or_else(|| {
+                    let mut m = b"Invalid argument ".to_vec();
+                    m.extend_from_slice(&s);
+                    m.extend_from_slice(b" to -used");
+                    m
+                })?;
+                words.push(s);
+                Pred::Used { sign, days }
+            }
             b"-newer" | b"-anewer" | b"-cnewer" => {
                 let f = self.arg(&name)?;
                 let st = self.stat_ref(&f, TimeField::Modify.mask())?;
@@ -785,7 +796,7 @@ used to match no files, it now matches all files.",
                 return Ok(Some(0));
             }
             b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0"
-            | b"-execdir" | b"-okdir" | b"-fstype" | b"-used" | b"-context" => {
+            | b"-execdir" | b"-okdir" | b"-fstype" | b"-context" => {
                 let mut m = name.clone();
                 m.extend_from_slice(b" is not supported by dents find yet");
                 return Err(m);

@@ -102,6 +102,50 @@ pub fn day_origin(start: Timestamp, daystart: bool) -> Timestamp {
 /// and a decimal number, possibly fractional.  Returns the comparison,
 /// the reference (ns) and the window (ns); `None` if it is not a number.
 pub fn age(arg: &[u8], minutes: bool, origin: Timestamp) -> Option<(Rel, i128, i128)> {
+    let (unit, window) = if minutes { (60, 60) } else { (DAY, DAY) };
+    // GNU: minutes count from the start of the run (a day after the day
+    // origin); "less than N days" gets the last second of the day too.
+    let mut origin = origin.nanos();
+    if minutes {
+        origin += DAY as i128 * NS;
+    } else if arg.first() == Some(&b'-') {
+        origin += (DAY - 1) as i128 * NS;
+    }
+    let (rel, reference) = relative(arg, unit, origin)?;
+    Some((rel, reference, window as i128 * NS))
+}
+
+/// Reads the argument of `-used`: its sign (`+N` 1, `-N` -1, `N` 0) and
+/// N days in nanoseconds.
+pub fn used(arg: &[u8]) -> Option<(i8, i128)> {
+    let (sign, rest) = match arg.first() {
+        Some(b'+') => (1, &arg[1..]),
+        Some(b'-') => (-1, &arg[1..]),
+        _ => (0, arg),
+    };
+    let value = strtod(std::str::from_utf8(rest).ok()?)?;
+    let ns = value * DAY as f64 * 1e9;
+    (ns.is_finite() && ns.abs() < 1e35).then_some((sign, ns as i128))
+}
+
+/// Whether `delta` (ns from the status change to the access) satisfies
+/// `-used`: more than N days, less, or in the day up to N days (GNU's
+/// window, `[N-1, N)`).  A file accessed before its last change never
+/// matches, whatever N (as GNU 4.9 behaves).
+pub fn used_test(sign: i8, n: i128, delta: i128) -> bool {
+    if delta < 0 {
+        return false;
+    }
+    match sign {
+        1 => delta > n,
+        -1 => delta < n,
+        _ => delta >= n - DAY as i128 * NS && delta < n,
+    }
+}
+
+/// A signed number of `unit`-second units before `origin` (ns): the
+/// comparison its sign asks for and the reference time.
+fn relative(arg: &[u8], unit: i64, origin: i128) -> Option<(Rel, i128)> {
     let s = std::str::from_utf8(arg).ok()?;
     let (rel, rest) = match s.as_bytes().first() {
         Some(b'+') => (Rel::Before, &s[1..]),
@@ -109,23 +153,13 @@ pub fn age(arg: &[u8], minutes: bool, origin: Timestamp) -> Option<(Rel, i128, i
         _ => (Rel::Within, s),
     };
     let value = strtod(rest)?;
-    let (unit, window) = if minutes { (60, 60) } else { (DAY, DAY) };
-    // GNU: minutes count from the start of the run (a day after the day
-    // origin); "less than N days" gets the last second of the day too.
-    let mut origin = origin.nanos();
-    if minutes {
-        origin += DAY as i128 * NS;
-    } else if rel == Rel::After {
-        origin += (DAY - 1) as i128 * NS;
-    }
     let offset = value * unit as f64;
     if !offset.is_finite() || offset.abs() > 1e17 {
         return None;
     }
     let secs = offset.trunc();
     let nanos = ((offset - secs) * 1e9) as i128;
-    let reference = origin - (secs as i128 * NS + nanos);
-    Some((rel, reference, window as i128 * NS))
+    Some((rel, origin - (secs as i128 * NS + nanos)))
 }
 
 /// A decimal floating-point number as `strtod` reads it whole: leading
