@@ -1,31 +1,44 @@
 //! Real filesystems for tests: an image file, `mkfs`, `mount -o loop`.
 //!
-//! Each [`LoopFs`] is its own image in its own temporary directory, so
-//! tests may run in parallel; dropping it unmounts and removes everything.
-//! Making filesystems needs root and the `mkfs` tools: without them a test
-//! says so loudly on stderr and returns, except under CI (`CI` set, or
-//! `DENTS_REQUIRE_FS_TESTS=1`), where it fails: CI must run every test.
+//! Directory reading depends on the filesystem (ext4 hashes names, XFS and
+//! unindexed ext4 hand out byte offsets, btrfs and tmpfs do neither), so
+//! the tests run on the real thing rather than on whatever `/tmp` is.
+//!
+//! Each [`LoopFs`] is its own sparse image in its own temporary directory,
+//! mounted on a directory beside it, so tests may run in parallel; dropping
+//! it unmounts and removes everything.  Making filesystems needs root and
+//! the `mkfs` tools: without them [`LoopFs::new_or_skip`] says so loudly on
+//! stderr (`SKIPPED <test>: ...`) and the test returns early, except under
+//! CI (`CI` set to anything non-empty, or `DENTS_REQUIRE_FS_TESTS=1`),
+//! where it panics instead: CI must run every filesystem test.
+//! `scripts/install-test-deps` installs the tools.
 
-use std::ffi::OsStr;
+use std::ffi::{CString, OsStr};
 use std::fs;
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
+
+use rustix::fs::{Mode, OFlags};
 
 /// The kinds of filesystem the tests use.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FsKind {
-    /// ext4 with hashed (htree) directories.
+    /// ext4 with `dir_index`: directories of more than one block are hashed
+    /// (htree) and their offsets are name hashes.
     Ext4,
-    /// ext4 without `dir_index`: linear directories.
+    /// ext4 without `dir_index` (`-O ^dir_index`): linear directories whose
+    /// offsets are byte positions.
     Ext4NoDirIndex,
-    /// ext4 without `filetype`: every `d_type` is unknown.
+    /// ext4 without `filetype` (`-O ^filetype`): every `d_type` is unknown.
     Ext4NoFiletype,
-    /// XFS.
+    /// XFS: offsets are byte positions in the directory's data space / 8.
     Xfs,
-    /// btrfs (directory link count always 1).
+    /// btrfs: offsets are sequence numbers; a directory's link count is 1.
     Btrfs,
-    /// tmpfs (no image).
+    /// tmpfs (no image): offsets do not survive arbitrary seeks.
     Tmpfs,
 }
 
@@ -41,12 +54,24 @@ impl FsKind {
     ];
 
     /// The `mkfs` program this kind needs, if any.
-    fn mkfs(self) -> Option<&'static str> {
+    pub fn mkfs(self) -> Option<&'static str> {
         match self {
             FsKind::Ext4 | FsKind::Ext4NoDirIndex | FsKind::Ext4NoFiletype => Some("mkfs.ext4"),
             FsKind::Xfs => Some("mkfs.xfs"),
             FsKind::Btrfs => Some("mkfs.btrfs"),
             FsKind::Tmpfs => None,
+        }
+    }
+
+    /// The smallest image `mkfs` accepts for this kind, in MiB.
+    ///
+    /// xfsprogs 5.19 and later refuse filesystems under 300 MiB; btrfs
+    /// needs about 110 MiB for its default duplicated metadata.
+    pub fn min_size_mib(self) -> u64 {
+        match self {
+            FsKind::Xfs => 300,
+            FsKind::Btrfs => 128,
+            _ => 16,
         }
     }
 }
@@ -56,64 +81,92 @@ impl FsKind {
 pub struct LoopFs {
     kind: FsKind,
     mount: PathBuf,
-    _dir: tempfile::TempDir,
+    /// Holds the image and the mount point; `None` once deliberately leaked
+    /// (see `Drop`).
+    dir: Option<tempfile::TempDir>,
 }
 
-/// Whether a missing prerequisite must fail the test rather than skip it.
+/// Whether a missing prerequisite must fail the test rather than skip it:
+/// `CI` set to a non-empty value, or `DENTS_REQUIRE_FS_TESTS=1`.
 pub fn required() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty())
         || std::env::var_os("DENTS_REQUIRE_FS_TESTS").is_some_and(|v| v == "1")
 }
 
-/// Skips loudly, or fails under CI.
-pub fn skip(why: &str) {
-    if required() {
-        panic!("required in CI, cannot run: {why}");
-    }
-    eprintln!("SKIPPED: {why}");
+/// The running test's name: libtest names each test's thread after it.
+fn test_name() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("<unnamed test>")
+        .to_owned()
 }
 
-/// Whether this process runs as root.
+/// Says loudly on stderr that the running test is skipped and why; under CI
+/// (see [`required`]) panics instead, since CI must run every test.
+pub fn skip(why: &str) {
+    let test = test_name();
+    if required() {
+        panic!("{test} cannot run, and CI requires it: {why}");
+    }
+    // Straight to the process's stderr: libtest captures `eprintln!` of
+    // passing tests, and a skip must not pass unseen.
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// Whether this process runs as root (needed for `mount`).
 pub fn is_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
-/// Whether `prog` is on the PATH.
-fn have(prog: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {prog}")])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
+/// Whether `prog` is on the `PATH` (or in an sbin directory, which a
+/// non-login root shell may lack on its `PATH`).
+fn find_program(prog: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|d| d.join(prog))
+        .find(|p| p.is_file())
 }
 
+/// Runs `cmd`, turning a failure into a message with its stderr.
 fn run(cmd: &mut Command) -> Result<(), String> {
     let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
         Err(format!(
-            "{cmd:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
+            "{cmd:?} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
         ))
     }
 }
 
+/// The inode count for an ext4 image of `size_mib`: enough for about 1.6M
+/// files (a million-entry test plus company) where the image can afford
+/// it, else a quarter of the image in 256-byte inodes.  mke2fs's default
+/// (one inode per 16 KiB) would cap a 3 GiB image at ~200k files.
+fn ext4_inodes(size_mib: u64) -> u64 {
+    (size_mib * 1024).clamp(16_384, 1_600_000)
+}
+
 impl LoopFs {
-    /// A new filesystem of `kind` and `size_mib`, or `None` (said loudly)
-    /// where it cannot be made; under CI a failure instead.
+    /// A new filesystem of `kind` and `size_mib` (raised to the kind's
+    /// [minimum](FsKind::min_size_mib)), or `None` after saying loudly why
+    /// not (not root, `mkfs` missing, `mkfs` or `mount` failing); under CI
+    /// (see [`required`]) a panic instead.
     pub fn new_or_skip(kind: FsKind, size_mib: u64) -> Option<LoopFs> {
         if !is_root() {
-            skip(&format!("{kind:?}: not root, cannot mount"));
+            skip(&format!("{kind:?} needs root to mount"));
             return None;
         }
         if let Some(mkfs) = kind.mkfs() {
-            if !have(mkfs) {
-                skip(&format!("{kind:?}: {mkfs} not found"));
+            if find_program(mkfs).is_none() {
+                skip(&format!("{mkfs} not found (run scripts/install-test-deps)"));
                 return None;
             }
         }
-        match LoopFs::new(kind, size_mib) {
+        match LoopFs::try_new(kind, size_mib) {
             Ok(fs) => Some(fs),
             Err(e) => {
                 skip(&format!("{kind:?}: {e}"));
@@ -122,68 +175,70 @@ impl LoopFs {
         }
     }
 
-    /// Makes and mounts the filesystem.
-    pub fn new(kind: FsKind, size_mib: u64) -> Result<LoopFs, String> {
-        let dir = tempfile::Builder::new()
-            .prefix("dents-fs-")
-            .tempdir()
-            .map_err(|e| e.to_string())?;
-        let mount = dir.path().join("mnt");
-        fs::create_dir(&mount).map_err(|e| e.to_string())?;
-        if kind == FsKind::Tmpfs {
-            run(Command::new("mount")
-                .args([
-                    "-t",
-                    "tmpfs",
-                    "-o",
-                    &format!("size={size_mib}m,nr_inodes=0"),
-                    "tmpfs",
-                ])
-                .arg(&mount))?;
-            return Ok(LoopFs {
-                kind,
-                mount,
-                _dir: dir,
-            });
-        }
-        let image = dir.path().join("image");
-        let f = fs::File::create(&image).map_err(|e| e.to_string())?;
-        f.set_len(size_mib << 20).map_err(|e| e.to_string())?;
-        drop(f);
-        let mut mkfs = Command::new(kind.mkfs().expect("image kinds have mkfs"));
-        match kind {
-            FsKind::Ext4 | FsKind::Ext4NoDirIndex | FsKind::Ext4NoFiletype => {
-                // Enough inodes for a million files in a few GiB.
-                let inodes = (size_mib * 1024).clamp(16_384, 2_500_000);
-                mkfs.args(["-q", "-F", "-N", &inodes.to_string()]);
-                if kind == FsKind::Ext4NoDirIndex {
-                    mkfs.args(["-O", "^dir_index"]);
-                }
-                if kind == FsKind::Ext4NoFiletype {
-                    mkfs.args(["-O", "^filetype"]);
-                }
-            }
-            FsKind::Xfs => {
-                mkfs.args(["-q", "-f"]);
-            }
-            FsKind::Btrfs => {
-                mkfs.args(["-q", "-f"]);
-            }
-            FsKind::Tmpfs => unreachable!(),
-        }
-        run(mkfs.arg(&image))?;
-        run(Command::new("mount")
-            .args(["-o", "loop"])
-            .arg(&image)
-            .arg(&mount))?;
-        Ok(LoopFs {
-            kind,
-            mount,
-            _dir: dir,
-        })
+    /// Makes and mounts the filesystem; panics where that fails (use
+    /// [`LoopFs::new_or_skip`] in tests that may run without root).
+    pub fn new(kind: FsKind, size_mib: u64) -> LoopFs {
+        LoopFs::try_new(kind, size_mib)
+            .unwrap_or_else(|e| panic!("cannot make a {kind:?} test filesystem: {e}"))
     }
 
-    /// The mount point.
+    /// Makes and mounts the filesystem, or says why it could not.
+    pub fn try_new(kind: FsKind, size_mib: u64) -> Result<LoopFs, String> {
+        let size_mib = size_mib.max(kind.min_size_mib());
+        let dir = tempfile::Builder::new()
+            .prefix("dents-testfs-")
+            .tempdir()
+            .map_err(|e| format!("temporary directory: {e}"))?;
+        let mount = dir.path().join("mnt");
+        fs::create_dir(&mount).map_err(|e| format!("{}: {e}", mount.display()))?;
+        // From here on, a failure drops `fs`, which unmounts if need be.
+        let fs = LoopFs {
+            kind,
+            mount,
+            dir: Some(dir),
+        };
+        if kind == FsKind::Tmpfs {
+            // nr_inodes=0: no inode limit, like the images' generous -N.
+            run(Command::new("mount")
+                .args(["-t", "tmpfs", "-o"])
+                .arg(format!("size={size_mib}m,nr_inodes=0"))
+                .arg("dents-testfs")
+                .arg(&fs.mount))?;
+            return Ok(fs);
+        }
+        let image = fs
+            .dir
+            .as_ref()
+            .expect("not leaked yet")
+            .path()
+            .join("image");
+        // Sparse: only what mkfs and the test write takes disk space.
+        let f = fs::File::create(&image).map_err(|e| format!("{}: {e}", image.display()))?;
+        f.set_len(size_mib << 20)
+            .map_err(|e| format!("{}: {e}", image.display()))?;
+        drop(f);
+        let mkfs = kind.mkfs().expect("image kinds have a mkfs");
+        let mut cmd = Command::new(find_program(mkfs).ok_or(format!("{mkfs} not found"))?);
+        match kind {
+            FsKind::Ext4 | FsKind::Ext4NoDirIndex | FsKind::Ext4NoFiletype => {
+                cmd.args(["-q", "-F", "-N", &ext4_inodes(size_mib).to_string()]);
+                match kind {
+                    FsKind::Ext4NoDirIndex => cmd.args(["-O", "^dir_index"]),
+                    FsKind::Ext4NoFiletype => cmd.args(["-O", "^filetype"]),
+                    _ => &mut cmd,
+                };
+            }
+            FsKind::Xfs | FsKind::Btrfs => {
+                cmd.args(["-q", "-f"]);
+            }
+            FsKind::Tmpfs => unreachable!("tmpfs has no image"),
+        }
+        run(cmd.arg(&image))?;
+        mount_loop(&image, &fs.mount)?;
+        Ok(fs)
+    }
+
+    /// The mount point: the root directory of the filesystem.
     pub fn path(&self) -> &Path {
         &self.mount
     }
@@ -194,38 +249,190 @@ impl LoopFs {
     }
 }
 
+/// `mount -o loop image mount`, retried a few times: mounts racing for a
+/// free loop device (tests run in parallel) can lose to each other.
+fn mount_loop(image: &Path, mount: &Path) -> Result<(), String> {
+    let mut last = String::new();
+    for attempt in 0..5 {
+        if attempt > 0 {
+            std::thread::sleep(Duration::from_millis(100 << attempt));
+        }
+        match run(Command::new("mount")
+            .args(["-o", "loop"])
+            .arg(image)
+            .arg(mount))
+        {
+            Ok(()) => return Ok(()),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// Whether `path` is a mount point now: its device differs from its
+/// parent's.  (After a lazy unmount the path is a plain directory again.)
+fn is_mounted(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let dev = |p: &Path| fs::symlink_metadata(p).map(|m| m.dev());
+    match (dev(path), path.parent().map(dev)) {
+        (Ok(d), Some(Ok(parent))) => d != parent,
+        // Cannot tell: assume mounted, so that nothing is deleted inside.
+        _ => true,
+    }
+}
+
 impl Drop for LoopFs {
     fn drop(&mut self) {
-        if Command::new("umount")
-            .arg(&self.mount)
-            .status()
-            .map(|s| !s.success())
-            .unwrap_or(true)
-        {
-            let _ = Command::new("umount").arg("-l").arg(&self.mount).status();
+        if is_mounted(&self.mount) {
+            // A descriptor closing on another thread can keep the mount
+            // busy for a moment: retry, then detach it lazily.
+            for attempt in 0..3 {
+                if attempt > 0 {
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                if run(Command::new("umount").arg(&self.mount)).is_ok() {
+                    break;
+                }
+            }
+            if is_mounted(&self.mount) {
+                let _ = run(Command::new("umount").arg("-l").arg(&self.mount));
+            }
+        }
+        if is_mounted(&self.mount) {
+            // Removing the temporary directory now would descend into the
+            // live filesystem and delete its files: leave it all in place.
+            let dir = self.dir.take().map(tempfile::TempDir::keep);
+            eprintln!(
+                "warning: could not unmount {}; leaving {:?}",
+                self.mount.display(),
+                dir
+            );
+        }
+        // Otherwise `dir` drops after this, removing the image (the loop
+        // device was set up with autoclear and detaches on unmount).
+    }
+}
+
+/// Creates `n` empty files in `dir` (created if missing), named by
+/// `name(i)` for `i` in `0..n`, as fast as a test can: one `openat` +
+/// `close` each, relative to the open directory, so no path is resolved.
+///
+/// Panics on any error, including a name that already exists (`O_EXCL`):
+/// a test that thinks it made `n` files has made exactly `n`.
+pub fn fill_flat<N: AsRef<[u8]>>(dir: &Path, n: usize, name: impl Fn(usize) -> N) {
+    fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let dfd = rustix::fs::open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for i in 0..n {
+        let name = name(i);
+        let c = CString::new(name.as_ref()).expect("a file name has no NUL byte");
+        match rustix::fs::openat(
+            &dfd,
+            &c,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        ) {
+            Ok(fd) => drop(fd),
+            Err(e) => panic!(
+                "creating {:?} in {}: {e}",
+                OsStr::from_bytes(name.as_ref()),
+                dir.display()
+            ),
         }
     }
 }
 
-/// Creates `n` empty files in `dir` named by `name(i)`, quickly.
-pub fn fill(dir: &Path, n: usize, name: impl Fn(usize) -> Vec<u8>) {
-    fs::create_dir_all(dir).unwrap();
-    for i in 0..n {
-        fs::File::create(dir.join(OsStr::from_bytes(&name(i)))).unwrap();
-    }
+/// The same as [`fill_flat`] (its first name).
+pub fn fill<N: AsRef<[u8]>>(dir: &Path, n: usize, name: impl Fn(usize) -> N) {
+    fill_flat(dir, n, name)
 }
 
-/// Names that break careless code: newline, space, invalid UTF-8, 255
-/// bytes, leading dash and dot, non-ASCII.
+/// Names that break careless code: control characters (newline, tab,
+/// carriage return, escape), spaces, invalid UTF-8, 255 bytes (the
+/// limit, in ASCII and in three-byte characters), a leading `-` or `.`,
+/// names made of dots, shell and glob characters, a backslash, non-ASCII.
 pub fn awkward_names() -> Vec<Vec<u8>> {
-    vec![
-        b"new\nline".to_vec(),
-        b"with space".to_vec(),
-        b"bad\xff\xfeutf8".to_vec(),
-        vec![b'x'; 255],
-        b"-dash".to_vec(),
-        b".hidden".to_vec(),
-        "caf\u{e9}-\u{65e5}\u{672c}".as_bytes().to_vec(),
-        b"tab\there".to_vec(),
+    let mut v: Vec<Vec<u8>> = [
+        &b"new\nline"[..],
+        b"\n",
+        b"trailing newline\n",
+        b"tab\there",
+        b"carriage\rreturn",
+        b"esc\x1b[31mred",
+        b"with space",
+        b" leading space",
+        b"trailing space ",
+        b"bad\xff\xfeutf8",
+        b"\x80",
+        b"\xc3\x28 bad two-byte sequence",
+        b"-dash",
+        b"--double-dash",
+        b"-",
+        b".hidden",
+        b"...",
+        b"..a",
+        b".a.",
+        b"star*?[glob]",
+        b"back\\slash",
+        b"quote'and\"double",
+        b"$(dollar)`tick`;|&",
+        "caf\u{e9}-\u{65e5}\u{672c}-\u{1f600}".as_bytes(),
+        // U+00E9 precomposed above; here e + combining acute: another name.
+        "cafe\u{301}".as_bytes(),
     ]
+    .iter()
+    .map(|n| n.to_vec())
+    .collect();
+    v.push(vec![b'x'; 255]);
+    // 85 three-byte characters: 255 bytes, the limit in bytes, not chars.
+    v.push("\u{65e5}".repeat(85).into_bytes());
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn awkward_names_are_distinct_valid_file_names() {
+        let names = awkward_names();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len());
+        for n in &names {
+            assert!(!n.is_empty() && n.len() <= 255, "{n:?}");
+            assert!(!n.contains(&0) && !n.contains(&b'/'), "{n:?}");
+            assert!(n != b"." && n != b"..");
+        }
+        assert!(names.iter().any(|n| std::str::from_utf8(n).is_err()));
+        assert!(names.iter().any(|n| n.len() == 255));
+    }
+
+    #[test]
+    fn fill_flat_makes_exactly_the_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().join("d");
+        let names = awkward_names();
+        fill_flat(&d, names.len(), |i| names[i].clone());
+        let mut got: Vec<Vec<u8>> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().as_bytes().to_vec())
+            .collect();
+        got.sort();
+        let mut want = names;
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    #[should_panic(expected = "creating")]
+    fn fill_flat_refuses_a_name_twice() {
+        let tmp = tempfile::tempdir().unwrap();
+        fill_flat(tmp.path(), 2, |_| "same");
+    }
 }
