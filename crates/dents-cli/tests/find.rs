@@ -918,6 +918,11 @@ fn stat_calls(fx: &Fixture, args: &str) -> usize {
 
 #[test]
 fn name_and_type_tests_do_not_stat() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        // scripts/install-test-deps does not install strace (yet).
+        eprintln!("SKIPPED: strace not installed; the no-stat check did not run");
+        return;
+    }
     let fx = Fixture::new();
     // Only the root is stat'ed, and the fixture has a few entries whose
     // type a directory entry may not give on some filesystems; on the
@@ -970,5 +975,34 @@ fn threads_and_order_change_nothing_but_order() {
                 panic!("with {extra}: {f}");
             }
         }
+    }
+}
+
+#[test]
+fn print_on_a_terminal_shows_unprintables_as_question_marks() {
+    if Command::new("script").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
+        return;
+    }
+    let fx = Fixture::new();
+    for (locale, expr) in [
+        ("C", "t -name 'new*' -o -name 'bad*' -o -name 'caf*'"),
+        ("C", "t -name 'new*' -print0"),
+        ("C.UTF-8", "t -name 'new*' -o -name 'bad*' -o -name 'caf*'"),
+    ] {
+        let on_tty = |prog: &str| {
+            let out = Command::new("script")
+                .args(["-qc", &format!("{prog} {expr}"), "/dev/null"])
+                .current_dir(fx.root())
+                .env("LC_ALL", locale)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            sorted(&out.stdout, b'\n')
+        };
+        let dents = format!("{} find", env!("CARGO_BIN_EXE_dents"));
+        let (d, g) = (on_tty(&dents), on_tty("find"));
+        assert!(g.concat().len() > 10, "{locale}: {expr}: {g:?}");
+        assert_eq!(d, g, "{locale}: {expr}");
     }
 }

@@ -43,6 +43,8 @@ pub struct Finder<'a> {
     follow_all: bool,
     /// `-maxdepth`
     max_depth: usize,
+    /// Standard output is a terminal: `Some(utf8 locale)`.
+    terminal: Option<bool>,
 }
 
 /// A worker's state.
@@ -73,6 +75,7 @@ impl<'a> Finder<'a> {
             ignore_race,
             follow_all,
             max_depth,
+            terminal: sys::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
         }
     }
 
@@ -290,6 +293,29 @@ fn base_name(path: &[u8]) -> &[u8] {
     &trimmed[start..]
 }
 
+/// Appends `path` with each unprintable character (or byte that is no
+/// character, in a UTF-8 locale) as `?`, as GNU find prints on a terminal.
+fn qmarks(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
+    if !utf8 {
+        out.extend(
+            path.iter()
+                .map(|&b| if (0x20..0x7f).contains(&b) { b } else { b'?' }),
+        );
+        return;
+    }
+    for chunk in path.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            if ch.is_control() {
+                out.push(b'?');
+            } else {
+                let mut tmp = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+            }
+        }
+        out.extend(chunk.invalid().iter().map(|_| b'?'));
+    }
+}
+
 /// The `d_type` bit of a file type, as `-type`'s set holds them.
 fn type_bit(t: FileType) -> u32 {
     match t.as_dtype() {
@@ -396,7 +422,12 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         }
         Pred::Print(end) => {
             let buf = &mut cx.st.buf.buf;
-            buf.extend_from_slice(cx.v.path());
+            match cx.finder.terminal {
+                // GNU: on a terminal, -print shows unprintable characters
+                // as `?` (-print0 never changes a name).
+                Some(utf8) if *end == b'\n' => qmarks(buf, cx.v.path(), utf8),
+                _ => buf.extend_from_slice(cx.v.path()),
+            }
             buf.push(*end);
             true
         }
