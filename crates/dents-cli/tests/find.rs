@@ -615,6 +615,17 @@ const CASES: &[&str] = &[
     "t -maxdepth 1 -name one -exec echo + ;",
     "t -maxdepth 1 -name one -exec echo {} + ;",
     "t -maxdepth 0 -exec echo a{}b {} +",
+    "t -name 's1*' -execdir echo {} ;",
+    "t/ -maxdepth 0 -execdir pwd ;",
+    "t/sub/ -execdir echo {} ;",
+    "t/one -execdir echo {} ;",
+    "t -execdir sh -c 'for a; do echo \"$PWD|$a\"; done' sh {} +",
+    "t -name 's*' -execdir echo x{}y ;",
+    "t -maxdepth 1 -name 's1*' -execdir nosuchcmd {} +",
+    "t -execdir echo {}x +",
+    "t -execdir echo {} {} +",
+    "t -okdir echo {} +",
+    "t -execdir",
     // Errors.
     "t -foo",
     "t -name",
@@ -862,6 +873,28 @@ fn fx_count(parts: &[String]) -> usize {
 }
 
 #[test]
+fn execdir_refuses_a_relative_path_in_path_like_gnu() {
+    let fx = Fixture::new();
+    for path in [
+        "/usr/bin:.:/bin",
+        "/usr/bin::/bin",
+        ":/bin",
+        "/bin:rel",
+        "/usr/bin:/bin",
+    ] {
+        let args = words("t -maxdepth 0 -execdir echo {} ;");
+        let mut out = Vec::new();
+        for mut tool in [dents(), gnu()] {
+            tool.env("PATH", path);
+            out.push(run(tool, fx.root(), &args, None));
+        }
+        if let Some(f) = compare(path, &args, &out[0], &out[1]) {
+            panic!("{f}");
+        }
+    }
+}
+
+#[test]
 fn ok_prompts_and_reads_answers_like_gnu() {
     let fx = Fixture::new();
     for (case, input) in [
@@ -870,6 +903,8 @@ fn ok_prompts_and_reads_answers_like_gnu() {
         ("t/one -ok echo hi {} ;", b"yes please\n"),
         ("t/one -ok echo hi {} ;", b""),
         ("t/one t/two -ok echo {} ;", b"Y\nn\n"),
+        ("t/one -okdir echo hi {} ;", b"y\n"),
+        ("t/sub/ -maxdepth 0 -okdir pwd ;", b"y\n"),
         // GNU documents the command's stdin as /dev/null (4.9 leaves it
         // closed, a bug); a command that does not read it sees no difference.
         ("t/one -ok sh -c 'echo ran $0' {} ;", b"y\nleft over\n"),

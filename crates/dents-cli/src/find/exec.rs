@@ -1,5 +1,6 @@
 //! `-exec` and `-ok`: commands run for each file (`;`) or for many at
-//! once (`+`), from find's own directory.
+//! once (`+`), from find's own directory; `-execdir` and `-okdir`: the
+//! same from the directory holding each file, which is named `./NAME`.
 //!
 //! With `;` every `{}` inside every argument becomes the path; with `+`
 //! the lone `{}` before the `+` stands for as many paths as fit within a
@@ -35,6 +36,8 @@ pub struct Exec {
     pub batch: bool,
     /// `-ok`: ask first.
     pub ok: bool,
+    /// `-execdir`/`-okdir`: run in the file's directory.
+    pub in_dir: bool,
     /// Paths waiting for a `+` command.
     pending: Mutex<Pending>,
     /// Bytes of a command line we may use.
@@ -46,6 +49,8 @@ pub struct Exec {
 struct Pending {
     paths: Vec<Vec<u8>>,
     bytes: usize,
+    /// `-execdir`: the directory the paths are in.
+    dir: Vec<u8>,
 }
 
 /// What one argument costs on a command line: its bytes, its NUL, its
@@ -56,7 +61,7 @@ fn arg_cost(a: &[u8]) -> usize {
 
 impl Exec {
     /// A command from its words (`{}` included, terminator excluded).
-    pub fn new(argv: Vec<Vec<u8>>, batch: bool, ok: bool) -> Exec {
+    pub fn new(argv: Vec<Vec<u8>>, batch: bool, ok: bool, in_dir: bool) -> Exec {
         let env: usize = std::env::vars_os()
             .map(|(k, v)| arg_cost(k.as_bytes()) + v.len() + 1)
             .sum();
@@ -66,39 +71,47 @@ impl Exec {
             argv,
             batch,
             ok,
+            in_dir,
             pending: Mutex::new(Pending::default()),
             limit,
         }
     }
 
-    /// Evaluates the primary for `path`: runs (or, with `+`, queues) the
-    /// command; true if it ran and exited with 0 (always true with `+`).
-    pub fn eval(&self, path: &[u8], out: &mut ThreadBuf<'_>) -> bool {
+    /// Evaluates the primary for `path` (a starting point if `depth` is
+    /// 0): runs (or, with `+`, queues) the command; true if it ran and
+    /// exited with 0 (always true with `+`).
+    pub fn eval(&self, path: &[u8], depth: usize, out: &mut ThreadBuf<'_>) -> bool {
+        let (dir, arg) = if self.in_dir {
+            in_dir(path, depth)
+        } else {
+            (Vec::new(), path.to_vec())
+        };
         if self.batch {
             let full = {
                 let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-                let cost = arg_cost(path);
-                let full = !p.paths.is_empty() && p.bytes + cost > self.limit;
+                let cost = arg_cost(&arg);
+                let full = !p.paths.is_empty() && (p.bytes + cost > self.limit || p.dir != dir);
                 let taken = if full {
                     std::mem::take(&mut *p)
                 } else {
                     Pending::default()
                 };
                 p.bytes += cost;
-                p.paths.push(path.to_vec());
+                p.paths.push(arg);
+                p.dir = dir;
                 taken
             };
             if !full.paths.is_empty() {
-                self.run_batch(full.paths, out);
+                self.run_batch(full, out);
             }
             return true;
         }
-        let args: Vec<Vec<u8>> = self.argv.iter().map(|a| replace(a, path)).collect();
+        let args: Vec<Vec<u8>> = self.argv.iter().map(|a| replace(a, &arg)).collect();
         if self.ok && !self.ask(path, out) {
             return false;
         }
         out.flush();
-        run(&args, self.ok).is_some_and(|code| code == 0)
+        run(&args, self.ok, &dir).is_some_and(|code| code == 0)
     }
 
     /// Runs the command for the paths still queued (at the end, or at
@@ -106,19 +119,19 @@ impl Exec {
     pub fn finish(&self, out: &mut ThreadBuf<'_>) {
         let taken = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         if !taken.paths.is_empty() {
-            self.run_batch(taken.paths, out);
+            self.run_batch(taken, out);
         }
     }
 
-    /// Runs a `+` command with `paths` in the place of its `{}`; a failure
-    /// makes find's status 1.
-    fn run_batch(&self, paths: Vec<Vec<u8>>, out: &mut ThreadBuf<'_>) {
+    /// Runs a `+` command with the queued paths in the place of its `{}`;
+    /// a failure makes find's status 1.
+    fn run_batch(&self, batch: Pending, out: &mut ThreadBuf<'_>) {
         let (last, fixed) = self.argv.split_last().expect("a command has words");
         debug_assert_eq!(last.as_slice(), b"{}");
         let mut args: Vec<Vec<u8>> = fixed.to_vec();
-        args.extend(paths);
+        args.extend(batch.paths);
         out.flush();
-        if run(&args, false) != Some(0) {
+        if run(&args, false, &batch.dir) != Some(0) {
             errors::raise(msg::FAILURE);
         }
     }
@@ -145,6 +158,58 @@ impl Exec {
     }
 }
 
+/// For `-execdir`: the directory to run in and the file's name there
+/// (`./NAME`), as GNU forms them: a starting point's trailing slashes
+/// stay in its name, and `/` is run as `/` from `/`.
+fn in_dir(path: &[u8], depth: usize) -> (Vec<u8>, Vec<u8>) {
+    let end = if depth == 0 {
+        match path.iter().rposition(|&b| b != b'/') {
+            Some(i) => i + 1,
+            None => return (b"/".to_vec(), b"/".to_vec()),
+        }
+    } else {
+        path.len()
+    };
+    let (dir, name) = match path[..end].iter().rposition(|&b| b == b'/') {
+        Some(0) => (&b"/"[..], &path[1..]),
+        Some(i) => (&path[..i], &path[i + 1..]),
+        None => (&b"."[..], path),
+    };
+    let mut arg = b"./".to_vec();
+    arg.extend_from_slice(name);
+    (dir.to_vec(), arg)
+}
+
+/// GNU's refusal of `-execdir`/`-okdir` with a relative directory in
+/// `PATH` (a command could be picked up from the file's directory).
+pub fn check_path_for_execdir(action: &[u8]) -> Result<(), Vec<u8>> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let action = String::from_utf8_lossy(action);
+    for entry in path.as_bytes().split(|&b| b == b':') {
+        if entry.is_empty() || entry == b"." {
+            return Err(format!(
+                "The current directory is included in the PATH environment variable, which is \
+insecure in combination with the {action} action of find.  Please remove the current directory \
+from your $PATH (that is, remove \".\", doubled colons, or leading or trailing colons)"
+            )
+            .into_bytes());
+        }
+        if entry[0] != b'/' {
+            let mut m = b"The relative path ".to_vec();
+            msg::quote(&mut m, entry, msg::utf8_locale());
+            m.extend_from_slice(
+                format!(
+                    " is included in the PATH environment variable, which is insecure in \
+combination with the {action} action of find.  Please remove that entry from $PATH"
+                )
+                .as_bytes(),
+            );
+            return Err(m);
+        }
+    }
+    Ok(())
+}
+
 /// `arg` with every `{}` replaced by `path`.
 fn replace(arg: &[u8], path: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(arg.len() + path.len());
@@ -161,11 +226,14 @@ fn replace(arg: &[u8], path: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Runs `args` and waits; its exit code, or `None` if it could not be run
+/// Runs `args` (in `dir`, unless empty) and waits; its exit code, or `None` if it could not be run
 /// (said on stderr, as the child of GNU find says it) or was killed.
-fn run(args: &[Vec<u8>], null_stdin: bool) -> Option<i32> {
+fn run(args: &[Vec<u8>], null_stdin: bool, dir: &[u8]) -> Option<i32> {
     let mut cmd = Command::new(OsStr::from_bytes(&args[0]));
     cmd.args(args[1..].iter().map(|a| OsStr::from_bytes(a)));
+    if !dir.is_empty() {
+        cmd.current_dir(OsStr::from_bytes(dir));
+    }
     if null_stdin {
         cmd.stdin(Stdio::null());
     }
@@ -187,6 +255,18 @@ fn run(args: &[Vec<u8>], null_stdin: bool) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::replace;
+
+    #[test]
+    fn execdir_names_as_gnu() {
+        use super::in_dir;
+        let s = |d: &[u8], a: &[u8]| (d.to_vec(), a.to_vec());
+        assert_eq!(in_dir(b"d", 0), s(b".", b"./d"));
+        assert_eq!(in_dir(b"d/sub/", 0), s(b"d", b"./sub/"));
+        assert_eq!(in_dir(b"d/sub/b", 2), s(b"d/sub", b"./b"));
+        assert_eq!(in_dir(b"/", 0), s(b"/", b"/"));
+        assert_eq!(in_dir(b"/x", 1), s(b"/", b"./x"));
+        assert_eq!(in_dir(b".", 0), s(b".", b"./."));
+    }
 
     #[test]
     fn braces_are_replaced_everywhere() {

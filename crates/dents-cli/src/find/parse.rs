@@ -288,10 +288,10 @@ Tests (N can be +N or -N or N):
 
 Actions:
       -delete -print0 -print -prune -quit -exec COMMAND ; -exec COMMAND {} +
-      -ok COMMAND ;
+      -ok COMMAND ; -execdir COMMAND ; -execdir COMMAND {} + -okdir COMMAND ;
 
 dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first).
-Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -execdir -okdir -fstype -context.
+Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -fstype -context.
 ";
 
 /// The `-D help` text.
@@ -719,7 +719,7 @@ used to match no files, it now matches all files.",
                 self.opts.depth = true;
                 Pred::Delete
             }
-            b"-exec" | b"-ok" => {
+            b"-exec" | b"-ok" | b"-execdir" | b"-okdir" => {
                 let exec = self.exec(&name)?;
                 words.extend(exec.argv.iter().cloned());
                 words.push(if exec.batch {
@@ -795,8 +795,8 @@ used to match no files, it now matches all files.",
                 println!("dents find {}", env!("CARGO_PKG_VERSION"));
                 return Ok(Some(0));
             }
-            b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0"
-            | b"-execdir" | b"-okdir" | b"-fstype" | b"-context" => {
+            b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0" | b"-fstype"
+            | b"-context" => {
                 let mut m = name.clone();
                 m.extend_from_slice(b" is not supported by dents find yet");
                 return Err(m);
@@ -829,7 +829,8 @@ used to match no files, it now matches all files.",
 
     /// Reads the command of `-exec`/`-ok` up to its `;` or `{} +`.
     fn exec(&mut self, name: &[u8]) -> Result<Exec, Error> {
-        let ok = name == b"-ok";
+        let ok = name == b"-ok" || name == b"-okdir";
+        let in_dir = name.ends_with(b"dir");
         let start = self.i;
         let mut end = start;
         let mut batch = false;
@@ -843,9 +844,11 @@ used to match no files, it now matches all files.",
             if !ok && a == b"+" && end > start && contains_braces(&self.args[end - 1]) {
                 let prev = &self.args[end - 1];
                 if prev != b"{}" {
-                    let mut m = b"In '-exec ... {} +' the '{}' must appear by itself, but you \
-specified "
-                        .to_vec();
+                    let mut m = format!(
+                        "In '{} ... {{}} +' the '{{}}' must appear by itself, but you specified ",
+                        String::from_utf8_lossy(name)
+                    )
+                    .into_bytes();
                     m.extend_from_slice(&self.quote(prev));
                     return Err(m);
                 }
@@ -855,7 +858,12 @@ specified "
                     .count()
                     > 1
                 {
-                    return Err(b"Only one instance of {} is supported with -exec ... +".to_vec());
+                    let mut m = b"Only one instance of {} is supported with -exec".to_vec();
+                    if in_dir {
+                        m.extend_from_slice(b"dir");
+                    }
+                    m.extend_from_slice(b" ... +");
+                    return Err(m);
                 }
                 batch = true;
                 break;
@@ -865,9 +873,12 @@ specified "
         if end == start {
             return Err(invalid_argument(&self.args[end], name));
         }
+        if in_dir {
+            super::exec::check_path_for_execdir(name)?;
+        }
         let argv = self.args[start..end].to_vec();
         self.i = end + 1;
-        Ok(Exec::new(argv, batch, ok))
+        Ok(Exec::new(argv, batch, ok, in_dir))
     }
 }
 
