@@ -12,6 +12,8 @@
 //! CI (`CI` set to anything non-empty, or `DENTS_REQUIRE_FS_TESTS=1`),
 //! where it panics instead: CI must run every filesystem test.
 //! `scripts/install-test-deps` installs the tools.
+//!
+//! Images go to `/dev/shm` when it has room (see `DENTS_TESTFS_DIR`).
 
 use std::ffi::{CString, OsStr};
 use std::fs;
@@ -185,10 +187,11 @@ impl LoopFs {
     /// Makes and mounts the filesystem, or says why it could not.
     pub fn try_new(kind: FsKind, size_mib: u64) -> Result<LoopFs, String> {
         let size_mib = size_mib.max(kind.min_size_mib());
+        let parent = image_parent(size_mib);
         let dir = tempfile::Builder::new()
             .prefix("dents-testfs-")
-            .tempdir()
-            .map_err(|e| format!("temporary directory: {e}"))?;
+            .tempdir_in(&parent)
+            .map_err(|e| format!("temporary directory in {}: {e}", parent.display()))?;
         let mount = dir.path().join("mnt");
         fs::create_dir(&mount).map_err(|e| format!("{}: {e}", mount.display()))?;
         // From here on, a failure drops `fs`, which unmounts if need be.
@@ -248,6 +251,29 @@ impl LoopFs {
         self.kind
     }
 }
+
+/// Where images are made: `$DENTS_TESTFS_DIR` if set; else `/dev/shm` if
+/// it is a tmpfs with room for the whole image, so that image I/O stays in
+/// memory (a million files write some 400 MB of metadata: from memory that
+/// is about a quarter faster, and no disk writeback stalls the machine);
+/// else the temporary directory.  Images are sparse, so "room" is generous.
+fn image_parent(size_mib: u64) -> PathBuf {
+    if let Some(d) = std::env::var_os("DENTS_TESTFS_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let shm = Path::new("/dev/shm");
+    let roomy_tmpfs = rustix::fs::statfs(shm).is_ok_and(|s| s.f_type as u64 == TMPFS_MAGIC)
+        && rustix::fs::statvfs(shm)
+            .is_ok_and(|s| s.f_bavail.saturating_mul(s.f_frsize) >= size_mib << 20);
+    if roomy_tmpfs {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
+/// `statfs.f_type` of tmpfs.
+const TMPFS_MAGIC: u64 = 0x0102_1994;
 
 /// `mount -o loop image mount`, retried a few times: mounts racing for a
 /// free loop device (tests run in parallel) can lose to each other.
