@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Bar chart of median times per command, hot and cold, one panel per group.
+
+usage: /usr/bin/python3 bench/chart.py [RESULTS_JSON [PNG [GROUP...]]]
+defaults: bench/out/results.json docs/bench/ls.png ls-ext4 ls-xfs
+
+Needs matplotlib (Debian: python3-matplotlib, hence /usr/bin/python3).
+Times on a log scale: the tools span two orders of magnitude.
+"""
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def label(t):
+    return f"{t * 1e3:.0f} ms" if t < 1 else f"{t:.1f} s"
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    src = args[0] if args else os.path.join(ROOT, "bench/out/results.json")
+    png = args[1] if len(args) > 1 else os.path.join(ROOT, "docs/bench/ls.png")
+    wanted = args[2:] or ["ls-ext4", "ls-xfs"]
+    with open(src) as f:
+        data = json.load(f)
+    groups = {g["id"]: g for g in data["groups"]}
+    wanted = [w for w in wanted if w in groups]
+    n = max(len(groups[w]["commands"]) for w in wanted)
+    fig, axes = plt.subplots(1, len(wanted), figsize=(5.2 * len(wanted), 0.42 * n + 1.3),
+                             squeeze=False, sharex=True)
+    for ax, gid in zip(axes[0], wanted):
+        cmds = groups[gid]["commands"]
+        for k, (temp, color, dy) in enumerate((("hot", "#e6550d", -0.2), ("cold", "#3182bd", 0.2))):
+            ys, xs = [], []
+            for i, c in enumerate(cmds):
+                if c.get(temp):
+                    ys.append(i + dy)
+                    xs.append(c[temp]["median"])
+            ax.barh(ys, xs, height=0.4, color=color, label=temp)
+            for y, x in zip(ys, xs):
+                ax.text(x * 1.05, y, label(x), va="center", fontsize=6.5)
+        ax.set_yticks(range(len(cmds)))
+        ax.set_yticklabels([c["name"] for c in cmds], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.set_xlim(right=ax.get_xlim()[1] * 3)
+        ax.set_xlabel("median seconds, log scale", fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_title(f"{gid.split('-', 1)[1]}: 1,000,000 files, output to a file", fontsize=9)
+        ax.grid(axis="x", which="major", alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right")
+    env = data.get("env", {})
+    fig.suptitle(f"dents vs peers, {env.get('nproc', '?')} cores, kernel {env.get('kernel', '?')}"
+                 f" ({env.get('date', '')})", fontsize=9)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
+    fig.savefig(png, dpi=90)
+    print(f"{png}: {os.path.getsize(png)} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# Runs benchmark groups against the peers, hot and cold, and writes the
+# results under bench/out/ (git-ignored):
+#   ID-hot-rN.json, ID-cold-rN.json   hyperfine exports, one per round
+#   ID-cmds.tsv                 name, command, peak RSS (KiB), output lines
+#   ID-load.tsv                 CPU busy fraction before each round, wait
+#   env.txt, notes.txt          machine, kernel, tool versions, corpus; skips
+#   results.md, results.json    every table, made by bench/summarize.py
+# ID is GROUP-CORPUS, e.g. ls-ext4.  Ratios between commands are only ever
+# taken within one ID and one temperature, whose runs are interleaved.
+#
+# usage: bench/run.sh [GROUP...]    (default: every group)
+# groups:
+#   ls         dents ls, ls -f, ls, ls -l, dents ls -l, find, bfs, fd and the
+#              syscall floor on ext4/flat1m and xfs/flat1m
+#   bufsize    dents-floor flat1m SIZE, SIZE = 32K 64K 128K 256K 1M 4M
+#   threshold  dents ls -j1 / default / -j2 / -j8 and dents-slicer 1/2/4/8
+#              (slicing forced at any size) on ext4 sizes/N and flat1m
+# A later group is a function group_NAME that fills the command list with
+# `add NAME COMMAND...` and calls `measure ID`.
+#
+# env:  DENTS_BENCH_DIR  corpora, built by bench/corpus.sh (default /var/tmp/dents-bench)
+#       RUNS             runs per command and temperature (default 5), made as
+#                        RUNS rounds (see measure; threshold: RUNS rounds of
+#                        several runs)
+#       TEMPS            "hot cold" (default) or one of them
+#       DENTS FLOOR SLICER  the programs under test (default: release builds)
+#       BFS FD           peers (default /opt/peers/bin/bfs4, else bfs on PATH;
+#                        /opt/peers/bin/fd, else fd or fdfind on PATH); a
+#                        missing peer is skipped with a note
+#       SCRATCH          where the commands' output files go (default $DENTS_BENCH_DIR/out)
+#       QUIET QUIET_WAIT  before each round, wait up to QUIET_WAIT s (default 300)
+#                        until at most QUIET (default 0.15) of the CPUs is busy
+#
+# Hot: one warm-up run of each command, then the measured runs.  Cold:
+# before every run,  sync; echo 3 > /proc/sys/vm/drop_caches
+# (hyperfine --prepare; needs root).  Commands run without a shell
+# (hyperfine -N) with their standard output to a file (--output FILE,
+# truncated before each run).  Peak RSS: one more, separate run of each
+# command under /usr/bin/time -f %M, after the hot runs.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+B=${DENTS_BENCH_DIR:-/var/tmp/dents-bench}
+RUNS=${RUNS:-5}
+TEMPS=${TEMPS:-"hot cold"}
+DENTS_SRC=${DENTS:-$root/target/release/dents}
+FLOOR_SRC=${FLOOR:-$root/target/release/dents-floor}
+SLICER_SRC=${SLICER:-$root/bench/slicer/target/release/dents-slicer}
+# first_of CANDIDATE...: the first that is an executable file or on PATH.
+first_of() {
+    local c
+    for c in "$@"; do
+        if [ -x "$c" ]; then echo "$c"; return; fi
+        if command -v "$c" 2>/dev/null; then return; fi
+    done
+    echo "$1"
+}
+BFS=${BFS:-$(first_of /opt/peers/bin/bfs4 bfs)}
+FD=${FD:-$(first_of /opt/peers/bin/fd fd fdfind)}
+OUT=$root/bench/out
+SCRATCH=${SCRATCH:-$B/out}
+export QUIET=${QUIET:-0.15}
+QUIET_WAIT=${QUIET_WAIT:-300}
+export LC_ALL=C.UTF-8
+drop="sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'"
+mkdir -p "$OUT" "$SCRATCH"
+
+note() {
+    grep -qxF -- "$*" "$OUT/notes.txt" 2>/dev/null && return
+    echo "run.sh: $*" >&2
+    echo "$*" >> "$OUT/notes.txt"
+}
+
+# peer NAME PATH: true if PATH is an executable, else a note that NAME is
+# skipped.
+peer() {
+    if [ -x "$2" ]; then
+        return 0
+    fi
+    note "skipped $1: $2 not found (set ${1^^}=path)"
+    return 1
+}
+
+# busy: the fraction of all CPUs' time not idle over the next second.
+busy() {
+    local a b
+    a=$(head -1 /proc/stat)
+    sleep 1
+    b=$(head -1 /proc/stat)
+    echo "$a $b" | awk '{ n = (NF - 2) / 2; for (i = 2; i <= n + 1; i++) { d = $(i + n + 1) - $i; t += d; if (i == 5 || i == 6) idle += d } printf "%.2f", (t - idle) / t }'
+}
+
+# quiet ID TEMP ROUND: waits (at most QUIET_WAIT seconds) until the other
+# tenants leave the CPUs nearly idle (busy <= QUIET), and logs what it saw
+# to ID-load.tsv.  Other engineers build and test on this machine; a round
+# started under their load measures them, not us.
+quiet() {
+    local b waited=0
+    b=$(busy)
+    while awk "BEGIN { exit !($b > $QUIET) }" && [ "$waited" -lt "$QUIET_WAIT" ]; do
+        sleep 4
+        waited=$((waited + 5))
+        b=$(busy)
+    done
+    printf '%s\t%s\t%s\t%s\t%s\n' "$2" "$3" "$b" "$waited" "$(cut -d' ' -f1 /proc/loadavg)" >> "$OUT/$1-load.tsv"
+}
+
+# The command list of the next measurement: add NAME COMMAND...
+names=() cmds=()
+add() {
+    local name=$1; shift
+    names+=("$name")
+    cmds+=("$*")
+}
+
+# measure ID: runs the command list hot and cold, then once more each for
+# peak RSS and the output's line count; empties the list.
+#
+# The machine is shared: a burst of load during one command's block of runs
+# would skew its ratios.  So the runs are split into rounds: each round is
+# one hyperfine invocation of every command (`per_round` runs each, order
+# rotated by one command per round), and ID-TEMP-rN.json holds round N.
+# Medians are taken over all rounds' runs (bench/summarize.py).  Defaults:
+# RUNS rounds of one run, i.e. RUNS runs per command; a group may set
+# `rounds`, `hot_per_round` and `cold_per_round` before calling measure.
+rounds=$RUNS hot_per_round=1 cold_per_round=1
+measure() {
+    local id=$1 i r t n=${#cmds[@]}
+    echo "== $id: ${names[*]} ($(cut -d' ' -f1-3 /proc/loadavg) load)" >&2
+    rm -f "$OUT/$id"-*.json
+    printf 'temp\tround\tbusy_before\twaited_s\tloadavg1\n' > "$OUT/$id-load.tsv"
+    for t in $TEMPS; do
+        for ((r = 0; r < rounds; r++)); do
+            local args=() temp=() k
+            for ((k = 0; k < n; k++)); do
+                i=$(((k + r) % n))
+                args+=(-n "${names[$i]}" "${cmds[$i]}")
+            done
+            if [ "$t" = hot ]; then
+                temp=(--runs "$hot_per_round")
+                # Warm up once; later rounds find the caches warm.
+                [ "$r" -gt 0 ] || temp+=(--warmup 1)
+            else
+                temp=(--runs "$cold_per_round" --prepare "$drop")
+            fi
+            quiet "$id" "$t" "$r"
+            hyperfine -N --style basic "${temp[@]}" --output "$SCRATCH/$id.out" \
+                --export-json "$OUT/$id-$t-r$r.json" "${args[@]}" >/dev/null
+        done
+        echo "   $t: $rounds rounds done ($(cut -d' ' -f1-3 /proc/loadavg) load)" >&2
+    done
+    printf 'name\tcommand\tpeak_rss_kib\tlines\n' > "$OUT/$id-cmds.tsv"
+    for i in "${!cmds[@]}"; do
+        local o=$SCRATCH/$id-$i.out
+        # shellcheck disable=SC2086  # commands are plain words
+        /usr/bin/time -f %M -o "$SCRATCH/rss" ${cmds[$i]} > "$o"
+        printf '%s\t%s\t%s\t%s\n' "${names[$i]}" "${cmds[$i]}" \
+            "$(tail -1 "$SCRATCH/rss")" "$(wc -l < "$o")" >> "$OUT/$id-cmds.tsv"
+        rm -f "$o"
+    done
+    names=() cmds=() rounds=$RUNS hot_per_round=1 cold_per_round=1
+}
+
+group_ls() {
+    local fs d
+    for fs in ext4 xfs; do
+        d=$B/$fs/flat1m
+        add "dents ls" "$DENTS" ls "$d"
+        add "ls -f" ls -f "$d"
+        add "ls" ls "$d"
+        add "ls -l" ls -l "$d"
+        add "dents ls -l" "$DENTS" ls -l "$d"
+        add "dents ls -l --sort=name" "$DENTS" ls -l --sort=name "$d"
+        add "find" find "$d"
+        add "dents-floor" "$FLOOR" "$d"
+        if peer bfs "$BFS"; then add "bfs" "$BFS" "$d"; fi
+        if peer fd "$FD"; then add "fd -u ." "$FD" -u . "$d"; fi
+        measure "ls-$fs"
+    done
+}
+
+group_bufsize() {
+    local fs s
+    for fs in ext4 xfs; do
+        for s in 32K:32768 64K:65536 128K:131072 256K:262144 1M:1048576 4M:4194304; do
+            add "dents-floor ${s%%:*}" "$FLOOR" "$B/$fs/flat1m" "${s#*:}"
+        done
+        hot_per_round=3
+        measure "bufsize-$fs"
+    done
+}
+
+group_threshold() {
+    local n d
+    for n in 1000 3000 10000 30000 100000 300000 1m; do
+        if [ "$n" = 1m ]; then d=$B/ext4/flat1m; else d=$B/ext4/sizes/$n; fi
+        add "dents ls -j1" "$DENTS" ls -j1 "$d"
+        add "dents ls" "$DENTS" ls "$d"
+        add "dents ls -j2" "$DENTS" ls -j2 "$d"
+        add "dents ls -j8" "$DENTS" ls -j8 "$d"
+        add "slicer 1" "$SLICER" "$d" 1
+        add "slicer 2" "$SLICER" "$d" 2
+        add "slicer 4" "$SLICER" "$d" 4
+        add "slicer 8" "$SLICER" "$d" 8
+        echo "{\"dir\": \"$d\", \"st_size\": $(stat -c %s "$d")}" > "$OUT/threshold-$n-dir.meta"
+        # Small directories take milliseconds: more runs per round, so that
+        # every command gets about a second of runs hot; cold, two a round.
+        case $n in
+            1000 | 3000 | 10000) hot_per_round=100 ;;
+            30000) hot_per_round=40 ;;
+            100000) hot_per_round=15 ;;
+            300000) hot_per_round=5 ;;
+            *) hot_per_round=1 ;;
+        esac
+        cold_per_round=2
+        measure "threshold-$n"
+    done
+}
+
+# env.json: what the numbers were measured on.
+environment() {
+    local cpu
+    cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+    {
+        echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "nproc: $(nproc)"
+        echo "kernel: $(uname -r)"
+        echo "cpu: $cpu"
+        echo "mem: $(free -h | awk '/^Mem/{print $2}')"
+        echo "commit: $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- crates || echo ' (crates/ modified in the work tree)')"
+        echo "dents: $DENTS_SRC, built $(date -u -r "$DENTS_SRC" '+%Y-%m-%d %H:%M UTC'), sha256 $(sha256sum "$DENTS" | cut -c1-12)"
+        echo "ls: $(ls --version | head -1)"
+        echo "find: $(find --version | head -1)"
+        echo "hyperfine: $(hyperfine --version)"
+        if [ -x "$BFS" ]; then echo "bfs: $("$BFS" --version | head -1)"; fi
+        if [ -x "$FD" ]; then echo "fd: $("$FD" --version | head -1)"; fi
+        for fs in ext4 xfs; do
+            if mountpoint -q "$B/$fs"; then
+                echo "corpus $fs: $(findmnt -no SOURCE,FSTYPE,OPTIONS "$B/$fs")," \
+                    "image $(du -h --apparent-size "$B/$fs.img" | cut -f1) ($(du -h "$B/$fs.img" | cut -f1) allocated)," \
+                    "flat1m st_size $(stat -c %s "$B/$fs/flat1m")"
+            fi
+        done
+    } > "$OUT/env.txt"
+}
+
+[ $# -gt 0 ] || set -- ls bufsize threshold
+for g in "$@"; do
+    declare -F "group_$g" >/dev/null || { echo "run.sh: no group $g" >&2; exit 2; }
+done
+if [[ " $* " == *" threshold "* ]] && [ -z "${SLICER:-}" ]; then
+    cargo build --release --offline --manifest-path "$root/bench/slicer/Cargo.toml" >&2
+fi
+# The programs under test are copied first: crates/ is edited and rebuilt
+# by others while a run goes on.
+mkdir -p "$SCRATCH/bin"
+for prog in "$DENTS_SRC" "$FLOOR_SRC" "$SLICER_SRC"; do
+    if [ -x "$prog" ]; then
+        cp "$prog" "$SCRATCH/bin/"
+    elif [ "$prog" != "$SLICER_SRC" ]; then
+        echo "run.sh: $prog missing: cargo build --release" >&2
+        exit 1
+    fi
+done
+DENTS=$SCRATCH/bin/$(basename "$DENTS_SRC")
+FLOOR=$SCRATCH/bin/$(basename "$FLOOR_SRC")
+SLICER=$SCRATCH/bin/$(basename "$SLICER_SRC")
+for fs in ext4 xfs; do
+    mountpoint -q "$B/$fs" || { echo "run.sh: $B/$fs not mounted: bench/corpus.sh" >&2; exit 1; }
+done
+: > "$OUT/notes.txt"
+environment
+for g in "$@"; do
+    "group_$g"
+done
+python3 "$root/bench/summarize.py" "$OUT"
+echo "results: $OUT/results.md $OUT/results.json" >&2
