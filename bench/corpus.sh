@@ -10,6 +10,15 @@
 #   flat1m/        1,000,000 empty files, camera-like names (bench/mkflat.py)
 #   sizes/N/       N empty files, N in 1000 3000 10000 30000 100000 300000
 #                  (the slicing-threshold measurement)
+#   noft.img  4 GiB sparse, mkfs.ext4 -O ^filetype -N 2000000: every d_type is
+#             DT_UNKNOWN (issue 3), mounted at $DENTS_BENCH_DIR/noft, holding
+#   flat1m/        1,000,000 empty files and one subdirectory, .thumbnails0
+#   shape/         the shape of /usr, ~/.rustup and ~/.pyenv (bench/shape.py)
+#   tree.img  8 GiB sparse, mkfs.ext4 -N 4500000, mounted at $DENTS_BENCH_DIR/tree
+#   shape/         the same shape copy, with d_type (issue 4)
+#   home/          a synthetic home directory of ~2.1M entries (bench/mkhome.py)
+# Each shape/ copy gets one unique name at depth 3, shape/usr/share/dents-needle
+# (home/ has Documents/archive/dents-needle.txt), for early-quit workloads.
 #
 # usage: bench/corpus.sh            (root: mkfs, mount)
 # env:   DENTS_BENCH_DIR  where the images and mount points live
@@ -20,7 +29,7 @@ B=${DENTS_BENCH_DIR:-/var/tmp/dents-bench}
 SIZES=${SIZES:-"1000 3000 10000 30000 100000 300000"}
 mkdir -p "$B"
 
-# image NAME MKFS-COMMAND...: creates $B/NAME.img (4 GiB sparse) with the
+# image NAME MKFS-COMMAND...: creates $B/NAME.img (sparse, $SIZE or 4 GiB) with the
 # command unless it exists, and mounts it on $B/NAME unless mounted.
 image() {
     local name=$1; shift
@@ -31,7 +40,7 @@ image() {
     fi
     if [ ! -f "$img" ]; then
         echo "corpus: making $img"
-        truncate -s 4G "$img.tmp"
+        truncate -s "${SIZE:-4G}" "$img.tmp"
         "$@" "$img.tmp" >/dev/null
         mv "$img.tmp" "$img"
     fi
@@ -57,8 +66,45 @@ fill() {
     touch "$mark"
 }
 
+# once DIR COMMAND...: runs COMMAND to build DIR unless DIR was completed
+# before (marked next to it); a half-built DIR is removed first.
+once() {
+    local dir=$1; shift
+    local mark
+    mark="$(dirname "$dir")/.$(basename "$dir").done"
+    [ -f "$mark" ] && return
+    rm -rf "$dir"
+    echo "corpus: $dir: $*"
+    "$@"
+    sync
+    touch "$mark"
+}
+
+# Trees whose shape is copied: the system's and the toolchains' (those present).
+shape_sources() {
+    local d
+    for d in /usr "$HOME/.rustup" "$HOME/.pyenv" "$HOME/.cargo"; do
+        [ -d "$d" ] && echo "$d"
+    done
+}
+
+# shape DIR: the shape copy of shape_sources, plus the depth-3 needle.
+shape() {
+    # shellcheck disable=SC2046  # one word per source directory
+    python3 "$here/shape.py" "$1" $(shape_sources)
+    touch "$1/usr/share/dents-needle"
+}
+
 image ext4 mkfs.ext4 -q -F -N 2500000
 image xfs mkfs.xfs -q -f
+image noft mkfs.ext4 -q -F -O ^filetype -N 2000000
+# tree holds more inodes and directories: a larger (sparse) image.
+SIZE=8G image tree mkfs.ext4 -q -F -N 4500000
+
+once "$B/noft/flat1m" python3 "$here/mkflat.py" "$B/noft/flat1m" 1000000 --subdirs 1
+once "$B/noft/shape" shape "$B/noft/shape"
+once "$B/tree/shape" shape "$B/tree/shape"
+once "$B/tree/home" python3 "$here/mkhome.py" "$B/tree/home"
 
 for fs in ext4 xfs; do
     fill "$B/$fs/flat1m" 1000000
@@ -68,8 +114,8 @@ for fs in ext4 xfs; do
     done
 done
 
-for fs in ext4 xfs; do
+for fs in ext4 xfs noft tree; do
     printf 'corpus: %-5s %s  image %s (%s on disk)  flat1m st_size %s\n' "$fs" "$B/$fs" \
         "$(du -h --apparent-size "$B/$fs.img" | cut -f1)" "$(du -h "$B/$fs.img" | cut -f1)" \
-        "$(stat -c %s "$B/$fs/flat1m")"
+        "$(stat -c %s "$B/$fs/flat1m" 2>/dev/null || echo -)"
 done

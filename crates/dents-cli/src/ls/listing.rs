@@ -211,13 +211,18 @@ impl Listing {
             return;
         }
         let threads = threads.clamp(1, 64);
-        let chunk = self.records.len().div_ceil(threads).max(1);
         let arenas = &self.arenas;
         let targets = std::sync::Mutex::new(std::mem::take(&mut self.targets));
+        // Small blocks handed out on demand rather than one share per
+        // thread: a thread that gets slower names (or less CPU) does not
+        // leave the others idle at the end.
+        let blocks = std::sync::Mutex::new(self.records.chunks_mut(STAT_BLOCK));
         std::thread::scope(|scope| {
-            for part in self.records.chunks_mut(chunk) {
-                let targets = &targets;
-                scope.spawn(move || {
+            for _ in 0..threads {
+                let (targets, blocks) = (&targets, &blocks);
+                scope.spawn(move || loop {
+                    let next = blocks.lock().unwrap_or_else(|p| p.into_inner()).next();
+                    let Some(part) = next else { break };
                     for r in part {
                         stat_one(arenas, r, dir, dir_path, needs, targets);
                     }
@@ -296,6 +301,9 @@ impl Listing {
         self.order = parallel_sort(order, threads, &cmp);
     }
 }
+
+/// Records stat'ed by one thread at a time in [`Listing::stat_all`].
+const STAT_BLOCK: usize = 512;
 
 /// Appends `name` NUL-terminated to `arena` and returns its record.
 fn push_into(arena: &mut Vec<u8>, name: &[u8], file_type: FileType, ino: u64) -> Record {
