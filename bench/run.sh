@@ -16,6 +16,11 @@
 #   bufsize    dents-floor flat1m SIZE, SIZE = 32K 64K 128K 256K 1M 4M
 #   threshold  dents ls -j1 / default / -j2 / -j8 and dents-slicer 1/2/4/8
 #              (slicing forced at any size) on ext4 sizes/N and flat1m
+#   noft       issue 3: no d_type: dents find -false, dents ls -p, names-only
+#              reads, bfs, find, fd on noft/flat1m and noft/shape
+#   tree       issue 4: dents find against bfs, find and fd on tree/shape
+#              and tree/home: -false, -size +1M, print, early quit, -jN;
+#              and printing the 1M-entry directory
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -26,6 +31,7 @@
 #       TEMPS            "hot cold" (default) or one of them
 #       DENTS FLOOR SLICER  the programs under test (default: release builds)
 #       BFS FD           peers (default /opt/peers/bin/bfs4, else bfs on PATH;
+#                        BFS26 Debian's bfs 2.6, default /usr/bin/bfs;
 #                        /opt/peers/bin/fd, else fd or fdfind on PATH); a
 #                        missing peer is skipped with a note
 #       SCRATCH          where the commands' output files go (default $DENTS_BENCH_DIR/out)
@@ -57,6 +63,7 @@ first_of() {
 }
 BFS=${BFS:-$(first_of /opt/peers/bin/bfs4 bfs)}
 FD=${FD:-$(first_of /opt/peers/bin/fd fd fdfind)}
+BFS26=${BFS26:-/usr/bin/bfs}
 OUT=$root/bench/out
 SCRATCH=${SCRATCH:-$B/out}
 export QUIET=${QUIET:-0.15}
@@ -81,13 +88,16 @@ peer() {
     return 1
 }
 
-# busy: the fraction of all CPUs' time not idle over the next second.
+# busy: the fraction of all CPUs' time not idle (nor niced) over the next
+# second.
 busy() {
     local a b
     a=$(head -1 /proc/stat)
     sleep 1
     b=$(head -1 /proc/stat)
-    echo "$a $b" | awk '{ n = (NF - 2) / 2; for (i = 2; i <= n + 1; i++) { d = $(i + n + 1) - $i; t += d; if (i == 5 || i == 6) idle += d } printf "%.2f", (t - idle) / t }'
+    # Time given to niced tasks (field 3) counts as idle: a tenant that
+    # runs at nice 19 yields its CPU to us.
+    echo "$a $b" | awk '{ n = (NF - 2) / 2; for (i = 2; i <= n + 1; i++) { d = $(i + n + 1) - $i; t += d; if (i == 3 || i == 5 || i == 6) idle += d } printf "%.2f", (t - idle) / t }'
 }
 
 # quiet ID TEMP ROUND: waits (at most QUIET_WAIT seconds) until the other
@@ -153,7 +163,9 @@ measure() {
     for i in "${!cmds[@]}"; do
         local o=$SCRATCH/$id-$i.out
         # shellcheck disable=SC2086  # commands are plain words
-        /usr/bin/time -f %M -o "$SCRATCH/rss" ${cmds[$i]} > "$o"
+        # eval: a command may hold a quoted argument (e.g. -printf '%p %s'),
+        # split as hyperfine splits it.
+        eval "/usr/bin/time -f %M -o \"\$SCRATCH/rss\" ${cmds[$i]}" > "$o"
         printf '%s\t%s\t%s\t%s\n' "${names[$i]}" "${cmds[$i]}" \
             "$(tail -1 "$SCRATCH/rss")" "$(wc -l < "$o")" >> "$OUT/$id-cmds.tsv"
         rm -f "$o"
@@ -217,6 +229,77 @@ group_threshold() {
     done
 }
 
+# The peers of the traversal groups: bfs 4 (BFS), Debian's bfs 2.6 when
+# BFS is another one, GNU find, fd.
+# traversal_peers DIR ARGS...: adds "bfs ARGS", "bfs 2.6 ARGS", "find ARGS"
+# for DIR.
+traversal_peers() {
+    local d=$1; shift
+    if peer bfs "$BFS"; then add "bfs${*:+ $*}" "$BFS" "$d" "$@"; fi
+    if [ -x "$BFS26" ] && [ "$(readlink -f "$BFS26")" != "$(readlink -f "$BFS")" ]; then
+        add "bfs 2.6${*:+ $*}" "$BFS26" "$d" "$@"
+    fi
+    add "find${*:+ $*}" find "$d" "$@"
+}
+
+# Issue 3: no d_type (ext4 -O ^filetype).  The 1M-file directory with one
+# subdirectory, and the shape of real trees.
+group_noft() {
+    local d=$B/noft/flat1m
+    add "dents find -false" "$DENTS" find "$d" -false
+    add "dents ls -p" "$DENTS" ls -p "$d"
+    add "dents ls (names only)" "$DENTS" ls "$d"
+    add "dents-floor (names, 1 thread)" "$FLOOR" "$d"
+    traversal_peers "$d" -false
+    if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
+    measure noft-flat
+    d=$B/noft/shape
+    add "dents find -false" "$DENTS" find "$d" -false
+    traversal_peers "$d" -false
+    if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
+    measure noft-shape
+}
+
+# Issue 4: traversals of trees with d_type.  ID tree-CORPUS-WORKLOAD.
+group_tree() {
+    local d t j
+    for t in shape home; do
+        d=$B/tree/$t
+        add "dents find -false" "$DENTS" find "$d" -false
+        traversal_peers "$d" -false
+        if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
+        add "dents-floor" "$FLOOR" "$d"
+        measure "tree-$t-false"
+        add "dents find -size +1M" "$DENTS" find "$d" -size +1M
+        traversal_peers "$d" -size +1M
+        if peer fd "$FD"; then add "fd -u -S +1mi" "$FD" -u -S +1mi . "$d"; fi
+        measure "tree-$t-size"
+    done
+    d=$B/tree/shape
+    add "dents find" "$DENTS" find "$d"
+    traversal_peers "$d"
+    if peer fd "$FD"; then add "fd -u ." "$FD" -u . "$d"; fi
+    measure tree-shape-print
+    add "dents find -name dents-needle -print -quit" "$DENTS" find "$d" -name dents-needle -print -quit
+    traversal_peers "$d" -name dents-needle -print -quit
+    if peer fd "$FD"; then add "fd -u -1 ^dents-needle\$" "$FD" -u -1 "'^dents-needle\$'" "$d"; fi
+    measure tree-shape-quit
+    for j in 1 2 4 8 16; do
+        add "dents find -j$j -false" "$DENTS" find -j"$j" "$d" -false
+    done
+    if peer bfs "$BFS"; then
+        for j in 1 2 4 8; do
+            add "bfs -j$j -false" "$BFS" -j"$j" "$d" -false
+        done
+    fi
+    measure tree-shape-jobs
+    d=$B/ext4/flat1m
+    add "dents find" "$DENTS" find "$d"
+    traversal_peers "$d"
+    if peer fd "$FD"; then add "fd -u ." "$FD" -u . "$d"; fi
+    measure tree-flat1m-print
+}
+
 # env.json: what the numbers were measured on.
 environment() {
     local cpu
@@ -234,17 +317,17 @@ environment() {
         echo "hyperfine: $(hyperfine --version)"
         if [ -x "$BFS" ]; then echo "bfs: $("$BFS" --version | head -1)"; fi
         if [ -x "$FD" ]; then echo "fd: $("$FD" --version | head -1)"; fi
-        for fs in ext4 xfs; do
+        for fs in ext4 xfs noft tree; do
             if mountpoint -q "$B/$fs"; then
                 echo "corpus $fs: $(findmnt -no SOURCE,FSTYPE,OPTIONS "$B/$fs")," \
                     "image $(du -h --apparent-size "$B/$fs.img" | cut -f1) ($(du -h "$B/$fs.img" | cut -f1) allocated)," \
-                    "flat1m st_size $(stat -c %s "$B/$fs/flat1m")"
+                    "flat1m st_size $(stat -c %s "$B/$fs/flat1m" 2>/dev/null || echo -)"
             fi
         done
     } > "$OUT/env.txt"
 }
 
-[ $# -gt 0 ] || set -- ls bufsize threshold
+[ $# -gt 0 ] || set -- ls bufsize threshold noft tree
 for g in "$@"; do
     declare -F "group_$g" >/dev/null || { echo "run.sh: no group $g" >&2; exit 2; }
 done
@@ -265,7 +348,7 @@ done
 DENTS=$SCRATCH/bin/$(basename "$DENTS_SRC")
 FLOOR=$SCRATCH/bin/$(basename "$FLOOR_SRC")
 SLICER=$SCRATCH/bin/$(basename "$SLICER_SRC")
-for fs in ext4 xfs; do
+for fs in ext4 xfs noft tree; do
     mountpoint -q "$B/$fs" || { echo "run.sh: $B/$fs not mounted: bench/corpus.sh" >&2; exit 1; }
 done
 : > "$OUT/notes.txt"

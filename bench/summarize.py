@@ -15,6 +15,7 @@ import statistics
 import sys
 
 MIB = 1024
+ENV = {}  # env.txt, read by main
 QUIET = float(os.environ.get("QUIET", "0.15"))
 
 # Reference commands of each group (by ID prefix): ratios are taken to these.
@@ -24,8 +25,10 @@ REFERENCES = {
     "threshold-": ["dents ls -j1", "slicer 1"],
 }
 
-# Issue 2's targets: (label, ID, kind, numerator, denominator, temperature, limit).
-# kind "time": median ratio in one run; "rss": peak RSS ratio; "rss_abs": MiB.
+# The issues' targets: (label, ID, kind, numerator, denominator, temperature, limit).
+# kind "time": median ratio in one run; "time_per_core": that ratio times
+# the number of cores (a time against a one-thread floor divided by the
+# cores); "rss": peak RSS ratio; "rss_abs": MiB.
 TARGETS = [
     ("`dents ls` ≤ 0.5× `ls -f`, hot", "ls-ext4", "time", "dents ls", "ls -f", "hot", 0.5),
     ("`dents ls` ≤ 0.4× `ls -f`, cold", "ls-ext4", "time", "dents ls", "ls -f", "cold", 0.4),
@@ -34,6 +37,56 @@ TARGETS = [
     ("`dents ls -l` peak RSS ≤ 0.5× `ls -l`'s", "ls-ext4", "rss", "dents ls -l", "ls -l", None, 0.5),
     ("`dents ls` peak RSS ≤ 16 MiB", "ls-ext4", "rss_abs", "dents ls", None, None, 16.0),
     ("xfs: `dents ls` ≤ 0.6× `ls -f`, hot", "ls-xfs", "time", "dents ls", "ls -f", "hot", 0.6),
+    # Issue 3 (no d_type).
+    ("3: 1M no-type dir: `dents find -false` ≤ 0.3× bfs, hot", "noft-flat", "time",
+     "dents find -false", "bfs -false", "hot", 0.3),
+    ("3: 1M no-type dir: `dents find -false` ≤ 0.25× bfs, cold", "noft-flat", "time",
+     "dents find -false", "bfs -false", "cold", 0.25),
+    ("3: 1M no-type dir: ≤ 1.3× the names-only read, hot", "noft-flat", "time",
+     "dents find -false", "dents ls (names only)", "hot", 1.3),
+    ("3: 1M no-type dir: ≤ 1.3× the names-only read, cold", "noft-flat", "time",
+     "dents find -false", "dents ls (names only)", "cold", 1.3),
+    ("3: no-type tree shape: ≤ 0.7× bfs, hot", "noft-shape", "time",
+     "dents find -false", "bfs -false", "hot", 0.7),
+    ("3: no-type tree shape: ≤ 0.7× bfs, cold", "noft-shape", "time",
+     "dents find -false", "bfs -false", "cold", 0.7),
+]
+for corpus in ("shape", "home"):
+    TARGETS += [
+        (f"4: {corpus} `-false` ≤ 0.8× bfs, hot", f"tree-{corpus}-false", "time",
+         "dents find -false", "bfs -false", "hot", 0.8),
+        (f"4: {corpus} `-false` ≤ 0.8× bfs, cold", f"tree-{corpus}-false", "time",
+         "dents find -false", "bfs -false", "cold", 0.8),
+        (f"4: {corpus} `-false` ≤ 0.5× GNU find, hot", f"tree-{corpus}-false", "time",
+         "dents find -false", "find -false", "hot", 0.5),
+        (f"4: {corpus} `-false` ≤ 1.25× floor ÷ cores, hot", f"tree-{corpus}-false",
+         "time_per_core", "dents find -false", "dents-floor", "hot", 1.25),
+        (f"4: {corpus} `-size +1M` ≤ 0.75× bfs, hot", f"tree-{corpus}-size", "time",
+         "dents find -size +1M", "bfs -size +1M", "hot", 0.75),
+        (f"4: {corpus} `-size +1M` ≤ 0.75× bfs, cold", f"tree-{corpus}-size", "time",
+         "dents find -size +1M", "bfs -size +1M", "cold", 0.75),
+        (f"4: {corpus} peak RSS ≤ bfs's (`-false`)", f"tree-{corpus}-false", "rss",
+         "dents find -false", "bfs -false", None, 1.0),
+    ]
+TARGETS += [
+    ("4: shape, print every path ≤ 0.8× bfs, hot", "tree-shape-print", "time",
+     "dents find", "bfs", "hot", 0.8),
+    ("4: shape, print every path ≤ 0.8× bfs, cold", "tree-shape-print", "time",
+     "dents find", "bfs", "cold", 0.8),
+    ("4: shape, early quit ≤ 1.0× bfs, hot", "tree-shape-quit", "time",
+     "dents find -name dents-needle -print -quit", "bfs -name dents-needle -print -quit",
+     "hot", 1.0),
+    ("4: shape, early quit ≤ 1.0× bfs, cold", "tree-shape-quit", "time",
+     "dents find -name dents-needle -print -quit", "bfs -name dents-needle -print -quit",
+     "cold", 1.0),
+    ("4: 1M-entry directory, print ≤ 0.5× bfs, hot", "tree-flat1m-print", "time",
+     "dents find", "bfs", "hot", 0.5),
+    ("4: 1M-entry directory, print ≤ 0.5× bfs, cold", "tree-flat1m-print", "time",
+     "dents find", "bfs", "cold", 0.5),
+    ("4: 1M-entry directory, peak RSS ≤ bfs's", "tree-flat1m-print", "rss",
+     "dents find", "bfs", None, 1.0),
+    ("4: shape, print: peak RSS ≤ bfs's", "tree-shape-print", "rss",
+     "dents find", "bfs", None, 1.0),
 ]
 
 
@@ -110,16 +163,31 @@ def ratio(group, num, den, temp):
     return a[temp]["median"] / b[temp]["median"]
 
 
-def references(gid):
+def references(gid, group=None):
     for prefix, refs in REFERENCES.items():
         if gid.startswith(prefix):
             return refs
+    if group and gid.startswith(("noft-", "tree-")):
+        # Traversals: ratios to bfs (the newest), GNU find, and the floor
+        # or names-only read where the group has one.
+        names = [c["name"] for c in group["commands"]]
+        refs = []
+        for want in (lambda n: n.split(" ")[0] == "bfs" and not n.startswith("bfs 2.6"),
+                     lambda n: n.split(" ")[0] == "find",
+                     lambda n: n.startswith("dents ls (names only)"),
+                     lambda n: n.startswith("dents-floor")):
+            hit = next((n for n in names if want(n)), None)
+            if hit:
+                refs.append(hit)
+        if gid.endswith("-jobs"):
+            refs = [n for n in names if n.startswith("dents find -j1 ")][:1] + refs[:1]
+        return refs
     return []
 
 
 def table(group, lines):
     gid = group["id"]
-    refs = [r for r in references(gid) if r in by_name(group)]
+    refs = [r for r in references(gid, group) if r in by_name(group)]
     head = "| command | hot median | cold median |"
     sep = "| --- | ---: | ---: |"
     for r in refs:
@@ -193,6 +261,9 @@ def targets(groups):
             c = by_name(g)
             if kind == "time":
                 value = ratio(g, num, den, temp)
+            elif kind == "time_per_core":
+                r = ratio(g, num, den, temp)
+                value = None if r is None else r * int(ENV.get("nproc", "1"))
             elif kind == "rss" and c.get(num) and c.get(den):
                 value = c[num]["peak_rss_kib"] / c[den]["peak_rss_kib"]
             elif kind == "rss_abs" and c.get(num):
@@ -212,6 +283,7 @@ def main() -> None:
     notes = []
     if os.path.exists(os.path.join(out, "notes.txt")):
         notes = [line.strip() for line in open(os.path.join(out, "notes.txt")) if line.strip()]
+    ENV.update(env)
     ids = sorted(f[: -len("-cmds.tsv")] for f in os.listdir(out) if f.endswith("-cmds.tsv"))
     key = lambda i: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", i)]  # noqa: E731
     groups = [load_group(out, i) for i in sorted(ids, key=key)]
@@ -224,7 +296,7 @@ def main() -> None:
     lines += [f"- note: {n}" for n in notes]
     lines.append("")
     if any(t["value"] is not None for t in tg):
-        lines += ["## Targets (issue 2, ext4/flat1m unless marked)", "",
+        lines += ["## Targets (issue 2 unless numbered; ext4/flat1m unless marked)", "",
                   "| target | measured | met |", "| --- | ---: | --- |"]
         for t in tg:
             v = "–" if t["value"] is None else f"{t['value']:.2f}"

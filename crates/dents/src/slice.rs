@@ -149,12 +149,21 @@ pub fn plan(dir: BorrowedFd<'_>, opts: &ReadOptions) -> io::Result<ReadPlan> {
 /// The start position of each of `slices` slices of `space`; slice `i`
 /// ends where slice `i + 1` starts and the last one never ends.
 pub fn slice_starts(space: OffsetSpace, slices: usize) -> Vec<u64> {
+    slice_starts_from(space, 0, slices)
+}
+
+/// The start positions of `slices` slices of the part of `space` from
+/// position `from` on (one slice if nothing of the space is left).
+pub fn slice_starts_from(space: OffsetSpace, from: u64, slices: usize) -> Vec<u64> {
     let end = match space {
         OffsetSpace::Hashed => 1u64 << 63,
         OffsetSpace::Linear { end } => end,
     };
-    let n = slices.max(1) as u128;
-    (0..n).map(|i| (end as u128 * i / n) as u64).collect()
+    if from >= end {
+        return vec![from];
+    }
+    let (from, len, n) = (from as u128, (end - from) as u128, slices.max(1) as u128);
+    (0..n).map(|i| (from + len * i / n) as u64).collect()
 }
 
 /// Receives the entries of one slice (or of a whole serial read).
@@ -234,42 +243,91 @@ where
                 probes: 0,
             }
         }
-        ReadPlan::Sliced { space, slices } => {
-            let starts = slice_starts(space, slices);
-            let results: Vec<(S, io::Result<bool>)> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..starts.len())
-                    .map(|i| {
-                        let lo = starts[i];
-                        let hi = starts.get(i + 1).copied();
-                        let make_sink = &make_sink;
-                        scope.spawn(move || {
-                            let mut sink = make_sink(i);
-                            let r = read_slice(dir, lo, hi, buffer_size, &mut sink);
-                            (sink, r)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a slice reader panicked"))
-                    .collect()
-            });
-            let mut outcome = ReadOutcome {
-                sinks: Vec::with_capacity(results.len()),
-                plan,
-                errors: Vec::new(),
-                probes: 0,
-            };
-            for (sink, r) in results {
-                outcome.sinks.push(sink);
-                match r {
-                    Ok(probed) => outcome.probes += probed as usize,
-                    Err(e) => outcome.errors.push(e),
-                }
-            }
-            outcome
+        ReadPlan::Sliced { space, slices } => read_sliced(
+            dir,
+            plan,
+            slice_starts(space, slices),
+            buffer_size,
+            make_sink,
+        ),
+    }
+}
+
+/// Reads the entries of `dir` from position `from` on, in `slices` slices
+/// of the rest of `space`, feeding sinks made by `make_sink(slice)`.
+///
+/// This finishes a read begun serially: `from` must be the `next_offset`
+/// of the last entry taken from that read, and that entry's predecessor
+/// must have had a different `next_offset`.  (On ext4, entries whose
+/// names' hashes collide share one position, and every one of them but
+/// the last has that position as its `next_offset`: resuming there would
+/// read again the colliding entries already taken.  Where two successive
+/// `next_offset`s differ, the last entry taken lies before `from`.)
+pub fn read_dir_from<S, F>(
+    dir: BorrowedFd<'_>,
+    space: OffsetSpace,
+    from: u64,
+    slices: usize,
+    buffer_size: usize,
+    make_sink: F,
+) -> ReadOutcome<S>
+where
+    S: EntrySink,
+    F: Fn(usize) -> S + Sync,
+{
+    let starts = slice_starts_from(space, from, slices);
+    let plan = ReadPlan::Sliced {
+        space,
+        slices: starts.len(),
+    };
+    read_sliced(dir, plan, starts, buffer_size, make_sink)
+}
+
+/// Reads the slices starting at `starts` (the last to the end), each on a
+/// thread and a descriptor of its own.
+fn read_sliced<S, F>(
+    dir: BorrowedFd<'_>,
+    plan: ReadPlan,
+    starts: Vec<u64>,
+    buffer_size: usize,
+    make_sink: F,
+) -> ReadOutcome<S>
+where
+    S: EntrySink,
+    F: Fn(usize) -> S + Sync,
+{
+    let results: Vec<(S, io::Result<bool>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..starts.len())
+            .map(|i| {
+                let lo = starts[i];
+                let hi = starts.get(i + 1).copied();
+                let make_sink = &make_sink;
+                scope.spawn(move || {
+                    let mut sink = make_sink(i);
+                    let r = read_slice(dir, lo, hi, buffer_size, &mut sink);
+                    (sink, r)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a slice reader panicked"))
+            .collect()
+    });
+    let mut outcome = ReadOutcome {
+        sinks: Vec::with_capacity(results.len()),
+        plan,
+        errors: Vec::new(),
+        probes: 0,
+    };
+    for (sink, r) in results {
+        outcome.sinks.push(sink);
+        match r {
+            Ok(probed) => outcome.probes += probed as usize,
+            Err(e) => outcome.errors.push(e),
         }
     }
+    outcome
 }
 
 /// Feeds every entry of `reader` but `.` and `..` to `sink`.

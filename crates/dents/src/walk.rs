@@ -48,6 +48,10 @@ use crate::sys::{self, Statx};
 /// Entries read serially before a directory is considered for slicing.
 const SLICE_CHECK_AFTER: usize = 4096;
 
+/// Entries classified together (no `d_type`) are visited on several
+/// threads from this many on.
+const PARALLEL_VISIT_MIN: usize = 16 * 1024;
+
 /// Relative paths longer than this are opened in several steps.
 const PATH_STEP: usize = 3072;
 
@@ -85,7 +89,7 @@ pub enum Flow {
 /// Options of a walk.
 #[derive(Clone, Debug)]
 pub struct WalkOptions {
-    /// Worker threads.
+    /// Worker threads (default: [`default_threads`]).
     pub threads: usize,
     /// Breadth or depth first.
     pub order: Order,
@@ -113,9 +117,7 @@ pub struct WalkOptions {
 impl Default for WalkOptions {
     fn default() -> WalkOptions {
         WalkOptions {
-            threads: std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .clamp(1, 16),
+            threads: default_threads(),
             order: Order::BreadthFirst,
             post_order: false,
             min_depth: 0,
@@ -128,6 +130,19 @@ impl Default for WalkOptions {
             fd_budget: None,
         }
     }
+}
+
+/// The default number of workers: four per core, at least 4 and at most
+/// 64.
+///
+/// A worker blocked on the disk (a cold `openat` or `getdents64`) leaves
+/// its core idle; more workers than cores keep several reads in flight.
+/// Measured on 2 cores over the shape of /usr and the toolchains (~430k
+/// entries, docs/benchmarks.md): cold, 8 workers took 1.14 s where 2 took
+/// 1.60 s; hot, 8 were no slower than 2 (296 ms vs 318 ms).
+pub fn default_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).clamp(4, 64)
 }
 
 /// A problem met during the walk; the walk goes on.
@@ -268,6 +283,8 @@ impl<'a> Visit<'a> {
 pub struct WalkStats {
     /// Directories read.
     pub dirs_read: AtomicUsize,
+    /// Directories read in slices on several threads.
+    pub dirs_sliced: AtomicUsize,
     /// Directories opened by a path from an ancestor (fd budget, depth).
     pub reopened_by_path: AtomicUsize,
     /// How entries' types were learnt.
@@ -299,7 +316,11 @@ struct Node {
 /// The queue of directories and the workers' activity.
 struct Queue {
     dirs: VecDeque<Arc<Node>>,
+    /// Workers reading a directory (the walk ends when none is and the
+    /// queue is empty).
     active: usize,
+    /// Workers waiting for a directory.
+    idle: usize,
 }
 
 /// State shared by the workers.
@@ -346,6 +367,7 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
         queue: Mutex::new(Queue {
             dirs: VecDeque::new(),
             active: 0,
+            idle: 0,
         }),
         wake: Condvar::new(),
         quit: AtomicBool::new(false),
@@ -442,22 +464,32 @@ impl<V: Visitor> Shared<'_, V> {
     fn work(&self) {
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size.max(DEFAULT_BUFFER_SIZE)];
-        while let Some(node) = self.pop() {
-            if !self.quit.load(Ordering::Relaxed) {
-                self.process(&mut state, &node, &mut buf);
-            }
-            let mut q = self.queue.lock().expect("queue lock");
-            q.active -= 1;
-            if q.active == 0 && q.dirs.is_empty() {
-                self.wake.notify_all();
-            }
+        let mut next = self.next(Vec::new(), false);
+        while let Some(node) = next {
+            let children = if self.quit.load(Ordering::Relaxed) {
+                Vec::new()
+            } else {
+                self.process(&mut state, &node, &mut buf)
+            };
+            next = self.next(children, true);
         }
         self.visitor.finish(state);
     }
 
-    /// The next directory to read, or `None` when the walk is over.
-    fn pop(&self) -> Option<Arc<Node>> {
+    /// Queues the subdirectories a worker found and takes its next
+    /// directory, under one lock (`finished`: the worker is done with
+    /// one); `None` when the walk is over.  Wakes as many idle workers as
+    /// there is work left for.
+    fn next(&self, children: Vec<Arc<Node>>, finished: bool) -> Option<Arc<Node>> {
         let mut q = self.queue.lock().expect("queue lock");
+        match self.opts.order {
+            Order::BreadthFirst => q.dirs.extend(children),
+            // Reversed, so that the first child is read first.
+            Order::DepthFirst => q.dirs.extend(children.into_iter().rev()),
+        }
+        if finished {
+            q.active -= 1;
+        }
         loop {
             if self.quit.load(Ordering::Relaxed) {
                 q.dirs.clear();
@@ -468,24 +500,40 @@ impl<V: Visitor> Shared<'_, V> {
             };
             if let Some(n) = next {
                 q.active += 1;
+                let wake = q.dirs.len().min(q.idle);
+                drop(q);
+                if wake == 1 {
+                    self.wake.notify_one();
+                } else if wake > 1 {
+                    self.wake.notify_all();
+                }
                 return Some(n);
             }
             if q.active == 0 {
                 self.wake.notify_all();
                 return None;
             }
+            q.idle += 1;
             q = self.wake.wait(q).expect("queue lock");
+            q.idle -= 1;
         }
     }
 
     /// Reads one directory, visits its entries and queues its subdirectories.
-    fn process(&self, state: &mut V::State, node: &Arc<Node>, buf: &mut Vec<u8>) {
+    ///
+    /// Entries whose type the directory entry gives are visited as they are
+    /// read, so that memory does not grow with the directory's size; those
+    /// whose type must first be learnt (no `d_type`; links to follow) are
+    /// gathered and classified together once the read is over, which the
+    /// link-count trick needs.
+    fn process(&self, state: &mut V::State, node: &Arc<Node>, buf: &mut Vec<u8>) -> Vec<Arc<Node>> {
         let path = build_path(node);
         let fd = match self.open_node(node) {
             Ok(fd) => fd,
             Err(e) => {
                 self.report(state, &path, WalkErrorKind::Io(e));
-                return self.finish_one(state, node);
+                self.finish_one(state, node);
+                return Vec::new();
             }
         };
         if self.opts.same_fs || self.opts.follow == Follow::Always {
@@ -493,75 +541,31 @@ impl<V: Visitor> Shared<'_, V> {
                 let id = (st.st_dev, st.st_ino);
                 let _ = node.id.set(id);
                 if self.opts.same_fs && id.0 != node.root_dev {
-                    return self.finish_one(state, node);
+                    self.finish_one(state, node);
+                    return Vec::new();
                 }
                 if self.opts.follow == Follow::Always {
                     if let Some(ancestor) = find_loop(node, id) {
                         self.report(state, &path, WalkErrorKind::Loop(ancestor));
-                        return self.finish_one(state, node);
+                        self.finish_one(state, node);
+                        return Vec::new();
                     }
                 }
             }
         }
         self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
         let read_started = sys::now().0;
-        let (fd, batch) = self.read_batch(state, fd, &path, buf);
-        let batch = self.classify(fd.as_fd(), batch, read_started, node.depth + 1);
-
-        // Visit the entries; collect the subdirectories to queue.
-        let depth = node.depth + 1;
-        let follow_entries = self.opts.follow == Follow::Always;
-        let mut entry_path = path.clone();
-        if !entry_path.ends_with(b"/") {
-            entry_path.push(b'/');
+        let mut dv = DirVisit::new(node, &path);
+        let fd = self.read(state, fd, &path, buf, &mut dv);
+        if !dv.unknown.entries.is_empty() && !self.quit.load(Ordering::Relaxed) {
+            let batch = std::mem::take(&mut dv.unknown);
+            let batch = self.classify(fd.as_fd(), batch, read_started, dv.known_dirs);
+            self.visit_batch(state, &mut dv, fd.as_fd(), &batch);
         }
-        let base = entry_path.len();
-        let mut children = Vec::new();
-        for e in &batch.entries {
-            if self.quit.load(Ordering::Relaxed) {
-                break;
-            }
-            let name = batch.name(e);
-            entry_path.truncate(base);
-            entry_path.extend_from_slice(name.to_bytes());
-            let is_dir = e.kind == Kind::Dir;
-            let descend = is_dir && depth < self.opts.max_depth;
-            let mut flow = Flow::Continue;
-            if depth >= self.opts.min_depth && !(self.opts.post_order && descend) {
-                let v = Visit {
-                    path: &entry_path,
-                    name_start: base,
-                    depth,
-                    dir: fd.as_fd(),
-                    at_name: name,
-                    known: e.kind,
-                    ino: e.ino,
-                    follow: follow_entries,
-                    post_order: false,
-                    mask: self.opts.stat_mask,
-                    meta: OnceLock::new(),
-                };
-                flow = self.visitor.visit(state, &v);
-            }
-            if flow == Flow::Quit {
-                self.quit.store(true, Ordering::Relaxed);
-                break;
-            }
-            if descend && flow != Flow::Prune {
-                children.push(Arc::new(Node {
-                    parent: Some(Arc::clone(node)),
-                    name: name.to_owned(),
-                    depth,
-                    id: OnceLock::new(),
-                    fd: Mutex::new(None),
-                    children_left: AtomicUsize::new(0),
-                    pending: AtomicUsize::new(1),
-                    root_dev: node.root_dev,
-                    is_root: false,
-                }));
-            }
+        let mut children = std::mem::take(&mut dv.children);
+        if self.quit.load(Ordering::Relaxed) {
+            children.clear();
         }
-
         if !children.is_empty() {
             node.children_left.store(children.len(), Ordering::Relaxed);
             node.pending.fetch_add(children.len(), Ordering::AcqRel);
@@ -571,41 +575,47 @@ impl<V: Visitor> Shared<'_, V> {
             } else {
                 self.cached_fds.fetch_sub(1, Ordering::AcqRel);
             }
-            let mut q = self.queue.lock().expect("queue lock");
-            match self.opts.order {
-                Order::BreadthFirst => q.dirs.extend(children),
-                // Reversed, so that the first child is read first.
-                Order::DepthFirst => q.dirs.extend(children.into_iter().rev()),
-            }
-            drop(q);
-            self.wake.notify_all();
         }
         self.finish_one(state, node);
+        children
     }
 
-    /// Reads a whole directory into a batch; a huge one in slices.
-    fn read_batch(
+    /// Reads the whole directory, visiting entries of known type at once
+    /// and gathering the others in `dv.unknown`.  A directory found huge
+    /// after [`SLICE_CHECK_AFTER`] entries is read on from there in slices,
+    /// each visited on its slice's thread.
+    fn read(
         &self,
         state: &mut V::State,
         fd: OwnedFd,
         path: &[u8],
         buf: &mut Vec<u8>,
-    ) -> (OwnedFd, Batch) {
-        let mut batch = Batch::default();
+        dv: &mut DirVisit<'_>,
+    ) -> OwnedFd {
         let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
-        let mut sliced = None;
+        let may_slice = self.opts.read.threads > 1;
+        let mut taken = 0;
+        let mut checked = false;
+        let mut prev_off = u64::MAX;
+        let mut resume = None;
         loop {
-            match reader.next_entry() {
-                Ok(Some(e)) => {
-                    batch.push(e.name_cstr(), e.ino(), e.file_type());
-                    if batch.entries.len() == SLICE_CHECK_AFTER && self.opts.read.threads > 1 {
-                        if let Ok(plan @ ReadPlan::Sliced { .. }) =
-                            slice::plan(reader.fd(), &self.opts.read)
+            match reader.next_with_fd() {
+                Ok(Some((dir, e))) => {
+                    self.take(state, dv, dir, e.name_cstr(), e.ino(), e.file_type());
+                    taken += 1;
+                    let off = e.next_offset();
+                    // Only where the resume point is exact (see
+                    // `slice::read_dir_from`): offsets that differ.
+                    if may_slice && !checked && taken >= SLICE_CHECK_AFTER && off != prev_off {
+                        checked = true;
+                        if let Ok(ReadPlan::Sliced { space, slices }) =
+                            slice::plan(dir, &self.opts.read)
                         {
-                            sliced = Some(plan);
+                            resume = Some((space, slices, off));
                             break;
                         }
                     }
+                    prev_off = off;
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -613,70 +623,199 @@ impl<V: Visitor> Shared<'_, V> {
                     break;
                 }
             }
+            if self.quit.load(Ordering::Relaxed) {
+                break;
+            }
         }
         let (fd, b) = reader.into_parts();
         *buf = b;
-        if let Some(plan) = sliced {
-            // Start over on all threads; what was read so far is dropped.
-            let outcome =
-                slice::read_dir_with_plan(fd.as_fd(), plan, self.opts.read.buffer_size, |_| {
-                    Batch::default()
-                });
+        if let Some((space, slices, from)) = resume {
+            self.stats.dirs_sliced.fetch_add(1, Ordering::Relaxed);
+            let dv_ref = &*dv;
+            let outcome = slice::read_dir_from(
+                fd.as_fd(),
+                space,
+                from,
+                slices,
+                self.opts.read.buffer_size,
+                |_| SliceVisit {
+                    shared: self,
+                    state: Some(self.visitor.state()),
+                    dv: dv_ref.fork(),
+                },
+            );
             for e in outcome.errors {
                 self.report(state, path, WalkErrorKind::Io(e));
             }
-            batch = Batch::concat(outcome.sinks);
+            for mut s in outcome.sinks {
+                if let Some(st) = s.state.take() {
+                    self.visitor.finish(st);
+                }
+                dv.join(s.dv);
+            }
         }
-        (fd, batch)
+        fd
     }
 
-    /// Learns which entries are directories (and, with `-L`, which
-    /// symlinks lead to one), with as few stats as possible.
+    /// Takes one entry just read: visits it if its type is known (or need
+    /// not be), else keeps it for [`Shared::classify`].
+    fn take(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        name: &CStr,
+        ino: u64,
+        t: FileType,
+    ) {
+        let t = if self.opts.ignore_dtype {
+            FileType::UNKNOWN
+        } else {
+            t
+        };
+        let kind = Kind::from_type(t);
+        let unknown = match kind {
+            Kind::Unknown => true,
+            Kind::NotDir(FileType::SYMLINK) => self.opts.follow == Follow::Always,
+            Kind::Dir => {
+                dv.known_dirs += 1;
+                false
+            }
+            Kind::NotDir(_) => false,
+        };
+        if !unknown {
+            self.stats.types.by_dtype.fetch_add(1, Ordering::Relaxed);
+        }
+        // Types matter only to descend: at the depth limit, the visitor
+        // stats what it needs itself.
+        if unknown && dv.depth < self.opts.max_depth {
+            dv.unknown.push(name, ino, t);
+        } else {
+            self.visit_entry(state, dv, dir, name, ino, kind);
+        }
+    }
+
+    /// Visits one entry of the directory of `dv` and, if it is to be
+    /// walked, makes it a child.
+    fn visit_entry(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        name: &CStr,
+        ino: u64,
+        kind: Kind,
+    ) {
+        if self.quit.load(Ordering::Relaxed) {
+            return;
+        }
+        let depth = dv.depth;
+        let descend = kind == Kind::Dir && depth < self.opts.max_depth;
+        let mut flow = Flow::Continue;
+        if depth >= self.opts.min_depth && !(self.opts.post_order && descend) {
+            dv.path.truncate(dv.base);
+            dv.path.extend_from_slice(name.to_bytes());
+            let v = Visit {
+                path: &dv.path,
+                name_start: dv.base,
+                depth,
+                dir,
+                at_name: name,
+                known: kind,
+                ino,
+                follow: self.opts.follow == Follow::Always,
+                post_order: false,
+                mask: self.opts.stat_mask,
+                meta: OnceLock::new(),
+            };
+            flow = self.visitor.visit(state, &v);
+        }
+        if flow == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+            return;
+        }
+        if descend && flow != Flow::Prune {
+            dv.children.push(Arc::new(Node {
+                parent: Some(Arc::clone(dv.node)),
+                name: name.to_owned(),
+                depth,
+                id: OnceLock::new(),
+                fd: Mutex::new(None),
+                children_left: AtomicUsize::new(0),
+                pending: AtomicUsize::new(1),
+                root_dev: dv.node.root_dev,
+                is_root: false,
+            }));
+        }
+    }
+
+    /// Visits the classified entries of `batch`; a big batch on all
+    /// threads at once, each with a visitor state of its own.
+    fn visit_batch(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        batch: &Batch,
+    ) {
+        let threads = self.opts.read.threads.max(1);
+        if batch.entries.len() < PARALLEL_VISIT_MIN || threads < 2 {
+            for e in &batch.entries {
+                self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+            }
+            return;
+        }
+        let chunk = batch.entries.len().div_ceil(threads);
+        let dv_ref = &*dv;
+        let parts: Vec<DirVisit<'_>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = batch
+                .entries
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut st = self.visitor.state();
+                        let mut mine = dv_ref.fork();
+                        for e in part {
+                            self.visit_entry(&mut st, &mut mine, dir, batch.name(e), e.ino, e.kind);
+                        }
+                        self.visitor.finish(st);
+                        mine
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a visiting thread panicked"))
+                .collect()
+        });
+        for p in parts {
+            dv.join(p);
+        }
+    }
+
+    /// Learns which entries of `batch` are directories (and, with `-L`,
+    /// which symlinks lead to one), with as few stats as possible.
+    /// `known_dirs`: the directory's subdirectories that `d_type` named.
     fn classify(
         &self,
         dir: BorrowedFd<'_>,
         mut batch: Batch,
         read_started: i64,
-        depth: usize,
+        known_dirs: u64,
     ) -> Batch {
         let counters = &self.stats.types;
-        if self.opts.ignore_dtype {
+        if self.opts.follow == Follow::Always {
             for e in &mut batch.entries {
-                e.kind = Kind::Unknown;
-            }
-        }
-        let follow = self.opts.follow == Follow::Always;
-        let mut known_dirs = 0;
-        let mut unknown_idx = Vec::new();
-        for (i, e) in batch.entries.iter().enumerate() {
-            match e.kind {
-                Kind::Unknown => unknown_idx.push(i),
-                Kind::NotDir(FileType::SYMLINK) if follow => unknown_idx.push(i),
-                Kind::Dir => {
-                    known_dirs += 1;
-                    counters.by_dtype.fetch_add(1, Ordering::Relaxed);
-                }
-                Kind::NotDir(_) => {
-                    counters.by_dtype.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        }
-        // Nothing to learn if nothing is unknown, or if no entry will be
-        // descended into anyway (the visitor stats what it needs itself).
-        if unknown_idx.is_empty() || depth >= self.opts.max_depth {
-            return batch;
-        }
-        if follow {
-            for &i in &unknown_idx {
-                let name = batch.name(&batch.entries[i]).to_owned();
+                let name = CStr::from_bytes_until_nul(&batch.names[e.name_start as usize..])
+                    .expect("NUL-terminated");
                 counters.stats.fetch_add(1, Ordering::Relaxed);
-                let t = sys::statx_follow_at(dir, &name, StatxFlags::TYPE)
-                    .or_else(|_| sys::statx_at(dir, &name, StatxFlags::TYPE))
+                let t = sys::statx_follow_at(dir, name, StatxFlags::TYPE)
+                    .or_else(|_| sys::statx_at(dir, name, StatxFlags::TYPE))
                     .map_or(FileType::UNKNOWN, |s| {
                         FileType::from_mode(s.stx_mode as u32)
                     });
                 // A link to a directory is walked; the visit still sees a link.
-                batch.entries[i].kind = if t.is_dir() {
+                e.kind = if t.is_dir() {
                     Kind::Dir
                 } else {
                     Kind::from_type(t)
@@ -685,11 +824,12 @@ impl<V: Visitor> Shared<'_, V> {
             return batch;
         }
         let before = self.settled_state(dir, read_started);
-        let mut unknown: Vec<Unknown<'_>> = unknown_idx
+        let mut unknown: Vec<Unknown<'_>> = batch
+            .entries
             .iter()
-            .map(|&i| Unknown {
-                name: batch.name(&batch.entries[i]),
-                ino: batch.entries[i].ino,
+            .map(|e| Unknown {
+                name: batch.name(e),
+                ino: e.ino,
                 kind: Kind::Unknown,
             })
             .collect();
@@ -713,8 +853,8 @@ impl<V: Visitor> Shared<'_, V> {
             }
         }
         let kinds: Vec<Kind> = unknown.iter().map(|u| u.kind).collect();
-        for (i, k) in unknown_idx.into_iter().zip(kinds) {
-            batch.entries[i].kind = k;
+        for (e, k) in batch.entries.iter_mut().zip(kinds) {
+            e.kind = k;
         }
         batch
     }
@@ -923,6 +1063,90 @@ fn find_loop(node: &Node, id: (u64, u64)) -> Option<Vec<u8>> {
         up = n.parent.as_deref();
     }
     None
+}
+
+/// One thread's share of visiting a directory's entries.
+struct DirVisit<'n> {
+    /// The directory.
+    node: &'n Arc<Node>,
+    /// The directory's path and a `/`, then the name of the entry visited.
+    path: Vec<u8>,
+    /// Where the names start in `path`.
+    base: usize,
+    /// The entries' depth.
+    depth: usize,
+    /// Subdirectories to walk.
+    children: Vec<Arc<Node>>,
+    /// Entries whose type is still to be learnt.
+    unknown: Batch,
+    /// Subdirectories named by `d_type`.
+    known_dirs: u64,
+}
+
+impl<'n> DirVisit<'n> {
+    fn new(node: &'n Arc<Node>, dir_path: &[u8]) -> DirVisit<'n> {
+        let mut path = Vec::with_capacity(dir_path.len() + 64);
+        path.extend_from_slice(dir_path);
+        if !path.ends_with(b"/") {
+            path.push(b'/');
+        }
+        DirVisit {
+            node,
+            base: path.len(),
+            path,
+            depth: node.depth + 1,
+            children: Vec::new(),
+            unknown: Batch::default(),
+            known_dirs: 0,
+        }
+    }
+
+    /// An empty share of the same directory, for another thread.
+    fn fork(&self) -> DirVisit<'n> {
+        DirVisit {
+            node: self.node,
+            path: self.path[..self.base].to_vec(),
+            base: self.base,
+            depth: self.depth,
+            children: Vec::new(),
+            unknown: Batch::default(),
+            known_dirs: 0,
+        }
+    }
+
+    /// Takes back what another thread's share found.
+    fn join(&mut self, other: DirVisit<'n>) {
+        self.children.extend(other.children);
+        self.known_dirs += other.known_dirs;
+        if self.unknown.entries.is_empty() {
+            self.unknown = other.unknown;
+        } else {
+            self.unknown = Batch::concat(vec![std::mem::take(&mut self.unknown), other.unknown]);
+        }
+    }
+}
+
+/// The sink of one slice of a huge directory: visits entries on the
+/// slice's thread.
+struct SliceVisit<'s, 'v, 'n, V: Visitor> {
+    shared: &'s Shared<'v, V>,
+    state: Option<V::State>,
+    dv: DirVisit<'n>,
+}
+
+impl<V: Visitor> EntrySink for SliceVisit<'_, '_, '_, V> {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &crate::dir::Entry<'_>) {
+        if let Some(state) = self.state.as_mut() {
+            self.shared.take(
+                state,
+                &mut self.dv,
+                dir,
+                e.name_cstr(),
+                e.ino(),
+                e.file_type(),
+            );
+        }
+    }
 }
 
 /// One directory's entries: names in an arena, NUL-terminated.

@@ -563,3 +563,65 @@ fn a_tree_changing_during_the_walk_loses_no_stable_entry() {
         stop.store(true, Ordering::Relaxed);
     });
 }
+
+/// A huge directory is read on from its 4096th entry in slices, each
+/// slice visited on its own thread; without `d_type`, its entries are
+/// classified together and visited on several threads.  On every
+/// filesystem where slicing is used (and the others), in every
+/// configuration, each path is reported exactly once.
+#[test]
+fn huge_directories_are_walked_exactly_on_every_filesystem() {
+    use dents_testfs::{FsKind, LoopFs};
+    for kind in [
+        FsKind::Ext4,
+        FsKind::Ext4NoDirIndex,
+        FsKind::Ext4NoFiletype,
+        FsKind::Xfs,
+        FsKind::Btrfs,
+        FsKind::Tmpfs,
+    ] {
+        let Some(fs) = LoopFs::new_or_skip(kind, 256) else {
+            continue;
+        };
+        let root = fs.path().join("t");
+        let big = root.join("big");
+        // More than PARALLEL_VISIT_MIN (16384) entries, with
+        // subdirectories among them (each holding a file) so that the
+        // children of sliced reads and parallel visits are walked too.
+        dents_testfs::fill_flat(&big, 20_000, |i| format!("IMG_{i:07}.JPG"));
+        for d in 0..25 {
+            let sub = big.join(format!("dir{d:02}"));
+            fs::create_dir(&sub).unwrap();
+            fs::File::create(sub.join("inside")).unwrap();
+        }
+        fs::File::create(root.join("small")).unwrap();
+        let want = reference(&root);
+        let root_b = root.as_os_str().as_bytes().to_vec();
+        for threads in [1, 2, 4] {
+            for read_threads in [1, 4] {
+                for ignore in [false, true] {
+                    let mut o = opts(threads, Order::BreadthFirst, false, ignore);
+                    o.read.threads = read_threads;
+                    o.read.min_sliced_size = 0;
+                    let r = Recorder::default();
+                    let stats = walk(std::slice::from_ref(&root_b), &o, &r);
+                    let what =
+                        format!("{kind:?}: -j{threads}, {read_threads} slices, ignore={ignore}");
+                    assert_same_paths(&sorted(r.paths()), &want, &what);
+                    assert!(r.errors.lock().unwrap().is_empty(), "{what}");
+                    // The sliced path was taken where slicing is exact.
+                    let sliceable = matches!(
+                        kind,
+                        FsKind::Ext4
+                            | FsKind::Ext4NoDirIndex
+                            | FsKind::Ext4NoFiletype
+                            | FsKind::Xfs
+                    );
+                    let sliced = stats.dirs_sliced.load(Ordering::Relaxed);
+                    let expected = usize::from(sliceable && read_threads > 1);
+                    assert_eq!(sliced, expected, "{what}: directories read in slices");
+                }
+            }
+        }
+    }
+}
