@@ -23,6 +23,14 @@ TITLES = {
     "threshold-1m": "ext4: 1,000,000 files, by threads and slices",
     "noft-flat": "ext4 -O ^filetype: 1,000,000 files + 1 directory",
     "noft-shape": "ext4 -O ^filetype: shape of /usr and toolchains",
+    "tree-shape-false": "shape of /usr and toolchains (~430k): -false",
+    "tree-shape-size": "shape (~430k): -size +1M",
+    "tree-shape-print": "shape (~430k): print every path",
+    "tree-shape-quit": "shape (~430k): a name at depth 3, -quit",
+    "tree-shape-jobs": "shape (~430k): -false by threads",
+    "tree-home-false": "synthetic home (~2.1M): -false",
+    "tree-home-size": "synthetic home (~2.1M): -size +1M",
+    "tree-flat1m-print": "ext4: one directory of 1M files, print",
 }
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

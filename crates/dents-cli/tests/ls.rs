@@ -635,6 +635,23 @@ fn slash_indicator_spares_stats_through_the_link_count() {
     assert_eq!(counter(&c, "stats"), 3, "{c:?}");
     assert_eq!(counter(&c, "by link count"), 2002, "{c:?}");
 
+    // Without -A the hidden subdirectory is not listed, but the link count
+    // counts it: it must still be found (streamed and gathered listings),
+    // or every other entry would be stat'ed looking for it.
+    for args in [&["-p"][..], &["-p", "--sort=name"]] {
+        let out = output(
+            dents()
+                .args(["ls", "--debug", "--ignore-dtype"])
+                .args(args)
+                .arg(&d),
+        );
+        let g = output(gnu_ls().args(["-p"]).arg(&d));
+        assert_eq!(sorted_lines(&out.stdout), sorted_lines(&g.stdout), "{args:?}");
+        let c = counters(&out.stderr);
+        assert_eq!(counter(&c, "fallbacks"), 0, "{args:?}: {c:?}");
+        assert_eq!(counter(&c, "stats"), 3, "{args:?}: {c:?}");
+    }
+
     // A change between the two stats of the directory forces the fallback:
     // here, a directory made just now is "recent".
     fs::create_dir(d.join("fresh")).unwrap();

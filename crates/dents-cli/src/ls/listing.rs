@@ -12,7 +12,7 @@
 //! faster hot or cold, lookups rather than inode reads dominating.
 
 use std::cmp::Ordering;
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::fd::BorrowedFd;
 
 use dents::dir::{Entry, FileType};
@@ -126,6 +126,11 @@ pub struct Listing {
     /// Indices into `records` in listing order; empty: records' own order.
     order: Vec<u32>,
     targets: Vec<Box<[u8]>>,
+    /// Hidden entries (not listed) that `d_type` called directories, and
+    /// the names of hidden entries of unknown type, NUL-terminated: the
+    /// link count counts hidden subdirectories too.
+    hidden_dirs: u64,
+    hidden_unknown: Vec<u8>,
 }
 
 impl Listing {
@@ -170,6 +175,8 @@ impl Listing {
             ..Listing::default()
         };
         for mut sink in sinks {
+            listing.hidden_dirs += sink.hidden_dirs;
+            listing.hidden_unknown.append(&mut sink.hidden_unknown);
             let arena = listing.arenas.len() as u16;
             sink.names.shrink_to_fit();
             listing.arenas.push(sink.names);
@@ -242,7 +249,20 @@ impl Listing {
         threads: usize,
         counters: &Counters,
     ) {
-        let known_dirs = self.records.iter().filter(|r| r.file_type.is_dir()).count() as u64;
+        let mut known_dirs = self.records.iter().filter(|r| r.file_type.is_dir()).count() as u64;
+        // Hidden subdirectories count in the link count but are not
+        // listed: those of unknown type (dot names, usually few) are
+        // stat'ed here.
+        known_dirs += self.hidden_dirs;
+        for name in self.hidden_unknown.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+            let name = CString::new(name).expect("names have no NUL");
+            counters.stats.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if sys::statx_at(dir, &name, StatxFlags::TYPE)
+                .is_ok_and(|st| FileType::from_mode(st.stx_mode as u32).is_dir())
+            {
+                known_dirs += 1;
+            }
+        }
         let arenas = &self.arenas;
         let mut idx = Vec::new();
         let mut unknown = Vec::new();
@@ -474,6 +494,10 @@ pub struct GatherSink {
     ignore_dtype: bool,
     names: Vec<u8>,
     records: Vec<Record>,
+    /// Hidden entries typed directory by `d_type`.
+    hidden_dirs: u64,
+    /// Names of hidden entries of unknown type, NUL-terminated.
+    hidden_unknown: Vec<u8>,
 }
 
 impl GatherSink {
@@ -485,6 +509,8 @@ impl GatherSink {
             ignore_dtype,
             names: Vec::new(),
             records: Vec::new(),
+            hidden_dirs: 0,
+            hidden_unknown: Vec::new(),
         }
     }
 }
@@ -494,14 +520,19 @@ impl EntrySink for GatherSink {
     // sinks are joined (`Listing::from_sinks`).
     fn entry(&mut self, _dir: BorrowedFd<'_>, e: &Entry<'_>) {
         let name = e.name();
-        if self.hidden == Hidden::Hide && name.first() == Some(&b'.') {
-            return;
-        }
         let t = if self.ignore_dtype {
             FileType::UNKNOWN
         } else {
             e.file_type()
         };
+        if self.hidden == Hidden::Hide && name.first() == Some(&b'.') {
+            if t.is_dir() {
+                self.hidden_dirs += 1;
+            } else if t.is_unknown() {
+                self.hidden_unknown.extend_from_slice(e.name_cstr().to_bytes_with_nul());
+            }
+            return;
+        }
         let r = push_into(&mut self.names, name, t, e.ino());
         self.records.push(r);
     }

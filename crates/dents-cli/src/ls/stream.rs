@@ -57,8 +57,10 @@ pub struct StreamSink<'a> {
     pub known_dirs: u64,
     /// Names set aside until their type is resolved, NUL-terminated.
     deferred_names: Vec<u8>,
-    /// (offset in `deferred_names`, inode) of each set-aside entry.
-    deferred: Vec<(usize, u64)>,
+    /// (offset in `deferred_names`, inode, listed) of each set-aside
+    /// entry; hidden ones are resolved (the link count counts them) but
+    /// not listed.
+    deferred: Vec<(usize, u64, bool)>,
 }
 
 impl<'a> StreamSink<'a> {
@@ -119,8 +121,10 @@ impl<'a> StreamSink<'a> {
         let cfg = first.cfg;
         let known_dirs = sinks.iter().map(|s| s.known_dirs).sum();
         let mut unknown: Vec<Unknown<'_>> = Vec::new();
+        let mut listed = Vec::new();
         for s in sinks.iter() {
-            for &(off, ino) in &s.deferred {
+            for &(off, ino, shown) in &s.deferred {
+                listed.push(shown);
                 let name = CStr::from_bytes_until_nul(&s.deferred_names[off..])
                     .expect("stored NUL-terminated");
                 unknown.push(Unknown {
@@ -144,7 +148,7 @@ impl<'a> StreamSink<'a> {
         scan::resolve_unknown(dir, before, known_dirs, &mut unknown, opts, cfg.counters);
         let mut out = Vec::with_capacity(64 * 1024);
         let output = sinks[0].buf.output();
-        for u in &unknown {
+        for (u, _) in unknown.iter().zip(&listed).filter(|(_, &shown)| shown) {
             let t = match u.kind {
                 Kind::Dir => FileType::DIRECTORY,
                 Kind::NotDir(t) => t,
@@ -187,15 +191,24 @@ fn format_line(
 
 impl EntrySink for StreamSink<'_> {
     fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
-        if self.cfg.opts.hidden == Hidden::Hide && e.name().first() == Some(&b'.') {
-            return;
-        }
-        self.count += 1;
         let t = if self.cfg.opts.ignore_dtype {
             FileType::UNKNOWN
         } else {
             e.file_type()
         };
+        if self.cfg.opts.hidden == Hidden::Hide && e.name().first() == Some(&b'.') {
+            // Not listed, but a hidden subdirectory counts in the link
+            // count: resolving the others needs to know it.
+            if t.is_dir() {
+                self.known_dirs += 1;
+            } else if t.is_unknown() && self.cfg.defers_unknown() {
+                self.deferred.push((self.deferred_names.len(), e.ino(), false));
+                self.deferred_names
+                    .extend_from_slice(e.name_cstr().to_bytes_with_nul());
+            }
+            return;
+        }
+        self.count += 1;
         if self.cfg.opts.indicator != Indicator::None && !t.is_unknown() {
             self.cfg.counters.by_dtype.fetch_add(1, Ordering::Relaxed);
             self.known_dirs += t.is_dir() as u64;
@@ -204,7 +217,7 @@ impl EntrySink for StreamSink<'_> {
             return;
         }
         if t.is_unknown() && self.cfg.defers_unknown() {
-            self.deferred.push((self.deferred_names.len(), e.ino()));
+            self.deferred.push((self.deferred_names.len(), e.ino(), true));
             self.deferred_names
                 .extend_from_slice(e.name_cstr().to_bytes_with_nul());
             return;
