@@ -254,9 +254,15 @@ impl Listing {
         // listed: those of unknown type (dot names, usually few) are
         // stat'ed here.
         known_dirs += self.hidden_dirs;
-        for name in self.hidden_unknown.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        for name in self
+            .hidden_unknown
+            .split(|&b| b == 0)
+            .filter(|n| !n.is_empty())
+        {
             let name = CString::new(name).expect("names have no NUL");
-            counters.stats.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            counters
+                .stats
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             if sys::statx_at(dir, &name, StatxFlags::TYPE)
                 .is_ok_and(|st| FileType::from_mode(st.stx_mode as u32).is_dir())
             {
@@ -529,7 +535,8 @@ impl EntrySink for GatherSink {
             if t.is_dir() {
                 self.hidden_dirs += 1;
             } else if t.is_unknown() {
-                self.hidden_unknown.extend_from_slice(e.name_cstr().to_bytes_with_nul());
+                self.hidden_unknown
+                    .extend_from_slice(e.name_cstr().to_bytes_with_nul());
             }
             return;
         }
