@@ -646,7 +646,11 @@ fn slash_indicator_spares_stats_through_the_link_count() {
                 .arg(&d),
         );
         let g = output(gnu_ls().args(["-p"]).arg(&d));
-        assert_eq!(sorted_lines(&out.stdout), sorted_lines(&g.stdout), "{args:?}");
+        assert_eq!(
+            sorted_lines(&out.stdout),
+            sorted_lines(&g.stdout),
+            "{args:?}"
+        );
         let c = counters(&out.stderr);
         assert_eq!(counter(&c, "fallbacks"), 0, "{args:?}: {c:?}");
         assert_eq!(counter(&c, "stats"), 3, "{args:?}: {c:?}");

@@ -202,7 +202,8 @@ impl EntrySink for StreamSink<'_> {
             if t.is_dir() {
                 self.known_dirs += 1;
             } else if t.is_unknown() && self.cfg.defers_unknown() {
-                self.deferred.push((self.deferred_names.len(), e.ino(), false));
+                self.deferred
+                    .push((self.deferred_names.len(), e.ino(), false));
                 self.deferred_names
                     .extend_from_slice(e.name_cstr().to_bytes_with_nul());
             }
@@ -217,7 +218,8 @@ impl EntrySink for StreamSink<'_> {
             return;
         }
         if t.is_unknown() && self.cfg.defers_unknown() {
-            self.deferred.push((self.deferred_names.len(), e.ino(), true));
+            self.deferred
+                .push((self.deferred_names.len(), e.ino(), true));
             self.deferred_names
                 .extend_from_slice(e.name_cstr().to_bytes_with_nul());
             return;
