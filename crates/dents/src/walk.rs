@@ -557,10 +557,11 @@ impl<V: Visitor> Shared<'_, V> {
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
         let fd = self.read(state, fd, &path, buf, &mut dv);
-        if !dv.unknown.entries.is_empty() && !self.quit.load(Ordering::Relaxed) {
-            let batch = std::mem::take(&mut dv.unknown);
-            let batch = self.classify(fd.as_fd(), batch, read_started, dv.known_dirs);
-            self.visit_batch(state, &mut dv, fd.as_fd(), &batch);
+        dv.unknown.retain(|b| !b.entries.is_empty());
+        if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
+            let mut batches = std::mem::take(&mut dv.unknown);
+            self.classify(fd.as_fd(), &mut batches, read_started, dv.known_dirs);
+            self.visit_batches(state, &mut dv, fd.as_fd(), &batches);
         }
         let mut children = std::mem::take(&mut dv.children);
         if self.quit.load(Ordering::Relaxed) {
@@ -689,7 +690,10 @@ impl<V: Visitor> Shared<'_, V> {
         // Types matter only to descend: at the depth limit, the visitor
         // stats what it needs itself.
         if unknown && dv.depth < self.opts.max_depth {
-            dv.unknown.push(name, ino, t);
+            if dv.unknown.is_empty() {
+                dv.unknown.push(Batch::default());
+            }
+            dv.unknown[0].push(name, ino, t);
         } else {
             self.visit_entry(state, dv, dir, name, ino, kind);
         }
@@ -749,34 +753,42 @@ impl<V: Visitor> Shared<'_, V> {
         }
     }
 
-    /// Visits the classified entries of `batch`; a big batch on all
-    /// threads at once, each with a visitor state of its own.
-    fn visit_batch(
+    /// Visits the classified entries of `batches` (one per slice of the
+    /// read): big ones on all threads at once, each thread with a visitor
+    /// state of its own.
+    fn visit_batches(
         &self,
         state: &mut V::State,
         dv: &mut DirVisit<'_>,
         dir: BorrowedFd<'_>,
-        batch: &Batch,
+        batches: &[Batch],
     ) {
+        let total: usize = batches.iter().map(|b| b.entries.len()).sum();
         let threads = self.opts.read.threads.max(1);
-        if batch.entries.len() < PARALLEL_VISIT_MIN || threads < 2 {
-            for e in &batch.entries {
-                self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+        if total < PARALLEL_VISIT_MIN || threads < 2 {
+            for b in batches {
+                for e in &b.entries {
+                    self.visit_entry(state, dv, dir, b.name(e), e.ino, e.kind);
+                }
             }
             return;
         }
-        let chunk = batch.entries.len().div_ceil(threads);
+        // Parts of about total / threads entries, never across batches.
+        let per = total.div_ceil(threads);
+        let parts: Vec<(&Batch, &[BatchEntry])> = batches
+            .iter()
+            .flat_map(|b| b.entries.chunks(per).map(move |c| (b, c)))
+            .collect();
         let dv_ref = &*dv;
-        let parts: Vec<DirVisit<'_>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = batch
-                .entries
-                .chunks(chunk)
-                .map(|part| {
+        let done: Vec<DirVisit<'_>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .into_iter()
+                .map(|(b, part)| {
                     scope.spawn(move || {
                         let mut st = self.visitor.state();
                         let mut mine = dv_ref.fork();
                         for e in part {
-                            self.visit_entry(&mut st, &mut mine, dir, batch.name(e), e.ino, e.kind);
+                            self.visit_entry(&mut st, &mut mine, dir, b.name(e), e.ino, e.kind);
                         }
                         self.visitor.finish(st);
                         mine
@@ -788,49 +800,52 @@ impl<V: Visitor> Shared<'_, V> {
                 .map(|h| h.join().expect("a visiting thread panicked"))
                 .collect()
         });
-        for p in parts {
+        for p in done {
             dv.join(p);
         }
     }
 
-    /// Learns which entries of `batch` are directories (and, with `-L`,
+    /// Learns which entries of `batches` are directories (and, with `-L`,
     /// which symlinks lead to one), with as few stats as possible.
     /// `known_dirs`: the directory's subdirectories that `d_type` named.
     fn classify(
         &self,
         dir: BorrowedFd<'_>,
-        mut batch: Batch,
+        batches: &mut [Batch],
         read_started: i64,
         known_dirs: u64,
-    ) -> Batch {
+    ) {
         let counters = &self.stats.types;
         if self.opts.follow == Follow::Always {
-            for e in &mut batch.entries {
-                let name = CStr::from_bytes_until_nul(&batch.names[e.name_start as usize..])
-                    .expect("NUL-terminated");
-                counters.stats.fetch_add(1, Ordering::Relaxed);
-                let t = sys::statx_follow_at(dir, name, StatxFlags::TYPE)
-                    .or_else(|_| sys::statx_at(dir, name, StatxFlags::TYPE))
-                    .map_or(FileType::UNKNOWN, |s| {
-                        FileType::from_mode(s.stx_mode as u32)
-                    });
-                // A link to a directory is walked; the visit still sees a link.
-                e.kind = if t.is_dir() {
-                    Kind::Dir
-                } else {
-                    Kind::from_type(t)
-                };
+            for b in batches.iter_mut() {
+                for i in 0..b.entries.len() {
+                    let name = b.name(&b.entries[i]);
+                    counters.stats.fetch_add(1, Ordering::Relaxed);
+                    let t = sys::statx_follow_at(dir, name, StatxFlags::TYPE)
+                        .or_else(|_| sys::statx_at(dir, name, StatxFlags::TYPE))
+                        .map_or(FileType::UNKNOWN, |s| {
+                            FileType::from_mode(s.stx_mode as u32)
+                        });
+                    // A link to a directory is walked; the visit still
+                    // sees a link.
+                    b.entries[i].kind = if t.is_dir() {
+                        Kind::Dir
+                    } else {
+                        Kind::from_type(t)
+                    };
+                }
             }
-            return batch;
+            return;
         }
         let before = self.settled_state(dir, read_started);
-        let mut unknown: Vec<Unknown<'_>> = batch
-            .entries
+        let mut unknown: Vec<Unknown<'_>> = batches
             .iter()
-            .map(|e| Unknown {
-                name: batch.name(e),
-                ino: e.ino,
-                kind: Kind::Unknown,
+            .flat_map(|b| {
+                b.entries.iter().map(move |e| Unknown {
+                    name: b.name(e),
+                    ino: e.ino,
+                    kind: Kind::Unknown,
+                })
             })
             .collect();
         let opts = ResolveOptions {
@@ -853,10 +868,13 @@ impl<V: Visitor> Shared<'_, V> {
             }
         }
         let kinds: Vec<Kind> = unknown.iter().map(|u| u.kind).collect();
-        for (e, k) in batch.entries.iter_mut().zip(kinds) {
-            e.kind = k;
+        drop(unknown);
+        let mut kinds = kinds.into_iter();
+        for b in batches.iter_mut() {
+            for e in &mut b.entries {
+                e.kind = kinds.next().expect("one kind per entry");
+            }
         }
-        batch
     }
 
     /// The directory's state after its read, if nothing changed in it
@@ -1077,8 +1095,8 @@ struct DirVisit<'n> {
     depth: usize,
     /// Subdirectories to walk.
     children: Vec<Arc<Node>>,
-    /// Entries whose type is still to be learnt.
-    unknown: Batch,
+    /// Entries whose type is still to be learnt (one batch per slice).
+    unknown: Vec<Batch>,
     /// Subdirectories named by `d_type`.
     known_dirs: u64,
 }
@@ -1096,7 +1114,7 @@ impl<'n> DirVisit<'n> {
             path,
             depth: node.depth + 1,
             children: Vec::new(),
-            unknown: Batch::default(),
+            unknown: Vec::new(),
             known_dirs: 0,
         }
     }
@@ -1109,7 +1127,7 @@ impl<'n> DirVisit<'n> {
             base: self.base,
             depth: self.depth,
             children: Vec::new(),
-            unknown: Batch::default(),
+            unknown: Vec::new(),
             known_dirs: 0,
         }
     }
@@ -1118,11 +1136,7 @@ impl<'n> DirVisit<'n> {
     fn join(&mut self, other: DirVisit<'n>) {
         self.children.extend(other.children);
         self.known_dirs += other.known_dirs;
-        if self.unknown.entries.is_empty() {
-            self.unknown = other.unknown;
-        } else {
-            self.unknown = Batch::concat(vec![std::mem::take(&mut self.unknown), other.unknown]);
-        }
+        self.unknown.extend(other.unknown);
     }
 }
 
@@ -1175,25 +1189,5 @@ impl Batch {
 
     fn name(&self, e: &BatchEntry) -> &CStr {
         CStr::from_bytes_until_nul(&self.names[e.name_start as usize..]).expect("NUL-terminated")
-    }
-
-    /// Joins the batches of several slices.
-    fn concat(parts: Vec<Batch>) -> Batch {
-        let mut all = Batch::default();
-        for p in parts {
-            let base = all.names.len() as u32;
-            all.names.extend_from_slice(&p.names);
-            all.entries.extend(p.entries.into_iter().map(|mut e| {
-                e.name_start += base;
-                e
-            }));
-        }
-        all
-    }
-}
-
-impl EntrySink for Batch {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &crate::dir::Entry<'_>) {
-        self.push(e.name_cstr(), e.ino(), e.file_type());
     }
 }
