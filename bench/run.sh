@@ -34,6 +34,8 @@
 #                        BFS26 Debian's bfs 2.6, default /usr/bin/bfs;
 #                        /opt/peers/bin/fd, else fd or fdfind on PATH); a
 #                        missing peer is skipped with a note
+#       ONLY             measure only these IDs (space-separated), e.g.
+#                        ONLY="tree-shape-quit tree-shape-jobs" bench/run.sh tree
 #       SCRATCH          where the commands' output files go (default $DENTS_BENCH_DIR/out)
 #       QUIET QUIET_WAIT  before each round, wait up to QUIET_WAIT s (default 300)
 #                        until at most QUIET (default 0.15) of the CPUs is busy
@@ -136,6 +138,10 @@ add() {
 rounds=$RUNS hot_per_round=1 cold_per_round=1
 measure() {
     local id=$1 i r t n=${#cmds[@]}
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $id "* ]]; then
+        names=() cmds=() rounds=$RUNS hot_per_round=1 cold_per_round=1
+        return
+    fi
     echo "== $id: ${names[*]} ($(cut -d' ' -f1-3 /proc/loadavg) load)" >&2
     rm -f "$OUT/$id"-*.json
     printf 'temp\tround\tbusy_before\twaited_s\tloadavg1\n' > "$OUT/$id-load.tsv"
