@@ -52,9 +52,15 @@ def main() -> None:
     n = max(len(groups[w]["commands"]) for w in wanted)
     fastest = min(c[t]["median"] for w in wanted for c in groups[w]["commands"]
                   for t in ("hot", "cold") if c.get(t))
-    fig, axes = plt.subplots(1, len(wanted), figsize=(5.2 * len(wanted), 0.42 * n + 1.3),
-                             squeeze=False, sharex=True)
-    for ax, gid in zip(axes[0], wanted):
+    slowest = max(c[t]["median"] for w in wanted for c in groups[w]["commands"]
+                  for t in ("hot", "cold") if c.get(t))
+    ncols = min(2, len(wanted))
+    nrows = (len(wanted) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.6 * ncols, (0.42 * n + 1.3) * nrows),
+                             squeeze=False)
+    for ax in axes.flat[len(wanted):]:
+        ax.set_visible(False)
+    for ax, gid in zip(axes.flat, wanted):
         cmds = groups[gid]["commands"]
         for k, (temp, color, dy) in enumerate((("hot", "#e6550d", -0.2), ("cold", "#3182bd", 0.2))):
             ys, xs = [], []
@@ -69,7 +75,7 @@ def main() -> None:
         ax.set_yticklabels([c["name"] for c in cmds], fontsize=8)
         ax.invert_yaxis()
         ax.set_xscale("log")
-        ax.set_xlim(left=fastest / 2, right=ax.get_xlim()[1] * 3)
+        ax.set_xlim(left=fastest / 2, right=slowest * 4)
         ax.set_xlabel("median seconds, log scale", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.set_title(TITLES.get(gid, gid), fontsize=9)

@@ -276,8 +276,7 @@ impl DirReader {
     fn entry_at(&self, start: usize) -> Entry<'_> {
         let rec = &self.buf[start..];
         let reclen = u16::from_ne_bytes([rec[16], rec[17]]) as usize;
-        let name = CStr::from_bytes_until_nul(&rec[DIRENT_HEADER..reclen])
-            .expect("the kernel NUL-terminates every d_name");
+        let name = sys::dirent_name(&rec[..reclen]);
         Entry {
             name,
             ino: u64::from_ne_bytes(rec[0..8].try_into().expect("8 bytes")),

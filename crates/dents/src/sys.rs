@@ -50,6 +50,33 @@ pub fn getdents64(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<usize> {
     }
 }
 
+/// The name of the `linux_dirent64` record `rec` (exactly one record,
+/// `d_reclen` bytes), found without scanning it whole.
+///
+/// The kernel writes `d_name` followed by one NUL and pads the record to a
+/// multiple of 8 bytes, so the terminator lies in the record's last 8
+/// bytes, and no name byte is NUL: the first NUL in that window ends the
+/// name.  (`CStr::from_bytes_until_nul` would scan the name from its start,
+/// once per entry of every directory.)
+///
+/// Panics if the record holds no NUL where one must be.  The record must
+/// come from `getdents64` (see [`getdents64`]).
+pub fn dirent_name(rec: &[u8]) -> &CStr {
+    const NAME: usize = 19;
+    let window = rec.len().saturating_sub(8).max(NAME);
+    let nul = rec[window..]
+        .iter()
+        .position(|&b| b == 0)
+        .map(|i| window + i)
+        .expect("the kernel NUL-terminates every d_name");
+    debug_assert!(!rec[NAME..window].contains(&0), "a NUL inside d_name");
+    // SAFETY: `rec[NAME..=nul]` ends with the NUL at `nul`; the bytes
+    // before it in the window are not NUL (`position` found the first),
+    // and those before the window are name bytes, which the kernel never
+    // makes NUL (a file name cannot hold one).  So it is one C string.
+    unsafe { CStr::from_bytes_with_nul_unchecked(&rec[NAME..=nul]) }
+}
+
 /// Flags every directory open uses: read-only, must be a directory,
 /// close-on-exec.
 fn dir_flags() -> OFlags {
