@@ -688,8 +688,12 @@ impl<V: Visitor> Shared<'_, V> {
             self.stats.types.by_dtype.fetch_add(1, Ordering::Relaxed);
         }
         // Types matter only to descend: at the depth limit, the visitor
-        // stats what it needs itself.
-        if unknown && dv.depth < self.opts.max_depth {
+        // stats what it needs itself.  Following links, every entry goes
+        // through the batch, so that the directory's entries are visited
+        // (and its subdirectories walked) in the order read, links among
+        // them, as find visits them: `-L ... -delete` depends on it.
+        let follow_all = self.opts.follow == Follow::Always;
+        if (unknown || follow_all) && dv.depth < self.opts.max_depth {
             if dv.unknown.is_empty() {
                 dv.unknown.push(Batch::default());
             }
@@ -819,6 +823,12 @@ impl<V: Visitor> Shared<'_, V> {
         if self.opts.follow == Follow::Always {
             for b in batches.iter_mut() {
                 for i in 0..b.entries.len() {
+                    if !matches!(
+                        b.entries[i].kind,
+                        Kind::Unknown | Kind::NotDir(FileType::SYMLINK)
+                    ) {
+                        continue;
+                    }
                     let name = b.name(&b.entries[i]);
                     counters.stats.fetch_add(1, Ordering::Relaxed);
                     let t = sys::statx_follow_at(dir, name, StatxFlags::TYPE)
