@@ -50,7 +50,9 @@ fn main() {
         "{} directories read, {} in slices, {} opened by a path; types: {}",
         stats.dirs_read.load(std::sync::atomic::Ordering::Relaxed),
         stats.dirs_sliced.load(std::sync::atomic::Ordering::Relaxed),
-        stats.reopened_by_path.load(std::sync::atomic::Ordering::Relaxed),
+        stats
+            .reopened_by_path
+            .load(std::sync::atomic::Ordering::Relaxed),
         stats.types.summary()
     );
 }
