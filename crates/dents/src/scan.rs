@@ -281,6 +281,67 @@ pub fn resolve_unknown(
     }
 }
 
+/// Whether a name is among those stat'ed first: names starting with `.`
+/// and names without a dot, which directories mostly have and files
+/// mostly do not.
+pub fn is_likely_dir_name(name: &[u8]) -> bool {
+    name.first() == Some(&b'.') || !name.contains(&b'.')
+}
+
+/// What [`resolve_likely`] concluded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Likely {
+    /// The likely candidates hold every subdirectory the link count
+    /// promises and the directory did not change: every other entry of
+    /// unknown type is a non-directory.
+    AllFound,
+    /// They do not, or the count cannot be trusted: `found` directories
+    /// were found among them (those stat'ed have their kind); resolve the
+    /// entries still unknown with [`resolve_unknown`], adding `found` to
+    /// the subdirectories already known.
+    Partial {
+        /// Directories found among the candidates.
+        found: u64,
+    },
+}
+
+/// The first step of [`resolve_unknown`] for a caller that holds many
+/// unknown entries: only the likely directories among them
+/// ([`is_likely_dir_name`]) are passed in `likely`, so that when they hold
+/// every subdirectory (the usual case) nothing need be built for the
+/// others.  Same arguments as [`resolve_unknown`] otherwise.
+pub fn resolve_likely(
+    dir: BorrowedFd<'_>,
+    before: &DirState,
+    known_subdirs: u64,
+    likely: &mut [Unknown<'_>],
+    in_flight: usize,
+    counters: &Counters,
+) -> Likely {
+    let Some(to_find) = before
+        .expected_subdirs()
+        .and_then(|e| e.checked_sub(known_subdirs))
+    else {
+        return Likely::Partial { found: 0 };
+    };
+    let (mut order, mut rest) = likely_dirs_first(likely);
+    rest.sort_unstable_by_key(|&i| (likely[i].ino, i));
+    order.extend_from_slice(&rest);
+    let done = stat_in_order(dir, likely, &order, Some(to_find), in_flight, counters);
+    if done.found == to_find {
+        let after = before.refresh(dir);
+        let now = sys::now().0;
+        if matches!(&after, Ok(a) if !before.changed_or_recent(a, now)) {
+            for u in likely.iter_mut().filter(|u| u.kind == Kind::Unknown) {
+                u.kind = Kind::NotDir(FileType::UNKNOWN);
+                counters.by_nlink.fetch_add(1, Ordering::Relaxed);
+            }
+            return Likely::AllFound;
+        }
+    }
+    Likely::Partial { found: done.found }
+}
+
 /// The order of the stats, in two parts: the likely directories (names
 /// starting with `.`, then names without a dot, shorter first; inode order
 /// within each group), sorted; and the rest, left unsorted, since the
@@ -292,7 +353,7 @@ fn likely_dirs_first(unknown: &[Unknown<'_>]) -> (Vec<usize>, Vec<usize>) {
         let name = u.name.to_bytes();
         if name.first() == Some(&b'.') {
             likely.push((0, 0, u.ino, i));
-        } else if !name.contains(&b'.') {
+        } else if is_likely_dir_name(name) {
             likely.push((1, name.len(), u.ino, i));
         } else {
             rest.push(i);

@@ -848,16 +848,30 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         let before = self.settled_state(dir, read_started);
-        let mut unknown: Vec<Unknown<'_>> = batches
-            .iter()
-            .flat_map(|b| {
-                b.entries.iter().map(move |e| Unknown {
-                    name: b.name(e),
-                    ino: e.ino,
-                    kind: Kind::Unknown,
-                })
-            })
-            .collect();
+        let mut known_dirs = known_dirs;
+        if let Some(before) = &before {
+            // First the likely directories alone: when they hold every
+            // subdirectory, nothing is built for the others.
+            if let Some(found) = self.classify_likely(dir, batches, before, known_dirs) {
+                known_dirs += found;
+            } else {
+                return;
+            }
+        }
+        let mut at = Vec::new();
+        let mut unknown: Vec<Unknown<'_>> = Vec::new();
+        for (bi, b) in batches.iter().enumerate() {
+            for (ei, e) in b.entries.iter().enumerate() {
+                if e.kind == Kind::Unknown {
+                    at.push((bi, ei));
+                    unknown.push(Unknown {
+                        name: b.name(e),
+                        ino: e.ino,
+                        kind: Kind::Unknown,
+                    });
+                }
+            }
+        }
         let opts = ResolveOptions {
             want: Want::DirOrNot,
             in_flight: self.opts.threads,
@@ -879,11 +893,70 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let kinds: Vec<Kind> = unknown.iter().map(|u| u.kind).collect();
         drop(unknown);
-        let mut kinds = kinds.into_iter();
-        for b in batches.iter_mut() {
-            for e in &mut b.entries {
-                e.kind = kinds.next().expect("one kind per entry");
+        for ((bi, ei), k) in at.into_iter().zip(kinds) {
+            batches[bi].entries[ei].kind = k;
+        }
+    }
+
+    /// The first step of [`Shared::classify`] ([`scan::resolve_likely`]):
+    /// stats the likely directories until the link count is reached.
+    /// `None` if every entry is classified; else how many directories the
+    /// likely ones held (the others are still unknown).
+    fn classify_likely(
+        &self,
+        dir: BorrowedFd<'_>,
+        batches: &mut [Batch],
+        before: &DirState,
+        known_dirs: u64,
+    ) -> Option<u64> {
+        let counters = &self.stats.types;
+        let mut at = Vec::new();
+        let mut likely: Vec<Unknown<'_>> = Vec::new();
+        let mut total = 0;
+        for (bi, b) in batches.iter().enumerate() {
+            total += b.entries.len();
+            for (ei, e) in b.entries.iter().enumerate() {
+                let name = b.name(e);
+                if scan::is_likely_dir_name(name.to_bytes()) {
+                    at.push((bi, ei));
+                    likely.push(Unknown {
+                        name,
+                        ino: e.ino,
+                        kind: Kind::Unknown,
+                    });
+                }
             }
+        }
+        if likely.len() == total {
+            // Nothing to spare: the full resolve does the same work.
+            return Some(0);
+        }
+        let outcome = scan::resolve_likely(
+            dir,
+            before,
+            known_dirs,
+            &mut likely,
+            self.opts.threads,
+            counters,
+        );
+        let kinds: Vec<Kind> = likely.iter().map(|u| u.kind).collect();
+        drop(likely);
+        for (&(bi, ei), k) in at.iter().zip(kinds) {
+            batches[bi].entries[ei].kind = k;
+        }
+        match outcome {
+            scan::Likely::AllFound => {
+                let mut others = 0;
+                for e in batches.iter_mut().flat_map(|b| b.entries.iter_mut()) {
+                    if e.kind == Kind::Unknown {
+                        e.kind = Kind::NotDir(FileType::UNKNOWN);
+                        others += 1;
+                    }
+                }
+                counters.by_nlink.fetch_add(others, Ordering::Relaxed);
+                None
+            }
+            scan::Likely::Partial { found } => Some(found),
         }
     }
 

@@ -155,6 +155,10 @@ fn tree(root: &Path) {
     }
     fs::create_dir_all(&deep).unwrap();
     fs::File::create(deep.join("bottom")).unwrap();
+    // A subdirectory with a dot in its name is not among the likely
+    // directories: without d_type, finding it takes the second pass.
+    fs::create_dir(root.join("conf.d")).unwrap();
+    fs::File::create(root.join("conf.d").join("inside.conf")).unwrap();
     symlink("a0", root.join("link-to-a0")).unwrap();
     symlink("nowhere", root.join("dangling")).unwrap();
     fs::File::create(root.join(OsStr::from_bytes(b"bad\xffname"))).unwrap();
@@ -623,5 +627,43 @@ fn huge_directories_are_walked_exactly_on_every_filesystem() {
                 }
             }
         }
+    }
+}
+
+/// Without `d_type`, on a directory old enough for its link count to be
+/// trusted: the likely directories are stat'ed first; a subdirectory with
+/// a dot in its name is not among them, and must still be found (the
+/// second pass), while a directory whose subdirectories are all likely
+/// ones is classified with no stat of its files.
+#[test]
+fn link_count_passes_find_dotted_subdirectories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    let mixed = root.join("mixed");
+    let plain = root.join("plain");
+    dents_testfs::fill_flat(&mixed, 3000, |i| format!("file{i:05}.txt"));
+    dents_testfs::fill_flat(&plain, 3000, |i| format!("photo{i:05}.jpg"));
+    for d in ["sub", ".hidden", "v1.2", "conf.d"] {
+        fs::create_dir(mixed.join(d)).unwrap();
+        fs::File::create(mixed.join(d).join("inside")).unwrap();
+    }
+    fs::create_dir(plain.join("only")).unwrap();
+    fs::File::create(plain.join("only").join("inside")).unwrap();
+    // Times within the last second cannot show a change: wait them out so
+    // that the link counts are trusted rather than every entry stat'ed.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let want = reference(&root);
+    let root_b = root.as_os_str().as_bytes().to_vec();
+    for threads in [1, 2] {
+        let o = opts(threads, Order::BreadthFirst, false, true);
+        let r = Recorder::default();
+        let stats = walk(std::slice::from_ref(&root_b), &o, &r);
+        assert_same_paths(&sorted(r.paths()), &want, &format!("-j{threads}"));
+        let t = &stats.types;
+        assert_eq!(t.fallbacks.load(Ordering::Relaxed), 0);
+        // Not every entry was stat'ed: `plain`'s 3000 files not at all.
+        let stats_made = t.stats.load(Ordering::Relaxed);
+        assert!(stats_made < 3100, "{stats_made} stats");
+        assert!(t.by_nlink.load(Ordering::Relaxed) >= 3000);
     }
 }
