@@ -8,7 +8,7 @@
 //! |-----------|---------|
 //! | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
-//! | [`slice`] | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
+//! | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
 //! | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
 //! | [`sys`]   | the only place with `unsafe` and raw system calls |
 //!

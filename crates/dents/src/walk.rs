@@ -2,17 +2,32 @@
 //!
 //! ```text
 //!            roots                      workers (N threads)
-//!              |                   +-----------------------------+
-//!              v                   |  pop a directory            |
-//!   +---------------------+  pop   |  open it (openat on parent) |
-//!   | queue of directories| -----> |  read it (sliced if huge)   |
-//!   | FIFO: breadth first |        |  resolve unknown types      |
-//!   | LIFO: depth first   | <----- |  visit each entry           |
-//!   +---------------------+  push  |  push its subdirectories    |
-//!                                  +-----------------------------+
+//!              |                   +--------------------------------+
+//!              v                   |  take a directory              |
+//!   +---------------------+  pop   |  open it (openat on parent)    |
+//!   | queue of directories| -----> |  read it; visit each entry of  |
+//!   | FIFO: breadth first |        |   known type as it is read     |
+//!   | LIFO: depth first   | <----- |  classify the unknown ones,    |
+//!   +---------------------+  push  |   visit them                   |
+//!                                  |  queue its subdirectories      |
+//!                                  +--------------------------------+
 //! ```
 //!
-//! Each queued directory is a [`Node`] with a counted link to its parent,
+//! Entries whose `d_type` says what they are are visited straight from the
+//! read buffer, so memory does not grow with a directory's size.  After
+//! 4096 entries a directory is checked for slicing; a huge
+//! one on ext4 or XFS is read on from where the serial read stopped, in
+//! slices of the rest of its offset space ([`crate::slice::read_dir_from`]), each
+//! slice visited on its own thread.  Entries of unknown type (no `d_type`;
+//! links to follow with `-L`) are gathered, one batch per slice, and
+//! classified together ([`crate::scan`]): first the likely directories alone
+//! ([`crate::scan::resolve_likely`]), which usually account for every
+//! subdirectory the link count promises; then, only if not, the rest.
+//!
+//! One lock guards the queue, taken once per directory (queue the
+//! children, take the next); idle workers are woken only for work there is.
+//!
+//! Each queued directory is a node with a counted link to its parent,
 //! so paths are built from names when a directory is read rather than
 //! stored for every entry.  A directory's descriptor stays open while its
 //! subdirectories still need it as the base of their `openat`; when more
