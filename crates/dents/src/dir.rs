@@ -28,6 +28,10 @@ const MAX_BUFFER_SIZE: usize = 1 << 20;
 /// Size of the fixed part of a `linux_dirent64` record before the name.
 const DIRENT_HEADER: usize = 19;
 
+/// The largest `linux_dirent64` record: header, a 255-byte name, its NUL,
+/// padding to 8 bytes.
+const MAX_RECORD: usize = (DIRENT_HEADER + 255 + 1).div_ceil(8) * 8;
+
 /// A file type as `getdents64` reports it in `d_type` (`DT_*` values).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileType(u8);
@@ -147,6 +151,10 @@ pub struct DirReader {
     pos: usize,
     len: usize,
     at_end: bool,
+    /// `getdents64` calls made so far.
+    calls: u32,
+    /// The most bytes the first call asks for (`usize::MAX`: the buffer).
+    first_read: usize,
 }
 
 impl DirReader {
@@ -164,6 +172,8 @@ impl DirReader {
             pos: 0,
             len: 0,
             at_end: false,
+            calls: 0,
+            first_read: usize::MAX,
         }
     }
 
@@ -179,7 +189,33 @@ impl DirReader {
             pos: 0,
             len: 0,
             at_end: false,
+            calls: 0,
+            first_read: usize::MAX,
         }
+    }
+
+    /// Limits the first `getdents64` call to `bytes` (at least one
+    /// entry's worth), so that a caller learns early, before many blocks
+    /// of a huge directory are read one after another, that the directory
+    /// is more than small ([`DirReader::first_read_drained_full`]).
+    pub fn with_first_read(mut self, bytes: usize) -> DirReader {
+        self.first_read = bytes.max(MAX_RECORD);
+        self
+    }
+
+    /// Whether every entry of the first `getdents64` call has been taken
+    /// and that call stopped because its room ran out (so the directory
+    /// holds more), before a second call is made.
+    pub fn first_read_drained_full(&self) -> bool {
+        self.calls == 1 && self.pos >= self.len && !self.at_end && {
+            let asked = self.first_read.min(self.buf.len());
+            self.len + MAX_RECORD > asked
+        }
+    }
+
+    /// How many `getdents64` calls were made.
+    pub fn calls(&self) -> u32 {
+        self.calls
     }
 
     /// Gives back the descriptor and the buffer, for reuse.
@@ -289,7 +325,13 @@ impl DirReader {
     /// buffer when the kernel says the next entry does not fit (`EINVAL`).
     fn fill(&mut self) -> io::Result<bool> {
         loop {
-            match sys::getdents64(self.fd.as_fd(), &mut self.buf) {
+            let limit = if self.calls == 0 {
+                self.first_read.min(self.buf.len())
+            } else {
+                self.buf.len()
+            };
+            self.calls += 1;
+            match sys::getdents64(self.fd.as_fd(), &mut self.buf[..limit]) {
                 Ok(0) => {
                     self.at_end = true;
                     self.pos = 0;

@@ -15,7 +15,7 @@
 //!
 //! Entries whose `d_type` says what they are are visited straight from the
 //! read buffer, so memory does not grow with a directory's size.  After
-//! 4096 entries a directory is checked for slicing; a huge
+//! its first 8 KiB of entries a directory is checked for slicing; a huge
 //! one on ext4 or XFS is read on from where the serial read stopped, in
 //! slices of the rest of its offset space ([`crate::slice::read_dir_from`]), each
 //! slice visited on its own thread.  Entries of unknown type (no `d_type`;
@@ -60,8 +60,13 @@ use crate::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want}
 use crate::slice::{self, EntrySink, ReadOptions, ReadPlan};
 use crate::sys::{self, Statx};
 
-/// Entries read serially before a directory is considered for slicing.
+/// Entries read serially before a directory is considered for slicing, at
+/// the latest.
 const SLICE_CHECK_AFTER: usize = 4096;
+
+/// Bytes asked for by a directory's first `getdents64` call when it might
+/// be sliced: a directory that fills them is checked for slicing at once.
+const FIRST_READ: usize = 8 * 1024;
 
 /// Entries classified together (no `d_type`) are visited on several
 /// threads from this many on.
@@ -608,37 +613,43 @@ impl<V: Visitor> Shared<'_, V> {
         buf: &mut Vec<u8>,
         dv: &mut DirVisit<'_>,
     ) -> OwnedFd {
-        let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
         let may_slice = self.opts.read.threads > 1;
+        let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
+        if may_slice {
+            reader = reader.with_first_read(FIRST_READ);
+        }
         let mut taken = 0;
         let mut checked = false;
         let mut prev_off = u64::MAX;
         let mut resume = None;
         loop {
-            match reader.next_with_fd() {
+            let off = match reader.next_with_fd() {
                 Ok(Some((dir, e))) => {
                     self.take(state, dv, dir, e.name_cstr(), e.ino(), e.file_type());
-                    taken += 1;
-                    let off = e.next_offset();
-                    // Only where the resume point is exact (see
-                    // `slice::read_dir_from`): offsets that differ.
-                    if may_slice && !checked && taken >= SLICE_CHECK_AFTER && off != prev_off {
-                        checked = true;
-                        if let Ok(ReadPlan::Sliced { space, slices }) =
-                            slice::plan(dir, &self.opts.read)
-                        {
-                            resume = Some((space, slices, off));
-                            break;
-                        }
-                    }
-                    prev_off = off;
+                    e.next_offset()
                 }
                 Ok(None) => break,
                 Err(e) => {
                     self.report(state, path, WalkErrorKind::Io(e));
                     break;
                 }
+            };
+            taken += 1;
+            // A directory that filled the small first read is checked for
+            // slicing before more of it is read one block after another
+            // (cold, each block is a wait); only where the resume point is
+            // exact (see `slice::read_dir_from`): offsets that differ.
+            let big = reader.first_read_drained_full() || taken >= SLICE_CHECK_AFTER;
+            if may_slice && !checked && big && off != prev_off {
+                checked = true;
+                if let Ok(ReadPlan::Sliced { space, slices }) =
+                    slice::plan(reader.fd(), &self.opts.read)
+                {
+                    resume = Some((space, slices, off));
+                    break;
+                }
             }
+            prev_off = off;
             if self.quit.load(Ordering::Relaxed) {
                 break;
             }
