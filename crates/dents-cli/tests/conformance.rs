@@ -1,0 +1,453 @@
+//! Keeps `docs/conformance.md` true: the report of what `dents find`
+//! does of GNU find's language.
+//!
+//! Two checks:
+//!
+//! 1. **Nothing is missing.**  Every primary and option that GNU find's
+//!    `--help` names, and every primary, `-printf` directive, escape and
+//!    time key that its manual page lists, has a row in the report.
+//! 2. **Every row is what it says.**  Each row carries an example command
+//!    line; the test runs it under GNU find and `dents find` on a small
+//!    fixture tree (`LC_ALL=C TZ=UTC`, no terminal) and checks it against
+//!    the row's status:
+//!    - `done`: sorted standard output, exit status and sorted standard
+//!      error (program name aside) are equal;
+//!    - `partial`: dents runs it (exit status 0 unless GNU's is not) and does
+//!      not call it unknown or unsupported; the row's note says what
+//!      differs;
+//!    - `no`: dents refuses it with a message and a non-zero exit status;
+//!    - `extension`: dents's own; dents runs it with status 0.
+//!
+//! So a primary that starts working while the report says `no`, or one
+//! that the report calls `done` while it differs from GNU, fails here.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// One row of the report.
+#[derive(Debug)]
+struct Row {
+    /// Line number in the report, for messages.
+    line: usize,
+    /// What the row is about, as written in its first cell (`-name`, `%p`).
+    item: String,
+    /// `done`, `partial`, `no` or `extension`.
+    status: String,
+    /// The example's words (the arguments after `find`).
+    example: Vec<Vec<u8>>,
+}
+
+/// The report's path.
+fn report_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/conformance.md")
+}
+
+/// The cells of a table row, split at unescaped `|`, `\|` unescaped.
+fn cells(line: &str) -> Vec<String> {
+    let inner = line.trim().trim_start_matches('|').trim_end_matches('|');
+    let mut out = vec![String::new()];
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                out.last_mut().unwrap().push('|');
+                chars.next();
+            }
+            '|' => out.push(String::new()),
+            _ => out.last_mut().unwrap().push(c),
+        }
+    }
+    out.iter().map(|s| s.trim().to_string()).collect()
+}
+
+/// The text inside the first pair of backticks of a cell (a cell may
+/// use double backticks around text holding a backtick).
+fn code(cell: &str) -> Option<&str> {
+    let (open, close) = if cell.starts_with("`` ") {
+        ("`` ", " ``")
+    } else {
+        ("`", "`")
+    };
+    let start = cell.find(open)? + open.len();
+    let end = start + cell[start..].find(close)?;
+    Some(&cell[start..end])
+}
+
+/// Splits an example into words as a POSIX shell would for the simple
+/// syntax used in the report: blanks separate words, `'...'` and `"..."`
+/// quote literally, a backslash outside quotes escapes one character.
+fn words(s: &str) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cur: Option<Vec<u8>> = None;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b' ' | b'\t' => {
+                if let Some(w) = cur.take() {
+                    out.push(w);
+                }
+            }
+            b'\'' | b'"' => {
+                let end = i + 1 + b[i + 1..].iter().position(|&x| x == c).expect("quote");
+                cur.get_or_insert_with(Vec::new)
+                    .extend_from_slice(&b[i + 1..end]);
+                i = end;
+            }
+            b'\\' if i + 1 < b.len() => {
+                cur.get_or_insert_with(Vec::new).push(b[i + 1]);
+                i += 1;
+            }
+            _ => cur.get_or_insert_with(Vec::new).push(c),
+        }
+        i += 1;
+    }
+    if let Some(w) = cur {
+        out.push(w);
+    }
+    out
+}
+
+/// Every table row of the report with a status in its second cell.
+fn rows() -> Vec<Row> {
+    let text = fs::read_to_string(report_path()).expect("docs/conformance.md");
+    let mut rows = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if !line.starts_with('|') || line.starts_with("| ---") {
+            continue;
+        }
+        let c = cells(line);
+        if c.len() < 4 || c[0] == "item" {
+            continue;
+        }
+        let item = code(&c[0])
+            .unwrap_or_else(|| panic!("line {}: item not in backticks", n + 1))
+            .to_string();
+        let status = c[1].clone();
+        assert!(
+            ["done", "partial", "no", "extension"].contains(&status.as_str()),
+            "line {}: unknown status {status:?}",
+            n + 1
+        );
+        let example = code(&c[2]).unwrap_or_else(|| panic!("line {}: {item}: no example", n + 1));
+        rows.push(Row {
+            line: n + 1,
+            item,
+            status,
+            example: words(example),
+        });
+    }
+    rows
+}
+
+/// Runs a command that must succeed.
+fn run_ok(cmd: &mut Command) {
+    let st = cmd.status().unwrap();
+    assert!(st.success(), "{cmd:?} failed");
+}
+
+/// Sets the access and modification times of `p` (not following links).
+fn touch(p: &Path, args: &[&str]) {
+    run_ok(Command::new("touch").arg("-h").args(args).arg(p));
+}
+
+/// The fixture: `t/` in a temporary directory, and a NUL-separated list
+/// of paths `list0` beside it for `-files0-from`.
+///
+/// Access times are set in the future (2030) so that reading the tree
+/// (both tools read every directory) changes none of them under
+/// `relatime`, which updates an access time only when it is older than
+/// the modification or change time or a day old.
+fn fixture() -> tempfile::TempDir {
+    let tmp = tempfile::Builder::new()
+        .prefix("dents-conformance-")
+        .tempdir()
+        .unwrap();
+    let t = tmp.path().join("t");
+    for d in ["t", "t/d", "t/d/deeper", "t/empty"] {
+        fs::create_dir(tmp.path().join(d)).unwrap();
+    }
+    let file = |rel: &str, len: u64, mode: u32| {
+        let p = tmp.path().join(rel);
+        let f = fs::File::create(&p).unwrap();
+        f.set_len(len).unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(mode)).unwrap();
+    };
+    file("t/a.c", 10, 0o644);
+    file("t/b.txt", 0, 0o600);
+    file("t/x", 5000, 0o755);
+    file("t/d/e.h", 2000, 0o640);
+    file("t/d/deeper/f", 1, 0o644);
+    file("t/.hidden", 3, 0o644);
+    fs::hard_link(t.join("a.c"), t.join("d/a-link")).unwrap();
+    symlink("a.c", t.join("l")).unwrap();
+    symlink("nowhere", t.join("broken")).unwrap();
+    symlink("d", t.join("ld")).unwrap();
+    run_ok(Command::new("mkfifo").arg(t.join("fifo")));
+    fs::write(tmp.path().join("list0"), b"t/a.c\0t/d\0").unwrap();
+    // Children before parents: setting a directory's times last.
+    let mut paths: Vec<PathBuf> = Vec::new();
+    collect(&t, &mut paths);
+    paths.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    for p in &paths {
+        touch(p, &["-d", "2020-02-03 04:05:06.123456789"]);
+        touch(p, &["-a", "-d", "2030-01-01 00:00:00"]);
+    }
+    touch(&t.join("x"), &["-m", "-d", "2021-06-07 08:09:10"]);
+    tmp
+}
+
+/// Every path under `p`, `p` included, not following links.
+fn collect(p: &Path, out: &mut Vec<PathBuf>) {
+    out.push(p.to_path_buf());
+    if fs::symlink_metadata(p).unwrap().is_dir() {
+        for e in fs::read_dir(p).unwrap() {
+            collect(&e.unwrap().path(), out);
+        }
+    }
+}
+
+/// Runs `program` with `args` in `cwd`, as the differential tests do.
+fn run(program: &str, cwd: &Path, args: &[Vec<u8>]) -> Output {
+    Command::new(program)
+        .current_dir(cwd)
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .env_remove("POSIXLY_CORRECT")
+        .env_remove("LS_COLORS")
+        .env("NO_COLOR", "1")
+        .args(args.iter().map(|a| OsStr::from_bytes(a)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Lines of `bytes` (at `\n` and NUL), sorted.
+fn sorted_lines(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = bytes
+        .split(|&b| b == b'\n' || b == 0)
+        .map(<[u8]>::to_vec)
+        .collect();
+    v.sort();
+    v
+}
+
+/// Standard error's lines with the program's name replaced, sorted.
+fn stderr_lines(bytes: &[u8], prog: &str) -> Vec<String> {
+    let mut v: Vec<String> = String::from_utf8_lossy(bytes)
+        .lines()
+        .map(|l| match l.strip_prefix(prog) {
+            Some(rest) => format!("PROG{rest}"),
+            None => l.to_string(),
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Shows an example as a command line, for messages.
+fn shown(args: &[Vec<u8>]) -> String {
+    args.iter()
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Checks one row; returns what is wrong with it.
+fn check(row: &Row, cwd: &Path) -> Option<String> {
+    let d = run(env!("CARGO_BIN_EXE_dents"), cwd, &{
+        let mut a = vec![b"find".to_vec()];
+        a.extend(row.example.iter().cloned());
+        a
+    });
+    let what = format!(
+        "line {}: {} ({}): find {}",
+        row.line,
+        row.item,
+        row.status,
+        shown(&row.example)
+    );
+    let derr = String::from_utf8_lossy(&d.stderr);
+    match row.status.as_str() {
+        "done" => {
+            let g = run("find", cwd, &row.example);
+            let mut diffs = Vec::new();
+            if d.status.code() != g.status.code() {
+                diffs.push(format!(
+                    "exit status: dents {:?}, GNU {:?}",
+                    d.status.code(),
+                    g.status.code()
+                ));
+            }
+            if sorted_lines(&d.stdout) != sorted_lines(&g.stdout) {
+                diffs.push(format!(
+                    "stdout:\n  dents: {:?}\n  GNU:   {:?}",
+                    String::from_utf8_lossy(&d.stdout),
+                    String::from_utf8_lossy(&g.stdout)
+                ));
+            }
+            if stderr_lines(&d.stderr, "dents") != stderr_lines(&g.stderr, "find") {
+                diffs.push(format!(
+                    "stderr:\n  dents: {derr:?}\n  GNU:   {:?}",
+                    String::from_utf8_lossy(&g.stderr)
+                ));
+            }
+            (!diffs.is_empty()).then(|| format!("{what}\n  {}", diffs.join("\n  ")))
+        }
+        "partial" => {
+            let g = run("find", cwd, &row.example);
+            let refused = derr.contains("unknown predicate") || derr.contains("not supported");
+            let status_ok = d.status.code() == Some(0) || d.status.code() == g.status.code();
+            (refused || !status_ok).then(|| {
+                format!(
+                    "{what}\n  partial, but dents exits {:?} (GNU {:?}): {derr}",
+                    d.status.code(),
+                    g.status.code()
+                )
+            })
+        }
+        "no" => (d.status.success() || derr.is_empty()).then(|| {
+            format!(
+                "{what}\n  the report says not done, but dents accepted it (exit {:?}, stderr {derr:?})",
+                d.status.code()
+            )
+        }),
+        "extension" => (!d.status.success())
+            .then(|| format!("{what}\n  dents exits {:?}: {derr}", d.status.code())),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn every_row_of_the_report_is_what_it_says() {
+    let tmp = fixture();
+    let rows = rows();
+    assert!(rows.len() > 100, "only {} rows read", rows.len());
+    let failures: Vec<String> = rows.iter().filter_map(|r| check(r, tmp.path())).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} rows of docs/conformance.md are wrong:\n\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// The items GNU find names: in `find --help`, every word starting with
+/// `-`; in its manual page (where installed), every primary, `-printf`
+/// directive, escape and time key that heads a paragraph.
+fn gnu_items() -> BTreeSet<String> {
+    let help = Command::new("find").arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    // Parenthesised text is commentary ("N can be +N or -N or N").
+    let mut plain = String::new();
+    let mut depth = 0;
+    for c in help.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let help = plain;
+    let mut items = BTreeSet::new();
+    for w in help.split(|c: char| c.is_whitespace() || c == '[' || c == ']') {
+        let w = w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric());
+        if w.len() > 1
+            && w.starts_with('-')
+            && w[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+        {
+            items.insert(w.to_string());
+        }
+    }
+    let man = Command::new("sh")
+        .args(["-c", "zcat /usr/share/man/man1/find.1.gz"])
+        .output()
+        .unwrap();
+    if !man.status.success() || man.stdout.is_empty() {
+        let msg = "SKIPPED: no manual page for find (/usr/share/man/man1/find.1.gz); \
+                   only `find --help` was checked against docs/conformance.md";
+        eprintln!("{msg}");
+        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        return items;
+    }
+    let man = String::from_utf8_lossy(&man.stdout).into_owned();
+    // Inside the -printf section, time keys are `.IP X` lines between the
+    // `%A` directive and the next directive.
+    let mut in_time_keys = false;
+    for line in man.lines() {
+        let Some(rest) = line.strip_prefix(".IP ") else {
+            continue;
+        };
+        // Italic heads are notation (`-n` for "less than n"), not items.
+        if rest.starts_with("\\fI") {
+            continue;
+        }
+        let head = rest
+            .trim_matches('"')
+            .split(|c: char| c.is_whitespace())
+            .next()
+            .unwrap_or("")
+            .replace("\\fIk\\fP", "k")
+            .replace("\\fI", "")
+            .replace("\\fR", "")
+            .replace("\\fP", "")
+            .replace("\\-", "-");
+        if let Some(p) = head.strip_prefix('-') {
+            let p = p.trim_end_matches(|c: char| !c.is_ascii_alphanumeric() && c != '_');
+            if !p.is_empty() {
+                items.insert(format!("-{p}"));
+            }
+        } else if head.starts_with('%') {
+            in_time_keys = head == "%Ak";
+            items.insert(head.replace("\\e", "\\"));
+        } else if let Some(e) = head.strip_prefix("\\e") {
+            items.insert(format!("\\{}", e.replace("\\e", "\\")));
+        } else if in_time_keys && head.chars().count() == 1 {
+            items.insert(format!("k={head}"));
+        }
+    }
+    items
+}
+
+#[test]
+fn the_report_names_everything_gnu_find_names() {
+    let have: BTreeSet<String> = rows().into_iter().map(|r| r.item).collect();
+    let missing: Vec<String> = gnu_items()
+        .into_iter()
+        .filter(|i| !have.contains(i))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/conformance.md has no row for: {}",
+        missing.join(" ")
+    );
+}
+
+#[test]
+fn the_example_splitter_reads_shell_quotes() {
+    assert_eq!(
+        words(r#"t -name '*.c' -exec echo {} \; -printf "%p\n""#),
+        vec![
+            b"t".to_vec(),
+            b"-name".to_vec(),
+            b"*.c".to_vec(),
+            b"-exec".to_vec(),
+            b"echo".to_vec(),
+            b"{}".to_vec(),
+            b";".to_vec(),
+            b"-printf".to_vec(),
+            b"%p\\n".to_vec(),
+        ]
+    );
+    assert_eq!(cells(r"| `a\|b` | done | x |"), vec!["`a|b`", "done", "x"]);
+}
