@@ -432,7 +432,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             true
         }
         Pred::Delete => delete(cx),
-        Pred::Exec(x) => x.eval(cx.v.path(), cx.v.depth(), &mut cx.st.buf),
+        Pred::Exec(x) => x.eval(cx.v, &mut cx.st.buf),
     }
 }
 
