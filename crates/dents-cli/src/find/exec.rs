@@ -33,7 +33,7 @@ use std::sync::Mutex;
 use dents::sys;
 use dents::walk::Visit;
 
-use super::msg;
+use super::{debug, msg};
 use crate::errors;
 use crate::output::ThreadBuf;
 
@@ -328,8 +328,9 @@ fn run_split(fixed: &[Vec<u8>], paths: &[Vec<u8>], dir: Option<BorrowedFd<'_>>) 
             }
             ok
         }
-        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::TOOBIG.raw_os_error())
-            && paths.len() > 1 =>
+        Err(e)
+            if e.raw_os_error() == Some(rustix::io::Errno::TOOBIG.raw_os_error())
+                && paths.len() > 1 =>
         {
             let (a, b) = paths.split_at(paths.len() / 2);
             let first = run_split(fixed, a, dir);
@@ -431,7 +432,14 @@ fn spawn_wait(
     if null_stdin {
         cmd.stdin(Stdio::null());
     }
-    cmd.status()
+    if !debug::on(debug::EXEC) {
+        return cmd.status();
+    }
+    debug::launching(args);
+    let mut child = cmd.spawn()?;
+    let st = child.wait()?;
+    debug::terminated(child.id(), &st);
+    Ok(st)
 }
 
 /// Says that a command could not be run, as the child of GNU find says
