@@ -260,7 +260,8 @@ impl Exec {
         let p = &mut list[i];
         p.chars += cost;
         p.paths.push(arg);
-        if p.paths.len() + self.argv.len() - 1 >= self.limits.max_args {
+        // The command's words and the paths (its `{}` aside) count.
+        if p.paths.len() + self.argv.len() > self.limits.max_args {
             let next = fresh()?;
             ready.push(std::mem::replace(&mut list[i], next));
         }
@@ -286,7 +287,7 @@ impl Exec {
         debug_assert_eq!(last.as_slice(), b"{}");
         out.flush();
         let fd = batch.dir.as_ref().map(|(_, fd)| fd.as_fd());
-        if !run_split(fixed, &batch.paths, fd) {
+        if !run_command(fixed, &batch.paths, fd) {
             errors::raise(msg::FAILURE);
         }
     }
@@ -313,28 +314,19 @@ impl Exec {
     }
 }
 
-/// Runs `fixed` with `paths` appended; if the kernel finds the line too
-/// long after all (`E2BIG`: an environment that grew, a huge argument),
-/// runs it in halves, as GNU retries with fewer.  True if every command
-/// ran and exited with 0.
-fn run_split(fixed: &[Vec<u8>], paths: &[Vec<u8>], dir: Option<BorrowedFd<'_>>) -> bool {
+/// Runs `fixed` with `paths` appended; true if it ran and exited with 0.
+/// A line the kernel finds too long after all (`E2BIG`: GNU's limit does
+/// not count the pointers, which matters only with a huge environment)
+/// fails as it does for GNU find: reported, not retried.
+fn run_command(fixed: &[Vec<u8>], paths: &[Vec<u8>], dir: Option<BorrowedFd<'_>>) -> bool {
     let mut args: Vec<Vec<u8>> = fixed.to_vec();
     args.extend(paths.iter().cloned());
     match spawn_wait(&args, false, dir) {
         Ok(st) => {
-            let ok = st.code() == Some(0);
             if let Some(sig) = st.signal() {
                 report_signal(&args[0], sig, true);
             }
-            ok
-        }
-        Err(e)
-            if e.raw_os_error() == Some(rustix::io::Errno::TOOBIG.raw_os_error())
-                && paths.len() > 1 =>
-        {
-            let (a, b) = paths.split_at(paths.len() / 2);
-            let first = run_split(fixed, a, dir);
-            run_split(fixed, b, dir) && first
+            st.code() == Some(0)
         }
         Err(e) => {
             report_failure(&args[0], &e);

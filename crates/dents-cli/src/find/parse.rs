@@ -161,7 +161,7 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
             order: Order::BreadthFirst,
             files0_from: None,
         },
-        dialect: Dialect::FindutilsDefault,
+        dialect: Dialect::Emacs,
         daystart: false,
         follow_refs: false,
         warnings: std::io::stdin().is_terminal(),
@@ -467,13 +467,20 @@ Try 'dents find --help' for more information."
                             .to_vec());
                     };
                     self.i += 1;
-                    for flag in flags.split(|&b| b == b',') {
-                        match flag {
-                            b"" => {
-                                return Err(b"Empty argument to the -D option.\n\
+                    // GNU skips empty words (`tree,` is `tree`) but refuses
+                    // a list of none, and names the first word of the list
+                    // in each complaint (a quirk kept here).
+                    let list: Vec<&[u8]> = flags
+                        .split(|&b| b == b',')
+                        .filter(|f| !f.is_empty())
+                        .collect();
+                    let Some(first) = list.first().copied() else {
+                        return Err(b"Empty argument to the -D option.\n\
 Try 'dents find --help' for more information."
-                                    .to_vec())
-                            }
+                            .to_vec());
+                    };
+                    for flag in &list {
+                        match *flag {
                             b"help" => {
                                 print!("{}", debug::HELP);
                                 return Ok(Some(0));
@@ -483,9 +490,9 @@ Try 'dents find --help' for more information."
                                 debug::enable(bits);
                                 self.opts.debug_tree |= bits & (debug::TREE | debug::OPT) != 0;
                             }
-                            other => {
+                            _ => {
                                 let mut m = b"dents: Ignoring unrecognised debug flag ".to_vec();
-                                m.extend_from_slice(&self.quote(other));
+                                m.extend_from_slice(&self.quote(first));
                                 m.push(b'\n');
                                 crate::errors::write_stderr(&m);
                             }

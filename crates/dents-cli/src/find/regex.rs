@@ -22,6 +22,8 @@
 //! - `^` and `$` in the middle of a POSIX basic expression (`a^b`) are
 //!   literal for GNU, anchors for Oniguruma;
 //! - in `egrep`, a leading `*` is ignored by GNU, taken literally here;
+//! - a back reference to a group of another alternative (`(a)b|\1`) is
+//!   an error for GNU, accepted (and never matching) here;
 //! - error messages are GNU's only for the common errors (see
 //!   [`compile`]); others are Oniguruma's words.
 
@@ -60,7 +62,9 @@ const BRE_ANCHOR_AT_EDGE_OF_SUBEXP: u32 = 1 << 14;
 /// A regular expression dialect: GNU's syntaxes (aliases share one).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Dialect {
-    /// `findutils-default`: Emacs's, with `.` matching a newline.
+    /// `findutils-default`: Emacs's, with `.` matching a newline.  (Not
+    /// GNU find's default, surprisingly: without `-regextype` it uses
+    /// plain Emacs syntax, where `.` does not match a newline.)
     FindutilsDefault,
     /// `emacs`: `\(`, `\|`, `+ ?` operators, no intervals, no `[:class:]`.
     Emacs,
@@ -224,8 +228,10 @@ impl Dialect {
     fn rewrite(self, pattern: &[u8]) -> Vec<u8> {
         let newline_alt = matches!(self, Dialect::Grep | Dialect::Egrep);
         let emacs = matches!(self, Dialect::FindutilsDefault | Dialect::Emacs);
+        let awk = matches!(self, Dialect::Awk | Dialect::GnuAwk | Dialect::PosixAwk);
         if !(newline_alt && pattern.contains(&b'\n')
-            || emacs && (pattern.contains(&b'^') || pattern.contains(&b'$')))
+            || emacs && (pattern.contains(&b'^') || pattern.contains(&b'$'))
+            || awk && pattern.contains(&b'['))
         {
             return pattern.to_vec();
         }
@@ -235,6 +241,17 @@ impl Dialect {
         while i < pattern.len() {
             let b = pattern[i];
             match b {
+                // RE_BACKSLASH_ESCAPE_IN_LISTS quotes the next byte: `[\w]`
+                // is `[w]`, where Oniguruma would see a class.
+                b'\\' if in_bracket && awk && i + 1 < pattern.len() => {
+                    let c = pattern[i + 1];
+                    if !c.is_ascii_alphanumeric() {
+                        out.push(b);
+                    }
+                    out.push(c);
+                    i += 2;
+                    continue;
+                }
                 b'\\' if !in_bracket && i + 1 < pattern.len() => {
                     out.extend_from_slice(&pattern[i..i + 2]);
                     i += 2;
