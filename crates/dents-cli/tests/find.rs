@@ -1041,3 +1041,459 @@ fn print_on_a_terminal_shows_unprintables_as_question_marks() {
         assert_eq!(d, g, "{locale}: {expr}");
     }
 }
+
+// ---------------------------------------------------------------------
+// GNU's remaining options (-files0-from, -warn, -context, -D, every
+// -regextype, -daystart's position) and acting through directory
+// descriptors (-execdir, -delete), with GNU's batch sizes for `{} +`.
+// ---------------------------------------------------------------------
+
+/// Expressions compared as root, beside lists for `-files0-from` that
+/// `gnu_options_match_gnu_find` writes next to the tree.
+const GNU_OPTION_CASES: &[&str] = &[
+    // -files0-from: names, errors, and what it cannot be combined with.
+    "-files0-from list",
+    "-files0-from list -name one",
+    "-files0-from list -maxdepth 0",
+    "-files0-from list -depth -maxdepth 1",
+    "-files0-from with-empty",
+    "-files0-from just-nul",
+    "-files0-from no-final-nul",
+    "-files0-from nothing",
+    "-files0-from with-missing",
+    "-files0-from missing-then-empty",
+    "-files0-from nosuch",
+    "-files0-from t",
+    "-files0-from",
+    "-name one -files0-from list",
+    "-files0-from nosuch -files0-from list",
+    "-files0-from list -files0-from with-missing",
+    "t -files0-from list",
+    "t t/sub -name x -files0-from list",
+    "-files0-from nosuch -foo",
+    "-files0-from list -quit",
+    "-files0-from list -name 's1*' -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} +",
+    "-files0-from list -files0-from - -okdir echo {} ;",
+    "-files0-from - -files0-from one -okdir echo {} ;",
+    // -context without SELinux.
+    "t -context x",
+    "t -context",
+    "t -foo -context x",
+    "t -context x -foo",
+    // Warnings: off without a terminal, on with -warn, positional.
+    "t -name one -maxdepth 1",
+    "t -warn -name one -maxdepth 1",
+    "t -warn -name one -mindepth 1 -depth -xdev -noleaf",
+    "t -warn -type f -mount -ignore_readdir_race -noignore_readdir_race",
+    "t -warn ! -maxdepth 1",
+    "t -warn ( -maxdepth 1 )",
+    "t -warn -print -maxdepth 0",
+    "t -warn -true -maxdepth 0",
+    "t -warn -a -maxdepth 0",
+    "t -warn -name one -o -maxdepth 0",
+    "t -warn -daystart -follow -regextype emacs -nowarn -warn -maxdepth 0",
+    "t -warn -name x -files0-from list",
+    "t -name one -maxdepth 1 -warn",
+    "t -warn -maxdepth 0 -name one -maxdepth 0",
+    "t -warn -d",
+    "t -warn -name one -d",
+    "t -d",
+    "t -warn -name a/b",
+    "t -warn -name /",
+    "t -warn -iname a/b",
+    "t -name a/b",
+    "t -warn -name a/ -nowarn -name c/d",
+    "t -nowarn -name a/ -warn",
+    "t -path a/",
+    "t -nowarn -wholename 't/'",
+    "t -warn -ipath a//",
+    "t -iwholename /",
+    "t -warn -lname a/b",
+    // -noleaf, -noignore_readdir_race: accepted, no effect.
+    "t -noleaf -type d",
+    "t -ignore_readdir_race -noignore_readdir_race -name 's*'",
+    // -daystart: affects the tests after it only; twice is once.
+    "t -mtime 0 -daystart",
+    "t -mtime -4 -daystart -mtime -4",
+    "t -daystart -daystart -mtime 3",
+    "t -mmin -100 -daystart -mmin -2000",
+    "t -daystart -mmin +1000",
+    "t -daystart -amin -3000 -ctime 0",
+    "t -daystart -newermt 2010-01-01 -mtime +100",
+    // -D: flags GNU knows, warnings for the others, help.
+    "-D help",
+    "-D tree,help t",
+    "-D foo,bar t -maxdepth 0",
+    "-Dtree t",
+    // Every -regextype GNU lists, each with its own dialect.
+    "t -regextype help",
+    "t -regextype findutils-default -regex '.*new.line'",
+    "t -regextype emacs -regex '.*new.line'",
+    "t -regextype emacs -regex 't/s\\(1\\|5\\)[0-9]+'",
+    "t -regextype emacs -regex 't/s1{3}'",
+    "t -regextype emacs -regex 't/s[z-a]*'",
+    "t -regextype emacs -regex '.*e^x.*'",
+    "t -regextype ed -regex 't/s\\(1\\|5\\)1\\+[0-9]*'",
+    "t -regextype sed -regex 't/s5\\{1,\\}1\\?[0-9]'",
+    "t -regextype posix-basic -regex '.*/\\(one\\|two\\)'",
+    "t -regextype posix-basic -regex 't/s1\\{,2\\}'",
+    "t -regextype posix-basic -regex 't/s1\\{3,1\\}'",
+    "t -regextype posix-basic -regex 't/s[z-a]'",
+    "t -regextype posix-minimal-basic -regex '.*/\\(one\\|two\\)'",
+    "t -regextype posix-minimal-basic -regex 't/s51\\+'",
+    "t -regextype posix-minimal-basic -regex 't/s1*'",
+    "t -regextype grep -regex 't/one\nt/two'",
+    "t -regextype grep -regex 't/s1\\{4\\}'",
+    "t -regextype egrep -regex 't/one\nt/two'",
+    "t -regextype egrep -regex 't/s1{x'",
+    "t -regextype posix-egrep -regex '.*/\\w+'",
+    "t -regextype posix-extended -regex 't/s1{x'",
+    "t -regextype posix-extended -regex 't/s1{,2}'",
+    "t -regextype posix-extended -regex '*x'",
+    "t -regextype posix-extended -regex '.*/(o)ne\\1*'",
+    "t -regextype awk -regex '.*/\\w+'",
+    "t -regextype awk -regex 't/s1{2}'",
+    "t -regextype awk -regex 't/s[\\]0-9]+'",
+    "t -regextype awk -regex '.*(x)\\1'",
+    "t -regextype gnu-awk -regex '.*/\\w+'",
+    "t -regextype gnu-awk -regex 't/s1{2,}'",
+    "t -regextype gnu-awk -regex 't/s1{x'",
+    "t -regextype posix-awk -regex '.*/\\w+'",
+    "t -regextype posix-awk -regex '.*/[\\w]+'",
+    "t -regextype posix-awk -regex 't/s1{1,2}'",
+    "t -regextype posix-extended -iregex 'T/S1{1,2}'",
+    // Commands: argv and working directory, GNU's words for a signal.
+    "t -name one -exec sh -c 'kill -TERM $$' ; -print",
+    "t -name one -exec sh -c 'kill -TERM $$' {} +",
+    "t -name 's1*' -execdir sh -c 'for a; do echo \"$PWD\" \"$a\"; done' sh {} +",
+    "t/sub// -maxdepth 0 -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} ;",
+    "t// -maxdepth 0 -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} +",
+    "./t/ -maxdepth 0 -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} ;",
+    ". -maxdepth 0 -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} ;",
+    ".. -maxdepth 0 -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} ;",
+    "/ -maxdepth 0 -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} ;",
+    "t/sub/deep -maxdepth 1 -execdir sh -c 'echo \"$PWD\" \"$@\"' sh {} +",
+];
+
+/// Writes the lists `GNU_OPTION_CASES` read with `-files0-from`.
+fn write_lists(fx: &Fixture) {
+    for (name, data) in [
+        ("list", &b"t/one\0t/sub\0t/s1\0"[..]),
+        ("one", b"t/one\0"),
+        ("with-empty", b"t/one\0\0t/sub\0\0"),
+        ("just-nul", b"\0"),
+        ("no-final-nul", b"t/one\0t/two"),
+        ("nothing", b""),
+        ("with-missing", b"nope\0t/one\0"),
+        ("missing-then-empty", b"t/one\0nope\0\0t/two\0"),
+    ] {
+        fs::write(fx.path(name), data).unwrap();
+    }
+}
+
+#[test]
+fn gnu_options_match_gnu_find() {
+    let fx = Fixture::new();
+    write_lists(&fx);
+    check_all(&fx, GNU_OPTION_CASES, &|c| c);
+}
+
+/// GNU's "Try 'find --help'" line names the program; the rest must be
+/// equal.
+fn same_but_program_name(d: &Output, g: &Output, case: &str) {
+    let norm = |b: &[u8]| {
+        String::from_utf8_lossy(b)
+            .replace("dents find", "find")
+            .replace("dents:", "find:")
+    };
+    assert_eq!(norm(&d.stdout), norm(&g.stdout), "{case}: stdout");
+    assert_eq!(norm(&d.stderr), norm(&g.stderr), "{case}: stderr");
+    assert_eq!(d.status.code(), g.status.code(), "{case}: status");
+}
+
+#[test]
+fn debug_option_errors_match_gnu() {
+    let fx = Fixture::new();
+    for case in [
+        "-D",
+        "-D ,",
+        "-D ''",
+        "-D ,, t",
+        "-D exec, t -maxdepth 0",
+        "-D ,stat t -maxdepth 0",
+        "-D foo,quux,x t -maxdepth 0",
+    ] {
+        let args = words(case);
+        let d = run(dents(), fx.root(), &args, None);
+        let g = run(gnu(), fx.root(), &args, None);
+        same_but_program_name(&d, &g, case);
+    }
+}
+
+#[test]
+fn debug_options_write_diagnostics_to_stderr() {
+    let fx = Fixture::new();
+    let d = run(
+        dents(),
+        fx.root(),
+        &words("-D exec t/one -exec echo {} ;"),
+        None,
+    );
+    let g = run(
+        gnu(),
+        fx.root(),
+        &words("-D exec t/one -exec echo {} ;"),
+        None,
+    );
+    assert_eq!(d.stdout, g.stdout);
+    // GNU's words, but for the process id.
+    let pidless = |o: &Output| {
+        String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .map(|l| match l.find("(PID=") {
+                Some(i) => l[..i].to_string() + &l[l.find(')').unwrap()..],
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pidless(&d), pidless(&g));
+    assert!(pidless(&d)[0].starts_with("DebugExec: launching process (argc=2): 'echo' 't/one'"));
+    let err = |args: &str| {
+        let o = run(dents(), fx.root(), &words(args), None);
+        assert_eq!(o.status.code(), Some(0), "{args}");
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    assert!(err("-D stat t/sub -maxdepth 1 -size 0").contains("debug_stat (a.c)"));
+    let rates = err("-D rates t -name one -type f");
+    assert!(rates.contains("-name one [real success rate 1/"), "{rates}");
+    assert!(rates.contains("-type f [real success rate 1/1="), "{rates}");
+    assert!(err("-D search t/sub -maxdepth 0").contains("'t/sub': depth=0"));
+    assert!(err("-D time t -maxdepth 0").starts_with("cur_day_start = "));
+    assert!(err("-D all t -maxdepth 0").contains("optimised expression"));
+    assert_eq!(err("-D tree t -maxdepth 0").lines().count(), 1);
+}
+
+#[test]
+fn version_and_help_have_gnu_shape() {
+    let fx = Fixture::new();
+    for (args, first, has) in [
+        ("-version", "find (dents) ", "Features enabled: "),
+        ("--version", "find (dents) ", "NO WARRANTY"),
+        (
+            "t -name x -version -foo",
+            "find (dents) ",
+            "Features enabled: ",
+        ),
+        ("-help", "Usage: dents find ", "-files0-from FILE"),
+        ("t --help", "Usage: dents find ", "Valid arguments for -D:"),
+    ] {
+        let o = run(dents(), fx.root(), &words(args), None);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.starts_with(first), "{args}: {out}");
+        assert!(out.contains(has), "{args}: {out}");
+        assert_eq!(o.status.code(), Some(0), "{args}");
+        assert!(o.stderr.is_empty(), "{args}");
+    }
+}
+
+#[test]
+fn files0_from_standard_input_matches_gnu() {
+    let fx = Fixture::new();
+    for (case, input) in [
+        ("-files0-from -", &b"t/one\0t/sub\0"[..]),
+        ("-files0-from - -name 'b*'", b"t/sub\0t\0"),
+        ("-files0-from -", b"\0"),
+        ("-files0-from -", b"t/one\0\0t/two"),
+        ("-files0-from -", b"nope\0\0t/one\0"),
+        ("-files0-from -", b""),
+        // Refused before reading: no input (writing any could meet a
+        // closed pipe).
+        ("-files0-from - -ok echo {} ;", b""),
+        ("-files0-from - -okdir echo {} ;", b""),
+        ("-files0-from - -exec echo {} +", b"t/one\0t/two\0"),
+    ] {
+        let args = words(case);
+        let d = run(dents(), fx.root(), &args, Some(input));
+        let g = run(gnu(), fx.root(), &args, Some(input));
+        if let Some(f) = compare(case, &args, &d, &g) {
+            panic!("{f}");
+        }
+    }
+}
+
+/// The sizes of the `{} +` batches a tool makes over `dir` (sorted).
+fn batch_sizes(tool: Command, cwd: &Path) -> Vec<usize> {
+    let o = run(
+        tool,
+        cwd,
+        &words("d -type f -exec sh -c 'echo $#' sh {} +"),
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut v: Vec<usize> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn exec_plus_batches_are_gnus() {
+    // Equal-length names: the batches depend on the limit only, not on
+    // the order files are met.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d");
+    fs::create_dir(&d).unwrap();
+    for i in 0..12_000 {
+        fs::File::create(d.join(format!("f{i:019}"))).unwrap();
+    }
+    let plain = batch_sizes(dents(), tmp.path());
+    assert_eq!(plain, batch_sizes(gnu(), tmp.path()));
+    // 128 KiB of "d/f...\0" (23 bytes) after the command's 17.
+    assert_eq!(plain.iter().max(), Some(&((128 * 1024 - 17) / 23)));
+    assert_eq!(plain.iter().sum::<usize>(), 12_000);
+    // A large environment: GNU deducts it from ARG_MAX but not the
+    // pointers, so its lines are then too long for the kernel; dents
+    // fails the same way (not a better way).
+    let big: Vec<(String, String)> = (0..15)
+        .map(|i| (format!("DENTS_PAD{i}"), "x".repeat(127 * 1024)))
+        .collect();
+    let args = words("d -type f -exec sh -c 'echo $#' sh {} +");
+    let with_env = |tool: Command| {
+        let mut tool = tool;
+        for (k, v) in &big {
+            tool.env(k, v);
+        }
+        run(tool, tmp.path(), &args, None)
+    };
+    let (d, g) = (with_env(dents()), with_env(gnu()));
+    if let Some(f) = compare("big environment", &args, &d, &g) {
+        panic!("{f}");
+    }
+}
+
+/// Builds `t/a/{f1..f6}` and `other/{f1..f6}` in `root`, and a script
+/// `swap.sh` that, the first time it runs, renames `t/a` to `t/a.orig`
+/// and puts a symlink `t/a -> ../other` in its place.
+fn swap_fixture(root: &Path) {
+    for d in ["t/a", "other"] {
+        fs::create_dir_all(root.join(d)).unwrap();
+        for i in 1..=6 {
+            fs::write(root.join(d).join(format!("f{i}")), b"x").unwrap();
+        }
+    }
+    let script = root.join("swap.sh");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncd {root}\nif [ ! -e swapped ]; then\n  touch swapped\n  \
+             mv t/a t/a.orig\n  ln -s ../other t/a\nfi\n",
+            root = root.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The names left in `dir`.
+fn names_in(dir: &Path) -> BTreeSet<String> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink() {
+    for (case, batch) in [
+        // Each command records where it ran (`pwd -P`) and removes its
+        // file by the name it was given.
+        (
+            "t/a -type f -exec ./swap.sh ; -execdir sh -c 'pwd -P >> ../../ran; rm -- \"$1\"' sh {} ;",
+            false,
+        ),
+        // The batch waits until the end, long after the swap.
+        (
+            "t/a -type f -exec ./swap.sh ; -execdir sh -c 'pwd -P >> ../../ran; rm -- \"$@\"' sh {} +",
+            true,
+        ),
+        ("t/a -type f -exec ./swap.sh ; -delete", false),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        swap_fixture(&root);
+        let mut args = words("-j1");
+        args.extend(words(case));
+        let o = run(dents(), &root, &args, None);
+        assert_eq!(o.status.code(), Some(0), "{case}: {o:?}");
+        // The swap happened, and by path `t/a` now leads elsewhere: a
+        // command sent there by path would have run in `other`.
+        assert!(root.join("swapped").exists(), "{case}");
+        let by_path = Command::new("sh")
+            .args(["-c", "cd t/a && pwd -P"])
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&by_path.stdout).trim(),
+            root.join("other").to_string_lossy(),
+            "{case}"
+        );
+        // Every file was removed from the original directory, none from
+        // the one the symlink leads to.
+        assert!(names_in(&root.join("t/a.orig")).is_empty(), "{case}");
+        assert_eq!(names_in(&root.join("other")).len(), 6, "{case}");
+        if case.contains("-execdir") {
+            let ran = fs::read_to_string(root.join("ran")).unwrap();
+            let lines: Vec<&str> = ran.lines().collect();
+            assert_eq!(lines.len(), if batch { 1 } else { 6 }, "{case}: {ran}");
+            let orig = root.join("t/a.orig");
+            assert!(lines.iter().all(|l| *l == orig.to_string_lossy()), "{case}: {ran}");
+        }
+    }
+}
+
+#[test]
+fn delete_of_awkward_starting_points_matches_gnu() {
+    // Run inside `t`, on copies, and compare messages, statuses and what
+    // is left.
+    let cases = [
+        ". -delete",
+        ". -maxdepth 0 -delete",
+        "./x -delete",
+        "e/ -delete",
+        "e// -delete",
+        ".. -maxdepth 0 -delete",
+        "/ -maxdepth 0 -delete",
+        "./x/ -name y -delete",
+    ];
+    let mut failures = Vec::new();
+    for case in cases {
+        let args = words(case);
+        let mut outcome = Vec::new();
+        for tool in [dents(), gnu()] {
+            let tmp = tempfile::tempdir().unwrap();
+            let t = tmp.path().join("t");
+            fs::create_dir_all(t.join("x")).unwrap();
+            fs::create_dir_all(t.join("e")).unwrap();
+            fs::write(t.join("x/y"), b"y").unwrap();
+            fs::write(t.join("z"), b"z").unwrap();
+            let out = run(tool, &t, &args, None);
+            outcome.push((out, tree(tmp.path())));
+        }
+        let (d, g) = (&outcome[0], &outcome[1]);
+        if let Some(f) = compare(case, &args, &d.0, &g.0) {
+            failures.push(f);
+        }
+        if d.1 != g.1 {
+            failures.push(format!("{case}: trees differ: {:?} vs {:?}", d.1, g.1));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

@@ -366,6 +366,90 @@ pub fn group_name(gid: u32) -> Option<Vec<u8>> {
     }
 }
 
+/// The uid of the user named `name`, if the user database (any NSS
+/// source: files, LDAP, systemd...) knows one.
+pub fn user_id(name: &CStr) -> Option<u32> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: `passwd` is plain data that getpwnam_r fills; `name` is a
+        // NUL-terminated string; `buf` is a live buffer of the length
+        // passed; `result` is a valid out pointer.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        let rc = unsafe {
+            libc::getpwnam_r(
+                name.as_ptr(),
+                &mut pwd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut result,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        return (rc == 0 && !result.is_null()).then_some(pwd.pw_uid);
+    }
+}
+
+/// The gid of the group named `name`, if the group database knows one.
+pub fn group_id(name: &CStr) -> Option<u32> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: as in `user_id`, for the group database.
+        let mut grp: libc::group = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::group = std::ptr::null_mut();
+        let rc = unsafe {
+            libc::getgrnam_r(
+                name.as_ptr(),
+                &mut grp,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut result,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        return (rc == 0 && !result.is_null()).then_some(grp.gr_gid);
+    }
+}
+
+/// `sysconf(_SC_ARG_MAX)`: the bytes of arguments and environment a new
+/// program may be given; `None` if the system sets no limit.
+pub fn arg_max() -> Option<usize> {
+    // SAFETY: sysconf only reads its integer argument.
+    let v = unsafe { libc::sysconf(libc::_SC_ARG_MAX) };
+    (v > 0).then_some(v as usize)
+}
+
+/// Makes `cmd`'s child change to the directory `dir` (`fchdir`) between
+/// fork and exec, so that it runs in the very directory `dir` was opened
+/// on, whatever has been renamed or replaced by a symlink along its path
+/// since.
+///
+/// `dir` must stay open until the child is spawned (a close-on-exec
+/// descriptor is still open in the child until its `exec`).
+pub fn chdir_in_child(cmd: &mut std::process::Command, dir: BorrowedFd<'_>) {
+    use std::os::unix::process::CommandExt;
+    let raw = dir.as_raw_fd();
+    // SAFETY: the closure runs in the forked child before exec; it only
+    // calls fchdir, which is async-signal-safe, and allocates nothing on
+    // success (an error is built from the errno, without allocating).
+    // The descriptor is the caller's, open until spawn returns.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::fchdir(raw) == 0 {
+                Ok(())
+            } else {
+                Err(io::Error::last_os_error())
+            }
+        });
+    }
+}
+
 /// Broken-down local time of a Unix timestamp, as `localtime_r` gives it.
 pub fn local_time(secs: i64) -> Option<libc::tm> {
     let t: libc::time_t = secs;

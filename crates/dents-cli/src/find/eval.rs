@@ -20,6 +20,7 @@ use dents::sys::{self, Statx};
 use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
 use rustix::fs::{Access, AtFlags, StatxFlags};
 
+use super::debug;
 use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred, TimeField};
 use super::msg;
 use super::regex;
@@ -89,6 +90,11 @@ impl<'a> Finder<'a> {
         });
     }
 
+    /// Whether `-quit` has run (no later walk may start).
+    pub fn quit_requested(&self) -> bool {
+        self.quit.load(Ordering::Relaxed)
+    }
+
     /// Whether an error for a file that vanished is to be kept quiet.
     fn quiet(&self, e: &std::io::Error) -> bool {
         self.ignore_race && e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error())
@@ -135,6 +141,20 @@ impl<'a> Visitor for Finder<'a> {
                 }
                 return Flow::Continue;
             }
+        }
+        if debug::on(debug::SEARCH) {
+            let mut m = b"dents: visiting ".to_vec();
+            msg::quote(&mut m, v.path(), msg::utf8_locale());
+            m.extend_from_slice(
+                format!(
+                    ": depth={} type={:?} post_order={}",
+                    v.depth(),
+                    v.file_type(),
+                    v.is_post_order()
+                )
+                .as_bytes(),
+            );
+            debug::say(&m);
         }
         let mut cx = Ctx {
             v,
@@ -243,6 +263,12 @@ impl Ctx<'_, '_, '_> {
     /// The entry's metadata; a failure is reported once and makes the
     /// test false.
     fn meta(&mut self) -> Option<&Statx> {
+        if debug::on(debug::STAT) && !self.stat_reported {
+            let mut m = b"debug_stat (".to_vec();
+            m.extend_from_slice(self.v.at_name().to_bytes());
+            m.push(b')');
+            debug::say(&m);
+        }
         match self.v.metadata() {
             Ok(st) => Some(st),
             Err(e) => {
@@ -274,7 +300,13 @@ fn eval(e: &Expr, cx: &mut Ctx<'_, '_, '_>) -> bool {
             eval(a, cx);
             eval(b, cx)
         }
-        Expr::Prim(p) => pred(&p.pred, cx),
+        Expr::Prim(p) => {
+            let r = pred(&p.pred, cx);
+            if debug::on(debug::RATES) {
+                debug::count(&**p as *const _ as usize, r);
+            }
+            r
+        }
     }
 }
 
@@ -432,7 +464,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             true
         }
         Pred::Delete => delete(cx),
-        Pred::Exec(x) => x.eval(cx.v.path(), cx.v.depth(), &mut cx.st.buf),
+        Pred::Exec(x) => x.eval(cx.v, &mut cx.st.buf),
     }
 }
 

@@ -7,7 +7,9 @@
 //! | `expr`   | the expression tree and what each primary costs, reads and does |
 //! | `opt`    | the optimiser's passes, and what the walk must fetch (`stat_mask`) |
 //! | `eval`   | the walker's visitor: each entry through the expression |
-//! | `exec`   | `-exec`/`-ok`, one file or many per command |
+//! | `exec`   | `-exec`/`-ok`, one file or many per command; `-execdir` through the directory's descriptor |
+//! | `files0` | `-files0-from`: starting points read from a file, and its errors |
+//! | `debug`  | `-D` flags and the diagnostics they write |
 //! | `glob`   | `fnmatch` patterns for `-name`, `-path`, `-lname` |
 //! | `regex`  | `-regex` dialects on Oniguruma, whole-path matches |
 //! | `time`   | `-mtime`/`-mmin` windows, `-daystart`, `-newerXt` dates |
@@ -19,9 +21,11 @@
 //! parallel: a directory's entries are visited by the thread that read
 //! it); the lines themselves are GNU's, byte for byte.
 
+mod debug;
 mod eval;
 mod exec;
 mod expr;
+mod files0;
 mod glob;
 mod mode;
 mod msg;
@@ -40,6 +44,27 @@ use dents::walk::{self, WalkOptions};
 use crate::errors;
 use crate::output::Output;
 use parse::Parsed;
+
+/// Walks the starting points of `-files0-from`: each run of names
+/// between empty ones as one walk, each empty name reported after the
+/// names before it, as GNU reads them one by one.
+fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &eval::Finder<'_>) {
+    let mut run: Vec<Vec<u8>> = Vec::new();
+    for item in items.iter().map(Some).chain([None]) {
+        match item {
+            Some(files0::Item::Path(p)) => run.push(p.clone()),
+            _ => {
+                if !run.is_empty() && !finder.quit_requested() {
+                    walk::walk(&run, wopts, finder);
+                }
+                run.clear();
+                if let Some(files0::Item::Empty(n)) = item {
+                    files0::report_empty(from, *n);
+                }
+            }
+        }
+    }
+}
 
 /// Runs `dents find` with `argv` (starting with `find`); returns the exit
 /// status: 0, or 1 after any problem, as GNU find.
@@ -90,7 +115,18 @@ pub fn main(argv: &[OsString]) -> i32 {
         follow_all,
         opts.max_depth,
     );
-    walk::walk(&opts.paths, &wopts, &finder);
+    match &opts.files0_from {
+        None => {
+            walk::walk(&opts.paths, &wopts, &finder);
+        }
+        Some(from) => match files0::read(from) {
+            Ok(items) => walk_list(&items, from, &wopts, &finder),
+            Err(m) => msg::error(&m),
+        },
+    }
     finder.finish_commands();
+    if debug::on(debug::RATES) {
+        debug::report_rates(&expr);
+    }
     errors::status()
 }

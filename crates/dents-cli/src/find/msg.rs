@@ -84,10 +84,26 @@ pub fn warning(text: &str) {
     errors::write_stderr(format!("dents: warning: {text}\n").as_bytes());
 }
 
+/// The last path quoted by [`path_error`], if it fitted in 255 bytes:
+/// GNU quotes such paths into a fixed buffer of 256 bytes that a later
+/// message about `-files0-from` reuses (see `files0`).
+static LAST_QUOTED: std::sync::Mutex<Option<Vec<u8>>> = std::sync::Mutex::new(None);
+
+/// The last quoted path of [`path_error`] that fitted GNU's buffer.
+pub fn last_quoted() -> Option<Vec<u8>> {
+    LAST_QUOTED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
+}
+
 /// Writes `dents: 'PATH': CAUSE` and raises the status to 1.
 pub fn path_error(path: &[u8], e: &io::Error) {
     let mut m = Vec::with_capacity(path.len() + 40);
     quote(&mut m, path, utf8_locale());
+    if m.len() < 256 {
+        *LAST_QUOTED.lock().unwrap_or_else(|e| e.into_inner()) = Some(m.clone());
+    }
     m.extend_from_slice(b": ");
     m.extend_from_slice(errors::describe(e).as_bytes());
     error(&m);

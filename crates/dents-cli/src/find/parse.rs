@@ -34,7 +34,7 @@ use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred, TimeField};
 use super::glob::Glob;
 use super::regex::{self, Dialect};
 use super::time::{self, Timestamp};
-use super::{mode, msg, users};
+use super::{debug, mode, msg, users};
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -63,6 +63,9 @@ pub struct Options {
     pub threads: Option<usize>,
     /// `-S bfs|dfs` (as bfs spells it).
     pub order: Order,
+    /// `-files0-from FILE`: the starting points are read from FILE (`-`:
+    /// standard input) instead of the command line.
+    pub files0_from: Option<Vec<u8>>,
 }
 
 /// The outcome of reading the command line.
@@ -156,6 +159,7 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
             ignore_race: false,
             threads: None,
             order: Order::BreadthFirst,
+            files0_from: None,
         },
         dialect: Dialect::Emacs,
         daystart: false,
@@ -166,6 +170,8 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
         explicit_depth: false,
         delete: false,
         prune: false,
+        first_nonoption: None,
+        uses_ok: false,
     };
     if let Some(code) = p.global_options()? {
         return Ok(Parsed::Exit(code));
@@ -174,6 +180,7 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
         p.opts.paths.push(argv[p.i].clone());
         p.i += 1;
     }
+    let user_paths = p.opts.paths.first().cloned();
     if p.opts.paths.is_empty() {
         p.opts.paths.push(b".".to_vec());
     }
@@ -233,6 +240,25 @@ the -depth option."
         });
     }
     p.opts.expr = expr;
+    if debug::on(debug::TIME) {
+        debug::say(&time::debug_origin(time::day_origin(p.start, p.daystart)));
+    }
+    if let Some(from) = &p.opts.files0_from {
+        if let Some(first) = user_paths {
+            let mut m = b"extra operand ".to_vec();
+            m.extend_from_slice(&p.quote(&first));
+            m.extend_from_slice(b"\ndents: file operands cannot be combined with -files0-from");
+            return Err(m);
+        }
+        if from == b"-" && p.uses_ok {
+            // GNU's message ends with a blank line.
+            return Err(
+                b"option -files0-from reading from standard input cannot be combined \
+with -ok, -okdir\n"
+                    .to_vec(),
+            );
+        }
+    }
     Ok(Parsed::Run(Box::new(p.opts)))
 }
 
@@ -257,6 +283,11 @@ struct Parser<'a> {
     explicit_depth: bool,
     delete: bool,
     prune: bool,
+    /// The first word that is neither an option nor a positional option,
+    /// for GNU's warning about options after it.
+    first_nonoption: Option<Vec<u8>>,
+    /// `-ok` or `-okdir` seen (they read standard input).
+    uses_ok: bool,
 }
 
 /// The usage text of `--help`.
@@ -275,7 +306,7 @@ Positional options (always true):
 
 Normal options (always true, specified before other expressions):
       -depth -ignore_readdir_race -maxdepth LEVELS -mindepth LEVELS -mount
-      -noignore_readdir_race -noleaf -xdev
+      -noignore_readdir_race -noleaf -xdev -files0-from FILE
 
 Tests (N can be +N or -N or N):
       -amin N -anewer FILE -atime N -cmin N -cnewer FILE -ctime N -empty -false
@@ -285,27 +316,22 @@ Tests (N can be +N or -N or N):
       -path PATTERN -perm [-/]MODE -regex PATTERN -readable -writable
       -executable -wholename PATTERN -size N[bcwkMG] -true -type [bcdpfls]
       -uid N -used N -user NAME -xtype [bcdpfls] -samefile FILE
+      -context CONTEXT (refused, as GNU find refuses it without SELinux)
 
 Actions:
       -delete -print0 -print -prune -quit -exec COMMAND ; -exec COMMAND {} +
       -ok COMMAND ; -execdir COMMAND ; -execdir COMMAND {} + -okdir COMMAND ;
 
 dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first).
-Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -fstype -context.
-";
+Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -fstype.
 
-/// The `-D help` text.
-const DEBUG_HELP: &str = "\
+Other common options:
+      --help                   display this help and exit
+      --version                output version information and exit
+
 Valid arguments for -D:
-exec       Show diagnostic information relating to -exec, -execdir, -ok and -okdir
-opt        Show diagnostic information relating to optimisation
-rates      Indicate how often each predicate succeeded
-search     Navigate the directory tree verbosely
-stat       Trace calls to stat(2) and lstat(2)
-time       Show diagnostic information relating to time-of-day and timestamp comparisons
-tree       Display the expression tree
-all        Set all of the debug flags (but help)
-help       Explain the various -D options
+exec, opt, rates, search, stat, time, tree, all, help
+Use '-D help' for a description of the options, or see find(1)
 ";
 
 /// `'word'` as GNU quotes a word in its messages.
@@ -345,7 +371,76 @@ fn comparison(s: &[u8]) -> Option<Cmp> {
     }
 }
 
+/// GNU's options that apply to the whole walk wherever they are written
+/// (GNU warns when they follow a test or an action).
+const GLOBAL_OPTIONS: [&[u8]; 10] = [
+    b"-maxdepth",
+    b"-mindepth",
+    b"-depth",
+    b"-d",
+    b"-xdev",
+    b"-mount",
+    b"-noleaf",
+    b"-ignore_readdir_race",
+    b"-noignore_readdir_race",
+    b"-files0-from",
+];
+
+/// Options that affect only what follows them (no warning, and they do
+/// not count as a test before a global option).
+const POSITIONAL_OPTIONS: [&[u8]; 5] = [
+    b"-daystart",
+    b"-follow",
+    b"-regextype",
+    b"-warn",
+    b"-nowarn",
+];
+
+/// Whether `a` is an operator word.
+fn is_operator(a: &[u8]) -> bool {
+    matches!(
+        a,
+        b"(" | b")" | b"!" | b"," | b"-not" | b"-a" | b"-and" | b"-o" | b"-or"
+    )
+}
+
+/// The `-version` text, in GNU's shape.
+fn version_text(opt_level: u8) -> String {
+    format!(
+        "find (dents) {}
+License: MIT OR Apache-2.0.
+This is free software: you are free to change and redistribute it.
+There is NO WARRANTY, to the extent permitted by law.
+
+Written by the dents developers.
+Features enabled: D_TYPE O_NOFOLLOW(enabled) LEAF_OPTIMISATION CBO(level={}) PARALLEL(threads={})
+",
+        env!("CARGO_PKG_VERSION"),
+        opt_level,
+        dents::walk::default_threads()
+    )
+}
+
 impl Parser<'_> {
+    /// GNU's warning for a global option written after a test, an
+    /// action or an operator, and the bookkeeping for it.
+    fn note_option_order(&mut self, name: &[u8]) {
+        if GLOBAL_OPTIONS.contains(&name) {
+            if let (true, Some(first)) = (self.warnings, &self.first_nonoption) {
+                msg::warning(&format!(
+                    "you have specified the global option {} after the argument {}, but global \
+options are not positional, i.e., {} affects tests specified before it as well as those specified \
+after it.  Please specify global options before other arguments.",
+                    String::from_utf8_lossy(name),
+                    String::from_utf8_lossy(first),
+                    String::from_utf8_lossy(name)
+                ));
+            }
+        } else if !POSITIONAL_OPTIONS.contains(&name) {
+            self.first_nonoption.get_or_insert_with(|| name.to_vec());
+        }
+    }
+
     /// GNU's quoting of a word in a message.
     fn quote(&self, s: &[u8]) -> Vec<u8> {
         let mut v = Vec::new();
@@ -367,20 +462,37 @@ impl Parser<'_> {
                 }
                 b"-D" => {
                     let Some(flags) = self.args.get(self.i + 1) else {
-                        return Err(b"Missing argument after the -D option.".to_vec());
+                        return Err(b"Missing argument after the -D option.\n\
+Try 'dents find --help' for more information."
+                            .to_vec());
                     };
                     self.i += 1;
-                    for flag in flags.split(|&b| b == b',') {
-                        match flag {
-                            b"tree" | b"opt" | b"all" => self.opts.debug_tree = true,
-                            b"exec" | b"rates" | b"search" | b"stat" | b"time" => {}
+                    // GNU skips empty words (`tree,` is `tree`) but refuses
+                    // a list of none, and names the first word of the list
+                    // in each complaint (a quirk kept here).
+                    let list: Vec<&[u8]> = flags
+                        .split(|&b| b == b',')
+                        .filter(|f| !f.is_empty())
+                        .collect();
+                    let Some(first) = list.first().copied() else {
+                        return Err(b"Empty argument to the -D option.\n\
+Try 'dents find --help' for more information."
+                            .to_vec());
+                    };
+                    for flag in &list {
+                        match *flag {
                             b"help" => {
-                                print!("{DEBUG_HELP}");
+                                print!("{}", debug::HELP);
                                 return Ok(Some(0));
                             }
-                            other => {
+                            f if debug::flag(f).is_some() => {
+                                let bits = debug::flag(f).unwrap_or_default();
+                                debug::enable(bits);
+                                self.opts.debug_tree |= bits & (debug::TREE | debug::OPT) != 0;
+                            }
+                            _ => {
                                 let mut m = b"dents: Ignoring unrecognised debug flag ".to_vec();
-                                m.extend_from_slice(&self.quote(other));
+                                m.extend_from_slice(&self.quote(first));
                                 m.push(b'\n');
                                 crate::errors::write_stderr(&m);
                             }
@@ -471,6 +583,9 @@ impl Parser<'_> {
             return Err(backquoted("paths must precede expression: ", &a, ""));
         }
         self.i += 1;
+        if !matches!(a.as_slice(), [b'-', _, ..]) || is_operator(&a) {
+            self.first_nonoption.get_or_insert_with(|| a.clone());
+        }
         let op = |kind| Tok {
             kind,
             name: a.clone(),
@@ -490,6 +605,7 @@ impl Parser<'_> {
 
     /// Reads a primary whose name has been consumed.
     fn primary(&mut self, name: Vec<u8>) -> Result<Option<i32>, Error> {
+        self.note_option_order(&name);
         let mut words = vec![name.clone()];
         let pred = match name.as_slice() {
             b"-name" | b"-iname" | b"-path" | b"-wholename" | b"-ipath" | b"-iwholename"
@@ -501,12 +617,21 @@ impl Parser<'_> {
                     b"lname" => NameOf::LinkTarget,
                     _ => NameOf::Path,
                 };
-                if of == NameOf::Base && self.warnings && pat.contains(&b'/') && pat != b"/" {
+                if of == NameOf::Base && self.warnings && pat.contains(&b'/') {
                     msg::warning(&format!(
                         "'{}' matches against basenames only, but the given pattern contains \
 a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you \
-mean '-wholename'?",
-                        String::from_utf8_lossy(&name)
+mean '-{}wholename'?",
+                        String::from_utf8_lossy(&name),
+                        if fold { "i" } else { "" }
+                    ));
+                }
+                // GNU gives this one whatever -warn/-nowarn say.
+                if of == NameOf::Path && pat.ends_with(b"/") {
+                    msg::warning(&format!(
+                        "{} {} will not match anything because it ends with /.",
+                        String::from_utf8_lossy(&name),
+                        String::from_utf8_lossy(&pat)
                     ));
                 }
                 let glob = Glob::new(&pat, fold, self.utf8);
@@ -720,6 +845,7 @@ used to match no files, it now matches all files.",
                 Pred::Delete
             }
             b"-exec" | b"-ok" | b"-execdir" | b"-okdir" => {
+                self.uses_ok |= name.starts_with(b"-ok");
                 let exec = self.exec(&name)?;
                 words.extend(exec.argv.iter().cloned());
                 words.push(if exec.batch {
@@ -752,6 +878,12 @@ used to match no files, it now matches all files.",
                 Pred::True
             }
             b"-depth" | b"-d" => {
+                if name == b"-d" && self.warnings {
+                    msg::warning(
+                        "the -d option is deprecated; please use -depth instead, because the \
+latter is a POSIX-compliant feature.",
+                    );
+                }
                 self.opts.depth = true;
                 self.explicit_depth = true;
                 Pred::True
@@ -792,11 +924,21 @@ used to match no files, it now matches all files.",
                 return Ok(Some(0));
             }
             b"-version" | b"--version" => {
-                println!("dents find {}", env!("CARGO_PKG_VERSION"));
+                print!("{}", version_text(self.opts.opt_level));
                 return Ok(Some(0));
             }
-            b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0" | b"-fstype"
-            | b"-context" => {
+            b"-files0-from" => {
+                let f = self.arg(&name)?;
+                self.opts.files0_from = Some(f.clone());
+                words.push(f);
+                Pred::True
+            }
+            b"-context" => {
+                // Without SELinux (as here), GNU refuses the test itself.
+                self.arg(&name)?;
+                return Err(b"invalid predicate -context: SELinux is not enabled.".to_vec());
+            }
+            b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0" | b"-fstype" => {
                 let mut m = name.clone();
                 m.extend_from_slice(b" is not supported by dents find yet");
                 return Err(m);

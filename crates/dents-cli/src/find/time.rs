@@ -92,10 +92,20 @@ pub fn day_origin(start: Timestamp, daystart: bool) -> Timestamp {
     let since_midnight = sys::local_time(start.sec).map_or(start.sec.rem_euclid(DAY), |tm| {
         tm.tm_sec as i64 + tm.tm_min as i64 * 60 + tm.tm_hour as i64 * 3600
     });
+    // GNU moves only the seconds: the start's nanoseconds stay.
     Timestamp {
         sec: start.sec - since_midnight,
-        nsec: 0,
+        nsec: start.nsec,
     }
+}
+
+/// `-D time`: the day origin, as GNU shows it (`cur_day_start = DATE`).
+pub fn debug_origin(origin: Timestamp) -> Vec<u8> {
+    let mut m = b"cur_day_start = ".to_vec();
+    if let Some(tm) = sys::local_time(origin.sec) {
+        sys::strftime(&mut m, c"%a %b %e %H:%M:%S %Y", &tm);
+    }
+    m
 }
 
 /// Reads the argument of `-mtime` (`minutes: false`) or `-mmin`: a sign

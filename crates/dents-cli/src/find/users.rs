@@ -1,38 +1,22 @@
 //! User and group names for `-user`, `-group`, `-nouser`, `-nogroup`.
 //!
-//! Ids to names go through the C library (`dents::sys`), so every NSS
-//! source counts.  Names to ids are read from `/etc/passwd` and
-//! `/etc/group` here, with safe std calls only: `sys` has no `getpwnam`
-//! wrapper yet, and only `sys` may hold `unsafe`.  (A name known only to
-//! another NSS source, LDAP say, is taken for unknown; a number still
-//! works.)
+//! Both directions go through the C library (`dents::sys`:
+//! `getpwnam_r`, `getgrnam_r`, `getpwuid_r`, `getgrgid_r`), so every NSS
+//! source counts, as with GNU find.
 
 use std::collections::HashMap;
+use std::ffi::CString;
 
 use dents::sys;
 
-/// The id of the entry named `name` in a colon-separated database file
-/// (`name:password:id:...`).
-fn lookup(file: &str, name: &[u8]) -> Option<u32> {
-    let data = std::fs::read(file).ok()?;
-    data.split(|&b| b == b'\n').find_map(|line| {
-        let mut fields = line.split(|&b| b == b':');
-        if fields.next()? != name {
-            return None;
-        }
-        let id = fields.nth(1)?;
-        std::str::from_utf8(id).ok()?.parse().ok()
-    })
-}
-
-/// The uid of the user `name`.
+/// The uid of the user `name` (a name with a NUL byte names no one).
 pub fn uid_of(name: &[u8]) -> Option<u32> {
-    lookup("/etc/passwd", name)
+    sys::user_id(&CString::new(name).ok()?)
 }
 
 /// The gid of the group `name`.
 pub fn gid_of(name: &[u8]) -> Option<u32> {
-    lookup("/etc/group", name)
+    sys::group_id(&CString::new(name).ok()?)
 }
 
 /// Remembers which ids have names, per thread (lookups are slow).
