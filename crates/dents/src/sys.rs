@@ -308,10 +308,26 @@ pub fn use_environment_locale() {
     }
 }
 
-/// The user name of `uid`, if the user database has one.
-pub fn user_name(uid: u32) -> Option<Vec<u8>> {
+/// Runs one reentrant user or group database lookup (`get{pw,gr}*_r`)
+/// with a scratch buffer, growing the buffer while the call answers
+/// `ERANGE` (a record too large for it), up to 1 MiB.  `call` gets the
+/// buffer and returns the call's status and what it found; a failure or
+/// no such entry is `None`.
+fn nss_lookup<T>(mut call: impl FnMut(&mut [u8]) -> (libc::c_int, Option<T>)) -> Option<T> {
     let mut buf = vec![0u8; 1024];
     loop {
+        let (rc, found) = call(&mut buf);
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        return if rc == 0 { found } else { None };
+    }
+}
+
+/// The user name of `uid`, if the user database has one.
+pub fn user_name(uid: u32) -> Option<Vec<u8>> {
+    nss_lookup(|buf| {
         // SAFETY: `passwd` is plain data that getpwuid_r fills; `buf` is a
         // live buffer of the length passed; `result` is a valid out pointer.
         let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
@@ -325,23 +341,17 @@ pub fn user_name(uid: u32) -> Option<Vec<u8>> {
                 &mut result,
             )
         };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 4, 0);
-            continue;
-        }
-        if rc != 0 || result.is_null() {
-            return None;
-        }
-        // SAFETY: on success pw_name points to a NUL-terminated string
-        // inside `buf`, which is still alive.
-        return Some(unsafe { CStr::from_ptr(pwd.pw_name) }.to_bytes().to_vec());
-    }
+        // SAFETY: when a record was found, pw_name points to a
+        // NUL-terminated string inside `buf`, which is still alive.
+        let name = (rc == 0 && !result.is_null())
+            .then(|| unsafe { CStr::from_ptr(pwd.pw_name) }.to_bytes().to_vec());
+        (rc, name)
+    })
 }
 
 /// The group name of `gid`, if the group database has one.
 pub fn group_name(gid: u32) -> Option<Vec<u8>> {
-    let mut buf = vec![0u8; 1024];
-    loop {
+    nss_lookup(|buf| {
         // SAFETY: as in `user_name`, for the group database.
         let mut grp: libc::group = unsafe { std::mem::zeroed() };
         let mut result: *mut libc::group = std::ptr::null_mut();
@@ -354,23 +364,18 @@ pub fn group_name(gid: u32) -> Option<Vec<u8>> {
                 &mut result,
             )
         };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 4, 0);
-            continue;
-        }
-        if rc != 0 || result.is_null() {
-            return None;
-        }
-        // SAFETY: on success gr_name points into `buf`, still alive.
-        return Some(unsafe { CStr::from_ptr(grp.gr_name) }.to_bytes().to_vec());
-    }
+        // SAFETY: when a record was found, gr_name points into `buf`, still
+        // alive.
+        let name = (rc == 0 && !result.is_null())
+            .then(|| unsafe { CStr::from_ptr(grp.gr_name) }.to_bytes().to_vec());
+        (rc, name)
+    })
 }
 
 /// The uid of the user named `name`, if the user database (any NSS
 /// source: files, LDAP, systemd...) knows one.
 pub fn user_id(name: &CStr) -> Option<u32> {
-    let mut buf = vec![0u8; 1024];
-    loop {
+    nss_lookup(|buf| {
         // SAFETY: `passwd` is plain data that getpwnam_r fills; `name` is a
         // NUL-terminated string; `buf` is a live buffer of the length
         // passed; `result` is a valid out pointer.
@@ -385,18 +390,13 @@ pub fn user_id(name: &CStr) -> Option<u32> {
                 &mut result,
             )
         };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 4, 0);
-            continue;
-        }
-        return (rc == 0 && !result.is_null()).then_some(pwd.pw_uid);
-    }
+        (rc, (!result.is_null()).then_some(pwd.pw_uid))
+    })
 }
 
 /// The gid of the group named `name`, if the group database knows one.
 pub fn group_id(name: &CStr) -> Option<u32> {
-    let mut buf = vec![0u8; 1024];
-    loop {
+    nss_lookup(|buf| {
         // SAFETY: as in `user_id`, for the group database.
         let mut grp: libc::group = unsafe { std::mem::zeroed() };
         let mut result: *mut libc::group = std::ptr::null_mut();
@@ -409,12 +409,8 @@ pub fn group_id(name: &CStr) -> Option<u32> {
                 &mut result,
             )
         };
-        if rc == libc::ERANGE && buf.len() < 1 << 20 {
-            buf.resize(buf.len() * 4, 0);
-            continue;
-        }
-        return (rc == 0 && !result.is_null()).then_some(grp.gr_gid);
-    }
+        (rc, (!result.is_null()).then_some(grp.gr_gid))
+    })
 }
 
 /// `sysconf(_SC_ARG_MAX)`: the bytes of arguments and environment a new
