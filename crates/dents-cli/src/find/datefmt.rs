@@ -123,8 +123,7 @@ impl Clock {
             let b = civil_of(hour * 3600 + 3599)?;
             // Cached only if the offset holds all the hour and is a whole
             // number of hours (else the local hour changes within it).
-            (a.gmtoff == b.gmtoff && a.min == 0 && a.sec == 0)
-            .then_some(a)
+            (a.gmtoff == b.gmtoff && a.min == 0 && a.sec == 0).then_some(a)
         });
         match start {
             Some(mut c) => {
@@ -307,7 +306,10 @@ impl Clock {
         let Some(tm) = sys::local_time(sec) else {
             // GNU: the number right-aligned in 12 columns (a `-` in front
             // for a negative one, wherever the padding leaves it).
-            let digits = sec.unsigned_abs().checked_ilog10().map_or(1, |d| d as usize + 1);
+            let digits = sec
+                .unsigned_abs()
+                .checked_ilog10()
+                .map_or(1, |d| d as usize + 1);
             if sec < 0 {
                 out.resize(out.len() + 12usize.saturating_sub(digits + 1), b' ');
                 out.push(b'-');

@@ -211,7 +211,10 @@ impl Pred {
     /// Whether it is one of the actions that format files (`-printf`,
     /// `-ls`, `-fprint` and their kin).
     fn is_file_output(&self) -> bool {
-        matches!(self, Pred::Printf { .. } | Pred::Ls { .. } | Pred::FPrint { .. })
+        matches!(
+            self,
+            Pred::Printf { .. } | Pred::Ls { .. } | Pred::FPrint { .. }
+        )
     }
 
     /// Where it writes, if it is `-printf`, `-ls`, `-fprint` or a kin.

@@ -115,7 +115,9 @@ impl Ls {
         out.push(b' ');
         match cache.users.get(st.stx_uid, sys::user_name) {
             Some(name) => {
-                let w = OWNER.fetch_max(name.len(), Ordering::Relaxed).max(name.len());
+                let w = OWNER
+                    .fetch_max(name.len(), Ordering::Relaxed)
+                    .max(name.len());
                 left(out, name, w);
                 out.push(b' ');
             }
@@ -139,7 +141,9 @@ impl Ls {
                 &n
             }
         };
-        let w = GROUP.fetch_max(name.len(), Ordering::Relaxed).max(name.len());
+        let w = GROUP
+            .fetch_max(name.len(), Ordering::Relaxed)
+            .max(name.len());
         left(out, name, w);
         out.push(b' ');
         let t = FileType::from_mode(mode);

@@ -129,12 +129,7 @@ impl Field {
     fn quoted(self) -> bool {
         matches!(
             self,
-            Field::Path
-                | Field::Below
-                | Field::Base
-                | Field::Dir
-                | Field::Target
-                | Field::FsType
+            Field::Path | Field::Below | Field::Base | Field::Dir | Field::Target | Field::FsType
         )
     }
 }
@@ -257,7 +252,11 @@ impl Format {
             segs,
             mask,
             needs_stat,
-            roots: if needs_roots { roots.to_vec() } else { Vec::new() },
+            roots: if needs_roots {
+                roots.to_vec()
+            } else {
+                Vec::new()
+            },
         })
     }
 
@@ -296,7 +295,8 @@ impl Format {
         }
         // A string: formatted straight into `out` when nothing pads,
         // cuts or quotes it, else through the scratch buffer.
-        let plain = conv.width == 0 && conv.prec.is_none() && !(f.quote.is_some() && d.field.quoted());
+        let plain =
+            conv.width == 0 && conv.prec.is_none() && !(f.quote.is_some() && d.field.quoted());
         let mut scratch = std::mem::take(&mut cache.scratch);
         scratch.clear();
         let dst = if plain { &mut *out } else { &mut scratch };
@@ -478,7 +478,11 @@ fn time_of(st: &Statx, which: TimeField) -> Option<(i64, i64)> {
 /// no blocks, infinite for one with some).
 fn sparseness(st: &Statx) -> f64 {
     if st.stx_size == 0 {
-        return if st.stx_blocks == 0 { 1.0 } else { f64::INFINITY };
+        return if st.stx_blocks == 0 {
+            1.0
+        } else {
+            f64::INFINITY
+        };
     }
     512.0 * st.stx_blocks as f64 / st.stx_size as f64
 }
@@ -532,7 +536,10 @@ pub fn base_name(path: &[u8]) -> &[u8] {
     let Some(last) = path.iter().rposition(|&b| b != b'/') else {
         return &path[..path.len().min(1)];
     };
-    let start = path[..last].iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+    let start = path[..last]
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(0, |i| i + 1);
     let end = (last + 2).min(path.len());
     &path[start..end]
 }
