@@ -55,6 +55,9 @@ const CACHE_LIMIT: usize = 1 << 14;
 /// One thread's time formatter and its caches.
 #[derive(Debug, Default)]
 pub struct Clock {
+    /// The last hour looked up (the directives of one format, and
+    /// neighbouring files, mostly share it): no hashing then.
+    last: Option<(i64, Option<Civil>)>,
     /// UTC hour to its local start, if the offset holds all the hour.
     hours: HashMap<i64, Option<Civil>>,
     /// (seconds, letter) to the C library's text, for locale letters.
@@ -115,16 +118,14 @@ impl Clock {
     /// The local time of `secs`.
     fn civil(&mut self, secs: i64) -> Option<Civil> {
         let hour = secs.div_euclid(3600);
-        if self.hours.len() >= CACHE_LIMIT {
-            self.hours.clear();
-        }
-        let start = *self.hours.entry(hour).or_insert_with(|| {
-            let a = civil_of(hour * 3600)?;
-            let b = civil_of(hour * 3600 + 3599)?;
-            // Cached only if the offset holds all the hour and is a whole
-            // number of hours (else the local hour changes within it).
-            (a.gmtoff == b.gmtoff && a.min == 0 && a.sec == 0).then_some(a)
-        });
+        let start = match self.last {
+            Some((h, start)) if h == hour => start,
+            _ => {
+                let start = self.hour_start(hour);
+                self.last = Some((hour, start));
+                start
+            }
+        };
         match start {
             Some(mut c) => {
                 let into = (secs - hour * 3600) as u32;
@@ -134,6 +135,20 @@ impl Clock {
             }
             None => civil_of(secs),
         }
+    }
+
+    /// The local time at the start of the UTC `hour`, if the zone's
+    /// offset is the same all through it (and a whole number of hours, so
+    /// that the local hour does not change within it either).
+    fn hour_start(&mut self, hour: i64) -> Option<Civil> {
+        if self.hours.len() >= CACHE_LIMIT {
+            self.hours.clear();
+        }
+        *self.hours.entry(hour).or_insert_with(|| {
+            let a = civil_of(hour * 3600)?;
+            let b = civil_of(hour * 3600 + 3599)?;
+            (a.gmtoff == b.gmtoff && a.min == 0 && a.sec == 0).then_some(a)
+        })
     }
 
     /// Appends the time `sec.nsec` as `%Kk` does (`k` is `letter`).
