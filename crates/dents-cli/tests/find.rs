@@ -1431,3 +1431,26 @@ fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
         assert_eq!(d, g, "{locale}: {expr}");
     }
 }
+
+#[test]
+fn ls_counts_512_byte_blocks_when_posixly_correct() {
+    let fx = Fixture::new();
+    for case in ["t ! -name orphan -ls", "t -printf '%k %b %p\\x5cn'"] {
+        let args = words(case);
+        let mut out = Vec::new();
+        for mut tool in [dents(), gnu()] {
+            tool.env("POSIXLY_CORRECT", "1");
+            let mut cmd = tool;
+            cmd.current_dir(fx.root())
+                .env("LC_ALL", "C")
+                .env("TZ", "UTC")
+                .args(args.iter().map(|a| OsStr::from_bytes(a)))
+                .stdin(Stdio::null());
+            out.push(cmd.output().unwrap());
+        }
+        assert!(out[1].stdout.len() > 500, "{case}");
+        if let Some(f) = compare(case, &args, &out[0], &out[1]) {
+            panic!("{f}");
+        }
+    }
+}
