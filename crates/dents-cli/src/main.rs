@@ -5,9 +5,11 @@
 //! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
 //! | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
 //! | `errors` | messages in the style of the tool replaced, and the exit status |
+//! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 
 mod errors;
+mod filemode;
 mod find;
 mod ls;
 mod output;

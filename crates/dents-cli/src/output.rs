@@ -32,6 +32,13 @@ impl Output {
         }
     }
 
+    /// An open file (`find -fprint FILE` and the like).
+    pub fn from_file(file: File) -> Output {
+        Output {
+            file: Mutex::new(file),
+        }
+    }
+
     /// Writes `bytes` whole.
     pub fn write(&self, bytes: &[u8]) {
         if bytes.is_empty() {

@@ -1497,3 +1497,416 @@ fn delete_of_awkward_starting_points_matches_gnu() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+// ---------------------------------------------------------------------
+// Output actions: -printf, -fprintf, -ls, -fls, -fprint, -fprint0, and
+// the -fstype test.  Kept apart from the tables above.
+
+/// Every strftime letter (and GNU's `+`, `@`), and a few it does not know.
+const TIME_LETTERS: &str = "aAbBcCdDeFgGhHIjklmMnprRsStTuUVwWxXyYzZ+@%qEO:";
+
+/// `-printf` with every time letter of field `k` (`A`, `C`, `T`).
+fn time_case(k: char) -> String {
+    let body: String = TIME_LETTERS
+        .chars()
+        .map(|c| format!("{c}=%{k}{c}|"))
+        .collect();
+    format!("t -printf '{body}\\x5cn'")
+}
+
+/// `-printf`, `-ls`, `-fstype` compared as root on the fixture.
+const PRINTF_CASES: &[&str] = &[
+    // Names and places.
+    "t -printf '%p|%f|%h|%H|%P|%d\\x5cn'",
+    "t/ -printf '%p|%f|%h|%H|%P|%d\\x5cn'",
+    "./t -maxdepth 2 -printf '%p|%f|%h|%H|%P\\x5cn'",
+    "t// -maxdepth 1 -printf '%p|%f|%h|%H|%P\\x5cn'",
+    "t/sub t/sub/deep t -maxdepth 2 -printf '%H|%P|%d\\x5cn'",
+    "t/one t/sub/ -printf '%p|%f|%h|%H|%P\\x5cn'",
+    "-L t -printf '%p|%f|%h|%H|%P|%d\\x5cn'",
+    // Numbers and types.
+    "t -printf '%s %k %b %n %i %D\\x5cn'",
+    "t -printf '%m %M %#m %y %Y %p\\x5cn'",
+    "t -printf '%l|%Y|%y|%p\\x5cn'",
+    "-L t -printf '%y %Y %l|%p\\x5cn'",
+    "t -printf '%u %U %g %G %p\\x5cn'",
+    "t -printf '%S %10.3S %#S %-8S| %+S % S %010S %.2S %p\\x5cn'",
+    "t -printf '%F %p\\x5cn'",
+    "t -printf '%Z|%p\\x5cn'",
+    "t -maxdepth 1 -printf '%a|%c|%t %p\\x5cn'",
+    // Flags, widths, precisions, on every kind of value.
+    "t -printf '[%10p][%-10f][%.3p][%5.2f][%-+ #010.5h]\\x5cn'",
+    "t -printf '[%+d][% d][%05d][%-5d][%.0d][%#d][%08.3d][%-+5d]\\x5cn'",
+    "t -printf '[%o][%5m][%-6m][%05m][%.5m][%#m][%#.0m][%+m][% m]\\x5cn'",
+    "t -printf '[%020s][%-20s][%+s][%#s][% s][%.2s][%08k][%.1b][%3n][%-12i]\\x5cn'",
+    "t -printf '[%10u][%-10U][%.2g][%+5G][%12M][%-3y][%3Y][%.0l][%9F]\\x5cn'",
+    "t -printf '[%30a][%-40t][%.3c][%20TY][%-5Td][%.2TB][%25T+][%.5T@]\\x5cn'",
+    "t -printf '[%0-5d][%5%][%-%][%%][%5.3q]\\x5cn'",
+    // Escapes.
+    "t -maxdepth 0 -printf 'a\\x5ca\\x5cb\\x5cf\\x5cn\\x5cr\\x5ct\\x5cv|\\x5c0|\\x5c\\x5c|\\x5c101\\x5c1012\\x5c400\\x5c7\\x5c08|'",
+    "t -maxdepth 0 -printf '\\x5cq\\x5c8\\x5c%p|'",
+    "t -maxdepth 0 -printf 'before\\x5ccafter %p %'",
+    "t -maxdepth 0 -printf 'x\\x5c'",
+    // GNU's warnings and errors.
+    "t -maxdepth 0 -printf '%A'",
+    "t -maxdepth 0 -printf '%q%5.1k%-E|%0-5d'",
+    "t -printf",
+    "t -printf '%'",
+    "t -printf 'ab%'",
+    "t -printf '%{'",
+    "t -printf '%['",
+    "t -printf '%(x'",
+    "t -printf '%5'",
+    "t -printf '%-'",
+    "t -printf '%x' -name",
+    // Actions: no default -print, evaluation order, empty output.
+    "t -name 's*' -printf '%f\\x5cn'",
+    "t -printf ''",
+    "t -printf '%f ' -printf '%s\\x5cn'",
+    "t ( -name one -printf 'one:%p\\x5cn' ) -o -print",
+    "t -type d -printf '%p\\x5cn' -prune",
+    "t -maxdepth 0 -printf '%p\\x5cn' -quit",
+    "t -size +1000 -printf '%p %s\\x5cn'",
+    // -ls (the owner without a name widens GNU's column for the lines
+    // after it, so it is listed alone; see ls_whole_tree_matches_gnu).
+    "t ! -name orphan -ls",
+    "t -name orphan -ls",
+    "t -type l -ls",
+    "-L t ! -name orphan -ls",
+    "t/chardev t/blockdev -ls",
+    "t -name one -ls -ls",
+    "t -maxdepth 1 -name 'new*' -ls -o -name 'bad*' -ls -o -name 'with*' -ls",
+    // -fstype, %F.
+    "t -fstype ext4",
+    "t -fstype tmpfs",
+    "t ! -fstype ext4 -o -fstype tmpfs -name one",
+    "t -fstype",
+    "/proc/sys /sys /dev /dev/shm / -maxdepth 0 -printf '%F|%p\\x5cn'",
+    "/ -maxdepth 1 ( -fstype proc -o -fstype sysfs -o -fstype devtmpfs -o -fstype tmpfs )",
+    "/proc/sys -maxdepth 1 -printf '%F %f\\x5cn'",
+    "/dev -maxdepth 1 -fstype devpts",
+    // A birth time the filesystem does not give.
+    "/proc/sys -maxdepth 0 -printf '%B@|%B+|%10Bk|%-3BY|%Bq|\\x5cn'",
+];
+
+/// Reads every directory and symlink of the tree once, so that the
+/// access times (which `%A` and `%a` print) are settled before the tools
+/// are compared (relatime updates an access time once, after a change).
+fn settle_access_times(fx: &Fixture) {
+    for args in ["t -printf %l", "-L t -printf %l"] {
+        run(gnu(), fx.root(), &words(args), None);
+    }
+}
+
+#[test]
+fn printf_ls_fstype_match_gnu() {
+    let fx = Fixture::new();
+    settle_access_times(&fx);
+    let times: Vec<String> = ['A', 'C', 'T'].iter().map(|&k| time_case(k)).collect();
+    let mut cases: Vec<&str> = PRINTF_CASES.to_vec();
+    cases.extend(times.iter().map(String::as_str));
+    let before = run(gnu(), fx.root(), &words(&time_case('A')), None);
+    check_all(&fx, &cases, &|c| c);
+    // If access times moved while we compared, the %A cases proved
+    // nothing: say so rather than pass.
+    let after = run(gnu(), fx.root(), &words(&time_case('A')), None);
+    assert_eq!(
+        before.stdout, after.stdout,
+        "access times changed during the comparison (strictatime?)"
+    );
+}
+
+/// Collapses runs of blanks (GNU's -ls columns depend on the order).
+fn squeeze(bytes: &[u8]) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = bytes
+        .split(|&b| b == b'\n')
+        .map(|l| {
+            let mut out = Vec::new();
+            for &b in l {
+                if !(b == b' ' && out.last() == Some(&b' ')) {
+                    out.push(b);
+                }
+            }
+            out
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn ls_whole_tree_matches_gnu_but_for_column_widths() {
+    let fx = Fixture::new();
+    for case in ["t -ls", "-L t -ls", "t -fls /dev/stdout"] {
+        let args = words(case);
+        let d = run(dents(), fx.root(), &args, None);
+        let g = run(gnu(), fx.root(), &args, None);
+        assert!(g.stdout.len() > 1000, "{case}");
+        assert_eq!(squeeze(&d.stdout), squeeze(&g.stdout), "{case}");
+        assert_eq!(d.status.code(), g.status.code(), "{case}");
+        assert_eq!(
+            stderr_lines(&d.stderr, "dents:"),
+            stderr_lines(&g.stderr, "find:"),
+            "{case}"
+        );
+    }
+}
+
+/// `-fprint`, `-fprint0`, `-fprintf`, `-fls`: `{OUT}` is a directory of
+/// each tool's own beside the tree, holding `link -> a`.
+const FILE_CASES: &[&str] = &[
+    "t -fprint {OUT}/a",
+    "t -fprint0 {OUT}/a",
+    "t -fprintf {OUT}/a '%p %s %m\\x5cn'",
+    "t ! -name orphan -fls {OUT}/a",
+    "t -fprint {OUT}/a -fprint {OUT}/a",
+    "t -fprint {OUT}/a -fprintf {OUT}/./a '[%f]\\x5cn'",
+    "t -fprint {OUT}/a -fprint {OUT}/link",
+    "t -name 's*' -fprint {OUT}/a -o -fprint0 {OUT}/b",
+    "t -fprint {OUT}/a -print",
+    "t -maxdepth 1 -fprint /dev/stdout -print",
+    "t -maxdepth 1 -fprint /dev/stderr",
+    "t -maxdepth 1 -fprintf /dev/stderr '%f\\x5cn' -fls /dev/stdout -fprint0 /dev/stdout",
+    "t -maxdepth 1 -name 'new*' -fprint {OUT}/a -fprint0 {OUT}/b -fprintf {OUT}/c '%p|%f\\x5cn'",
+    "t -fprint {OUT}/nodir/x",
+    "t -fprint {OUT}",
+    "t -fprint {OUT}/a -foo",
+    "t -foo -fprint {OUT}/a",
+    "t -fprintf {OUT}/a",
+    "t -fprintf {OUT}/a '%'",
+    "t -fprint {OUT}/a -fprintf {OUT}/b 'x%'",
+    "t -false -fprint {OUT}/a",
+    "t -fprint",
+    "t -fprint0",
+    "t -fls",
+];
+
+/// The files in `dir` and their sorted records (NUL-separated if the
+/// file holds a NUL, else lines).
+fn written(dir: &Path) -> Vec<(String, Vec<Vec<u8>>)> {
+    let mut v: Vec<(String, Vec<Vec<u8>>)> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            let meta = fs::symlink_metadata(e.path()).unwrap();
+            let body = if meta.file_type().is_symlink() {
+                vec![b"(link)".to_vec()]
+            } else {
+                let body = fs::read(e.path()).unwrap();
+                sorted(&body, if body.contains(&0) { 0 } else { b'\n' })
+            };
+            (name, body)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn output_files_match_gnu() {
+    let fx = Fixture::new();
+    let mut failures = Vec::new();
+    for case in FILE_CASES {
+        let mut results = Vec::new();
+        for (tool, dir) in [(dents(), "out-dents"), (gnu(), "out-gnu")] {
+            let out = fx.path(dir);
+            let _ = fs::remove_dir_all(&out);
+            fs::create_dir(&out).unwrap();
+            symlink("a", out.join("link")).unwrap();
+            let args = words(&case.replace("{OUT}", dir));
+            let mut o = run(tool, fx.root(), &args, None);
+            o.stderr = String::from_utf8_lossy(&o.stderr)
+                .replace(dir, "OUT")
+                .into_bytes();
+            results.push((args, o, written(&out)));
+        }
+        let (d, g) = (&results[0], &results[1]);
+        if let Some(f) = compare(case, &d.0, &d.1, &g.1) {
+            failures.push(f);
+        }
+        if d.2 != g.2 {
+            failures.push(format!("{case}: files differ:\n{:?}\n{:?}", d.2, g.2));
+        }
+        if case == &FILE_CASES[0] {
+            let a = g.2.iter().find(|(n, _)| n == "a").expect("GNU wrote out/a");
+            assert!(a.1.len() > 40, "{case}: {} lines", a.1.len());
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_shared_output_file_keeps_each_files_lines_together() {
+    let fx = Fixture::new();
+    let out = fx.path("out");
+    fs::create_dir(&out).unwrap();
+    let args = words("t ! -name 'new*' -fprintf out/a 'X %p\\x5cn' -fprintf out/./a 'Y %p\\x5cn'");
+    let d = run(dents(), fx.root(), &args, None);
+    assert!(d.status.success());
+    let text = fs::read(out.join("a")).unwrap();
+    let lines: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(lines.len() > 40, "{}", lines.len());
+    for pair in lines.chunks(2) {
+        assert_eq!(pair.len(), 2);
+        assert!(pair[0].starts_with(b"X ") && pair[1].starts_with(b"Y "));
+        assert_eq!(pair[0][2..], pair[1][2..]);
+    }
+}
+
+#[test]
+fn birth_times_are_the_filesystems() {
+    // GNU find 4.9 cannot read birth times on Linux (its -newerB refuses
+    // to run); dents prints what statx gives, checked against stat(1).
+    let fx = Fixture::new();
+    let args = words("t -maxdepth 1 -name 's*' -printf '%p|%Bs|%B+\\x5cn'");
+    let d = run(dents(), fx.root(), &args, None);
+    let text = String::from_utf8(d.stdout).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let mut f = line.split('|');
+        let (path, secs, plus) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
+        let st = Command::new("stat")
+            .args(["-c", "%W|%w"])
+            .arg(path)
+            .current_dir(fx.root())
+            .env("TZ", "UTC")
+            .output()
+            .unwrap();
+        let st = String::from_utf8(st.stdout).unwrap();
+        let (w_secs, w_human) = st.trim_end().split_once('|').unwrap();
+        if w_human == "-" {
+            assert_eq!((secs, plus), ("", ""), "{line}");
+            continue;
+        }
+        assert_eq!(secs, w_secs, "{line}");
+        // stat: `2026-11-22 22:08:49.248749089 +0000`; GNU's %B+:
+        // `2026-11-22+22:08:49.2487490890`.
+        let expect = format!(
+            "{}0",
+            w_human.split(' ').take(2).collect::<Vec<_>>().join("+")
+        );
+        assert_eq!(plus, expect, "{line}");
+        checked += 1;
+    }
+    eprintln!("{checked} birth times checked against stat(1)");
+}
+
+#[test]
+fn printf_stats_only_what_its_directives_read() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: strace not installed; the stat-mask check did not run");
+        return;
+    }
+    let fx = Fixture::new();
+    let baseline = stat_calls(&fx, "-j1 t/sub -false");
+    for case in [
+        "-j1 t/sub -printf '%p|%f|%h|%d|%y|%l\\x5cn'",
+        "-j1 t/sub -fprint out-x",
+    ] {
+        let n = stat_calls(&fx, case);
+        assert!(n <= baseline, "{case}: {n} stats, {baseline} without tests");
+    }
+    // %s asks for the size alone.
+    let log = |args: &str| {
+        let out = Command::new("strace")
+            .args(["-f", "-qq", "-e", "trace=statx", "-o"])
+            .arg(fx.path("strace.out"))
+            .arg(env!("CARGO_BIN_EXE_dents"))
+            .arg("find")
+            .args(words(args).iter().map(|a| OsStr::from_bytes(a)))
+            .current_dir(fx.root())
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(out.success());
+        fs::read_to_string(fx.path("strace.out")).unwrap()
+    };
+    for (args, mask) in [
+        (
+            "-j1 t/sub -printf '%p %s\\x5cn'",
+            "STATX_TYPE|STATX_MODE|STATX_SIZE,",
+        ),
+        (
+            "-j1 t/sub -printf '%TY %u\\x5cn'",
+            "STATX_TYPE|STATX_MODE|STATX_UID|STATX_MTIME,",
+        ),
+    ] {
+        let text = log(args);
+        let entries: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("statx(") && !l.contains("AT_FDCWD") && !l.contains("\"\""))
+            .collect();
+        assert!(entries.len() >= 3, "{args}: {text}");
+        for l in entries {
+            assert!(l.contains(mask), "{args}: {l}");
+        }
+    }
+}
+
+#[test]
+fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
+    if Command::new("script").arg("-V").output().is_err() {
+        eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
+        return;
+    }
+    let fx = Fixture::new();
+    let names = "-name 'new*' -o -name 'bad*' -o -name 'caf*' -o -name 'link-one'";
+    for (locale, expr) in [
+        (
+            "C",
+            format!("t \\( {names} \\) -printf '%p|%f|%h|%P|%H|%l|%u|%10f|%-12p|\\n'"),
+        ),
+        (
+            "C.UTF-8",
+            format!("t \\( {names} \\) -printf '%p|%f|%.4f|%F|\\n'"),
+        ),
+        ("C", format!("t \\( {names} \\) -ls")),
+        (
+            "C",
+            format!("t \\( {names} \\) -fprint /dev/stdout -fprint0 /dev/stdout"),
+        ),
+    ] {
+        let on_tty = |prog: &str| {
+            let out = Command::new("script")
+                .args(["-qc", &format!("{prog} {expr}"), "/dev/null"])
+                .current_dir(fx.root())
+                .env("LC_ALL", locale)
+                .env("TZ", "UTC")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            sorted(&out.stdout, b'\n')
+        };
+        let dents = format!("{} find", env!("CARGO_BIN_EXE_dents"));
+        let (d, g) = (on_tty(&dents), on_tty("find"));
+        assert!(g.concat().len() > 10, "{locale}: {expr}: {g:?}");
+        assert_eq!(d, g, "{locale}: {expr}");
+    }
+}
+
+#[test]
+fn ls_counts_512_byte_blocks_when_posixly_correct() {
+    let fx = Fixture::new();
+    for case in ["t ! -name orphan -ls", "t -printf '%k %b %p\\x5cn'"] {
+        let args = words(case);
+        let mut out = Vec::new();
+        for mut tool in [dents(), gnu()] {
+            tool.env("POSIXLY_CORRECT", "1");
+            let mut cmd = tool;
+            cmd.current_dir(fx.root())
+                .env("LC_ALL", "C")
+                .env("TZ", "UTC")
+                .args(args.iter().map(|a| OsStr::from_bytes(a)))
+                .stdin(Stdio::null());
+            out.push(cmd.output().unwrap());
+        }
+        assert!(out[1].stdout.len() > 500, "{case}");
+        if let Some(f) = compare(case, &args, &out[0], &out[1]) {
+            panic!("{f}");
+        }
+    }
+}

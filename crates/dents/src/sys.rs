@@ -308,6 +308,50 @@ pub fn use_environment_locale() {
     }
 }
 
+/// Adopts the user's locale for time formatting only (`LC_TIME`), so that
+/// `strftime` names months as GNU find's do, while messages stay as they
+/// are.
+pub fn use_time_locale() {
+    // SAFETY: called with a valid NUL-terminated string, before any thread
+    // that formats times is started.
+    unsafe {
+        libc::setlocale(libc::LC_TIME, c"".as_ptr());
+    }
+}
+
+/// The SELinux security context of `name` in `dir` (the
+/// `security.selinux` attribute, as `getfilecon` reads it), following a
+/// final symlink if `follow`; without its terminating NUL.
+pub fn security_context_at(dir: BorrowedFd<'_>, name: &CStr, follow: bool) -> io::Result<Vec<u8>> {
+    let path = if dir.as_raw_fd() == libc::AT_FDCWD {
+        name.to_owned()
+    } else {
+        proc_self_fd_path(dir, name)
+    };
+    let mut buf = vec![0u8; 256];
+    loop {
+        let r = if follow {
+            rustix::fs::getxattr(path.as_c_str(), c"security.selinux", &mut buf[..])
+        } else {
+            rustix::fs::lgetxattr(path.as_c_str(), c"security.selinux", &mut buf[..])
+        };
+        match r {
+            Ok(n) => {
+                buf.truncate(n);
+                if buf.last() == Some(&0) {
+                    buf.pop();
+                }
+                return Ok(buf);
+            }
+            Err(rustix::io::Errno::RANGE) if buf.len() < 1 << 16 => {
+                let len = buf.len() * 4;
+                buf.resize(len, 0);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 /// Runs one reentrant user or group database lookup (`get{pw,gr}*_r`)
 /// with a scratch buffer, growing the buffer while the call answers
 /// `ERANGE` (a record too large for it), up to 1 MiB.  `call` gets the

@@ -430,11 +430,14 @@ impl<V: Visitor> Shared<'_, V> {
             return self.report(state, root, WalkErrorKind::Io(e));
         };
         let follow = self.opts.follow != Follow::Never;
+        // The root's stat is its visit's metadata: it holds the fields
+        // the visitor asked for too (a birth time, say).
+        let mask = StatxFlags::BASIC_STATS | self.opts.stat_mask;
         let st = if follow {
-            sys::statx_follow_at(rustix::fs::CWD, &name, StatxFlags::BASIC_STATS)
-                .or_else(|_| sys::statx_at(rustix::fs::CWD, &name, StatxFlags::BASIC_STATS))
+            sys::statx_follow_at(rustix::fs::CWD, &name, mask)
+                .or_else(|_| sys::statx_at(rustix::fs::CWD, &name, mask))
         } else {
-            sys::statx_at(rustix::fs::CWD, &name, StatxFlags::BASIC_STATS)
+            sys::statx_at(rustix::fs::CWD, &name, mask)
         };
         let st = match st {
             Ok(st) => st,

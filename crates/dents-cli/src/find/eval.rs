@@ -23,6 +23,8 @@ use rustix::fs::{Access, AtFlags, StatxFlags};
 use super::debug;
 use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred, TimeField};
 use super::msg;
+use super::outfiles::{Dest, OutFile};
+use super::printf::{self, Subject};
 use super::regex;
 use super::time::{self, Timestamp};
 use super::users::NameCache;
@@ -46,6 +48,8 @@ pub struct Finder<'a> {
     max_depth: usize,
     /// Standard output is a terminal: `Some(utf8 locale)`.
     terminal: Option<bool>,
+    /// The output files (`-fprint` and kin), by number.
+    outs: Vec<Option<&'a OutFile>>,
 }
 
 /// A worker's state.
@@ -54,6 +58,10 @@ pub struct State<'a> {
     names: NameCache,
     /// `-L`: the last parent directory's path and its ancestors' ids.
     chain: Chain,
+    /// Buffers for the output files, by number.
+    outs: Vec<Option<ThreadBuf<'a>>>,
+    /// Names, times and filesystem types for `-printf` and `-ls`.
+    cache: printf::Cache,
 }
 
 impl<'a> Finder<'a> {
@@ -77,6 +85,7 @@ impl<'a> Finder<'a> {
             follow_all,
             max_depth,
             terminal: sys::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
+            outs: output_files(expr),
         }
     }
 
@@ -109,6 +118,12 @@ impl<'a> Visitor for Finder<'a> {
             buf: ThreadBuf::new(self.out),
             names: NameCache::default(),
             chain: None,
+            outs: self
+                .outs
+                .iter()
+                .map(|f| f.map(|f| ThreadBuf::new(&f.output)))
+                .collect(),
+            cache: printf::Cache::default(),
         }
     }
 
@@ -167,6 +182,9 @@ impl<'a> Visitor for Finder<'a> {
         eval(self.expr, &mut cx);
         let (prune, quit) = (cx.prune, cx.quit);
         st.buf.maybe_flush();
+        for b in st.outs.iter_mut().flatten() {
+            b.maybe_flush();
+        }
         if quit {
             self.quit.store(true, Ordering::Relaxed);
             return Flow::Quit;
@@ -192,6 +210,30 @@ impl<'a> Visitor for Finder<'a> {
     fn finish(&self, st: State<'a>) {
         drop(st);
     }
+}
+
+/// The output files an expression writes, by number.
+fn output_files(e: &Expr) -> Vec<Option<&OutFile>> {
+    fn walk<'e>(e: &'e Expr, outs: &mut Vec<Option<&'e OutFile>>) {
+        match e {
+            Expr::Not(x) => walk(x, outs),
+            Expr::And(a, b) | Expr::Or(a, b) | Expr::Comma(a, b) => {
+                walk(a, outs);
+                walk(b, outs);
+            }
+            Expr::Prim(p) => {
+                if let Some(Dest::File(f) | Dest::Stderr(f)) = p.pred.dest() {
+                    if outs.len() <= f.id {
+                        outs.resize(f.id + 1, None);
+                    }
+                    outs[f.id] = Some(f);
+                }
+            }
+        }
+    }
+    let mut outs = Vec::new();
+    walk(e, &mut outs);
+    outs
 }
 
 /// A file's identity: device and inode.
@@ -327,7 +369,7 @@ fn base_name(path: &[u8]) -> &[u8] {
 
 /// Appends `path` with each unprintable character (or byte that is no
 /// character, in a UTF-8 locale) as `?`, as GNU find prints on a terminal.
-fn qmarks(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
+pub(super) fn qmarks(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
     if !utf8 {
         out.extend(
             path.iter()
@@ -465,6 +507,79 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         }
         Pred::Delete => delete(cx),
         Pred::Exec(x) => x.eval(cx.v, &mut cx.st.buf),
+        Pred::Printf { dest, fmt } => {
+            if fmt.needs_stat() && cx.meta().is_none() {
+                return false;
+            }
+            let st = if fmt.needs_stat() {
+                cx.v.metadata().ok()
+            } else {
+                None
+            };
+            let v = cx.v;
+            let (buf, quote, cache) = target(cx.st, cx.finder.terminal, dest);
+            fmt.write(&Subject { v, st, quote }, cache, buf);
+            flush_stderr(cx.st, dest);
+            true
+        }
+        Pred::Ls { dest, ls } => {
+            if cx.meta().is_none() {
+                return false;
+            }
+            let Ok(st) = cx.v.metadata() else {
+                return false;
+            };
+            let v = cx.v;
+            let (buf, _, cache) = target(cx.st, cx.finder.terminal, dest);
+            ls.line(buf, v, st, cache);
+            flush_stderr(cx.st, dest);
+            true
+        }
+        Pred::FPrint { dest, end } => {
+            let path = cx.v.path();
+            let (buf, quote, _) = target(cx.st, cx.finder.terminal, dest);
+            match quote {
+                // As -print: `?` for unprintables on a terminal, except
+                // with -fprint0.
+                Some(utf8) if *end == b'\n' => qmarks(buf, path, utf8),
+                _ => buf.extend_from_slice(path),
+            }
+            buf.push(*end);
+            flush_stderr(cx.st, dest);
+            true
+        }
+        Pred::FsType(name) => {
+            let dev = cx.meta().map(|st| (st.stx_dev_major, st.stx_dev_minor));
+            dev.is_some_and(|dev| cx.st.cache.fs.name(dev) == name.as_slice())
+        }
+    }
+}
+
+/// The buffer an output primary writes to, whether names are to be shown
+/// as on a terminal (`Some(utf8 locale)`), and the thread's caches.
+fn target<'s>(
+    st: &'s mut State<'_>,
+    terminal: Option<bool>,
+    dest: &Dest,
+) -> (&'s mut Vec<u8>, Option<bool>, &'s mut printf::Cache) {
+    match dest {
+        Dest::Stdout => (&mut st.buf.buf, terminal, &mut st.cache),
+        Dest::File(f) | Dest::Stderr(f) => {
+            let buf = st.outs[f.id]
+                .as_mut()
+                .expect("every output file of the expression has a buffer");
+            (&mut buf.buf, f.tty.then(msg::utf8_locale), &mut st.cache)
+        }
+    }
+}
+
+/// Writes what was just formatted for standard error at once, as GNU's
+/// unbuffered stream does.
+fn flush_stderr(st: &mut State<'_>, dest: &Dest) {
+    if let Dest::Stderr(f) = dest {
+        if let Some(b) = st.outs[f.id].as_mut() {
+            b.flush();
+        }
     }
 }
 

@@ -12,6 +12,9 @@ use rustix::fs::StatxFlags;
 
 use super::exec::Exec;
 use super::glob::Glob;
+use super::lsfmt::Ls;
+use super::outfiles::Dest;
+use super::printf::Format;
 use super::time::{Rel, Timestamp};
 
 /// An expression.
@@ -179,6 +182,14 @@ pub enum Pred {
     Delete,
     /// `-exec`, `-ok`.
     Exec(Arc<Exec>),
+    /// `-printf`, `-fprintf`.
+    Printf { dest: Dest, fmt: Box<Format> },
+    /// `-ls`, `-fls`.
+    Ls { dest: Dest, ls: Ls },
+    /// `-fprint` (`b'\n'`), `-fprint0` (`0`).
+    FPrint { dest: Dest, end: u8 },
+    /// `-fstype`: the type name of the file's filesystem.
+    FsType(Vec<u8>),
 }
 
 impl Pred {
@@ -189,12 +200,31 @@ impl Pred {
         matches!(
             self,
             Pred::Prune | Pred::Quit | Pred::Print(_) | Pred::Delete | Pred::Exec(_)
-        )
+        ) || self.is_file_output()
     }
 
     /// Whether it counts as an action that stops the implied `-print`.
     pub fn is_output_action(&self) -> bool {
-        matches!(self, Pred::Print(_) | Pred::Delete | Pred::Exec(_))
+        matches!(self, Pred::Print(_) | Pred::Delete | Pred::Exec(_)) || self.is_file_output()
+    }
+
+    /// Whether it is one of the actions that format files (`-printf`,
+    /// `-ls`, `-fprint` and their kin).
+    fn is_file_output(&self) -> bool {
+        matches!(
+            self,
+            Pred::Printf { .. } | Pred::Ls { .. } | Pred::FPrint { .. }
+        )
+    }
+
+    /// Where it writes, if it is `-printf`, `-ls`, `-fprint` or a kin.
+    pub fn dest(&self) -> Option<&Dest> {
+        match self {
+            Pred::Printf { dest, .. } | Pred::Ls { dest, .. } | Pred::FPrint { dest, .. } => {
+                Some(dest)
+            }
+            _ => None,
+        }
     }
 
     /// The stat fields it reads; empty if it needs no stat at all (name
@@ -210,6 +240,10 @@ impl Pred {
             Pred::Links(_) => StatxFlags::NLINK,
             Pred::Inum(_) | Pred::SameFile { .. } => StatxFlags::INO,
             Pred::Empty => StatxFlags::SIZE,
+            Pred::Printf { fmt, .. } => fmt.stat_mask(),
+            Pred::Ls { .. } => super::lsfmt::MASK,
+            // Any stat gives the device.
+            Pred::FsType(_) => StatxFlags::TYPE,
             _ => StatxFlags::empty(),
         }
     }

@@ -16,21 +16,31 @@
 //! | `mode`   | `-perm` modes, octal and symbolic |
 //! | `users`  | user and group names and ids |
 //! | `msg`    | GNU's message style and quoting; the exit status |
+//! | `printf` | `-printf` formats: GNU's directives, escapes, flags, widths |
+//! | `datefmt` | file times for `-printf` and `-ls`, cached per hour and second |
+//! | `lsfmt`  | `-ls` lines and GNU's growing columns |
+//! | `outfiles` | the files of `-fprint`, `-fprintf`, `-fls`, opened once and shared |
+//! | `fstype` | filesystem type names from the mount list (`-fstype`, `%F`) |
 //!
 //! Output order differs from GNU find's (the walk is breadth first and
 //! parallel: a directory's entries are visited by the thread that read
 //! it); the lines themselves are GNU's, byte for byte.
 
+mod datefmt;
 mod debug;
 mod eval;
 mod exec;
 mod expr;
 mod files0;
+mod fstype;
 mod glob;
+mod lsfmt;
 mod mode;
 mod msg;
 mod opt;
+mod outfiles;
 mod parse;
+mod printf;
 mod regex;
 mod time;
 mod users;
@@ -70,6 +80,8 @@ fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &
 /// status: 0, or 1 after any problem, as GNU find.
 pub fn main(argv: &[OsString]) -> i32 {
     sys::tzset();
+    // Month and day names in -printf's %Ab and -ls dates, as GNU's.
+    sys::use_time_locale();
     let args: Vec<Vec<u8>> = argv[1..].iter().map(|a| a.as_bytes().to_vec()).collect();
     let opts = match parse::parse(&args) {
         Ok(Parsed::Run(o)) => *o,

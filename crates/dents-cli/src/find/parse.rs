@@ -32,6 +32,9 @@ use rustix::fs::StatxFlags;
 use super::exec::Exec;
 use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred, TimeField};
 use super::glob::Glob;
+use super::lsfmt::Ls;
+use super::outfiles::{Dest, Registry};
+use super::printf::Format;
 use super::regex::{self, Dialect};
 use super::time::{self, Timestamp};
 use super::{debug, mode, msg, users};
@@ -172,6 +175,7 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
         prune: false,
         first_nonoption: None,
         uses_ok: false,
+        outs: Registry::default(),
     };
     if let Some(code) = p.global_options()? {
         return Ok(Parsed::Exit(code));
@@ -288,6 +292,8 @@ struct Parser<'a> {
     first_nonoption: Option<Vec<u8>>,
     /// `-ok` or `-okdir` seen (they read standard input).
     uses_ok: bool,
+    /// The files `-fprint` and kin opened.
+    outs: Registry,
 }
 
 /// The usage text of `--help`.
@@ -315,15 +321,15 @@ Tests (N can be +N or -N or N):
       -mtime N -name PATTERN -newer FILE -newerXY REFERENCE -nogroup -nouser
       -path PATTERN -perm [-/]MODE -regex PATTERN -readable -writable
       -executable -wholename PATTERN -size N[bcwkMG] -true -type [bcdpfls]
-      -uid N -used N -user NAME -xtype [bcdpfls] -samefile FILE
+      -uid N -used N -user NAME -xtype [bcdpfls] -samefile FILE -fstype TYPE
       -context CONTEXT (refused, as GNU find refuses it without SELinux)
 
 Actions:
       -delete -print0 -print -prune -quit -exec COMMAND ; -exec COMMAND {} +
       -ok COMMAND ; -execdir COMMAND ; -execdir COMMAND {} + -okdir COMMAND ;
+      -printf FORMAT -fprintf FILE FORMAT -ls -fls FILE -fprint FILE -fprint0 FILE
 
 dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first).
-Not yet: -printf -fprintf -ls -fls -fprint -fprint0 -fstype.
 
 Other common options:
       --help                   display this help and exit
@@ -939,11 +945,75 @@ latter is a POSIX-compliant feature.",
                 return Err(b"invalid predicate -context: SELinux is not enabled.".to_vec());
             }
             b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0" | b"-fstype" => {
-                let mut m = name.clone();
-                m.extend_from_slice(b" is not supported by dents find yet");
-                return Err(m);
+                return self.output_primary(name);
             }
             _ => return Err(backquoted("unknown predicate ", &name, "")),
+        };
+        self.push_primary(pred, words, false);
+        Ok(None)
+    }
+
+    /// Reads `-printf`, `-fprintf`, `-ls`, `-fls`, `-fprint`, `-fprint0`
+    /// and `-fstype`; output files are opened here, as GNU opens them.
+    fn output_primary(&mut self, name: Vec<u8>) -> Result<Option<i32>, Error> {
+        let mut words = vec![name.clone()];
+        let pred = match name.as_slice() {
+            b"-fstype" => {
+                let t = self.arg(&name)?;
+                words.push(t.clone());
+                Pred::FsType(t)
+            }
+            b"-printf" => {
+                let f = self.arg(&name)?;
+                let fmt = Format::parse(&f, &self.opts.paths)?;
+                words.push(f);
+                Pred::Printf {
+                    dest: Dest::Stdout,
+                    fmt: Box::new(fmt),
+                }
+            }
+            b"-fprintf" => {
+                let file = self.arg(&name)?;
+                // GNU: without a format the file is not opened, and the
+                // complaint is about it.
+                let Some(f) = self.args.get(self.i).cloned() else {
+                    return Err(invalid_argument(&file, &name));
+                };
+                let dest = self.outs.open(&file, self.utf8)?;
+                self.i += 1;
+                let fmt = Format::parse(&f, &self.opts.paths)?;
+                words.push(file);
+                words.push(f);
+                Pred::Printf {
+                    dest,
+                    fmt: Box::new(fmt),
+                }
+            }
+            _ => {
+                let dest = if name == b"-ls" {
+                    Dest::Stdout
+                } else {
+                    let file = self.arg(&name)?;
+                    let dest = self.outs.open(&file, self.utf8)?;
+                    words.push(file);
+                    dest
+                };
+                if name.ends_with(b"ls") {
+                    let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
+                    Pred::Ls {
+                        dest,
+                        ls: Ls {
+                            start: self.start.sec,
+                            block_size: if posix { 512 } else { 1024 },
+                        },
+                    }
+                } else {
+                    Pred::FPrint {
+                        dest,
+                        end: if name == b"-fprint0" { 0 } else { b'\n' },
+                    }
+                }
+            }
         };
         self.push_primary(pred, words, false);
         Ok(None)

@@ -11,6 +11,7 @@ use super::args::{Indicator, LsOptions};
 use super::listing::{Listing, Record};
 use super::name;
 use super::timefmt::TimeFormatter;
+use crate::filemode::{mode_string, type_letter};
 use crate::output::Output;
 
 /// Records formatted per round: bounds the memory held by formatted text.
@@ -348,44 +349,6 @@ pub fn human_size(n: u64) -> String {
     unreachable!("the last unit always returns")
 }
 
-/// The type letter GNU uses for a `d_type` when the stat failed.
-fn type_letter(t: FileType) -> u8 {
-    match t {
-        FileType::FIFO => b'p',
-        FileType::CHAR_DEVICE => b'c',
-        FileType::DIRECTORY => b'd',
-        FileType::BLOCK_DEVICE => b'b',
-        FileType::REGULAR => b'-',
-        FileType::SYMLINK => b'l',
-        FileType::SOCKET => b's',
-        FileType::WHITEOUT => b'w',
-        _ => b'?',
-    }
-}
-
-/// Appends the ten-character mode string (`drwxr-xr-x`).
-pub fn mode_string(out: &mut Vec<u8>, mode: u32) {
-    out.push(type_letter(FileType::from_mode(mode)));
-    let bit = |m: u32, c: u8| if mode & m != 0 { c } else { b'-' };
-    let special = |x: u32, s: u32, set_x: u8, set_nox: u8| match (mode & x != 0, mode & s != 0) {
-        (true, true) => set_x,
-        (false, true) => set_nox,
-        (true, false) => b'x',
-        (false, false) => b'-',
-    };
-    out.extend_from_slice(&[
-        bit(0o400, b'r'),
-        bit(0o200, b'w'),
-        special(0o100, 0o4000, b's', b'S'),
-        bit(0o040, b'r'),
-        bit(0o020, b'w'),
-        special(0o010, 0o2000, b's', b'S'),
-        bit(0o004, b'r'),
-        bit(0o002, b'w'),
-        special(0o001, 0o1000, b't', b'T'),
-    ]);
-}
-
 /// Appends the `-F`/`--file-type` suffix for a file of `mode`.
 pub fn push_mode_indicator(out: &mut Vec<u8>, mode: u32, style: Indicator) {
     let t = FileType::from_mode(mode);
@@ -408,20 +371,6 @@ mod tests {
         assert_eq!(human_size(10 * 1024 - 1), "10K");
         assert_eq!(human_size(1024 * 1024 - 1), "1.0M");
         assert_eq!(human_size(151_344), "148K");
-    }
-
-    #[test]
-    fn mode_strings() {
-        let s = |m| {
-            let mut v = Vec::new();
-            mode_string(&mut v, m);
-            String::from_utf8(v).unwrap()
-        };
-        assert_eq!(s(0o040755), "drwxr-xr-x");
-        assert_eq!(s(0o104755), "-rwsr-xr-x");
-        assert_eq!(s(0o041777), "drwxrwxrwt");
-        assert_eq!(s(0o102644), "-rw-r-Sr--");
-        assert_eq!(s(0o120777), "lrwxrwxrwx");
     }
 
     #[test]

@@ -1,0 +1,122 @@
+//! Filesystem type names for `-fstype` and `-printf %F`, as GNU find
+//! finds them: the mount list (`/proc/self/mountinfo`) is searched for
+//! the entries whose device is the file's, and the last one's type is
+//! the answer (`/` is often listed twice); a device found nowhere is
+//! `unknown`.
+//!
+//! The list is read once, on first use, into a map shared by all threads;
+//! each thread also remembers the last device it asked about, since
+//! neighbouring files are almost always on one filesystem.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::msg;
+
+/// Device (major, minor) to type name.
+type Table = HashMap<(u32, u32), Box<[u8]>>;
+
+/// The mount table, read on first use.
+static TABLE: OnceLock<Table> = OnceLock::new();
+
+/// The name GNU gives a device in no mount entry.
+const UNKNOWN: &[u8] = b"unknown";
+
+/// Reads `/proc/self/mountinfo`; GNU's fatal message if it cannot.
+fn table() -> &'static Table {
+    TABLE.get_or_init(|| match std::fs::read("/proc/self/mountinfo") {
+        Ok(text) => parse(&text),
+        Err(_) => {
+            msg::error(b"Cannot read mounted file system list");
+            std::process::exit(msg::FAILURE);
+        }
+    })
+}
+
+/// The devices and types of a mountinfo text; a later line for a device
+/// replaces an earlier one.
+fn parse(text: &[u8]) -> Table {
+    let mut t = Table::new();
+    for line in text.split(|&b| b == b'\n') {
+        let fields: Vec<&[u8]> = line.split(|&b| b == b' ').collect();
+        // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER
+        let Some(dash) = fields.iter().skip(6).position(|f| *f == b"-") else {
+            continue;
+        };
+        let Some(fstype) = fields.get(6 + dash + 1) else {
+            continue;
+        };
+        let Some(dev) = device(fields[2]) else {
+            continue;
+        };
+        t.insert(dev, unescape(fstype).into_boxed_slice());
+    }
+    t
+}
+
+/// `MAJOR:MINOR`.
+fn device(s: &[u8]) -> Option<(u32, u32)> {
+    let s = std::str::from_utf8(s).ok()?;
+    let (a, b) = s.split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Undoes the kernel's octal escapes (`\040` for a space).
+fn unescape(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i] == b'\\'
+            && i + 3 < s.len()
+            && s[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = s[i + 1..i + 4]
+                .iter()
+                .fold(0u32, |n, c| n * 8 + (c - b'0') as u32);
+            out.push(v as u8);
+            i += 4;
+        } else {
+            out.push(s[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// One thread's memory of the last device asked about.
+#[derive(Debug, Default)]
+pub struct Cache {
+    last: Option<((u32, u32), &'static [u8])>,
+}
+
+impl Cache {
+    /// The type name of the filesystem on device `dev`.
+    pub fn name(&mut self, dev: (u32, u32)) -> &'static [u8] {
+        if let Some((d, name)) = self.last {
+            if d == dev {
+                return name;
+            }
+        }
+        let name = table().get(&dev).map_or(UNKNOWN, |n| &n[..]);
+        self.last = Some((dev, name));
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mountinfo_lines() {
+        let t = parse(
+            b"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n\
+              23 22 0:5 / /dev rw - devtmpfs udev rw\n\
+              24 22 0:40 / /a\\040b rw master:2 shared:3 - fuse.my\\040fs x rw\n\
+              25 22 8:1 / /again rw - xfs /dev/sda1 rw\n",
+        );
+        assert_eq!(&*t[&(0, 5)], b"devtmpfs");
+        assert_eq!(&*t[&(0, 40)], b"fuse.my fs");
+        assert_eq!(&*t[&(8, 1)], b"xfs");
+    }
+}
