@@ -1055,6 +1055,7 @@ const GNU_OPTION_CASES: &[&str] = &[
     "-files0-from list",
     "-files0-from list -name one",
     "-files0-from list -maxdepth 0",
+    "-files0-from slashes -maxdepth 1 -printf '%H|%P|%p\\x5cn'",
     "-files0-from list -depth -maxdepth 1",
     "-files0-from with-empty",
     "-files0-from just-nul",
@@ -1182,6 +1183,7 @@ fn write_lists(fx: &Fixture) {
         ("one", b"t/one\0"),
         ("with-empty", b"t/one\0\0t/sub\0\0"),
         ("just-nul", b"\0"),
+        ("slashes", b"t/\0t\0t//sub\0"),
         ("no-final-nul", b"t/one\0t/two"),
         ("nothing", b""),
         ("with-missing", b"nope\0t/one\0"),
@@ -1524,6 +1526,9 @@ const PRINTF_CASES: &[&str] = &[
     "t/sub t/sub/deep t -maxdepth 2 -printf '%H|%P|%d\\x5cn'",
     "t/one t/sub/ -printf '%p|%f|%h|%H|%P\\x5cn'",
     "-L t -printf '%p|%f|%h|%H|%P|%d\\x5cn'",
+    // The same tree from two starting points that differ in a slash:
+    // each entry names the one it was reached from.
+    "t/ t -maxdepth 2 -printf '%H|%P|%p\\x5cn'",
     // Numbers and types.
     "t -printf '%s %k %b %n %i %D\\x5cn'",
     "t -printf '%m %M %#m %y %Y %p\\x5cn'",

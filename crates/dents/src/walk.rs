@@ -202,6 +202,7 @@ pub trait Visitor: Sync {
 pub struct Visit<'a> {
     path: &'a [u8],
     name_start: usize,
+    root_len: usize,
     depth: usize,
     dir: BorrowedFd<'a>,
     at_name: &'a CStr,
@@ -222,6 +223,12 @@ impl<'a> Visit<'a> {
     /// The last component (for a root: the whole path as given).
     pub fn name(&self) -> &'a [u8] {
         &self.path[self.name_start..]
+    }
+
+    /// The starting point this entry was reached from, as given (the head
+    /// of [`Visit::path`]; find's `%H`).
+    pub fn root(&self) -> &'a [u8] {
+        &self.path[..self.root_len]
     }
 
     /// Depth below the root (roots are 0).
@@ -331,6 +338,8 @@ struct Node {
     root_dev: u64,
     /// Whether this directory's entries' symlinks are followed.
     is_root: bool,
+    /// The length of the starting point at the head of every path below.
+    root_len: usize,
 }
 
 /// The queue of directories and the workers' activity.
@@ -451,6 +460,7 @@ impl<V: Visitor> Shared<'_, V> {
             let v = Visit {
                 path: root,
                 name_start: 0,
+                root_len: root.len(),
                 depth: 0,
                 dir: rustix::fs::CWD,
                 at_name: &name,
@@ -478,6 +488,7 @@ impl<V: Visitor> Shared<'_, V> {
                 pending: AtomicUsize::new(1),
                 root_dev: dev_of(&st),
                 is_root: true,
+                root_len: root.len(),
             });
             self.queue.lock().expect("queue lock").dirs.push_back(node);
         }
@@ -755,6 +766,7 @@ impl<V: Visitor> Shared<'_, V> {
             let v = Visit {
                 path: &dv.path,
                 name_start: dv.base,
+                root_len: dv.node.root_len,
                 depth,
                 dir,
                 at_name: name,
@@ -782,6 +794,7 @@ impl<V: Visitor> Shared<'_, V> {
                 pending: AtomicUsize::new(1),
                 root_dev: dv.node.root_dev,
                 is_root: false,
+                root_len: dv.node.root_len,
             }));
         }
     }
@@ -1112,6 +1125,7 @@ impl<V: Visitor> Shared<'_, V> {
         let v = Visit {
             path: &path,
             name_start,
+            root_len: node.root_len,
             depth: node.depth,
             dir,
             at_name: &node.name,

@@ -965,7 +965,7 @@ latter is a POSIX-compliant feature.",
             }
             b"-printf" => {
                 let f = self.arg(&name)?;
-                let fmt = Format::parse(&f, &self.opts.paths)?;
+                let fmt = Format::parse(&f)?;
                 words.push(f);
                 Pred::Printf {
                     dest: Dest::Stdout,
@@ -981,7 +981,7 @@ latter is a POSIX-compliant feature.",
                 };
                 let dest = self.outs.open(&file, self.utf8)?;
                 self.i += 1;
-                let fmt = Format::parse(&f, &self.opts.paths)?;
+                let fmt = Format::parse(&f)?;
                 words.push(file);
                 words.push(f);
                 Pred::Printf {

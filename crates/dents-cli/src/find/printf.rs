@@ -156,8 +156,6 @@ pub struct Format {
     segs: Vec<Seg>,
     mask: StatxFlags,
     needs_stat: bool,
-    /// The starting points, for `%H` and `%P`.
-    roots: Vec<Vec<u8>>,
 }
 
 /// Writes `dents: warning: TEXT` (GNU's printf warnings name bytes that
@@ -171,8 +169,8 @@ fn warn(text: &[u8]) {
 
 impl Format {
     /// Reads `f` as GNU does, warning as it warns; `Err` holds GNU's
-    /// fatal message.  `roots` are the starting points (for `%H`, `%P`).
-    pub fn parse(f: &[u8], roots: &[Vec<u8>]) -> Result<Format, Vec<u8>> {
+    /// fatal message.
+    pub fn parse(f: &[u8]) -> Result<Format, Vec<u8>> {
         let mut segs = Vec::new();
         let mut lit = Vec::new();
         let mut i = 0;
@@ -238,25 +236,18 @@ impl Format {
         }
         let mut mask = StatxFlags::empty();
         let mut needs_stat = false;
-        let mut needs_roots = false;
         for s in &segs {
             if let Seg::Dir(d) = s {
                 if let Some(m) = d.field.mask() {
                     mask |= m;
                     needs_stat = true;
                 }
-                needs_roots |= matches!(d.field, Field::Root | Field::Below);
             }
         }
         Ok(Format {
             segs,
             mask,
             needs_stat,
-            roots: if needs_roots {
-                roots.to_vec()
-            } else {
-                Vec::new()
-            },
         })
     }
 
@@ -325,12 +316,12 @@ impl Format {
             Field::Path => out.extend_from_slice(path),
             Field::Base => out.extend_from_slice(base_name(path)),
             Field::Dir => out.extend_from_slice(dir_name(path)),
-            Field::Root => out.extend_from_slice(&path[..self.root_len(f.v)]),
+            Field::Root => out.extend_from_slice(f.v.root()),
             Field::Below => {
-                if f.v.depth() > 0 {
-                    let rest = &path[self.root_len(f.v)..];
-                    out.extend_from_slice(rest.strip_prefix(b"/").unwrap_or(rest));
-                }
+                // The path less its starting point and the `/` the walk
+                // put after it (none if the starting point ends with one).
+                let rest = &path[f.v.root().len()..];
+                out.extend_from_slice(rest.strip_prefix(b"/").unwrap_or(rest));
             }
             Field::Dev => num(out, &|st| sys::makedev(st.stx_dev_major, st.stx_dev_minor)),
             Field::Size => num(out, &|st| st.stx_size),
@@ -400,32 +391,6 @@ impl Format {
                 unreachable!("numbers are formatted by `directive`")
             }
         }
-    }
-
-    /// The length of the starting point at the head of `v`'s path: the
-    /// path less `depth` components (and the `/` the walk put between
-    /// the starting point and the rest, unless it ended with one).
-    fn root_len(&self, v: &Visit<'_>) -> usize {
-        let path = v.path();
-        let mut end = path.len();
-        for level in 0..v.depth() {
-            let slash = path[..end].iter().rposition(|&b| b == b'/').unwrap_or(0);
-            if level + 1 < v.depth() {
-                end = slash;
-                continue;
-            }
-            // The starting point: `t` + `/` + rest, or `t/` + rest.
-            let without = &path[..slash];
-            let with = &path[..slash + 1];
-            let ends_slash = without.is_empty() || without.ends_with(b"/");
-            let is_root = |p: &[u8]| self.roots.iter().any(|r| r == p);
-            end = if ends_slash || (is_root(with) && !is_root(without)) {
-                slash + 1
-            } else {
-                slash
-            };
-        }
-        end.min(path.len())
     }
 }
 
@@ -875,7 +840,7 @@ mod tests {
 
     #[test]
     fn stat_fields_only_as_needed() {
-        let f = |s: &str| Format::parse(s.as_bytes(), &[]).unwrap();
+        let f = |s: &str| Format::parse(s.as_bytes()).unwrap();
         assert!(!f("%p %f %h %d %y %l\\n").needs_stat());
         assert_eq!(f("%s").stat_mask(), StatxFlags::SIZE);
         assert_eq!(
@@ -887,10 +852,10 @@ mod tests {
 
     #[test]
     fn literal_text_and_escapes() {
-        let f = Format::parse(b"a\\tb\\101\\0%%%5%\\c%p", &[]).unwrap();
+        let f = Format::parse(b"a\\tb\\101\\0%%%5%\\c%p").unwrap();
         assert_eq!(f.segs, vec![Seg::Lit(b"a\tbA\0%%5".to_vec())]);
-        assert!(Format::parse(b"x%", &[]).is_err());
-        assert!(Format::parse(b"%{", &[]).is_err());
-        assert!(Format::parse(b"\\c%", &[]).is_ok());
+        assert!(Format::parse(b"x%").is_err());
+        assert!(Format::parse(b"%{").is_err());
+        assert!(Format::parse(b"\\c%").is_ok());
     }
 }
