@@ -418,6 +418,12 @@ const CASES: &[&str] = &[
     "-L t -type d",
     "-H t/link-sub",
     "-H t/link-sub -type l",
+    // A starting point that is a loop of links: an error under -H and -L,
+    // itself under -P; a broken one is itself.
+    "-L t/loop-a",
+    "-H t/loop-a -maxdepth 0",
+    "t/loop-a",
+    "-L t/link-broken",
     "-L t/link-sub -maxdepth 1",
     "t -follow -type l",
     // Sizes.

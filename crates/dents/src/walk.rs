@@ -443,8 +443,14 @@ impl<V: Visitor> Shared<'_, V> {
         // the visitor asked for too (a birth time, say).
         let mask = StatxFlags::BASIC_STATS | self.opts.stat_mask;
         let st = if follow {
-            sys::statx_follow_at(rustix::fs::CWD, &name, mask)
-                .or_else(|_| sys::statx_at(rustix::fs::CWD, &name, mask))
+            // A broken link is taken for itself; a loop of links is an
+            // error, as find reports it.
+            match sys::statx_follow_at(rustix::fs::CWD, &name, mask) {
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                    sys::statx_at(rustix::fs::CWD, &name, mask)
+                }
+                r => r,
+            }
         } else {
             sys::statx_at(rustix::fs::CWD, &name, mask)
         };
