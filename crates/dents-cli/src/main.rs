@@ -6,11 +6,13 @@
 //! | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
 //! | `errors` | messages in the style of the tool replaced, and the exit status |
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
+//! | `progress` | the status line on standard error while a walk runs |
 
 mod errors;
 mod find;
 mod ls;
 mod output;
+mod progress;
 mod quote;
 
 use std::ffi::OsString;

@@ -45,6 +45,26 @@
 //! The visitor runs on the worker threads, with per-thread state of its
 //! own (an output buffer, say): output streams as the walk goes, and a slow
 //! reader of it slows the workers down instead of growing a queue.
+//!
+//! # Sorted walks
+//!
+//! With [`WalkOptions::sort`] every directory is read whole, its entries
+//! sorted by name (as bytes) and classified, and only then visited, so
+//! the visits are exactly those of a one-thread walk whatever the number
+//! of workers.  Workers still open, read, sort and classify directories
+//! in parallel, but each directory taken from the queue gets a ticket
+//! (its rank in the queue's order) and visits its entries, queues its
+//! subdirectories and reports its errors only on its turn, after every
+//! directory taken before it.  Breadth first, the queue is FIFO, so the
+//! n-th directory taken is the n-th queued whatever the timing, and the
+//! order is the one-thread order: a directory's sorted entries, then
+//! those of each of its subdirectories in turn (level order, as `bfs -s`).
+//! Depth first (LIFO) that does not hold, so a sorted depth-first walk
+//! runs on one worker.  At the end of its turn a worker tells the
+//! visitor ([`Visitor::turn_done`]), which must then write what it has
+//! buffered.  The costs: a directory's entries are held in memory until
+//! visited (names and 24 bytes each), the visits, and so the visitor's
+//! work, are serial, and output is written once per directory.
 
 use std::collections::VecDeque;
 use std::ffi::{CStr, CString};
@@ -132,6 +152,9 @@ pub struct WalkOptions {
     pub read: ReadOptions,
     /// Descriptors the walk may hold; `None`: from `RLIMIT_NOFILE`.
     pub fd_budget: Option<usize>,
+    /// Visit each directory's entries sorted by name (bytes), in an order
+    /// that does not depend on the threads: see [`sort mode`](self#sorted-walks).
+    pub sort: bool,
 }
 
 impl Default for WalkOptions {
@@ -148,6 +171,7 @@ impl Default for WalkOptions {
             ignore_dtype: false,
             read: ReadOptions::default(),
             fd_budget: None,
+            sort: false,
         }
     }
 }
@@ -191,6 +215,19 @@ pub trait Visitor: Sync {
     fn state(&self) -> Self::State;
     /// Visits one entry.
     fn visit(&self, state: &mut Self::State, v: &Visit<'_>) -> Flow;
+    /// Whether an entry is left out of the walk altogether: neither
+    /// visited nor descended into.  Asked of every entry before anything
+    /// else, whatever its depth (below `min_depth` too) and before a
+    /// directory is read even in post-order; the default leaves nothing
+    /// out.
+    fn excluded(&self, _state: &mut Self::State, _v: &Visit<'_>) -> bool {
+        false
+    }
+    /// Sorted walks: the directory whose turn this worker had is done
+    /// (its entries visited); whatever the visitor holds back (buffered
+    /// output) must go out now, before the next directory's visits,
+    /// which may be on another worker.
+    fn turn_done(&self, _state: &mut Self::State) {}
     /// Hears of a problem (an unreadable directory, a loop).
     fn error(&self, state: &mut Self::State, e: &WalkError);
     /// Takes back a worker's state at the end.
@@ -253,6 +290,17 @@ impl<'a> Visit<'a> {
     /// Whether the walk follows this entry if it is a symlink.
     pub fn follows_links(&self) -> bool {
         self.follow
+    }
+
+    /// The file type if known without a system call (from the directory
+    /// entry, or the walk's own classification); `None` if only a stat
+    /// would tell.
+    pub fn known_type(&self) -> Option<FileType> {
+        match self.known {
+            Kind::Dir => Some(FileType::DIRECTORY),
+            Kind::NotDir(t) if !t.is_unknown() => Some(t),
+            _ => None,
+        }
     }
 
     /// The file type, from the directory entry where it said, else from a
@@ -341,6 +389,8 @@ struct Queue {
     active: usize,
     /// Workers waiting for a directory.
     idle: usize,
+    /// Directories taken so far: the next one's ticket (sorted walks).
+    taken: u64,
 }
 
 /// State shared by the workers.
@@ -354,6 +404,10 @@ struct Shared<'v, V: Visitor> {
     fd_budget: usize,
     stats: WalkStats,
     fs_magic: Mutex<Vec<(u64, u64)>>,
+    /// Sorted walks: the ticket of the directory whose turn it is to
+    /// visit.
+    turn: Mutex<u64>,
+    turn_changed: Condvar,
 }
 
 /// Walks the trees under `roots`, visiting every entry (roots included)
@@ -388,6 +442,7 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
             dirs: VecDeque::new(),
             active: 0,
             idle: 0,
+            taken: 0,
         }),
         wake: Condvar::new(),
         quit: AtomicBool::new(false),
@@ -395,6 +450,8 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
         fd_budget,
         stats: WalkStats::default(),
         fs_magic: Mutex::new(Vec::new()),
+        turn: Mutex::new(0),
+        turn_changed: Condvar::new(),
     };
     {
         let mut state = visitor.state();
@@ -406,7 +463,12 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
         }
         visitor.finish(state);
     }
-    let threads = opts.threads.max(1);
+    // Depth first, only one worker keeps a sorted walk's order.
+    let threads = if opts.sort && opts.order == Order::DepthFirst {
+        1
+    } else {
+        opts.threads.max(1)
+    };
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| shared.work());
@@ -444,20 +506,23 @@ impl<V: Visitor> Shared<'_, V> {
         let is_dir = t.is_dir();
         let descend = is_dir && self.opts.max_depth > 0;
         let mut flow = Flow::Continue;
+        let v = Visit {
+            path: root,
+            name_start: 0,
+            depth: 0,
+            dir: rustix::fs::CWD,
+            at_name: &name,
+            known: Kind::from_type(t),
+            ino: st.stx_ino,
+            follow,
+            post_order: false,
+            mask: self.opts.stat_mask,
+            meta: OnceLock::from(Ok(st)),
+        };
+        if self.visitor.excluded(state, &v) {
+            return;
+        }
         if !(self.opts.post_order && descend) && self.opts.min_depth == 0 {
-            let v = Visit {
-                path: root,
-                name_start: 0,
-                depth: 0,
-                dir: rustix::fs::CWD,
-                at_name: &name,
-                known: Kind::from_type(t),
-                ino: st.stx_ino,
-                follow,
-                post_order: false,
-                mask: self.opts.stat_mask,
-                meta: OnceLock::from(Ok(st)),
-            };
             flow = self.visitor.visit(state, &v);
         }
         if flow == Flow::Quit {
@@ -484,31 +549,39 @@ impl<V: Visitor> Shared<'_, V> {
     fn work(&self) {
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size.max(DEFAULT_BUFFER_SIZE)];
-        let mut next = self.next(Vec::new(), false);
-        while let Some(node) = next {
+        let mut next = self.next(Vec::new(), None);
+        while let Some((node, ticket)) = next {
             let children = if self.quit.load(Ordering::Relaxed) {
                 Vec::new()
             } else {
-                self.process(&mut state, &node, &mut buf)
+                let children = self.process(&mut state, &node, &mut buf, ticket);
+                if self.opts.sort {
+                    self.visitor.turn_done(&mut state);
+                }
+                children
             };
-            next = self.next(children, true);
+            next = self.next(children, Some(ticket));
         }
         self.visitor.finish(state);
     }
 
     /// Queues the subdirectories a worker found and takes its next
-    /// directory, under one lock (`finished`: the worker is done with
-    /// one); `None` when the walk is over.  Wakes as many idle workers as
-    /// there is work left for.
-    fn next(&self, children: Vec<Arc<Node>>, finished: bool) -> Option<Arc<Node>> {
+    /// directory and its ticket, under one lock (`finished`: the ticket of
+    /// the directory the worker is done with); `None` when the walk is
+    /// over.  Wakes as many idle workers as there is work left for.
+    fn next(&self, children: Vec<Arc<Node>>, finished: Option<u64>) -> Option<(Arc<Node>, u64)> {
         let mut q = self.queue.lock().expect("queue lock");
         match self.opts.order {
             Order::BreadthFirst => q.dirs.extend(children),
             // Reversed, so that the first child is read first.
             Order::DepthFirst => q.dirs.extend(children.into_iter().rev()),
         }
-        if finished {
+        if let Some(ticket) = finished {
             q.active -= 1;
+            // Its children are queued: the next directory's turn.
+            if self.opts.sort {
+                self.end_turn(ticket);
+            }
         }
         loop {
             if self.quit.load(Ordering::Relaxed) {
@@ -520,6 +593,8 @@ impl<V: Visitor> Shared<'_, V> {
             };
             if let Some(n) = next {
                 q.active += 1;
+                let ticket = q.taken;
+                q.taken += 1;
                 let wake = q.dirs.len().min(q.idle);
                 drop(q);
                 if wake == 1 {
@@ -527,7 +602,7 @@ impl<V: Visitor> Shared<'_, V> {
                 } else if wake > 1 {
                     self.wake.notify_all();
                 }
-                return Some(n);
+                return Some((n, ticket));
             }
             if q.active == 0 {
                 self.wake.notify_all();
@@ -539,6 +614,28 @@ impl<V: Visitor> Shared<'_, V> {
         }
     }
 
+    /// Sorted walks: waits until every directory taken before the one
+    /// with `ticket` has visited its entries and queued its children (or
+    /// the walk is stopping).
+    fn wait_turn(&self, ticket: u64) {
+        if !self.opts.sort {
+            return;
+        }
+        let mut turn = self.turn.lock().expect("turn lock");
+        while *turn < ticket && !self.quit.load(Ordering::Relaxed) {
+            turn = self.turn_changed.wait(turn).expect("turn lock");
+        }
+    }
+
+    /// Sorted walks: the directory with `ticket` is done; the next one's
+    /// turn.  (Never backwards: after a quit, turns may end out of order.)
+    fn end_turn(&self, ticket: u64) {
+        let mut turn = self.turn.lock().expect("turn lock");
+        *turn = (*turn).max(ticket + 1);
+        drop(turn);
+        self.turn_changed.notify_all();
+    }
+
     /// Reads one directory, visits its entries and queues its subdirectories.
     ///
     /// Entries whose type the directory entry gives are visited as they are
@@ -546,11 +643,22 @@ impl<V: Visitor> Shared<'_, V> {
     /// whose type must first be learnt (no `d_type`; links to follow) are
     /// gathered and classified together once the read is over, which the
     /// link-count trick needs.
-    fn process(&self, state: &mut V::State, node: &Arc<Node>, buf: &mut Vec<u8>) -> Vec<Arc<Node>> {
+    ///
+    /// In a sorted walk the directory is read, sorted and classified first;
+    /// everything seen by the visitor (visits, errors) waits for its
+    /// `ticket`'s turn.
+    fn process(
+        &self,
+        state: &mut V::State,
+        node: &Arc<Node>,
+        buf: &mut Vec<u8>,
+        ticket: u64,
+    ) -> Vec<Arc<Node>> {
         let path = build_path(node);
         let fd = match self.open_node(node) {
             Ok(fd) => fd,
             Err(e) => {
+                self.wait_turn(ticket);
                 self.report(state, &path, WalkErrorKind::Io(e));
                 self.finish_one(state, node);
                 return Vec::new();
@@ -561,11 +669,13 @@ impl<V: Visitor> Shared<'_, V> {
                 let id = (st.st_dev, st.st_ino);
                 let _ = node.id.set(id);
                 if self.opts.same_fs && id.0 != node.root_dev {
+                    self.wait_turn(ticket);
                     self.finish_one(state, node);
                     return Vec::new();
                 }
                 if self.opts.follow == Follow::Always {
                     if let Some(ancestor) = find_loop(node, id) {
+                        self.wait_turn(ticket);
                         self.report(state, &path, WalkErrorKind::Loop(ancestor));
                         self.finish_one(state, node);
                         return Vec::new();
@@ -578,7 +688,14 @@ impl<V: Visitor> Shared<'_, V> {
         let mut dv = DirVisit::new(node, &path);
         let fd = self.read(state, fd, &path, buf, &mut dv);
         dv.unknown.retain(|b| !b.entries.is_empty());
-        if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
+        if self.opts.sort {
+            let all = self.sort_and_classify(fd.as_fd(), &mut dv, read_started);
+            self.wait_turn(ticket);
+            for e in std::mem::take(&mut dv.deferred) {
+                self.report(state, &path, WalkErrorKind::Io(e));
+            }
+            self.visit_batches(state, &mut dv, fd.as_fd(), &all);
+        } else if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
             let mut batches = std::mem::take(&mut dv.unknown);
             self.classify(fd.as_fd(), &mut batches, read_started, dv.known_dirs);
             self.visit_batches(state, &mut dv, fd.as_fd(), &batches);
@@ -599,6 +716,66 @@ impl<V: Visitor> Shared<'_, V> {
         }
         self.finish_one(state, node);
         children
+    }
+
+    /// Sorted walks: the directory's entries (all gathered in `dv.unknown`
+    /// by [`Shared::take`]) as one batch sorted by name, those of unknown
+    /// type classified, unless at the depth limit, where nothing is walked.
+    fn sort_and_classify(
+        &self,
+        dir: BorrowedFd<'_>,
+        dv: &mut DirVisit<'_>,
+        read_started: i64,
+    ) -> [Batch; 1] {
+        let batches = std::mem::take(&mut dv.unknown);
+        let mut all = if batches.len() == 1 {
+            batches.into_iter().next().expect("one batch")
+        } else {
+            let mut all = Batch::default();
+            for b in &batches {
+                for e in &b.entries {
+                    all.push_kind(b.name(e), e.ino, e.kind);
+                }
+            }
+            all
+        };
+        let names = &all.names;
+        let name = |e: &BatchEntry| &names[e.name_start as usize..];
+        // Names are NUL-terminated and hold no NUL: comparing from the
+        // start up to the terminator is comparing the names as bytes.
+        all.entries.sort_unstable_by(|a, b| {
+            let (x, y) = (name(a), name(b));
+            let x = &x[..x.iter().position(|&c| c == 0).unwrap_or(x.len())];
+            let y = &y[..y.iter().position(|&c| c == 0).unwrap_or(y.len())];
+            x.cmp(y)
+        });
+        if dv.depth >= self.opts.max_depth || self.quit.load(Ordering::Relaxed) {
+            return [all];
+        }
+        let follow_all = self.opts.follow == Follow::Always;
+        // Only the entries still unknown go to the classifier (it counts
+        // every entry it is given as unknown).
+        let mut unknown = Batch::default();
+        let mut at = Vec::new();
+        for (i, e) in all.entries.iter().enumerate() {
+            let pending = match e.kind {
+                Kind::Unknown => true,
+                Kind::NotDir(FileType::SYMLINK) => follow_all,
+                _ => false,
+            };
+            if pending {
+                at.push(i);
+                unknown.push_kind(all.name(e), e.ino, e.kind);
+            }
+        }
+        if !at.is_empty() {
+            let mut one = [unknown];
+            self.classify(dir, &mut one, read_started, dv.known_dirs);
+            for (i, e) in at.into_iter().zip(&one[0].entries) {
+                all.entries[i].kind = e.kind;
+            }
+        }
+        [all]
     }
 
     /// Reads the whole directory, visiting entries of known type at once
@@ -630,7 +807,7 @@ impl<V: Visitor> Shared<'_, V> {
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    self.report(state, path, WalkErrorKind::Io(e));
+                    self.read_error(state, dv, path, e);
                     break;
                 }
             };
@@ -672,7 +849,7 @@ impl<V: Visitor> Shared<'_, V> {
                 },
             );
             for e in outcome.errors {
-                self.report(state, path, WalkErrorKind::Io(e));
+                self.read_error(state, dv, path, e);
             }
             for mut s in outcome.sinks {
                 if let Some(st) = s.state.take() {
@@ -684,8 +861,19 @@ impl<V: Visitor> Shared<'_, V> {
         fd
     }
 
+    /// Reports a failed read, at once or (sorted walks) on the directory's
+    /// turn.
+    fn read_error(&self, state: &mut V::State, dv: &mut DirVisit<'_>, path: &[u8], e: io::Error) {
+        if self.opts.sort {
+            dv.deferred.push(e);
+        } else {
+            self.report(state, path, WalkErrorKind::Io(e));
+        }
+    }
+
     /// Takes one entry just read: visits it if its type is known (or need
-    /// not be), else keeps it for [`Shared::classify`].
+    /// not be), else keeps it for [`Shared::classify`]; in a sorted walk,
+    /// keeps every entry.
     fn take(
         &self,
         state: &mut V::State,
@@ -719,7 +907,7 @@ impl<V: Visitor> Shared<'_, V> {
         // (and its subdirectories walked) in the order read, links among
         // them, as find visits them: `-L ... -delete` depends on it.
         let follow_all = self.opts.follow == Follow::Always;
-        if (unknown || follow_all) && dv.depth < self.opts.max_depth {
+        if self.opts.sort || (unknown || follow_all) && dv.depth < self.opts.max_depth {
             if dv.unknown.is_empty() {
                 dv.unknown.push(Batch::default());
             }
@@ -746,22 +934,25 @@ impl<V: Visitor> Shared<'_, V> {
         let depth = dv.depth;
         let descend = kind == Kind::Dir && depth < self.opts.max_depth;
         let mut flow = Flow::Continue;
+        dv.path.truncate(dv.base);
+        dv.path.extend_from_slice(name.to_bytes());
+        let v = Visit {
+            path: &dv.path,
+            name_start: dv.base,
+            depth,
+            dir,
+            at_name: name,
+            known: kind,
+            ino,
+            follow: self.opts.follow == Follow::Always,
+            post_order: false,
+            mask: self.opts.stat_mask,
+            meta: OnceLock::new(),
+        };
+        if self.visitor.excluded(state, &v) {
+            return;
+        }
         if depth >= self.opts.min_depth && !(self.opts.post_order && descend) {
-            dv.path.truncate(dv.base);
-            dv.path.extend_from_slice(name.to_bytes());
-            let v = Visit {
-                path: &dv.path,
-                name_start: dv.base,
-                depth,
-                dir,
-                at_name: name,
-                known: kind,
-                ino,
-                follow: self.opts.follow == Follow::Always,
-                post_order: false,
-                mask: self.opts.stat_mask,
-                meta: OnceLock::new(),
-            };
             flow = self.visitor.visit(state, &v);
         }
         if flow == Flow::Quit {
@@ -795,7 +986,7 @@ impl<V: Visitor> Shared<'_, V> {
     ) {
         let total: usize = batches.iter().map(|b| b.entries.len()).sum();
         let threads = self.opts.read.threads.max(1);
-        if total < PARALLEL_VISIT_MIN || threads < 2 {
+        if total < PARALLEL_VISIT_MIN || threads < 2 || self.opts.sort {
             for b in batches {
                 for e in &b.entries {
                     self.visit_entry(state, dv, dir, b.name(e), e.ino, e.kind);
@@ -1208,6 +1399,8 @@ struct DirVisit<'n> {
     unknown: Vec<Batch>,
     /// Subdirectories named by `d_type`.
     known_dirs: u64,
+    /// Sorted walks: read errors, reported on the directory's turn.
+    deferred: Vec<io::Error>,
 }
 
 impl<'n> DirVisit<'n> {
@@ -1225,6 +1418,7 @@ impl<'n> DirVisit<'n> {
             children: Vec::new(),
             unknown: Vec::new(),
             known_dirs: 0,
+            deferred: Vec::new(),
         }
     }
 
@@ -1238,6 +1432,7 @@ impl<'n> DirVisit<'n> {
             children: Vec::new(),
             unknown: Vec::new(),
             known_dirs: 0,
+            deferred: Vec::new(),
         }
     }
 
@@ -1246,6 +1441,7 @@ impl<'n> DirVisit<'n> {
         self.children.extend(other.children);
         self.known_dirs += other.known_dirs;
         self.unknown.extend(other.unknown);
+        self.deferred.extend(other.deferred);
     }
 }
 
@@ -1288,10 +1484,14 @@ struct BatchEntry {
 
 impl Batch {
     fn push(&mut self, name: &CStr, ino: u64, t: FileType) {
+        self.push_kind(name, ino, Kind::from_type(t));
+    }
+
+    fn push_kind(&mut self, name: &CStr, ino: u64, kind: Kind) {
         self.entries.push(BatchEntry {
             name_start: self.names.len() as u32,
             ino,
-            kind: Kind::from_type(t),
+            kind,
         });
         self.names.extend_from_slice(name.to_bytes_with_nul());
     }

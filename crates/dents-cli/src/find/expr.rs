@@ -6,6 +6,7 @@
 //! (it may not be moved, dropped or evaluated more or fewer times), what
 //! it costs, and which stat fields it reads.
 
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use rustix::fs::StatxFlags;
@@ -179,6 +180,16 @@ pub enum Pred {
     Delete,
     /// `-exec`, `-ok`.
     Exec(Arc<Exec>),
+    /// `-hidden` (bfs): the name starts with `.`.
+    Hidden,
+    /// `-limit N` (bfs): true; the walk stops once it has been evaluated
+    /// `n` times.
+    Limit {
+        /// N, at least 1.
+        n: u64,
+        /// Evaluations so far.
+        count: AtomicU64,
+    },
 }
 
 impl Pred {
@@ -188,7 +199,12 @@ impl Pred {
     pub fn has_side_effects(&self) -> bool {
         matches!(
             self,
-            Pred::Prune | Pred::Quit | Pred::Print(_) | Pred::Delete | Pred::Exec(_)
+            Pred::Prune
+                | Pred::Quit
+                | Pred::Print(_)
+                | Pred::Delete
+                | Pred::Exec(_)
+                | Pred::Limit { .. }
         )
     }
 
@@ -220,6 +236,7 @@ impl Pred {
         match self {
             Pred::True | Pred::False => 0,
             Pred::Name { of, .. } if *of != NameOf::LinkTarget => 1,
+            Pred::Hidden => 1,
             Pred::Type { x: false, .. } => 2,
             Pred::Regex(_) => 4,
             Pred::Name { .. } => 40,

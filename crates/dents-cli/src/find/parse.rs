@@ -63,6 +63,17 @@ pub struct Options {
     pub threads: Option<usize>,
     /// `-S bfs|dfs` (as bfs spells it).
     pub order: Order,
+    /// `-s` (bfs): each directory's entries in sorted order.
+    pub sort: bool,
+    /// `-color` (`Some(true)`), `-nocolor` (`Some(false)`); `None`: on a
+    /// terminal.
+    pub color: Option<bool>,
+    /// `-status` (`Some(true)`), `-nostatus` (`Some(false)`); `None`: on a
+    /// terminal, after a second.
+    pub status: Option<bool>,
+    /// `-exclude` and `-nohidden` (bfs), joined by `-o`: what is left out
+    /// of the walk.
+    pub exclude: Option<Expr>,
 }
 
 /// The outcome of reading the command line.
@@ -97,6 +108,8 @@ enum BinOp {
 enum TokKind {
     Prim(Expr),
     Not,
+    /// `-exclude` (bfs): a prefix operator, like `!`.
+    Exclude,
     Bin(BinOp),
     Open,
     Close,
@@ -156,6 +169,10 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
             ignore_race: false,
             threads: None,
             order: Order::BreadthFirst,
+            sort: false,
+            color: None,
+            status: None,
+            exclude: None,
         },
         dialect: Dialect::Emacs,
         daystart: false,
@@ -207,6 +224,15 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
         });
         p.push_primary(Pred::Print(b'\n'), vec![b"-print".to_vec()], true);
     }
+    let has_limit = p.toks.iter().any(|t| {
+        matches!(&t.kind, TokKind::Prim(Expr::Prim(pr)) if matches!(pr.pred, Pred::Limit { .. }))
+    });
+    if has_limit && !has_action {
+        return Err(
+            b"-limit counts the evaluations of an action: give one explicitly, as in '-print -limit N'"
+                .to_vec(),
+        );
+    }
     if p.delete && p.prune && !p.explicit_depth {
         return Err(
             b"The -delete action automatically turns on -depth, but -prune does \
@@ -219,8 +245,16 @@ the -depth option."
     let mut b = Builder {
         toks: toks.into_iter().map(Some).collect(),
         pos: 0,
+        excluded: Vec::new(),
+        excluding: false,
     };
     let expr = b.get_expr(NO_PREC, None)?;
+    for e in std::mem::take(&mut b.excluded) {
+        p.opts.exclude = Some(match p.opts.exclude.take() {
+            Some(x) => Expr::Or(Box::new(x), Box::new(e)),
+            None => e,
+        });
+    }
     if b.pos < b.toks.len() {
         let t = b.toks[b.pos].as_ref().expect("not taken");
         return Err(if matches!(t.kind, TokKind::Close) {
@@ -410,6 +444,7 @@ impl Parser<'_> {
                         _ => return Err(invalid_argument(&n, b"-j")),
                     }
                 }
+                b"-s" => self.opts.sort = true,
                 b"-S" => {
                     self.i += 1;
                     let s = self.args.get(self.i).cloned().unwrap_or_default();
@@ -480,6 +515,7 @@ impl Parser<'_> {
             b"(" => self.push_operand(TokKind::Open, a.clone(), false),
             b")" => self.toks.push(op(TokKind::Close)),
             b"!" | b"-not" => self.push_operand(TokKind::Not, a.clone(), false),
+            b"-exclude" => self.push_operand(TokKind::Exclude, a.clone(), false),
             b"-a" | b"-and" => self.toks.push(op(TokKind::Bin(BinOp::And))),
             b"-o" | b"-or" => self.toks.push(op(TokKind::Bin(BinOp::Or))),
             b"," => self.toks.push(op(TokKind::Bin(BinOp::Comma))),
@@ -774,6 +810,38 @@ used to match no files, it now matches all files.",
                 Pred::True
             }
             b"-noleaf" => Pred::True,
+            b"-s" => {
+                self.opts.sort = true;
+                Pred::True
+            }
+            b"-color" | b"-nocolor" => {
+                self.opts.color = Some(name == b"-color");
+                Pred::True
+            }
+            b"-status" | b"-nostatus" => {
+                self.opts.status = Some(name == b"-status");
+                Pred::True
+            }
+            b"-hidden" => Pred::Hidden,
+            b"-nohidden" => {
+                let hidden = Expr::prim(Pred::Hidden, vec![b"-hidden".to_vec()]);
+                self.opts.exclude = Some(match self.opts.exclude.take() {
+                    Some(x) => Expr::Or(Box::new(x), Box::new(hidden)),
+                    None => hidden,
+                });
+                Pred::True
+            }
+            b"-limit" => {
+                let s = self.arg(&name)?;
+                let n = unsigned(&s)
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| invalid_argument(&s, &name))?;
+                words.push(s);
+                Pred::Limit {
+                    n,
+                    count: std::sync::atomic::AtomicU64::new(0),
+                }
+            }
             b"-warn" => {
                 self.warnings = true;
                 Pred::True
@@ -993,6 +1061,10 @@ fn size(s: &[u8]) -> Result<(Cmp, u64), Error> {
 struct Builder {
     toks: Vec<Option<Tok>>,
     pos: usize,
+    /// The operands of `-exclude`, taken out of the expression.
+    excluded: Vec<Expr>,
+    /// Inside an `-exclude` operand.
+    excluding: bool,
 }
 
 impl Builder {
@@ -1047,6 +1119,7 @@ impl Builder {
                 let e = self.get_expr(NEGATE_PREC, Some((&not.name, true)))?;
                 Expr::Not(Box::new(e))
             }
+            TokKind::Exclude => self.exclude()?,
             TokKind::Open => {
                 let next_missing = self
                     .toks
@@ -1082,6 +1155,30 @@ but did not see one."
             }
         }
         Ok(expr)
+    }
+
+    /// `-exclude EXPR` (bfs): its operand, which binds as `!`'s, joins the
+    /// exclusions and leaves `-true` in its place.  Only tests may be
+    /// excluded on.
+    fn exclude(&mut self) -> Result<Expr, Error> {
+        let ex = self.take();
+        if self.excluding {
+            return Err(b"-exclude cannot be used inside -exclude".to_vec());
+        }
+        self.excluding = true;
+        let e = self.get_expr(NEGATE_PREC, Some((&ex.name, true)))?;
+        self.excluding = false;
+        let mut action = None;
+        e.each(&mut |p| {
+            if p.has_side_effects() && action.is_none() {
+                action = Some(());
+            }
+        });
+        if action.is_some() {
+            return Err(b"-exclude takes tests only, not actions".to_vec());
+        }
+        self.excluded.push(e);
+        Ok(Expr::prim(Pred::True, vec![ex.name]))
     }
 
     /// Extends `head` with the operators that bind tighter than

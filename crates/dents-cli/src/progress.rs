@@ -1,0 +1,261 @@
+//! The status line: a one-line progress report on standard error while a
+//! walk runs (entries, directories, rate, the directory being read), drawn
+//! with indicatif.
+//!
+//! The walk pays almost nothing for it: each worker counts in its own
+//! [`Tally`] and adds to the shared relaxed atomics once per
+//! [`TALLY_FLUSH`] entries; the path shown is copied only when the ticker
+//! asks for one (a relaxed flag, read once per entry).  A ticker thread
+//! redraws at most [`HZ`] times a second.
+//!
+//! Nothing else may draw over it: every other write to the terminal
+//! (output, messages, commands run by `-exec`) goes through
+//! [`suspended`], which clears the line, writes, and draws it again.  It
+//! is erased at the end, and by a fatal signal (`SIGINT`, `SIGPIPE`...)
+//! before the process dies of it ([`dents::sys::clear_line_on_fatal_signals`]).
+//! Standard output never carries any of it.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Redraws per second, at most.
+pub const HZ: u8 = 10;
+
+/// Entries a worker counts before adding them to the shared counters.
+pub const TALLY_FLUSH: u64 = 1024;
+
+/// The bar being shown, if any: what [`suspended`] clears around writes.
+static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// Whether a status line is on the screen now (read by the signal
+/// handler, which may not lock).
+static DRAWN: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread is inside [`suspended`] already (a command run by
+    /// `-exec` flushing output, say): no second clear, and no deadlock
+    /// on the bar's lock.
+    static INSIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (a write to the terminal, a command) with the status line
+/// taken off the screen, and puts it back after.  Without a status line,
+/// just runs `f`.
+pub fn suspended<R>(f: impl FnOnce() -> R) -> R {
+    if !DRAWN.load(Ordering::Relaxed) || INSIDE.with(|c| c.get()) {
+        return f();
+    }
+    let bar = SHOWN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    match bar {
+        None => f(),
+        Some(bar) => {
+            INSIDE.with(|c| c.set(true));
+            let r = bar.suspend(f);
+            INSIDE.with(|c| c.set(false));
+            r
+        }
+    }
+}
+
+/// When the status line appears.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum When {
+    /// At once (`-status`).
+    Now,
+    /// Once the walk has run this long (the default on a terminal).
+    After(Duration),
+}
+
+/// A worker's own counts, added to the shared ones now and then.
+#[derive(Debug, Default)]
+pub struct Tally {
+    entries: u64,
+    dirs: u64,
+}
+
+/// The shared counters and the ticker's state.
+#[derive(Debug)]
+pub struct Progress {
+    entries: AtomicU64,
+    dirs: AtomicU64,
+    /// The ticker wants a fresh path: the next entry seen leaves its own.
+    want_path: AtomicBool,
+    path: Mutex<Vec<u8>>,
+    /// Set at the end, with `wake`, to stop the ticker.
+    done: Mutex<bool>,
+    wake: Condvar,
+    when: When,
+    utf8: bool,
+}
+
+impl Progress {
+    /// Counters for a walk whose status line appears `when` said;
+    /// `utf8`: the locale's character set, for showing paths.
+    pub fn new(when: When, utf8: bool) -> Progress {
+        Progress {
+            entries: AtomicU64::new(0),
+            dirs: AtomicU64::new(0),
+            want_path: AtomicBool::new(true),
+            path: Mutex::new(Vec::new()),
+            done: Mutex::new(false),
+            wake: Condvar::new(),
+            when,
+            utf8,
+        }
+    }
+
+    /// Counts one entry (`path`, a directory if `is_dir`) seen by a worker.
+    #[inline]
+    pub fn saw(&self, t: &mut Tally, path: &[u8], is_dir: bool) {
+        t.entries += 1;
+        t.dirs += is_dir as u64;
+        if t.entries >= TALLY_FLUSH {
+            self.flush(t);
+        }
+        if self.want_path.load(Ordering::Relaxed) && self.want_path.swap(false, Ordering::Relaxed) {
+            let mut p = self.path.lock().unwrap_or_else(|e| e.into_inner());
+            p.clear();
+            p.extend_from_slice(path);
+        }
+    }
+
+    /// Adds a worker's counts to the shared ones.
+    pub fn flush(&self, t: &mut Tally) {
+        self.entries.fetch_add(t.entries, Ordering::Relaxed);
+        self.dirs.fetch_add(t.dirs, Ordering::Relaxed);
+        *t = Tally::default();
+    }
+
+    /// The ticker: draws the status line (after the delay, if any) until
+    /// [`Progress::stop`], then erases it.  Runs on its own thread.
+    pub fn run(&self) {
+        let start = Instant::now();
+        let tick = Duration::from_millis(1000 / HZ as u64);
+        let mut bar: Option<ProgressBar> = None;
+        // The rate over the last second or so, from a few samples.
+        let mut samples: std::collections::VecDeque<(Instant, u64)> = Default::default();
+        loop {
+            let wait = if bar.is_none() && self.when == When::Now {
+                Duration::ZERO
+            } else {
+                tick
+            };
+            {
+                let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+                if !*done && !wait.is_zero() {
+                    done = self
+                        .wake
+                        .wait_timeout(done, wait)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                if *done {
+                    break;
+                }
+            }
+            if let When::After(d) = self.when {
+                if start.elapsed() < d {
+                    continue;
+                }
+            }
+            let b = bar.get_or_insert_with(show);
+            let now = Instant::now();
+            let entries = self.entries.load(Ordering::Relaxed);
+            samples.push_back((now, entries));
+            while samples.len() > 2 && now - samples[0].0 > Duration::from_secs(1) {
+                samples.pop_front();
+            }
+            let rate = match (samples.front(), samples.len() > 1) {
+                (Some(&(t0, n0)), true) if now > t0 => {
+                    (entries - n0) as f64 / (now - t0).as_secs_f64()
+                }
+                _ => entries as f64 / start.elapsed().as_secs_f64().max(1e-3),
+            };
+            let path = {
+                let p = self.path.lock().unwrap_or_else(|e| e.into_inner());
+                printable(&p, self.utf8)
+            };
+            self.want_path.store(true, Ordering::Relaxed);
+            b.set_position(entries);
+            b.set_prefix(format!(
+                "{} dirs, {}/s",
+                indicatif::HumanCount(self.dirs.load(Ordering::Relaxed)),
+                indicatif::HumanCount(rate as u64)
+            ));
+            b.set_message(path);
+            // Drawn under the bar's lock, so never between a suspended
+            // write's clear and its redraw.
+            b.tick();
+        }
+        if let Some(b) = bar {
+            let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
+            DRAWN.store(false, Ordering::Relaxed);
+            b.finish_and_clear();
+            *shown = None;
+        }
+    }
+
+    /// Stops the ticker (which erases the line).
+    pub fn stop(&self) {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.wake.notify_all();
+    }
+}
+
+/// Makes the bar and registers it for [`suspended`] and the signal
+/// handler.
+fn show() -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(HZ));
+    let style = ProgressStyle::with_template("{human_pos} entries, {prefix}  {wide_msg}")
+        .expect("a valid template");
+    bar.set_style(style);
+    *SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
+    dents::sys::clear_line_on_fatal_signals(&DRAWN);
+    // From now on every write to the terminal goes around the line.
+    DRAWN.store(true, Ordering::Relaxed);
+    bar
+}
+
+/// A path as the status line shows it: control characters (and bytes
+/// that are no character, in a UTF-8 locale) as `?`, so that no name can
+/// move the cursor or change the terminal's state.
+fn printable(path: &[u8], utf8: bool) -> String {
+    let mut s = String::with_capacity(path.len());
+    if utf8 {
+        for chunk in path.utf8_chunks() {
+            s.extend(
+                chunk
+                    .valid()
+                    .chars()
+                    .map(|c| if c.is_control() { '?' } else { c }),
+            );
+            if !chunk.invalid().is_empty() {
+                s.push('?');
+            }
+        }
+    } else {
+        s.extend(path.iter().map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '?'
+            }
+        }));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn paths_cannot_drive_the_terminal() {
+        assert_eq!(printable(b"a\x1b[2Jb\n", true), "a?[2Jb?");
+        assert_eq!(printable(b"caf\xc3\xa9\xff", true), "caf\u{e9}?");
+        assert_eq!(printable(b"caf\xc3\xa9", false), "caf??");
+    }
+}
