@@ -4,8 +4,10 @@
 //!
 //! The walk pays almost nothing for it: each worker counts in its own
 //! [`Tally`] and adds to the shared relaxed atomics once per
-//! [`TALLY_FLUSH`] entries; the path shown is copied only when the ticker
-//! asks for one (a relaxed flag, read once per entry).  A ticker thread
+//! [`TALLY_FLUSH`] entries or once per tick, whichever comes first; the
+//! path shown is copied only when the ticker asks for one.  Per entry,
+//! that is two relaxed loads of words the ticker writes ten times a
+//! second.  A ticker thread
 //! redraws at most [`HZ`] times a second.
 //!
 //! Nothing else may draw over it: every other write to the terminal
@@ -19,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Redraws per second, at most.
 pub const HZ: u8 = 10;
@@ -74,6 +76,8 @@ pub enum When {
 pub struct Tally {
     entries: u64,
     dirs: u64,
+    /// The ticker's tick when this worker last added its counts.
+    tick: u64,
 }
 
 /// The shared counters and the ticker's state.
@@ -83,6 +87,9 @@ pub struct Progress {
     dirs: AtomicU64,
     /// The ticker wants a fresh path: the next entry seen leaves its own.
     want_path: AtomicBool,
+    /// Ticks so far: a worker that has not added its counts since the
+    /// last one does it at its next entry (slow walks stay up to date).
+    ticks: AtomicU64,
     path: Mutex<Vec<u8>>,
     /// Set at the end, with `wake`, to stop the ticker.
     done: Mutex<bool>,
@@ -99,6 +106,7 @@ impl Progress {
             entries: AtomicU64::new(0),
             dirs: AtomicU64::new(0),
             want_path: AtomicBool::new(true),
+            ticks: AtomicU64::new(0),
             path: Mutex::new(Vec::new()),
             done: Mutex::new(false),
             wake: Condvar::new(),
@@ -112,7 +120,7 @@ impl Progress {
     pub fn saw(&self, t: &mut Tally, path: &[u8], is_dir: bool) {
         t.entries += 1;
         t.dirs += is_dir as u64;
-        if t.entries >= TALLY_FLUSH {
+        if t.entries >= TALLY_FLUSH || t.tick != self.ticks.load(Ordering::Relaxed) {
             self.flush(t);
         }
         if self.want_path.load(Ordering::Relaxed) && self.want_path.swap(false, Ordering::Relaxed) {
@@ -126,7 +134,10 @@ impl Progress {
     pub fn flush(&self, t: &mut Tally) {
         self.entries.fetch_add(t.entries, Ordering::Relaxed);
         self.dirs.fetch_add(t.dirs, Ordering::Relaxed);
-        *t = Tally::default();
+        *t = Tally {
+            tick: self.ticks.load(Ordering::Relaxed),
+            ..Tally::default()
+        };
     }
 
     /// The ticker: draws the status line (after the delay, if any) until
@@ -168,27 +179,33 @@ impl Progress {
             while samples.len() > 2 && now - samples[0].0 > Duration::from_secs(1) {
                 samples.pop_front();
             }
-            let rate = match (samples.front(), samples.len() > 1) {
-                (Some(&(t0, n0)), true) if now > t0 => {
-                    (entries - n0) as f64 / (now - t0).as_secs_f64()
-                }
-                _ => entries as f64 / start.elapsed().as_secs_f64().max(1e-3),
+            // The rate over the last second (over the whole walk at first);
+            // none yet in the first fifth of a second.
+            let (t0, n0) = samples.front().copied().unwrap_or((start, 0));
+            let (t0, n0) = if now - t0 >= Duration::from_millis(200) {
+                (t0, n0)
+            } else {
+                (start, 0)
+            };
+            let span = (now - t0).as_secs_f64();
+            let rate = if span >= 0.2 {
+                format!(", {}/s", HumanCount(((entries - n0) as f64 / span) as u64))
+            } else {
+                String::new()
             };
             let path = {
                 let p = self.path.lock().unwrap_or_else(|e| e.into_inner());
                 printable(&p, self.utf8)
             };
             self.want_path.store(true, Ordering::Relaxed);
-            b.set_position(entries);
-            b.set_prefix(format!(
-                "{} dirs, {}/s",
-                indicatif::HumanCount(self.dirs.load(Ordering::Relaxed)),
-                indicatif::HumanCount(rate as u64)
+            self.ticks.fetch_add(1, Ordering::Relaxed);
+            // One update, one draw (under the bar's lock, so never between
+            // a suspended write's clear and its redraw).
+            b.set_message(format!(
+                "{} entries, {} dirs{rate}  {path}",
+                HumanCount(entries),
+                HumanCount(self.dirs.load(Ordering::Relaxed)),
             ));
-            b.set_message(path);
-            // Drawn under the bar's lock, so never between a suspended
-            // write's clear and its redraw.
-            b.tick();
         }
         if let Some(b) = bar {
             let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
@@ -209,7 +226,7 @@ impl Progress {
 /// handler.
 fn show() -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(HZ));
-    let style = ProgressStyle::with_template("{human_pos} entries, {prefix}  {wide_msg}")
+    let style = ProgressStyle::with_template("{wide_msg}")
         .expect("a valid template");
     bar.set_style(style);
     *SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());

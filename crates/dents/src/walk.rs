@@ -57,8 +57,10 @@
 //! subdirectories and reports its errors only on its turn, after every
 //! directory taken before it.  Breadth first, the queue is FIFO, so the
 //! n-th directory taken is the n-th queued whatever the timing, and the
-//! order is the one-thread order: a directory's sorted entries, then
-//! those of each of its subdirectories in turn (level order, as `bfs -s`).
+//! order is the one-thread order: the roots sorted, a directory's sorted
+//! entries, then those of each of its subdirectories in turn (level
+//! order, as `bfs -s`, which sorts with `strcoll`: the same in the C
+//! locale).
 //! Depth first (LIFO) that does not hold, so a sorted depth-first walk
 //! runs on one worker.  At the end of its turn a worker tells the
 //! visitor ([`Visitor::turn_done`]), which must then write what it has
@@ -455,6 +457,10 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
     };
     {
         let mut state = visitor.state();
+        let mut roots: Vec<&[u8]> = roots.iter().map(|r| r.as_slice()).collect();
+        if opts.sort {
+            roots.sort_unstable();
+        }
         for root in roots {
             if shared.quit.load(Ordering::Relaxed) {
                 break;
