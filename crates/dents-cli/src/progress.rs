@@ -33,8 +33,17 @@ pub const TALLY_FLUSH: u64 = 1024;
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 /// Whether a status line is on the screen now (read by the signal
-/// handler, which may not lock).
+/// handler, which may not lock).  Set only under [`GATE`].
 static DRAWN: AtomicBool = AtomicBool::new(false);
+
+/// Whether a status line may appear in this run at all: if not,
+/// [`suspended`] costs one relaxed load.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Held by a write (or command) while no line is drawn, and by the
+/// ticker while it draws the first: so the line never appears in the
+/// middle of a write that did not clear it.
+static GATE: Mutex<()> = Mutex::new(());
 
 thread_local! {
     /// This thread is inside [`suspended`] already (a command run by
@@ -47,19 +56,26 @@ thread_local! {
 /// taken off the screen, and puts it back after.  Without a status line,
 /// just runs `f`.
 pub fn suspended<R>(f: impl FnOnce() -> R) -> R {
-    if !DRAWN.load(Ordering::Relaxed) || INSIDE.with(|c| c.get()) {
+    if !ENABLED.load(Ordering::Relaxed) || INSIDE.with(|c| c.get()) {
         return f();
     }
-    let bar = SHOWN.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    match bar {
-        None => f(),
-        Some(bar) => {
-            INSIDE.with(|c| c.set(true));
-            let r = bar.suspend(f);
-            INSIDE.with(|c| c.set(false));
-            r
+    INSIDE.with(|c| c.set(true));
+    let gate = GATE.lock().unwrap_or_else(|e| e.into_inner());
+    let r = if DRAWN.load(Ordering::Relaxed) {
+        drop(gate);
+        let bar = SHOWN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match bar {
+            Some(bar) => bar.suspend(f),
+            None => f(),
         }
-    }
+    } else {
+        // Not drawn, and it cannot be while the gate is held.
+        let r = f();
+        drop(gate);
+        r
+    };
+    INSIDE.with(|c| c.set(false));
+    r
 }
 
 /// When the status line appears.
@@ -94,6 +110,9 @@ pub struct Progress {
     /// Set at the end, with `wake`, to stop the ticker.
     done: Mutex<bool>,
     wake: Condvar,
+    /// The first line is drawn (or will never be): [`Progress::wait_shown`].
+    shown: Mutex<bool>,
+    shown_cv: Condvar,
     when: When,
     utf8: bool,
 }
@@ -102,6 +121,7 @@ impl Progress {
     /// Counters for a walk whose status line appears `when` said;
     /// `utf8`: the locale's character set, for showing paths.
     pub fn new(when: When, utf8: bool) -> Progress {
+        ENABLED.store(true, Ordering::Relaxed);
         Progress {
             entries: AtomicU64::new(0),
             dirs: AtomicU64::new(0),
@@ -110,6 +130,8 @@ impl Progress {
             path: Mutex::new(Vec::new()),
             done: Mutex::new(false),
             wake: Condvar::new(),
+            shown: Mutex::new(false),
+            shown_cv: Condvar::new(),
             when,
             utf8,
         }
@@ -167,11 +189,13 @@ impl Progress {
                     break;
                 }
             }
+            let first = bar.is_none();
             if let When::After(d) = self.when {
                 if start.elapsed() < d {
                     continue;
                 }
             }
+            let gate = first.then(|| GATE.lock().unwrap_or_else(|e| e.into_inner()));
             let b = bar.get_or_insert_with(show);
             let now = Instant::now();
             let entries = self.entries.load(Ordering::Relaxed);
@@ -206,13 +230,37 @@ impl Progress {
                 HumanCount(entries),
                 HumanCount(self.dirs.load(Ordering::Relaxed)),
             ));
+            if first {
+                b.force_draw();
+                drop(gate);
+                self.set_shown();
+            }
         }
+        self.set_shown();
         if let Some(b) = bar {
             let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
             DRAWN.store(false, Ordering::Relaxed);
             b.finish_and_clear();
             *shown = None;
         }
+    }
+
+    /// With [`When::Now`], waits until the ticker has drawn its first
+    /// line, so that even a walk shorter than a tick shows one (as
+    /// `bfs -status` does).
+    pub fn wait_shown(&self) {
+        if self.when != When::Now {
+            return;
+        }
+        let mut shown = self.shown.lock().unwrap_or_else(|e| e.into_inner());
+        while !*shown {
+            shown = self.shown_cv.wait(shown).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn set_shown(&self) {
+        *self.shown.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.shown_cv.notify_all();
     }
 
     /// Stops the ticker (which erases the line).

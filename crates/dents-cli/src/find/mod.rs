@@ -132,6 +132,7 @@ pub fn main(argv: &[OsString]) -> i32 {
     std::thread::scope(|s| {
         if let Some(p) = &progress {
             s.spawn(|| p.run());
+            p.wait_shown();
         }
         walk::walk(&opts.paths, &wopts, &finder);
         // The walk is over: no more status (batched commands may still run).
