@@ -334,6 +334,10 @@ fn colors_by_default_on_a_terminal_unless_no_color() {
     }
     let tty = on_pty(t.path(), "\"$DENTS\" find t -maxdepth 0 -nocolor", &[lsc]).unwrap();
     assert_eq!(tty, b"t\r\n");
+    // Painted, a name is still shown as GNU find shows it on a terminal.
+    fs::write(t.path().join("t/new\nline"), b"").unwrap();
+    let tty = on_pty(t.path(), "\"$DENTS\" find t -name 'new*'", &[lsc]).unwrap();
+    assert_eq!(show(&tty), show(b"\x1b[01;34mt/\x1b[0mnew?line\r\n"));
     // An empty NO_COLOR is no request.
     let tty = on_pty(t.path(), cmd, &[lsc, ("NO_COLOR", "")]).unwrap();
     assert!(tty.windows(painted.len()).any(|w| w == painted), "{}", show(&tty));
