@@ -6,8 +6,8 @@
 //! [`Tally`] and adds to the shared relaxed atomics once per
 //! [`TALLY_FLUSH`] entries or once per tick, whichever comes first; the
 //! path shown is copied only when the ticker asks for one.  Per entry,
-//! that is two relaxed loads of words the ticker writes ten times a
-//! second.  A ticker thread
+//! that is a local count; every 64th also reads two words the ticker
+//! writes ten times a second.  A ticker thread
 //! redraws at most [`HZ`] times a second.
 //!
 //! Nothing else may draw over it: every other write to the terminal
@@ -142,6 +142,10 @@ impl Progress {
     pub fn saw(&self, t: &mut Tally, path: &[u8], is_dir: bool) {
         t.entries += 1;
         t.dirs += is_dir as u64;
+        // The shared words are looked at once every 64 entries only.
+        if t.entries % 64 != 0 {
+            return;
+        }
         if t.entries >= TALLY_FLUSH || t.tick != self.ticks.load(Ordering::Relaxed) {
             self.flush(t);
         }
@@ -274,8 +278,7 @@ impl Progress {
 /// handler.
 fn show() -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(HZ));
-    let style = ProgressStyle::with_template("{wide_msg}")
-        .expect("a valid template");
+    let style = ProgressStyle::with_template("{wide_msg}").expect("a valid template");
     bar.set_style(style);
     *SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
     dents::sys::clear_line_on_fatal_signals(&DRAWN);

@@ -183,7 +183,10 @@ fn colors_match_gnu_ls_name_by_name() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
-    assert!(colored > names.len() * 2, "too few colored names: {colored}");
+    assert!(
+        colored > names.len() * 2,
+        "too few colored names: {colored}"
+    );
 }
 
 /// The hand-made tree of the painting tests, sorted as `-s` lists it.
@@ -238,7 +241,10 @@ fn left_right_end_reset_and_normal_codes() {
         &["t", "-maxdepth", "1", "-s", "-color", "-name", "[prt]*"],
         &[("LS_COLORS", "lc=<:rc=>:rs=R:di=D:no=N:ex=00")],
     );
-    assert_eq!(show(&out.stdout), "<D>t<R>\n<D>t/<R><N>plain<R>\n<D>t/<R><N>run<R>\n");
+    assert_eq!(
+        show(&out.stdout),
+        "<D>t<R>\n<D>t/<R><N>plain<R>\n<D>t/<R><N>run<R>\n"
+    );
     // ec given: used as is; rs then unused.
     let out = dents(
         t.path(),
@@ -247,7 +253,11 @@ fn left_right_end_reset_and_normal_codes() {
     );
     assert_eq!(show(&out.stdout), "<D>tE\n");
     // Without LS_COLORS: GNU's defaults.
-    let out = dents(t.path(), &["t/run", "t/sub", "-maxdepth", "0", "-color"], &[]);
+    let out = dents(
+        t.path(),
+        &["t/run", "t/sub", "-maxdepth", "0", "-color"],
+        &[],
+    );
     assert_eq!(
         show(&out.stdout),
         show(b"\x1b[01;34mt/\x1b[0m\x1b[01;32mrun\x1b[0m\n\x1b[01;34mt/sub\x1b[0m\n")
@@ -325,7 +335,11 @@ fn colors_by_default_on_a_terminal_unless_no_color() {
     };
     let painted = b"\x1b[01;34mt\x1b[0m\r\n";
     let bold = b"\x1b[01;39mdents:\x1b[0m 't/nothing': No such file or directory";
-    assert!(tty.windows(painted.len()).any(|w| w == painted), "{}", show(&tty));
+    assert!(
+        tty.windows(painted.len()).any(|w| w == painted),
+        "{}",
+        show(&tty)
+    );
     assert!(tty.windows(bold.len()).any(|w| w == bold), "{}", show(&tty));
     for no in [vec![lsc, ("NO_COLOR", "1")]] {
         let tty = on_pty(t.path(), cmd, &no).unwrap();
@@ -340,13 +354,28 @@ fn colors_by_default_on_a_terminal_unless_no_color() {
     assert_eq!(show(&tty), show(b"\x1b[01;34mt/\x1b[0mnew?line\r\n"));
     // An empty NO_COLOR is no request.
     let tty = on_pty(t.path(), cmd, &[lsc, ("NO_COLOR", "")]).unwrap();
-    assert!(tty.windows(painted.len()).any(|w| w == painted), "{}", show(&tty));
+    assert!(
+        tty.windows(painted.len()).any(|w| w == painted),
+        "{}",
+        show(&tty)
+    );
 }
 
 /// Names for the sorting tests: bytes that sort differently as text,
 /// case, dots, and no UTF-8.
 const NAMES: &[&[u8]] = &[
-    b"b", b"B", b"a", b".a", b"_", b"a.b", b"a-b", b"ab", b"\xff", b"\xc3\xa9", b"Z", b"10",
+    b"b",
+    b"B",
+    b"a",
+    b".a",
+    b"_",
+    b"a.b",
+    b"a-b",
+    b"ab",
+    b"\xff",
+    b"\xc3\xa9",
+    b"Z",
+    b"10",
     b"9",
 ];
 
@@ -410,13 +439,29 @@ fn sorted_walk_is_breadth_first_with_sorted_directories() {
         let out = dents(t.path(), &[j, "t", "-s"], &[]);
         assert!(out.status.success());
         let got = lines(&out.stdout);
-        assert!(got == want, "{j}: -s order differs:\n{}", first_difference(&got, &want));
+        assert!(
+            got == want,
+            "{j}: -s order differs:\n{}",
+            first_difference(&got, &want)
+        );
     }
     // -s among the expression's words, and with a depth window.
-    let out = dents(t.path(), &["-j8", "t", "-mindepth", "1", "-maxdepth", "2", "-s"], &[]);
+    let out = dents(
+        t.path(),
+        &["-j8", "t", "-mindepth", "1", "-maxdepth", "2", "-s"],
+        &[],
+    );
     let depth = |p: &Vec<u8>| p.iter().filter(|&&b| b == b'/').count();
-    let window: Vec<Vec<u8>> = want.iter().filter(|p| (1..=2).contains(&depth(p))).cloned().collect();
-    assert!(lines(&out.stdout) == window, "{}", first_difference(&lines(&out.stdout), &window));
+    let window: Vec<Vec<u8>> = want
+        .iter()
+        .filter(|p| (1..=2).contains(&depth(p)))
+        .cloned()
+        .collect();
+    assert!(
+        lines(&out.stdout) == window,
+        "{}",
+        first_difference(&lines(&out.stdout), &window)
+    );
     // The starting points are sorted too.
     let out = dents(t.path(), &["t/b", "t/a", "-s", "-maxdepth", "0"], &[]);
     assert_eq!(out.stdout, b"t/a\nt/b\n");
@@ -537,7 +582,10 @@ fn filters_match_gnu_find_equivalents() {
         ("t -hidden", "t -name .*"),
         ("t -type f ! -hidden", "t -type f ! -name .*"),
         ("t -nohidden", "t -name .* -prune -o -print"),
-        ("t -nohidden -name *.c", "t -name .* -prune -o -name *.c -print"),
+        (
+            "t -nohidden -name *.c",
+            "t -name .* -prune -o -name *.c -print",
+        ),
         (". -nohidden", ". -name .?* -prune -o -print"),
         ("t/. -hidden", "t/. -mindepth 1 -name .*"),
     ];
@@ -587,7 +635,11 @@ fn limit_stops_after_n_evaluations() {
     // Counted where it stands: only the files that got to it.
     let files = sorted_lines(&gnu(t.path(), &["t", "-type", "f"]).stdout);
     for j in ["-j1", "-j8"] {
-        let out = dents(t.path(), &[j, "t", "-type", "f", "-print", "-limit", "4"], &[]);
+        let out = dents(
+            t.path(),
+            &[j, "t", "-type", "f", "-print", "-limit", "4"],
+            &[],
+        );
         let got = lines(&out.stdout);
         assert_eq!(got.len(), 4, "{j}: {}", show(&out.stdout));
         assert!(got.iter().all(|l| files.contains(l)), "{j}");
@@ -596,7 +648,11 @@ fn limit_stops_after_n_evaluations() {
     let out = dents(t.path(), &["t", "-print", "-limit", "1000"], &[]);
     assert_eq!(sorted_lines(&out.stdout), sorted_lines(&all));
     // No action to count, or no count.
-    for bad in [&["t", "-limit", "2"][..], &["t", "-print", "-limit", "0"], &["t", "-print", "-limit", "x"]] {
+    for bad in [
+        &["t", "-limit", "2"][..],
+        &["t", "-print", "-limit", "0"],
+        &["t", "-print", "-limit", "x"],
+    ] {
         let out = dents(t.path(), bad, &[]);
         assert_eq!(out.status.code(), Some(1), "{bad:?}");
         assert!(out.stdout.is_empty(), "{bad:?}");
@@ -678,7 +734,8 @@ fn status_line_cleared_before_our_own_messages() {
     symlink("loop-b", r.join("dd1/loop-a")).unwrap();
     symlink("loop-a", r.join("dd1/loop-b")).unwrap();
     // Slow files first, then the loop (-s: in that order).
-    let cmd = "\"$DENTS\" find -L -j1 t -s -status -maxdepth 2 \\( -name '*.c' -exec sleep 0.3 \\; \\) \
+    let cmd =
+        "\"$DENTS\" find -L -j1 t -s -status -maxdepth 2 \\( -name '*.c' -exec sleep 0.3 \\; \\) \
                -o -name 'loop*' > out";
     let Some(tty) = on_pty(t.path(), cmd, &[]) else {
         return;
@@ -730,10 +787,28 @@ fn colors_stat_only_when_on() {
     let t = sort_tree();
     let base = stat_calls(t.path(), &["-j1", "t", "-false"]);
     let off = stat_calls(t.path(), &["-j1", "t", "-name", "*a*"]);
-    let hidden = stat_calls(t.path(), &["-j1", "t", "-s", "-nohidden", "-hidden", "-print", "-limit", "5"]);
+    let hidden = stat_calls(
+        t.path(),
+        &[
+            "-j1",
+            "t",
+            "-s",
+            "-nohidden",
+            "-hidden",
+            "-print",
+            "-limit",
+            "5",
+        ],
+    );
     let on = stat_calls(t.path(), &["-j1", "t", "-name", "*a*", "-color"]);
-    assert!(off <= base, "without colors: {off} stats, {base} without tests");
-    assert!(hidden <= base, "name-only bfs tests: {hidden} stats, {base}");
+    assert!(
+        off <= base,
+        "without colors: {off} stats, {base} without tests"
+    );
+    assert!(
+        hidden <= base,
+        "name-only bfs tests: {hidden} stats, {base}"
+    );
     // Regular files and directories are stat'ed for ex, su, st...
     assert!(on > base + 20, "with colors: {on} stats, {base} without");
 }

@@ -763,10 +763,12 @@ fn excluded_entries_are_neither_visited_nor_walked() {
                 asked: Default::default(),
             };
             walk(&[root_b.clone()], &o, &x);
-            let depth = |p: &Vec<u8>| p.len() > root_b.len() && {
-                let rel = &p[root_b.len()..];
-                rel.iter().filter(|&&b| b == b'/').count() >= min_depth
-            } || min_depth == 0;
+            let depth = |p: &Vec<u8>| {
+                p.len() > root_b.len() && {
+                    let rel = &p[root_b.len()..];
+                    rel.iter().filter(|&&b| b == b'/').count() >= min_depth
+                } || min_depth == 0
+            };
             let want: Vec<Vec<u8>> = kept.iter().filter(|p| depth(p)).cloned().collect();
             assert_same_paths(
                 &sorted(x.rec.paths()),

@@ -243,7 +243,8 @@ impl Colors {
                 let Some((key, next)) = unescape(after, b'=') else {
                     break;
                 };
-                let Some((seq, next)) = next.map_or(Some((Vec::new(), None)), |n| unescape(n, b':'))
+                let Some((seq, next)) =
+                    next.map_or(Some((Vec::new(), None)), |n| unescape(n, b':'))
                 else {
                     break;
                 };
@@ -550,7 +551,9 @@ impl Colors {
 
     /// Appends `text` in the directory color (`%h`, `%H`).
     pub fn dir(&self, out: &mut Vec<u8>, text: &[u8], tty: Tty) {
-        let di = self.get(Key::Dir).map_or(Paint::None, |s| Paint::Key(Key::Dir, s));
+        let di = self
+            .get(Key::Dir)
+            .map_or(Paint::None, |s| Paint::Key(Key::Dir, s));
         self.span(out, di, text, tty);
     }
 
@@ -648,8 +651,7 @@ fn has_capabilities(path: &[u8]) -> bool {
         return false;
     };
     let mut buf = [0u8; 64];
-    rustix::fs::lgetxattr(c.as_c_str(), c"security.capability", &mut buf[..])
-        .is_ok_and(|n| n > 0)
+    rustix::fs::lgetxattr(c.as_c_str(), c"security.capability", &mut buf[..]).is_ok_and(|n| n > 0)
 }
 
 /// The colors for messages on standard error, if they are on.
@@ -662,7 +664,10 @@ pub fn set_stderr(colors: Option<&Colors>) {
     if let Some(c) = colors {
         let _ = STDERR.set(c.clone());
     }
-    STDERR_ON.store(colors.is_some() && STDERR.get().is_some(), Ordering::Relaxed);
+    STDERR_ON.store(
+        colors.is_some() && STDERR.get().is_some(),
+        Ordering::Relaxed,
+    );
 }
 
 /// Appends `dents: ` (and `warning: `) for a message on standard error,
