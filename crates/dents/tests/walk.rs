@@ -701,7 +701,7 @@ fn sorted_walks_visit_in_one_order_whatever_the_threads() {
                 let mut o = opts(threads, Order::BreadthFirst, post, ignore);
                 o.sort = true;
                 let r = Recorder::default();
-                walk(&[root_b.clone()], &o, &r);
+                walk(std::slice::from_ref(&root_b), &o, &r);
                 let visits = r.visits.into_inner().unwrap();
                 let what = format!("threads {threads}, post {post}, no d_type {ignore}");
                 if !post {
@@ -762,7 +762,7 @@ fn excluded_entries_are_neither_visited_nor_walked() {
                 name: b"b1",
                 asked: Default::default(),
             };
-            walk(&[root_b.clone()], &o, &x);
+            walk(std::slice::from_ref(&root_b), &o, &x);
             let depth = |p: &Vec<u8>| {
                 p.len() > root_b.len() && {
                     let rel = &p[root_b.len()..];

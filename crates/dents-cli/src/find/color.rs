@@ -429,7 +429,7 @@ impl Colors {
         match key {
             Some(k) => self.paint(k),
             None => match self.ext(name) {
-                Some(seq) if seq.is_empty() => self.paint(Key::Normal),
+                Some([]) => self.paint(Key::Normal),
                 Some(seq) => Paint::Seq(seq),
                 None => self.paint(Key::File),
             },
@@ -687,7 +687,7 @@ pub fn message_prefix(out: &mut Vec<u8>, warning: bool) {
 /// Whether colors are on by default: the stream is a terminal and
 /// `NO_COLOR` is unset or empty (<https://no-color.org>).
 pub fn auto(is_terminal: bool) -> bool {
-    is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    is_terminal && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
 }
 
 #[cfg(test)]
