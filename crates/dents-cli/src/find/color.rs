@@ -696,7 +696,7 @@ mod tests {
 
     #[test]
     fn escapes_as_dircolors() {
-        let (v, rest) = unescape(br"\e[1;\x33\0610^[\_\:x:y", b':').unwrap();
+        let (v, rest) = unescape(br"\e[1;\x33\061^[\_\:x:y", b':').unwrap();
         assert_eq!(v, b"\x1b[1;31\x1b :x");
         assert_eq!(rest, Some(&b"y"[..]));
         assert!(unescape(b"ab\\", b':').is_none());
