@@ -45,7 +45,10 @@ pub fn report(status: i32, what: &str, path: &[u8], e: &io::Error) {
 /// Writes `bytes` to stderr in one call, ignoring failure (nowhere to say it).
 pub fn write_stderr(bytes: &[u8]) {
     use std::io::Write;
-    let _ = io::stderr().lock().write_all(bytes);
+    // Off the status line's row, or the two would garble each other.
+    crate::progress::suspended(|| {
+        let _ = io::stderr().lock().write_all(bytes);
+    });
 }
 
 /// Raises the exit status to at least `status`.

@@ -7,12 +7,14 @@
 //! | `errors` | messages in the style of the tool replaced, and the exit status |
 //! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
+//! | `progress` | the status line on standard error while a walk runs |
 
 mod errors;
 mod filemode;
 mod find;
 mod ls;
 mod output;
+mod progress;
 mod quote;
 
 use std::ffi::OsString;

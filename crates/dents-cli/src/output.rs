@@ -44,10 +44,14 @@ impl Output {
         if bytes.is_empty() {
             return;
         }
-        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(e) = file.write_all(bytes) {
-            fatal_write_error(&e);
-        }
+        // With a status line on the same terminal, off its row (the line
+        // first, then the file: the order every writer takes them in).
+        crate::progress::suspended(|| {
+            let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+            if let Err(e) = file.write_all(bytes) {
+                fatal_write_error(&e);
+            }
+        });
     }
 }
 

@@ -1036,6 +1036,8 @@ fn print_on_a_terminal_shows_unprintables_as_question_marks() {
                 .args(["-qc", &format!("{prog} {expr}"), "/dev/null"])
                 .current_dir(fx.root())
                 .env("LC_ALL", locale)
+                // dents colors paths on a terminal (as bfs); GNU does not.
+                .env("NO_COLOR", "1")
                 .stdin(Stdio::null())
                 .output()
                 .unwrap();

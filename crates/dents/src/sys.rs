@@ -299,6 +299,69 @@ pub fn default_sigpipe() {
     }
 }
 
+/// The flag [`clear_line_on_fatal_signals`] reads: a line to erase is
+/// on standard error.
+static CLEAR_LINE_FLAG: std::sync::atomic::AtomicPtr<std::sync::atomic::AtomicBool> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// The handler of [`clear_line_on_fatal_signals`]: erases the line if the
+/// flag says one is drawn, then dies of the signal as if unhandled.
+extern "C" fn clear_line_and_die(sig: libc::c_int) {
+    use std::sync::atomic::Ordering;
+    let flag = CLEAR_LINE_FLAG.load(Ordering::Acquire);
+    // SAFETY: the pointer is null or comes from a `&'static AtomicBool`.
+    if !flag.is_null() && unsafe { &*flag }.load(Ordering::Relaxed) {
+        let clear = b"\r\x1b[K";
+        // SAFETY: write(2) is async-signal-safe; the buffer is valid for
+        // its length.  A failed write cannot be reported from here.
+        unsafe {
+            libc::write(2, clear.as_ptr().cast(), clear.len());
+        }
+    }
+    // SAFETY: signal(2) and raise(3) are async-signal-safe; with the
+    // default action restored, the process ends as the signal demands.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// On `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGQUIT` and `SIGPIPE`, first
+/// erases the current line of standard error if `drawn` is set (a status
+/// line is on the screen), then dies of the signal as before.  Signals
+/// that are ignored (a `nohup`, a background job) stay ignored; calling
+/// again only changes the flag.
+pub fn clear_line_on_fatal_signals(drawn: &'static std::sync::atomic::AtomicBool) {
+    use std::sync::atomic::Ordering;
+    let ptr = drawn as *const std::sync::atomic::AtomicBool as *mut std::sync::atomic::AtomicBool;
+    if !CLEAR_LINE_FLAG.swap(ptr, Ordering::AcqRel).is_null() {
+        return;
+    }
+    for sig in [
+        libc::SIGINT,
+        libc::SIGTERM,
+        libc::SIGHUP,
+        libc::SIGQUIT,
+        libc::SIGPIPE,
+    ] {
+        // SAFETY: sigaction is given valid, zero-initialised structures;
+        // the handler only calls async-signal-safe functions.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction != libc::SIG_DFL
+            {
+                continue;
+            }
+            let mut act: libc::sigaction = std::mem::zeroed();
+            act.sa_sigaction = clear_line_and_die as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut act.sa_mask);
+            act.sa_flags = libc::SA_RESTART;
+            libc::sigaction(sig, &act, std::ptr::null_mut());
+        }
+    }
+}
+
 /// Adopts the user's locale for time formatting (`LC_TIME`), as ls does.
 pub fn use_environment_locale() {
     // SAFETY: called with a valid NUL-terminated string; setlocale is

@@ -667,3 +667,116 @@ fn link_count_passes_find_dotted_subdirectories() {
         assert!(t.by_nlink.load(Ordering::Relaxed) >= 3000);
     }
 }
+
+/// The reference of a sorted walk: breadth first, each directory's
+/// entries sorted by their bytes, subdirectories walked in that order.
+fn sorted_reference(root: &Path) -> Vec<Vec<u8>> {
+    let mut out = vec![root.as_os_str().as_bytes().to_vec()];
+    let mut queue = std::collections::VecDeque::from([root.to_path_buf()]);
+    while let Some(d) = queue.pop_front() {
+        let mut names: Vec<Vec<u8>> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().as_bytes().to_vec())
+            .collect();
+        names.sort();
+        for n in names {
+            let p = d.join(OsStr::from_bytes(&n));
+            out.push(p.as_os_str().as_bytes().to_vec());
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                queue.push_back(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn sorted_walks_visit_in_one_order_whatever_the_threads() {
+    let (_tmp, root, root_b, _) = fixture();
+    let want = sorted_reference(&root);
+    for ignore in [false, true] {
+        for post in [false, true] {
+            let mut first: Option<Vec<(Vec<u8>, bool)>> = None;
+            for threads in [1, 2, 8] {
+                let mut o = opts(threads, Order::BreadthFirst, post, ignore);
+                o.sort = true;
+                let r = Recorder::default();
+                walk(std::slice::from_ref(&root_b), &o, &r);
+                let visits = r.visits.into_inner().unwrap();
+                let what = format!("threads {threads}, post {post}, no d_type {ignore}");
+                if !post {
+                    let got: Vec<Vec<u8>> = visits.iter().map(|(p, _)| p.clone()).collect();
+                    let at = got.iter().zip(&want).position(|(a, b)| a != b);
+                    assert!(
+                        got == want,
+                        "{what}: first difference at {at:?} of {} / {}",
+                        got.len(),
+                        want.len()
+                    );
+                }
+                match &first {
+                    None => first = Some(visits),
+                    Some(f) => assert!(*f == visits, "{what}: differs from one thread"),
+                }
+            }
+        }
+    }
+}
+
+/// Leaves out entries by name, counting how often it was asked.
+struct Excluder {
+    rec: Recorder,
+    name: &'static [u8],
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl Visitor for Excluder {
+    type State = ();
+    fn state(&self) {}
+    fn visit(&self, s: &mut (), v: &Visit<'_>) -> Flow {
+        self.rec.visit(s, v)
+    }
+    fn excluded(&self, _: &mut (), v: &Visit<'_>) -> bool {
+        self.asked.fetch_add(1, Ordering::Relaxed);
+        v.name() == self.name
+    }
+    fn error(&self, s: &mut (), e: &WalkError) {
+        self.rec.error(s, e)
+    }
+}
+
+#[test]
+fn excluded_entries_are_neither_visited_nor_walked() {
+    let (_tmp, _root, root_b, want) = fixture();
+    let kept: Vec<Vec<u8>> = want
+        .iter()
+        .filter(|p| !p.windows(4).any(|w| w == b"/b1/") && !p.ends_with(b"/b1"))
+        .cloned()
+        .collect();
+    for post in [false, true] {
+        for min_depth in [0, 3] {
+            let mut o = opts(4, Order::BreadthFirst, post, false);
+            o.min_depth = min_depth;
+            let x = Excluder {
+                rec: Recorder::default(),
+                name: b"b1",
+                asked: Default::default(),
+            };
+            walk(std::slice::from_ref(&root_b), &o, &x);
+            let depth = |p: &Vec<u8>| {
+                p.len() > root_b.len() && {
+                    let rel = &p[root_b.len()..];
+                    rel.iter().filter(|&&b| b == b'/').count() >= min_depth
+                } || min_depth == 0
+            };
+            let want: Vec<Vec<u8>> = kept.iter().filter(|p| depth(p)).cloned().collect();
+            assert_same_paths(
+                &sorted(x.rec.paths()),
+                &want,
+                &format!("post {post}, min depth {min_depth}"),
+            );
+            // Asked of everything walked, below the minimum depth too.
+            assert!(x.asked.load(Ordering::Relaxed) >= kept.len());
+        }
+    }
+}

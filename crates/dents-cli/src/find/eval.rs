@@ -20,6 +20,7 @@ use dents::sys::{self, Statx};
 use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
 use rustix::fs::{Access, AtFlags, StatxFlags};
 
+use super::color::Colors;
 use super::debug;
 use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred, TimeField};
 use super::msg;
@@ -29,6 +30,7 @@ use super::regex;
 use super::time::{self, Timestamp};
 use super::users::NameCache;
 use crate::output::{Output, ThreadBuf};
+use crate::progress::{Progress, Tally};
 
 /// The visitor of `dents find`.
 pub struct Finder<'a> {
@@ -50,6 +52,12 @@ pub struct Finder<'a> {
     terminal: Option<bool>,
     /// The output files (`-fprint` and kin), by number.
     outs: Vec<Option<&'a OutFile>>,
+    /// Colors for `-print`, if on.
+    colors: Option<&'a Colors>,
+    /// The status line's counters, if it may be shown.
+    progress: Option<&'a Progress>,
+    /// `-exclude` (and `-nohidden`): what is left out of the walk.
+    exclude: Option<&'a Expr>,
 }
 
 /// A worker's state.
@@ -62,6 +70,8 @@ pub struct State<'a> {
     outs: Vec<Option<ThreadBuf<'a>>>,
     /// Names, times and filesystem types for `-printf` and `-ls`.
     cache: printf::Cache,
+    /// Entries counted for the status line, not yet added to its total.
+    tally: Tally,
 }
 
 impl<'a> Finder<'a> {
@@ -86,7 +96,24 @@ impl<'a> Finder<'a> {
             max_depth,
             terminal: sys::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
             outs: output_files(expr),
+            colors: None,
+            progress: None,
+            exclude: None,
         }
+    }
+
+    /// Colors `-print` with `colors`, counts entries for the status line
+    /// in `progress`, and leaves out of the walk what `exclude` matches.
+    pub fn with_ux(
+        mut self,
+        colors: Option<&'a Colors>,
+        progress: Option<&'a Progress>,
+        exclude: Option<&'a Expr>,
+    ) -> Finder<'a> {
+        self.colors = colors;
+        self.progress = progress;
+        self.exclude = exclude;
+        self
     }
 
     /// Runs the commands of `-exec ... +` still waiting for paths.
@@ -124,7 +151,23 @@ impl<'a> Visitor for Finder<'a> {
                 .map(|f| f.map(|f| ThreadBuf::new(&f.output)))
                 .collect(),
             cache: printf::Cache::default(),
+            tally: Tally::default(),
         }
+    }
+
+    fn excluded(&self, st: &mut State<'a>, v: &Visit<'_>) -> bool {
+        let Some(x) = self.exclude else {
+            return false;
+        };
+        let mut cx = Ctx {
+            v,
+            finder: self,
+            st,
+            prune: false,
+            quit: false,
+            stat_reported: false,
+        };
+        eval(x, &mut cx)
     }
 
     fn visit(&self, st: &mut State<'a>, v: &Visit<'_>) -> Flow {
@@ -134,6 +177,13 @@ impl<'a> Visitor for Finder<'a> {
             .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
         if self.quit.load(Ordering::Relaxed) {
             return Flow::Quit;
+        }
+        if let Some(p) = self.progress {
+            // The directory being read (the path itself, for a root).
+            let path = v.path();
+            let dir = &path[..path.len() - if v.depth() > 0 { v.name().len() } else { 0 }];
+            let is_dir = v.known_type() == Some(FileType::DIRECTORY);
+            p.saw(&mut st.tally, dir, is_dir);
         }
         // Following links, a link whose target cannot be reached (a loop
         // of links, say) is reported and not evaluated, as GNU does; a
@@ -207,7 +257,16 @@ impl<'a> Visitor for Finder<'a> {
         }
     }
 
-    fn finish(&self, st: State<'a>) {
+    fn turn_done(&self, st: &mut State<'a>) {
+        if !st.buf.buf.is_empty() {
+            st.buf.flush();
+        }
+    }
+
+    fn finish(&self, mut st: State<'a>) {
+        if let Some(p) = self.progress {
+            p.flush(&mut st.tally);
+        }
         drop(st);
     }
 }
@@ -390,6 +449,17 @@ pub(super) fn qmarks(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
     }
 }
 
+/// `-hidden`: the name starts with `.` (but is not `.` or `..`, so that
+/// `find . -nohidden` still walks `.`).
+fn is_hidden(v: &Visit<'_>) -> bool {
+    let name = if v.depth() == 0 {
+        base_name(v.path())
+    } else {
+        v.name()
+    };
+    name.first() == Some(&b'.') && name != b"." && name != b".."
+}
+
 /// The `d_type` bit of a file type, as `-type`'s set holds them.
 fn type_bit(t: FileType) -> u32 {
     match t.as_dtype() {
@@ -494,6 +564,13 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             cx.quit = true;
             true
         }
+        Pred::Print(b'\n') if cx.finder.colors.is_some() => {
+            let colors = cx.finder.colors.expect("colors are on");
+            let buf = &mut cx.st.buf.buf;
+            colors.path(buf, cx.v, cx.finder.terminal);
+            buf.push(b'\n');
+            true
+        }
         Pred::Print(end) => {
             let buf = &mut cx.st.buf.buf;
             match cx.finder.terminal {
@@ -506,7 +583,8 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             true
         }
         Pred::Delete => delete(cx),
-        Pred::Exec(x) => x.eval(cx.v, &mut cx.st.buf),
+        // Commands (and -ok's prompt) get the terminal without the status line.
+        Pred::Exec(x) => crate::progress::suspended(|| x.eval(cx.v, &mut cx.st.buf)),
         Pred::Printf { dest, fmt } => {
             if fmt.needs_stat() && cx.meta().is_none() {
                 return false;
@@ -551,6 +629,14 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         Pred::FsType(name) => {
             let dev = cx.meta().map(|st| (st.stx_dev_major, st.stx_dev_minor));
             dev.is_some_and(|dev| cx.st.cache.fs.name(dev) == name.as_slice())
+        }
+        Pred::Hidden => is_hidden(cx.v),
+        Pred::Limit { n, count } => {
+            // Serialised (opt::analyse), so the n-th evaluation is exact.
+            if count.fetch_add(1, Ordering::Relaxed) + 1 >= *n {
+                cx.quit = true;
+            }
+            true
         }
     }
 }

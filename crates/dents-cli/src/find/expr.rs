@@ -6,6 +6,7 @@
 //! (it may not be moved, dropped or evaluated more or fewer times), what
 //! it costs, and which stat fields it reads.
 
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use rustix::fs::StatxFlags;
@@ -190,6 +191,16 @@ pub enum Pred {
     FPrint { dest: Dest, end: u8 },
     /// `-fstype`: the type name of the file's filesystem.
     FsType(Vec<u8>),
+    /// `-hidden` (bfs): the name starts with `.`.
+    Hidden,
+    /// `-limit N` (bfs): true; the walk stops once it has been evaluated
+    /// `n` times.
+    Limit {
+        /// N, at least 1.
+        n: u64,
+        /// Evaluations so far.
+        count: AtomicU64,
+    },
 }
 
 impl Pred {
@@ -199,7 +210,12 @@ impl Pred {
     pub fn has_side_effects(&self) -> bool {
         matches!(
             self,
-            Pred::Prune | Pred::Quit | Pred::Print(_) | Pred::Delete | Pred::Exec(_)
+            Pred::Prune
+                | Pred::Quit
+                | Pred::Print(_)
+                | Pred::Delete
+                | Pred::Exec(_)
+                | Pred::Limit { .. }
         ) || self.is_file_output()
     }
 
@@ -254,6 +270,7 @@ impl Pred {
         match self {
             Pred::True | Pred::False => 0,
             Pred::Name { of, .. } if *of != NameOf::LinkTarget => 1,
+            Pred::Hidden => 1,
             Pred::Type { x: false, .. } => 2,
             Pred::Regex(_) => 4,
             Pred::Name { .. } => 40,

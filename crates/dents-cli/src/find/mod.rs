@@ -21,11 +21,19 @@
 //! | `lsfmt`  | `-ls` lines and GNU's growing columns |
 //! | `outfiles` | the files of `-fprint`, `-fprintf`, `-fls`, opened once and shared |
 //! | `fstype` | filesystem type names from the mount list (`-fstype`, `%F`) |
+//! | `color`  | `LS_COLORS`: paths painted as GNU ls and bfs paint them; colored messages |
+//!
+//! bfs's additions: `-s` (sorted, deterministic walk: the walker's sort
+//! mode), `-exclude`/`-nohidden` (the walker's `excluded` hook),
+//! `-hidden`, `-limit`, `-color`/`-nocolor`, `-status`/`-nostatus` (the
+//! status line, `crate::progress`, also shown unasked on a terminal once
+//! a walk takes more than a second).
 //!
 //! Output order differs from GNU find's (the walk is breadth first and
 //! parallel: a directory's entries are visited by the thread that read
 //! it); the lines themselves are GNU's, byte for byte.
 
+mod color;
 mod datefmt;
 mod debug;
 mod eval;
@@ -46,6 +54,7 @@ mod time;
 mod users;
 
 use std::ffi::OsString;
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 
 use dents::sys;
@@ -53,6 +62,7 @@ use dents::walk::{self, WalkOptions};
 
 use crate::errors;
 use crate::output::Output;
+use crate::progress;
 use parse::Parsed;
 
 /// Walks the starting points of `-files0-from`: each run of names
@@ -82,6 +92,11 @@ pub fn main(argv: &[OsString]) -> i32 {
     sys::tzset();
     // Month and day names in -printf's %Ab and -ls dates, as GNU's.
     sys::use_time_locale();
+    let stdout_tty = sys::is_terminal(std::io::stdout().as_fd());
+    let stderr_tty = sys::is_terminal(std::io::stderr().as_fd());
+    let table = color::Colors::from_env();
+    // Messages about the command line already in color, as bfs's.
+    color::set_stderr(color::auto(stderr_tty).then_some(&table));
     let args: Vec<Vec<u8>> = argv[1..].iter().map(|a| a.as_bytes().to_vec()).collect();
     let opts = match parse::parse(&args) {
         Ok(Parsed::Run(o)) => *o,
@@ -91,14 +106,26 @@ pub fn main(argv: &[OsString]) -> i32 {
             return msg::FAILURE;
         }
     };
+    let color_out = opts.color.unwrap_or_else(|| color::auto(stdout_tty));
+    let color_err = opts.color.unwrap_or_else(|| color::auto(stderr_tty));
+    color::set_stderr(color_err.then_some(&table));
+    let colors = color_out.then_some(&table);
     let expr = opt::optimise(opts.expr, opts.opt_level);
+    let exclude = opts.exclude.map(|e| opt::optimise(e, opts.opt_level));
     if opts.debug_tree {
         let mut t = String::from("dents: optimised expression: ");
         expr.dump(&mut t);
         t.push('\n');
         errors::write_stderr(t.as_bytes());
     }
-    let needs = opt::analyse(&expr);
+    let mut needs = opt::analyse(&expr);
+    if let Some(x) = &exclude {
+        needs.stat_mask |= opt::analyse(x).stat_mask;
+    }
+    // Coloring reads modes (and link counts), but only when it is on.
+    if let Some(c) = colors {
+        needs.stat_mask |= c.stat_mask();
+    }
     let defaults = WalkOptions::default();
     let wopts = WalkOptions {
         threads: opts.threads.unwrap_or(defaults.threads),
@@ -108,6 +135,7 @@ pub fn main(argv: &[OsString]) -> i32 {
         max_depth: opts.max_depth,
         follow: opts.follow,
         same_fs: opts.xdev,
+        sort: opts.sort,
         // Under -L, loops are found by inode.
         stat_mask: if opts.follow == walk::Follow::Always {
             needs.stat_mask | rustix::fs::StatxFlags::INO
@@ -116,6 +144,16 @@ pub fn main(argv: &[OsString]) -> i32 {
         },
         ..defaults
     };
+    // The status line: asked for (-status), or unasked on a terminal once
+    // the walk has taken a second; never with -nostatus or off a terminal.
+    let when = match opts.status {
+        Some(false) => None,
+        Some(true) => Some(progress::When::Now),
+        None => Some(progress::When::After(std::time::Duration::from_secs(1))),
+    };
+    let progress = when
+        .filter(|_| stderr_tty)
+        .map(|w| progress::Progress::new(w, msg::utf8_locale()));
     let out = Output::stdout();
     let follow_all = opts.follow == walk::Follow::Always;
     let finder = eval::Finder::new(
@@ -126,16 +164,27 @@ pub fn main(argv: &[OsString]) -> i32 {
         opts.ignore_race,
         follow_all,
         opts.max_depth,
-    );
-    match &opts.files0_from {
-        None => {
-            walk::walk(&opts.paths, &wopts, &finder);
+    )
+    .with_ux(colors, progress.as_ref(), exclude.as_ref());
+    std::thread::scope(|s| {
+        if let Some(p) = &progress {
+            s.spawn(|| p.run());
+            p.wait_shown();
         }
-        Some(from) => match files0::read(from) {
-            Ok(items) => walk_list(&items, from, &wopts, &finder),
-            Err(m) => msg::error(&m),
-        },
-    }
+        match &opts.files0_from {
+            None => {
+                walk::walk(&opts.paths, &wopts, &finder);
+            }
+            Some(from) => match files0::read(from) {
+                Ok(items) => walk_list(&items, from, &wopts, &finder),
+                Err(m) => msg::error(&m),
+            },
+        }
+        // The walk is over: no more status (batched commands may still run).
+        if let Some(p) = &progress {
+            p.stop();
+        }
+    });
     finder.finish_commands();
     if debug::on(debug::RATES) {
         debug::report_rates(&expr);

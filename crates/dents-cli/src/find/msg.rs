@@ -72,7 +72,7 @@ pub fn quote(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
 /// Writes `dents: TEXT` and raises the status to 1.
 pub fn error(text: &[u8]) {
     let mut m = Vec::with_capacity(text.len() + 8);
-    m.extend_from_slice(b"dents: ");
+    super::color::message_prefix(&mut m, false);
     m.extend_from_slice(text);
     m.push(b'\n');
     errors::write_stderr(&m);
@@ -81,7 +81,11 @@ pub fn error(text: &[u8]) {
 
 /// Writes `dents: warning: TEXT`; the status is unchanged.
 pub fn warning(text: &str) {
-    errors::write_stderr(format!("dents: warning: {text}\n").as_bytes());
+    let mut m = Vec::with_capacity(text.len() + 20);
+    super::color::message_prefix(&mut m, true);
+    m.extend_from_slice(text.as_bytes());
+    m.push(b'\n');
+    errors::write_stderr(&m);
 }
 
 /// The last path quoted by [`path_error`], if it fitted in 255 bytes:

@@ -142,7 +142,7 @@ pub fn analyse(e: &Expr) -> Needs {
     let mut serial = false;
     e.each(&mut |p| {
         mask |= p.stat_mask();
-        serial |= matches!(p, Pred::Exec(_) | Pred::Quit);
+        serial |= matches!(p, Pred::Exec(_) | Pred::Quit | Pred::Limit { .. });
     });
     Needs {
         stat_mask: mask,

@@ -69,6 +69,17 @@ pub struct Options {
     /// `-files0-from FILE`: the starting points are read from FILE (`-`:
     /// standard input) instead of the command line.
     pub files0_from: Option<Vec<u8>>,
+    /// `-s` (bfs): each directory's entries in sorted order.
+    pub sort: bool,
+    /// `-color` (`Some(true)`), `-nocolor` (`Some(false)`); `None`: on a
+    /// terminal.
+    pub color: Option<bool>,
+    /// `-status` (`Some(true)`), `-nostatus` (`Some(false)`); `None`: on a
+    /// terminal, after a second.
+    pub status: Option<bool>,
+    /// `-exclude` and `-nohidden` (bfs), joined by `-o`: what is left out
+    /// of the walk.
+    pub exclude: Option<Expr>,
 }
 
 /// The outcome of reading the command line.
@@ -103,6 +114,8 @@ enum BinOp {
 enum TokKind {
     Prim(Expr),
     Not,
+    /// `-exclude` (bfs): a prefix operator, like `!`.
+    Exclude,
     Bin(BinOp),
     Open,
     Close,
@@ -163,6 +176,10 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
             threads: None,
             order: Order::BreadthFirst,
             files0_from: None,
+            sort: false,
+            color: None,
+            status: None,
+            exclude: None,
         },
         dialect: Dialect::Emacs,
         daystart: false,
@@ -218,6 +235,15 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
         });
         p.push_primary(Pred::Print(b'\n'), vec![b"-print".to_vec()], true);
     }
+    let has_limit = p.toks.iter().any(|t| {
+        matches!(&t.kind, TokKind::Prim(Expr::Prim(pr)) if matches!(pr.pred, Pred::Limit { .. }))
+    });
+    if has_limit && !has_action {
+        return Err(
+            b"-limit counts the evaluations of an action: give one explicitly, as in '-print -limit N'"
+                .to_vec(),
+        );
+    }
     if p.delete && p.prune && !p.explicit_depth {
         return Err(
             b"The -delete action automatically turns on -depth, but -prune does \
@@ -230,8 +256,16 @@ the -depth option."
     let mut b = Builder {
         toks: toks.into_iter().map(Some).collect(),
         pos: 0,
+        excluded: Vec::new(),
+        excluding: false,
     };
     let expr = b.get_expr(NO_PREC, None)?;
+    for e in std::mem::take(&mut b.excluded) {
+        p.opts.exclude = Some(match p.opts.exclude.take() {
+            Some(x) => Expr::Or(Box::new(x), Box::new(e)),
+            None => e,
+        });
+    }
     if b.pos < b.toks.len() {
         let t = b.toks[b.pos].as_ref().expect("not taken");
         return Err(if matches!(t.kind, TokKind::Close) {
@@ -330,6 +364,8 @@ Actions:
       -printf FORMAT -fprintf FILE FORMAT -ls -fls FILE -fprint FILE -fprint0 FILE
 
 dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first).
+bfs's: -s (sorted walk) -exclude EXPR -hidden -nohidden -limit N
+      -color -nocolor -status -nostatus
 
 Other common options:
       --help                   display this help and exit
@@ -402,6 +438,11 @@ const POSITIONAL_OPTIONS: [&[u8]; 5] = [
     b"-nowarn",
 ];
 
+/// bfs's options that dents takes: they apply to the whole walk wherever
+/// they stand, and GNU knows nothing of them, so they neither warn nor
+/// count as the first non-option of GNU's order warning.
+const BFS_OPTIONS: [&[u8]; 5] = [b"-s", b"-color", b"-nocolor", b"-status", b"-nostatus"];
+
 /// Whether `a` is an operator word.
 fn is_operator(a: &[u8]) -> bool {
     matches!(
@@ -442,7 +483,7 @@ after it.  Please specify global options before other arguments.",
                     String::from_utf8_lossy(name)
                 ));
             }
-        } else if !POSITIONAL_OPTIONS.contains(&name) {
+        } else if !POSITIONAL_OPTIONS.contains(&name) && !BFS_OPTIONS.contains(&name) {
             self.first_nonoption.get_or_insert_with(|| name.to_vec());
         }
     }
@@ -528,6 +569,7 @@ Try 'dents find --help' for more information."
                         _ => return Err(invalid_argument(&n, b"-j")),
                     }
                 }
+                b"-s" => self.opts.sort = true,
                 b"-S" => {
                     self.i += 1;
                     let s = self.args.get(self.i).cloned().unwrap_or_default();
@@ -601,6 +643,7 @@ Try 'dents find --help' for more information."
             b"(" => self.push_operand(TokKind::Open, a.clone(), false),
             b")" => self.toks.push(op(TokKind::Close)),
             b"!" | b"-not" => self.push_operand(TokKind::Not, a.clone(), false),
+            b"-exclude" => self.push_operand(TokKind::Exclude, a.clone(), false),
             b"-a" | b"-and" => self.toks.push(op(TokKind::Bin(BinOp::And))),
             b"-o" | b"-or" => self.toks.push(op(TokKind::Bin(BinOp::Or))),
             b"," => self.toks.push(op(TokKind::Bin(BinOp::Comma))),
@@ -912,6 +955,38 @@ latter is a POSIX-compliant feature.",
                 Pred::True
             }
             b"-noleaf" => Pred::True,
+            b"-s" => {
+                self.opts.sort = true;
+                Pred::True
+            }
+            b"-color" | b"-nocolor" => {
+                self.opts.color = Some(name == b"-color");
+                Pred::True
+            }
+            b"-status" | b"-nostatus" => {
+                self.opts.status = Some(name == b"-status");
+                Pred::True
+            }
+            b"-hidden" => Pred::Hidden,
+            b"-nohidden" => {
+                let hidden = Expr::prim(Pred::Hidden, vec![b"-hidden".to_vec()]);
+                self.opts.exclude = Some(match self.opts.exclude.take() {
+                    Some(x) => Expr::Or(Box::new(x), Box::new(hidden)),
+                    None => hidden,
+                });
+                Pred::True
+            }
+            b"-limit" => {
+                let s = self.arg(&name)?;
+                let n = unsigned(&s)
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| invalid_argument(&s, &name))?;
+                words.push(s);
+                Pred::Limit {
+                    n,
+                    count: std::sync::atomic::AtomicU64::new(0),
+                }
+            }
             b"-warn" => {
                 self.warnings = true;
                 Pred::True
@@ -1205,6 +1280,10 @@ fn size(s: &[u8]) -> Result<(Cmp, u64), Error> {
 struct Builder {
     toks: Vec<Option<Tok>>,
     pos: usize,
+    /// The operands of `-exclude`, taken out of the expression.
+    excluded: Vec<Expr>,
+    /// Inside an `-exclude` operand.
+    excluding: bool,
 }
 
 impl Builder {
@@ -1259,6 +1338,7 @@ impl Builder {
                 let e = self.get_expr(NEGATE_PREC, Some((&not.name, true)))?;
                 Expr::Not(Box::new(e))
             }
+            TokKind::Exclude => self.exclude()?,
             TokKind::Open => {
                 let next_missing = self
                     .toks
@@ -1294,6 +1374,30 @@ but did not see one."
             }
         }
         Ok(expr)
+    }
+
+    /// `-exclude EXPR` (bfs): its operand, which binds as `!`'s, joins the
+    /// exclusions and leaves `-true` in its place.  Only tests may be
+    /// excluded on.
+    fn exclude(&mut self) -> Result<Expr, Error> {
+        let ex = self.take();
+        if self.excluding {
+            return Err(b"-exclude cannot be used inside -exclude".to_vec());
+        }
+        self.excluding = true;
+        let e = self.get_expr(NEGATE_PREC, Some((&ex.name, true)))?;
+        self.excluding = false;
+        let mut action = None;
+        e.each(&mut |p| {
+            if p.has_side_effects() && action.is_none() {
+                action = Some(());
+            }
+        });
+        if action.is_some() {
+            return Err(b"-exclude takes tests only, not actions".to_vec());
+        }
+        self.excluded.push(e);
+        Ok(Expr::prim(Pred::True, vec![ex.name]))
     }
 
     /// Extends `head` with the operators that bind tighter than
