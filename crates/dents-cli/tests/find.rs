@@ -960,8 +960,11 @@ fn stat_calls(fx: &Fixture, args: &str) -> usize {
 #[test]
 fn name_and_type_tests_do_not_stat() {
     if Command::new("strace").arg("-V").output().is_err() {
-        // scripts/install-test-deps does not install strace (yet).
         eprintln!("SKIPPED: strace not installed; the no-stat check did not run");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "required in CI: strace not installed; the no-stat check did not run"
+        );
         return;
     }
     let fx = Fixture::new();
@@ -1023,6 +1026,10 @@ fn threads_and_order_change_nothing_but_order() {
 fn print_on_a_terminal_shows_unprintables_as_question_marks() {
     if Command::new("script").arg("-V").output().is_err() {
         eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "required in CI: script(1) not installed; the terminal check did not run"
+        );
         return;
     }
     let fx = Fixture::new();
@@ -1812,6 +1819,10 @@ fn birth_times_are_the_filesystems() {
 fn printf_stats_only_what_its_directives_read() {
     if Command::new("strace").arg("-V").output().is_err() {
         eprintln!("SKIPPED: strace not installed; the stat-mask check did not run");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "required in CI: strace not installed; the stat-mask check did not run"
+        );
         return;
     }
     let fx = Fixture::new();
@@ -1864,6 +1875,10 @@ fn printf_stats_only_what_its_directives_read() {
 fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
     if Command::new("script").arg("-V").output().is_err() {
         eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "required in CI: script(1) not installed; the terminal check did not run"
+        );
         return;
     }
     let fx = Fixture::new();
@@ -1889,6 +1904,8 @@ fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
                 .current_dir(fx.root())
                 .env("LC_ALL", locale)
                 .env("TZ", "UTC")
+                // GNU find never colors; dents does on a terminal.
+                .env("NO_COLOR", "1")
                 .stdin(Stdio::null())
                 .output()
                 .unwrap();

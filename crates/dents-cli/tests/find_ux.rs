@@ -149,6 +149,10 @@ const SHARED_LS_COLORS: &[&str] = &[
 fn colors_match_gnu_ls_name_by_name() {
     if !have("ls", "--version") {
         eprintln!("SKIPPED: no GNU ls");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "required in CI: no GNU ls"
+        );
         return;
     }
     let t = tmp();
@@ -232,6 +236,50 @@ fn paths_are_painted_in_two_spans() {
 }
 
 #[test]
+fn printf_paints_paths_and_names_as_print_does() {
+    let t = paint_tree();
+    let lsc = "di=01;34:ex=01;32:*.txt=35:ln=01;36:or=31:*.gz=31:*.GZ=32:*.md=36";
+    let env = [("LS_COLORS", lsc)];
+    let run = |args: &[&str]| dents(t.path(), args, &env).stdout;
+    // %p is -print's colored path, byte for byte.
+    let print = run(&["t", "-s", "-color"]);
+    assert!(print.contains(&0x1b), "{}", show(&print));
+    assert_eq!(
+        show(&run(&["t", "-s", "-color", "-printf", "%p\\n"])),
+        show(&print)
+    );
+    // %f: the name alone in its color; %h and %H in the directory color;
+    // %P: the path below the starting point, painted as %p paints it.
+    let got = run(&[
+        "t/sub",
+        "-color",
+        "-name",
+        "a.txt",
+        "-printf",
+        "%f|%h|%H|%P\\n",
+    ]);
+    let want = "\x1b[35ma.txt\x1b[0m|\x1b[01;34mt/sub\x1b[0m|\x1b[01;34mt/sub\x1b[0m|\x1b[35ma.txt\x1b[0m\n";
+    assert_eq!(show(&got), show(want.as_bytes()));
+    // A padded field stays plain (escapes would count towards its width),
+    // and so does everything without -color off a terminal.
+    assert_eq!(
+        show(&run(&[
+            "t/sub", "-color", "-name", "a.txt", "-printf", "[%8f]\\n"
+        ])),
+        "[   a.txt]\n"
+    );
+    assert_eq!(
+        show(&run(&["t/sub", "-name", "a.txt", "-printf", "%p\\n"])),
+        "t/sub/a.txt\n"
+    );
+    // -fprintf to a file is never painted.
+    run(&[
+        "t/sub", "-color", "-name", "a.txt", "-fprintf", "out", "%p\\n",
+    ]);
+    assert_eq!(fs::read(t.path().join("out")).unwrap(), b"t/sub/a.txt\n");
+}
+
+#[test]
 fn left_right_end_reset_and_normal_codes() {
     let t = paint_tree();
     // No ec: the end is lc rs rc.  fi is empty by default, so plain files
@@ -295,6 +343,10 @@ fn colors_only_where_asked_off_a_terminal() {
 fn on_pty(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Option<Vec<u8>> {
     if !have("script", "--version") {
         eprintln!("SKIPPED: util-linux script is not installed");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "required in CI: util-linux script is not installed"
+        );
         return None;
     }
     let log = cwd.join("typescript");
@@ -780,6 +832,10 @@ fn stat_calls(cwd: &Path, args: &[&str]) -> usize {
 fn colors_stat_only_when_on() {
     if !have("strace", "-V") {
         eprintln!("SKIPPED: strace not installed");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "required in CI: strace not installed"
+        );
         return;
     }
     let t = sort_tree();

@@ -582,8 +582,6 @@ impl Colors {
     }
 
     /// Appends the visited file's name in its color (`%f`).
-    // Used by -printf, which is being written on another branch.
-    #[allow(dead_code)]
     pub fn name(&self, out: &mut Vec<u8>, v: &Visit<'_>, tty: Tty) {
         let path = v.path();
         let name = &path[name_offset(v)..];

@@ -596,7 +596,20 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             };
             let v = cx.v;
             let (buf, quote, cache) = target(cx.st, cx.finder.terminal, dest);
-            fmt.write(&Subject { v, st, quote }, cache, buf);
+            let colors = match dest {
+                Dest::Stdout => cx.finder.colors,
+                Dest::File(_) | Dest::Stderr(_) => None,
+            };
+            fmt.write(
+                &Subject {
+                    v,
+                    st,
+                    quote,
+                    colors,
+                },
+                cache,
+                buf,
+            );
             flush_stderr(cx.st, dest);
             true
         }

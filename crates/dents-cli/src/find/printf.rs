@@ -22,6 +22,7 @@ use dents::sys::{self, Statx};
 use dents::walk::Visit;
 use rustix::fs::StatxFlags;
 
+use super::color::Colors;
 use super::datefmt::{push_num, Clock};
 use super::expr::TimeField;
 use super::{fstype, msg};
@@ -284,6 +285,14 @@ impl Format {
             Field::Sparseness => return conv.float(out, f.st.map_or(1.0, sparseness)),
             _ => {}
         }
+        if let Some(colors) = f.colors {
+            // Paths and names in color, as bfs paints them; a padded or
+            // cut field stays plain, so that escape sequences never count
+            // towards its width.
+            if conv.width == 0 && conv.prec.is_none() && paint(colors, d.field, f, out) {
+                return;
+            }
+        }
         // A string: formatted straight into `out` when nothing pads,
         // cuts or quotes it, else through the scratch buffer.
         let plain =
@@ -394,6 +403,26 @@ impl Format {
     }
 }
 
+/// Appends `field` of `f` in color, if it is a path or a name; false
+/// for the other fields.
+fn paint(colors: &Colors, field: Field, f: &Subject<'_, '_>, out: &mut Vec<u8>) -> bool {
+    let path = f.v.path();
+    match field {
+        Field::Path => colors.path(out, f.v, f.quote),
+        Field::Base => colors.name(out, f.v, f.quote),
+        Field::Dir => colors.dir(out, dir_name(path), f.quote),
+        // GNU does not quote the starting point on a terminal.
+        Field::Root => colors.dir(out, f.v.root(), None),
+        Field::Below => {
+            let root = f.v.root().len();
+            let skip = usize::from(path.get(root) == Some(&b'/'));
+            colors.path_from(out, f.v, root + skip, f.quote);
+        }
+        _ => return false,
+    }
+    true
+}
+
 /// A file as a format sees it.
 pub struct Subject<'a, 'v> {
     /// The walker's entry.
@@ -403,6 +432,9 @@ pub struct Subject<'a, 'v> {
     /// `Some(utf8 locale)` if the output is a terminal: names are then
     /// shown with `?` for what cannot be printed.
     pub quote: Option<bool>,
+    /// Colors for the names and paths it prints, if they are on (standard
+    /// output only, as bfs colors it).
+    pub colors: Option<&'a Colors>,
 }
 
 /// Names of ids, looked up once per thread.
