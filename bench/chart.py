@@ -31,6 +31,8 @@ TITLES = {
     "tree-home-false": "synthetic home (~2.1M): -false",
     "tree-home-size": "synthetic home (~2.1M): -size +1M",
     "tree-flat1m-print": "ext4: one directory of 1M files, print",
+    "printf-shape": "shape (~430k): -printf '%p %s %TY-%Tm-%Td\\n'",
+    "exec-files100k": "100 directories of 1,000 files: -exec /bin/true {} +",
 }
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -17,6 +17,8 @@
 #   tree.img  8 GiB sparse, mkfs.ext4 -N 4500000, mounted at $DENTS_BENCH_DIR/tree
 #   shape/         the same shape copy, with d_type (issue 4)
 #   home/          a synthetic home directory of ~2.1M entries (bench/mkhome.py)
+#   files100k/     100 directories d00..d99 of 1,000 empty files f000..f999
+#                  each (issue 5, -exec batching)
 # Each shape/ copy gets one unique name at depth 3, shape/usr/share/dents-needle
 # (home/ has Documents/archive/dents-needle.txt), for early-quit workloads.
 #
@@ -80,6 +82,16 @@ once() {
     touch "$mark"
 }
 
+# files100k DIR: 100 directories of 1,000 empty files.
+files100k() {
+    local i
+    mkdir "$1"
+    for i in $(seq -w 0 99); do
+        mkdir "$1/d$i"
+        (cd "$1/d$i" && touch f{000..999})
+    done
+}
+
 # Trees whose shape is copied: the system's and the toolchains' (those present).
 shape_sources() {
     local d
@@ -105,6 +117,7 @@ once "$B/noft/flat1m" python3 "$here/mkflat.py" "$B/noft/flat1m" 1000000 --subdi
 once "$B/noft/shape" shape "$B/noft/shape"
 once "$B/tree/shape" shape "$B/tree/shape"
 once "$B/tree/home" python3 "$here/mkhome.py" "$B/tree/home"
+once "$B/tree/files100k" files100k "$B/tree/files100k"
 
 for fs in ext4 xfs; do
     fill "$B/$fs/flat1m" 1000000

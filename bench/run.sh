@@ -21,6 +21,11 @@
 #   tree       issue 4: dents find against bfs, find and fd on tree/shape
 #              and tree/home: -false, -size +1M, print, early quit, -jN;
 #              and printing the 1M-entry directory
+#   printf     issue 5: -printf '%p %s %TY-%Tm-%Td\n' on tree/shape: dents
+#              find, bfs, bfs 2.6, GNU find
+#   exec       issue 5: -type f -exec /bin/true {} + on tree/files100k
+#              (100,000 files): dents find, bfs, bfs 2.6, GNU find; the
+#              number of child processes each spawns goes to notes.txt
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -312,6 +317,49 @@ group_tree() {
     measure tree-flat1m-print
 }
 
+# Issue 5: -printf.  A format that needs a stat per entry (%s, %T),
+# printed for every entry of the shape (~430k).  ID printf-shape.  The
+# names drop the format: "dents find -printf F", "bfs -printf F", ...
+printf_fmt='%p %s %TY-%Tm-%Td\n'
+group_printf() {
+    local d=$B/tree/shape f="'$printf_fmt'"
+    add "dents find -printf F" "$DENTS" find "$d" -printf "$f"
+    if peer bfs "$BFS"; then add "bfs -printf F" "$BFS" "$d" -printf "$f"; fi
+    if [ -x "$BFS26" ] && [ "$(readlink -f "$BFS26")" != "$(readlink -f "$BFS")" ]; then
+        add "bfs 2.6 -printf F" "$BFS26" "$d" -printf "$f"
+    fi
+    add "find -printf F" find "$d" -printf "$f"
+    note "printf-shape: F is the format '$printf_fmt'"
+    measure printf-shape
+}
+
+# Issue 5: -exec ... {} +, whose cost is the batching: how many children
+# are spawned for 100,000 paths.  ID exec-files100k.
+group_exec() {
+    local d=$B/tree/files100k
+    add "dents find -type f -exec /bin/true {} +" "$DENTS" find "$d" -type f -exec /bin/true {} +
+    traversal_peers "$d" -type f -exec /bin/true {} +
+    # Before measure empties the list: the number of children each spawns,
+    # counted once outside the timed runs (each child prints its argument
+    # count: lines = children, their sum = paths passed).
+    if [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" exec-files100k "* ]]; then
+        local i pre counts
+        for i in "${!cmds[@]}"; do
+            # The command up to its directory (plain words), e.g. dents find DIR.
+            read -r -a pre <<< "${cmds[i]%% -type f *}"
+            # shellcheck disable=SC2016  # $# is the child's
+            if counts=$("${pre[@]}" -type f -exec sh -c 'echo $#' sh {} + 2>/dev/null |
+                awk '{ n++; s += $1; if (min == "" || $1 < min) min = $1; if ($1 > max) max = $1 }
+                     END { printf "%d children for %d paths (%d to %d per child)", n, s, min, max }'); then
+                note "exec-files100k: ${names[i]%% -type f*}: $counts"
+            else
+                note "exec-files100k: ${names[i]%% -type f*}: counting children failed"
+            fi
+        done
+    fi
+    measure exec-files100k
+}
+
 # env.json: what the numbers were measured on.
 environment() {
     local cpu
@@ -339,7 +387,7 @@ environment() {
     } > "$OUT/env.txt"
 }
 
-[ $# -gt 0 ] || set -- ls bufsize threshold noft tree
+[ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec
 for g in "$@"; do
     declare -F "group_$g" >/dev/null || { echo "run.sh: no group $g" >&2; exit 2; }
 done

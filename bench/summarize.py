@@ -90,6 +90,23 @@ TARGETS += [
 ]
 
 
+# Issue 5: -printf on the shape, -exec ... {} + on 100,000 files.
+TARGETS += [
+    ("5: shape, `-printf` ≤ 0.6× GNU find, hot", "printf-shape", "time",
+     "dents find -printf F", "find -printf F", "hot", 0.6),
+    ("5: shape, `-printf` ≤ 0.6× GNU find, cold", "printf-shape", "time",
+     "dents find -printf F", "find -printf F", "cold", 0.6),
+    ("5: shape, `-printf` ≤ 0.8× bfs, hot", "printf-shape", "time",
+     "dents find -printf F", "bfs -printf F", "hot", 0.8),
+    ("5: shape, `-printf` ≤ 0.8× bfs, cold", "printf-shape", "time",
+     "dents find -printf F", "bfs -printf F", "cold", 0.8),
+    ("5: 100k files, `-exec /bin/true {} +` ≤ 1.0× GNU find, hot", "exec-files100k", "time",
+     "dents find -type f -exec /bin/true {} +", "find -type f -exec /bin/true {} +", "hot", 1.0),
+    ("5: 100k files, `-exec /bin/true {} +` ≤ 1.0× GNU find, cold", "exec-files100k", "time",
+     "dents find -type f -exec /bin/true {} +", "find -type f -exec /bin/true {} +", "cold", 1.0),
+]
+
+
 def fmt_time(t):
     if t is None:
         return "–"
@@ -167,7 +184,7 @@ def references(gid, group=None):
     for prefix, refs in REFERENCES.items():
         if gid.startswith(prefix):
             return refs
-    if group and gid.startswith(("noft-", "tree-")):
+    if group and gid.startswith(("noft-", "tree-", "printf-", "exec-")):
         # Traversals: ratios to bfs (the newest), GNU find, and the floor
         # or names-only read where the group has one.
         names = [c["name"] for c in group["commands"]]
