@@ -4,20 +4,40 @@
 //! the shared [`Output`], which writes them with one `write` each under a
 //! lock, so lines from different threads never interleave mid-line.  A
 //! closed pipe ends the process through SIGPIPE (restored to its default at
-//! start), at once and quietly, as it ends `ls`.
+//! start), at once and quietly, as it ends `ls`.  Another failed write
+//! ends the process as ls does ("write error"), unless the output was
+//! given a reporter ([`Output::reporting_errors`]): find reports the
+//! file, drops the rest of its output and goes on with the others.
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Bytes a thread gathers before it writes.
 pub const FLUSH_AT: usize = 64 * 1024;
 
-/// The process's standard output, shared by all threads.
-#[derive(Debug)]
+/// Reports a failed write in the words of the tool being replaced.
+type Reporter = Box<dyn Fn(&io::Error) + Send + Sync>;
+
+/// The process's standard output (or an output file), shared by all
+/// threads.
 pub struct Output {
     file: Mutex<File>,
+    /// What a failed write does; `None`: end the process (ls).
+    on_error: Option<Reporter>,
+    /// A write failed and was reported: the rest is dropped.
+    failed: AtomicBool,
+}
+
+impl std::fmt::Debug for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Output")
+            .field("file", &self.file)
+            .field("failed", &self.failed)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Output {
@@ -27,21 +47,32 @@ impl Output {
             .as_fd()
             .try_clone_to_owned()
             .unwrap_or_else(|e| fatal_write_error(&e));
-        Output {
-            file: Mutex::new(File::from(fd)),
-        }
+        Output::from_file(File::from(fd))
     }
 
     /// An open file (`find -fprint FILE` and the like).
     pub fn from_file(file: File) -> Output {
         Output {
             file: Mutex::new(file),
+            on_error: None,
+            failed: AtomicBool::new(false),
         }
+    }
+
+    /// The same output, whose first failed write is handed to `report`
+    /// (which says so and sets the exit status) instead of ending the
+    /// process; what is written after it is dropped.
+    pub fn reporting_errors(
+        mut self,
+        report: impl Fn(&io::Error) + Send + Sync + 'static,
+    ) -> Output {
+        self.on_error = Some(Box::new(report));
+        self
     }
 
     /// Writes `bytes` whole.
     pub fn write(&self, bytes: &[u8]) {
-        if bytes.is_empty() {
+        if bytes.is_empty() || self.failed.load(Ordering::Relaxed) {
             return;
         }
         // With a status line on the same terminal, off its row (the line
@@ -49,7 +80,14 @@ impl Output {
         crate::progress::suspended(|| {
             let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
             if let Err(e) = file.write_all(bytes) {
-                fatal_write_error(&e);
+                match &self.on_error {
+                    None => fatal_write_error(&e),
+                    Some(report) => {
+                        if !self.failed.swap(true, Ordering::Relaxed) {
+                            report(&e);
+                        }
+                    }
+                }
             }
         });
     }

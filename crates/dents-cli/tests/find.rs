@@ -110,6 +110,8 @@ impl Fixture {
         symlink("one", t.join("link-one")).unwrap();
         symlink("sub", t.join("link-sub")).unwrap();
         symlink("nowhere", t.join("link-broken")).unwrap();
+        // Broken differently: a file where a directory should be on the way.
+        symlink("one/x", t.join("link-notdir")).unwrap();
         symlink("loop-b", t.join("loop-a")).unwrap();
         symlink("loop-a", t.join("loop-b")).unwrap();
         symlink("../..", t.join("sub/deep/up")).unwrap();
@@ -1154,6 +1156,20 @@ const GNU_OPTION_CASES: &[&str] = &[
     "t -regextype posix-basic -regex '.*/\\(one\\|two\\)'",
     "t -regextype posix-basic -regex 't/s1\\{,2\\}'",
     "t -regextype posix-basic -regex 't/s1\\{3,1\\}'",
+    // Reversed intervals in every dialect (refused where `{` is an interval).
+    "t -regextype findutils-default -regex '.*s{3,1}'",
+    "t -regextype ed -regex '.*s{3,1}'",
+    "t -regextype emacs -regex '.*s{3,1}'",
+    "t -regextype gnu-awk -regex '.*s{3,1}'",
+    "t -regextype grep -regex '.*s{3,1}'",
+    "t -regextype posix-awk -regex '.*s{3,1}'",
+    "t -regextype awk -regex '.*s{3,1}'",
+    "t -regextype posix-basic -regex '.*s{3,1}'",
+    "t -regextype posix-egrep -regex '.*s{3,1}'",
+    "t -regextype egrep -regex '.*s{3,1}'",
+    "t -regextype posix-extended -regex '.*s{3,1}'",
+    "t -regextype posix-minimal-basic -regex '.*s{3,1}'",
+    "t -regextype sed -regex '.*s{3,1}'",
     "t -regextype posix-basic -regex 't/s[z-a]'",
     "t -regextype posix-minimal-basic -regex '.*/\\(one\\|two\\)'",
     "t -regextype posix-minimal-basic -regex 't/s51\\+'",
@@ -1541,6 +1557,10 @@ const PRINTF_CASES: &[&str] = &[
     "t/sub t/sub/deep t -maxdepth 2 -printf '%H|%P|%d\\x5cn'",
     "t/one t/sub/ -printf '%p|%f|%h|%H|%P\\x5cn'",
     "-L t -printf '%p|%f|%h|%H|%P|%d\\x5cn'",
+    // Widths and precisions beyond C's int: printf fails, nothing printed
+    // for the directive, an error per file, status 1.
+    "t -maxdepth 1 -printf 'a%99999999999999999999db\\x5cn'",
+    "t -maxdepth 0 -printf 'a%.2147483648sb%pc\\x5cn'",
     // The same tree from two starting points that differ in a slash:
     // each entry names the one it was reached from.
     "t/ t -maxdepth 2 -printf '%H|%P|%p\\x5cn'",
@@ -1689,6 +1709,10 @@ const FILE_CASES: &[&str] = &[
     "t -maxdepth 1 -fprintf /dev/stderr '%f\\x5cn' -fls /dev/stdout -fprint0 /dev/stdout",
     "t -maxdepth 1 -name 'new*' -fprint {OUT}/a -fprint0 {OUT}/b -fprintf {OUT}/c '%p|%f\\x5cn'",
     "t -fprint {OUT}/nodir/x",
+    "t -maxdepth 0 -fprintf {OUT}/a 'a%2147483648pb\\x5cn'",
+    // A file that cannot be written: reported, the others still written.
+    "t -fprint /dev/full -fprint {OUT}/a",
+    "t -maxdepth 1 -fprintf /dev/full '%p\\x5cn' -print",
     "t -fprint {OUT}",
     "t -fprint {OUT}/a -foo",
     "t -foo -fprint {OUT}/a",
@@ -1700,6 +1724,39 @@ const FILE_CASES: &[&str] = &[
     "t -fprint0",
     "t -fls",
 ];
+
+#[test]
+fn a_full_standard_output_is_reported_as_gnu_reports_it() {
+    let fx = Fixture::new();
+    let full = || {
+        fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let mut outs = Vec::new();
+    for (mut tool, prog) in [(dents(), "dents"), (gnu(), "find")] {
+        let o = tool
+            .current_dir(fx.root())
+            .env("LC_ALL", "C")
+            .args(["t", "-fprint", "side", "-print"])
+            .stdout(full())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let side = fs::read(fx.path("side")).unwrap();
+        fs::remove_file(fx.path("side")).unwrap();
+        outs.push((
+            o.status.code(),
+            stderr_lines(&o.stderr, prog),
+            sorted(&side, b'\n'),
+        ));
+    }
+    let g = outs.pop().unwrap();
+    let d = outs.pop().unwrap();
+    assert_eq!(d, g);
+    assert_eq!(d.0, Some(1));
+}
 
 /// The files in `dir` and their sorted records (NUL-separated if the
 /// file holds a NUL, else lines).
@@ -1786,6 +1843,8 @@ fn birth_times_are_the_filesystems() {
     let d = run(dents(), fx.root(), &args, None);
     let text = String::from_utf8(d.stdout).unwrap();
     let mut checked = 0;
+    // The fixture has s0, s1, s511... and sparse, sticky, setuid...
+    assert!(text.lines().count() >= 8, "{text:?}");
     for line in text.lines() {
         let mut f = line.split('|');
         let (path, secs, plus) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
@@ -1813,6 +1872,16 @@ fn birth_times_are_the_filesystems() {
         checked += 1;
     }
     eprintln!("{checked} birth times checked against stat(1)");
+    // The fixture lives in a temporary directory; where that filesystem
+    // keeps birth times (ext4, tmpfs, xfs, btrfs all do), each was checked.
+    let fs_has_btime = Command::new("stat")
+        .args(["-c", "%W"])
+        .arg(fx.root())
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() != b"0");
+    if fs_has_btime {
+        assert_eq!(checked, text.lines().count(), "{text:?}");
+    }
 }
 
 #[test]

@@ -559,6 +559,37 @@ fn sorted_walk_is_the_same_on_any_number_of_threads() {
     }
 }
 
+#[test]
+fn sorted_walk_writes_output_files_in_the_same_order() {
+    // Big enough that several workers take turns at visiting.
+    let t = tmp();
+    for d in 0..400 {
+        fs::create_dir_all(t.path().join(format!("big/d{d:03}"))).unwrap();
+        for f in 0..8 {
+            file(&t.path().join(format!("big/d{d:03}/f{f}")), 0o644);
+        }
+    }
+    let one = dents(t.path(), &["-j1", "big", "-s"], &[]).stdout;
+    assert_eq!(lines(&one).len(), 1 + 400 + 3200);
+    for (action, args) in [
+        ("-fprint", &["-fprint", "out"][..]),
+        ("-fprintf", &["-fprintf", "out", "%p\\n"]),
+    ] {
+        for _ in 0..3 {
+            let mut a = vec!["-j8", "big", "-s"];
+            a.extend_from_slice(args);
+            let o = dents(t.path(), &a, &[]);
+            assert!(o.status.success() && o.stdout.is_empty(), "{action}");
+            let got = fs::read(t.path().join("out")).unwrap();
+            assert!(
+                got == one,
+                "{action}: -j8 differs from -j1:\n{}",
+                first_difference(&lines(&got), &lines(&one))
+            );
+        }
+    }
+}
+
 fn first_difference(got: &[Vec<u8>], want: &[Vec<u8>]) -> String {
     let i = got
         .iter()

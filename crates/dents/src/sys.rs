@@ -531,20 +531,18 @@ pub fn arg_max() -> Option<usize> {
 /// Makes `cmd`'s child change to the directory `dir` (`fchdir`) between
 /// fork and exec, so that it runs in the very directory `dir` was opened
 /// on, whatever has been renamed or replaced by a symlink along its path
-/// since.
-///
-/// `dir` must stay open until the child is spawned (a close-on-exec
-/// descriptor is still open in the child until its `exec`).
-pub fn chdir_in_child(cmd: &mut std::process::Command, dir: BorrowedFd<'_>) {
+/// since.  `cmd` owns `dir` from then on, so it is open whenever the child
+/// is spawned (a close-on-exec descriptor stays open until the `exec`).
+pub fn chdir_in_child(cmd: &mut std::process::Command, dir: OwnedFd) {
     use std::os::unix::process::CommandExt;
-    let raw = dir.as_raw_fd();
     // SAFETY: the closure runs in the forked child before exec; it only
     // calls fchdir, which is async-signal-safe, and allocates nothing on
     // success (an error is built from the errno, without allocating).
-    // The descriptor is the caller's, open until spawn returns.
+    // The descriptor is owned by the closure, which `cmd` keeps as long as
+    // it can spawn, so the number is not reused for another file.
     unsafe {
         cmd.pre_exec(move || {
-            if libc::fchdir(raw) == 0 {
+            if libc::fchdir(dir.as_raw_fd()) == 0 {
                 Ok(())
             } else {
                 Err(io::Error::last_os_error())

@@ -326,13 +326,15 @@ impl<'a> Visit<'a> {
     }
 
     /// The entry's metadata, fetched once on first use; with `-L` (or a
-    /// root under `-H`) a symlink's target, or the link itself if broken.
+    /// root under `-H`) a symlink's target, or the link itself if broken
+    /// (its target missing, or a file where a directory should be on the
+    /// way to it: `ENOTDIR`, as find takes it).
     pub fn metadata(&self) -> io::Result<&Statx> {
         let r = self.meta.get_or_init(|| {
             let mask = self.mask | StatxFlags::TYPE | StatxFlags::MODE;
             let r = if self.follow {
                 match sys::statx_follow_at(self.dir, self.at_name, mask) {
-                    Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
                         sys::statx_at(self.dir, self.at_name, mask)
                     }
                     r => r,
@@ -693,9 +695,14 @@ impl<V: Visitor> Shared<'_, V> {
 
     /// Sorted walks: waits while `ticket` is too far ahead of the turn,
     /// so that prepared directories (a descriptor and the entries each)
-    /// cannot pile up behind a slow visitor.
+    /// cannot pile up behind a slow visitor.  Their descriptors are not in
+    /// the budget of those kept for children, so their number is bounded
+    /// by a share of it too: a low `RLIMIT_NOFILE` slows the read-ahead
+    /// down rather than running out of descriptors.
     fn hold_back(&self, ticket: u64) {
-        let limit = (4 * self.opts.threads.max(2)) as u64;
+        let limit = (4 * self.opts.threads.max(2))
+            .min(self.fd_budget / 4)
+            .max(1) as u64;
         let mut r = self.ready.lock().expect("ready lock");
         while ticket >= r.turn + limit && !self.quit.load(Ordering::Relaxed) {
             r.held += 1;

@@ -424,10 +424,18 @@ fn nofile_16_never_runs_out_of_descriptors() {
     deep_chain(&root, 15);
     let want = reference(&root);
     let root_b = root.as_os_str().as_bytes().to_vec();
-    for (threads, post) in [(1, false), (4, false), (4, true)] {
+    // Sorted walks too: their read-ahead holds descriptors of its own.
+    for (threads, post, sort) in [
+        (1, false, false),
+        (4, false, false),
+        (4, true, false),
+        (4, false, true),
+        (8, true, true),
+    ] {
         let r = Recorder::default();
         let mut o = opts(threads, Order::BreadthFirst, post, false);
         o.read.threads = 2;
+        o.sort = sort;
         walk(std::slice::from_ref(&root_b), &o, &r);
         assert!(
             r.errors.lock().unwrap().is_empty(),
@@ -437,7 +445,7 @@ fn nofile_16_never_runs_out_of_descriptors() {
         assert_same_paths(
             &sorted(r.paths()),
             &want,
-            &format!("threads {threads} post {post}"),
+            &format!("threads {threads} post {post} sort {sort}"),
         );
     }
 }

@@ -187,13 +187,29 @@ impl<'a> Visitor for Finder<'a> {
         }
         // Following links, a link whose target cannot be reached (a loop
         // of links, say) is reported and not evaluated, as GNU does; a
-        // broken one is taken for itself.
-        if v.follows_links() && v.file_type() == FileType::UNKNOWN {
-            if let Err(e) = v.metadata() {
-                if !self.quiet(&e) {
-                    msg::path_error(v.path(), &e);
+        // broken one is taken for itself, and reported too where a file
+        // stands for a directory on the way to its target (`ENOTDIR`:
+        // GNU's walk cannot stat it, its fallback can).
+        if v.follows_links() {
+            match v.file_type() {
+                FileType::UNKNOWN => {
+                    if let Err(e) = v.metadata() {
+                        if !self.quiet(&e) {
+                            msg::path_error(v.path(), &e);
+                        }
+                        return Flow::Continue;
+                    }
                 }
-                return Flow::Continue;
+                FileType::SYMLINK => {
+                    let (dir, name) = (v.parent_fd(), v.at_name());
+                    if let Err(e) = sys::statx_follow_at(dir, name, StatxFlags::TYPE) {
+                        let notdir = rustix::io::Errno::NOTDIR.raw_os_error();
+                        if e.raw_os_error() == Some(notdir) {
+                            msg::path_error(v.path(), &e);
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         if self.follow_all && v.depth() > 0 && v.file_type().is_dir() {
@@ -258,8 +274,12 @@ impl<'a> Visitor for Finder<'a> {
     }
 
     fn turn_done(&self, st: &mut State<'a>) {
-        if !st.buf.buf.is_empty() {
-            st.buf.flush();
+        // Every buffer, the output files' too: another worker may write
+        // the next turn's lines to the same file.
+        for b in std::iter::once(&mut st.buf).chain(st.outs.iter_mut().flatten()) {
+            if !b.buf.is_empty() {
+                b.flush();
+            }
         }
     }
 
@@ -596,9 +616,9 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             };
             let v = cx.v;
             let (buf, quote, cache) = target(cx.st, cx.finder.terminal, dest);
-            let colors = match dest {
-                Dest::Stdout => cx.finder.colors,
-                Dest::File(_) | Dest::Stderr(_) => None,
+            let (colors, name) = match dest {
+                Dest::Stdout => (cx.finder.colors, &b"standard output"[..]),
+                Dest::File(f) | Dest::Stderr(f) => (None, &f.name[..]),
             };
             fmt.write(
                 &Subject {
@@ -606,6 +626,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
                     st,
                     quote,
                     colors,
+                    dest: name,
                 },
                 cache,
                 buf,
@@ -698,8 +719,13 @@ fn other_type(cx: &mut Ctx<'_, '_, '_>) -> FileType {
     }
     match sys::statx_follow_at(dir, name, StatxFlags::TYPE) {
         Ok(st) => FileType::from_mode(st.stx_mode as u32),
-        // A broken link is a link; another failure (a loop) is an error.
-        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+        // A broken link (its target missing, or not a directory on the
+        // way to it) is a link; another failure (a loop) is an error.
+        Err(e)
+            if [rustix::io::Errno::NOENT, rustix::io::Errno::NOTDIR]
+                .iter()
+                .any(|x| e.raw_os_error() == Some(x.raw_os_error())) =>
+        {
             FileType::SYMLINK
         }
         Err(e) => {

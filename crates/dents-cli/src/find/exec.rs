@@ -419,7 +419,7 @@ fn spawn_wait(
     let mut cmd = Command::new(OsStr::from_bytes(&args[0]));
     cmd.args(args[1..].iter().map(|a| OsStr::from_bytes(a)));
     if let Some(fd) = dir {
-        sys::chdir_in_child(&mut cmd, fd);
+        sys::chdir_in_child(&mut cmd, fd.try_clone_to_owned()?);
     }
     if null_stdin {
         cmd.stdin(Stdio::null());

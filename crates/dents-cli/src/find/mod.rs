@@ -154,7 +154,11 @@ pub fn main(argv: &[OsString]) -> i32 {
     let progress = when
         .filter(|_| stderr_tty)
         .map(|w| progress::Progress::new(w, msg::utf8_locale()));
-    let out = Output::stdout();
+    // A failed write to standard output: GNU's two messages, status 1.
+    let out = Output::stdout().reporting_errors(|e| {
+        msg::path_error(b"standard output", e);
+        msg::error(b"write error");
+    });
     let follow_all = opts.follow == walk::Follow::Always;
     let finder = eval::Finder::new(
         &expr,

@@ -43,6 +43,8 @@ pub struct OutFile {
     pub id: usize,
     /// The shared, locked writer.
     pub output: Output,
+    /// The name it was opened by, for messages.
+    pub name: Vec<u8>,
     /// Whether it is a terminal (names are then shown with `?` for
     /// unprintable characters, as GNU does).
     pub tty: bool,
@@ -73,6 +75,7 @@ impl Registry {
                     id: self.files.len(),
                     tty: sys::is_terminal(file.as_fd()),
                     output: Output::from_file(File::from(file)),
+                    name: path.to_vec(),
                     key: None,
                 });
                 self.files.push(Arc::clone(&f));
@@ -97,9 +100,13 @@ impl Registry {
             return Ok(Dest::File(Arc::clone(f)));
         }
         let tty = sys::is_terminal(file.as_fd());
+        // A failed write is reported, as GNU reports it when it closes the
+        // file, and the walk goes on.
+        let name = path.to_vec();
         let f = Arc::new(OutFile {
             id: self.files.len(),
-            output: Output::from_file(file),
+            output: Output::from_file(file).reporting_errors(move |e| msg::path_error(&name, e)),
+            name: path.to_vec(),
             tty,
             key,
         });

@@ -441,7 +441,14 @@ const POSITIONAL_OPTIONS: [&[u8]; 5] = [
 /// bfs's options that dents takes: they apply to the whole walk wherever
 /// they stand, and GNU knows nothing of them, so they neither warn nor
 /// count as the first non-option of GNU's order warning.
-const BFS_OPTIONS: [&[u8]; 5] = [b"-s", b"-color", b"-nocolor", b"-status", b"-nostatus"];
+const BFS_OPTIONS: [&[u8]; 6] = [
+    b"-s",
+    b"-color",
+    b"-nocolor",
+    b"-status",
+    b"-nostatus",
+    b"-nohidden",
+];
 
 /// Whether `a` is an operator word.
 fn is_operator(a: &[u8]) -> bool {

@@ -38,6 +38,9 @@ pub struct Conv {
     zero: bool,
     width: usize,
     prec: Option<usize>,
+    /// The width or precision is beyond C's `int`: `printf` fails
+    /// (`EOVERFLOW`) and the directive prints nothing, as with GNU.
+    overflow: bool,
 }
 
 /// What a directive prints.
@@ -276,6 +279,10 @@ impl Format {
     /// Appends one directive.
     fn directive(&self, d: &Directive, f: &Subject<'_, '_>, cache: &mut Cache, out: &mut Vec<u8>) {
         let conv = d.conv;
+        if conv.overflow {
+            let e = std::io::Error::from_raw_os_error(rustix::io::Errno::OVERFLOW.raw_os_error());
+            return msg::path_error(f.dest, &e);
+        }
         match d.field {
             Field::Depth => return conv.int(out, false, f.v.depth() as u64, 10),
             Field::Perm => {
@@ -435,6 +442,8 @@ pub struct Subject<'a, 'v> {
     /// Colors for the names and paths it prints, if they are on (standard
     /// output only, as bfs colors it).
     pub colors: Option<&'a Colors>,
+    /// The output's name, for messages (`standard output`, a file name).
+    pub dest: &'a [u8],
 }
 
 /// Names of ids, looked up once per thread.
@@ -583,18 +592,19 @@ fn directive(f: &[u8], i: usize, lit: &mut Vec<u8>, segs: &mut Vec<Seg>) -> Resu
         conv.zero = true;
         j += 1;
     }
-    let digits = |j: &mut usize| {
+    let digits = |j: &mut usize, overflow: &mut bool| {
         let mut n = 0usize;
         while let Some(d) = f.get(*j).filter(|d| d.is_ascii_digit()) {
             n = n.saturating_mul(10).saturating_add((d - b'0') as usize);
             *j += 1;
         }
+        *overflow |= n > i32::MAX as usize;
         n.min(i32::MAX as usize)
     };
-    conv.width = digits(&mut j);
+    conv.width = digits(&mut j, &mut conv.overflow);
     if f.get(j) == Some(&b'.') {
         j += 1;
-        conv.prec = Some(digits(&mut j));
+        conv.prec = Some(digits(&mut j, &mut conv.overflow));
     }
     let Some(&c) = f.get(j) else {
         // GNU reads the string's terminator as the directive.

@@ -357,7 +357,13 @@ pub fn compile(pattern: &[u8], dialect: Dialect, icase: bool) -> Result<Regex, S
         dialect,
         Dialect::Basic | Dialect::MinimalBasic | Dialect::Grep
     );
-    if bre_intervals && reversed_interval(pattern, true) {
+    let ere_intervals = matches!(
+        dialect,
+        Dialect::Extended | Dialect::Egrep | Dialect::GnuAwk | Dialect::PosixAwk
+    );
+    if bre_intervals && reversed_interval(pattern, true)
+        || ere_intervals && reversed_interval(pattern, false)
+    {
         return Err("Invalid content of \\{\\}".to_string());
     }
     let pattern = dialect.rewrite(pattern);
