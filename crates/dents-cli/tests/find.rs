@@ -1291,6 +1291,34 @@ fn debug_options_write_diagnostics_to_stderr() {
     };
     assert_eq!(pidless(&d), pidless(&g));
     assert!(pidless(&d)[0].starts_with("DebugExec: launching process (argc=2): 'echo' 't/one'"));
+    // In a UTF-8 locale, the locale's quotation marks, as GNU's.
+    let utf8 = |mut c: Command| {
+        c.current_dir(fx.root())
+            .env("LC_ALL", "C.UTF-8")
+            .args(["-D", "exec", "t/one", "-exec", "echo", "x y", "{}", ";"])
+            .output()
+            .unwrap()
+    };
+    let (du, gu) = (utf8(dents()), utf8(gnu()));
+    assert_eq!(pidless(&du), pidless(&gu));
+    assert!(
+        pidless(&du)[0].contains("\u{2018}x y\u{2019}"),
+        "{:?}",
+        pidless(&du)
+    );
+    // The same marks in warnings.
+    let warn = |mut c: Command, prog: &str| {
+        let o = c
+            .current_dir(fx.root())
+            .env("LC_ALL", "C.UTF-8")
+            .args(["t", "-warn", "-name", "a/b"])
+            .output()
+            .unwrap();
+        stderr_lines(&o.stderr, prog)
+    };
+    let w = warn(dents(), "dents");
+    assert_eq!(w, warn(gnu(), "find"));
+    assert!(w.concat().contains("\u{2018}-name\u{2019}"), "{w:?}");
     let err = |args: &str| {
         let o = run(dents(), fx.root(), &words(args), None);
         assert_eq!(o.status.code(), Some(0), "{args}");

@@ -79,11 +79,9 @@ pub fn say(line: &[u8]) {
     errors::write_stderr(&m);
 }
 
-/// `'word'` as GNU's `-D exec` shows an argument (no escaping).
+/// An argument as GNU's `-D exec` shows it: quoted as in messages.
 fn shell_word(out: &mut Vec<u8>, w: &[u8]) {
-    out.push(b'\'');
-    out.extend_from_slice(w);
-    out.push(b'\'');
+    super::msg::quote(out, w, super::msg::utf8_locale());
 }
 
 /// `-D exec`: a command about to be launched, in GNU's words.

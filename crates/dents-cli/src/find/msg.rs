@@ -20,13 +20,20 @@ pub fn utf8_locale() -> bool {
     var.contains("utf-8") || var.contains("utf8")
 }
 
+/// The quotation marks of the locale's messages: `‘’` in a UTF-8 one,
+/// ASCII quotes otherwise.
+pub fn quote_marks(utf8: bool) -> (&'static str, &'static str) {
+    if utf8 {
+        ("\u{2018}", "\u{2019}")
+    } else {
+        ("'", "'")
+    }
+}
+
 /// Appends `path` quoted for a message.
 pub fn quote(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
-    let (open, close): (&[u8], &[u8]) = if utf8 {
-        ("\u{2018}".as_bytes(), "\u{2019}".as_bytes())
-    } else {
-        (b"'", b"'")
-    };
+    let (open, close) = quote_marks(utf8);
+    let (open, close) = (open.as_bytes(), close.as_bytes());
     out.extend_from_slice(open);
     let mut i = 0;
     while i < path.len() {

@@ -674,10 +674,11 @@ Try 'dents find --help' for more information."
                     _ => NameOf::Path,
                 };
                 if of == NameOf::Base && self.warnings && pat.contains(&b'/') {
+                    let (l, r) = msg::quote_marks(self.utf8);
                     msg::warning(&format!(
-                        "'{}' matches against basenames only, but the given pattern contains \
-a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you \
-mean '-{}wholename'?",
+                        "{l}{}{r} matches against basenames only, but the given pattern contains \
+a directory separator ({l}/{r}), thus the expression will evaluate to false all the time.  Did you \
+mean {l}-{}wholename{r}?",
                         String::from_utf8_lossy(&name),
                         if fold { "i" } else { "" }
                     ));
