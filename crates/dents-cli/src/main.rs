@@ -3,9 +3,11 @@
 //! | module   | concern |
 //! |----------|---------|
 //! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
+//! | `find`   | `dents find`: GNU find's language on the parallel walker (its own module map) |
 //! | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
 //! | `errors` | messages in the style of the tool replaced, and the exit status |
 //! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
+//! | `numfmt` | decimal numbers written straight into output buffers |
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 //! | `progress` | the status line on standard error while a walk runs |
 
@@ -13,6 +15,7 @@ mod errors;
 mod filemode;
 mod find;
 mod ls;
+mod numfmt;
 mod output;
 mod progress;
 mod quote;

@@ -14,6 +14,7 @@
 //! which for a locale's `%X` it finds by formatting a second time with
 //! the seconds changed; so do we.
 
+use crate::numfmt::{digits, push_u64};
 use std::collections::HashMap;
 use std::ffi::CString;
 
@@ -70,27 +71,10 @@ const MONTHS: [&[u8; 3]; 12] = [
     b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
 ];
 
-/// Appends the decimal digits of `n`.
-pub fn push_num(out: &mut Vec<u8>, n: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
-}
-
 /// Appends `n` in at least `width` digits, `pad` in front.
 fn push_padded(out: &mut Vec<u8>, n: u64, width: usize, pad: u8) {
-    let digits = n.checked_ilog10().map_or(1, |d| d as usize + 1);
-    out.resize(out.len() + width.saturating_sub(digits), pad);
-    push_num(out, n);
+    out.resize(out.len() + width.saturating_sub(digits(n)), pad);
+    push_u64(out, n);
 }
 
 /// Appends `n` with a `-` if negative.
@@ -98,7 +82,7 @@ pub fn push_signed(out: &mut Vec<u8>, n: i64) {
     if n < 0 {
         out.push(b'-');
     }
-    push_num(out, n.unsigned_abs());
+    push_u64(out, n.unsigned_abs());
 }
 
 /// GNU's nanoseconds suffix: `.%09ld0` (C's rules for a negative value,
@@ -176,7 +160,7 @@ impl Clock {
         let two = |out: &mut Vec<u8>, n: u32| push_padded(out, n as u64, 2, b'0');
         let four_digit_year = (1000..=9999).contains(&c.year);
         match letter {
-            b'Y' if four_digit_year => push_num(out, c.year as u64),
+            b'Y' if four_digit_year => push_u64(out, c.year as u64),
             b'C' if four_digit_year => two(out, (c.year / 100) as u32),
             b'y' if four_digit_year => two(out, (c.year % 100) as u32),
             b'm' => two(out, c.mon),
@@ -189,8 +173,8 @@ impl Clock {
             b'M' => two(out, c.min),
             b'S' => two(out, c.sec),
             b'j' => push_padded(out, c.yday as u64 + 1, 3, b'0'),
-            b'u' => push_num(out, if c.wday == 0 { 7 } else { c.wday as u64 }),
-            b'w' => push_num(out, c.wday as u64),
+            b'u' => push_u64(out, if c.wday == 0 { 7 } else { c.wday as u64 }),
+            b'w' => push_u64(out, c.wday as u64),
             b'U' => two(out, (c.yday + 7 - c.wday) / 7),
             b'W' => two(out, (c.yday + 7 - (c.wday + 6) % 7) / 7),
             b's' => push_signed(out, sec),
@@ -208,7 +192,7 @@ impl Clock {
                 self.native(out, c, sec, b'y');
             }
             b'F' if four_digit_year => {
-                push_num(out, c.year as u64);
+                push_u64(out, c.year as u64);
                 out.push(b'-');
                 two(out, c.mon);
                 out.push(b'-');
@@ -331,7 +315,7 @@ impl Clock {
             } else {
                 out.resize(out.len() + 12usize.saturating_sub(digits), b' ');
             }
-            push_num(out, sec.unsigned_abs());
+            push_u64(out, sec.unsigned_abs());
             return;
         };
         let fmt = if recent { c"%b %e %H:%M" } else { c"%b %e  %Y" };

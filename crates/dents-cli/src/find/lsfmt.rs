@@ -26,9 +26,9 @@ use dents::sys::{self, Statx};
 use dents::walk::Visit;
 use rustix::fs::StatxFlags;
 
-use super::datefmt::push_num;
 use super::printf::Cache;
 use crate::errors;
+use crate::numfmt::{digits, push_u64};
 
 /// The stat fields a line shows.
 pub const MASK: StatxFlags = StatxFlags::INO
@@ -60,17 +60,12 @@ pub struct Ls {
     pub block_size: u64,
 }
 
-/// The number of decimal digits of `n`.
-fn digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
 /// Appends `n` right-aligned in the column `width`, which grows to fit.
 fn num_column(out: &mut Vec<u8>, n: u64, width: &AtomicUsize) {
     let len = digits(n);
     let w = width.fetch_max(len, Ordering::Relaxed).max(len);
     out.resize(out.len() + (w - len), b' ');
-    push_num(out, n);
+    push_u64(out, n);
 }
 
 /// Appends `s` left-aligned in `w` columns.
@@ -126,7 +121,7 @@ impl Ls {
                 // to what was printed, space included.
                 let start = out.len();
                 let mut n = Vec::with_capacity(20);
-                push_num(&mut n, st.stx_uid as u64);
+                push_u64(&mut n, st.stx_uid as u64);
                 left(out, &n, 8);
                 out.push(b' ');
                 OWNER.fetch_max(out.len() - start, Ordering::Relaxed);
@@ -137,7 +132,7 @@ impl Ls {
         let name = match gname {
             Some(name) => name,
             None => {
-                push_num(&mut n, st.stx_gid as u64);
+                push_u64(&mut n, st.stx_gid as u64);
                 &n
             }
         };

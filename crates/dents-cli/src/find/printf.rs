@@ -23,10 +23,11 @@ use dents::walk::Visit;
 use rustix::fs::StatxFlags;
 
 use super::color::Colors;
-use super::datefmt::{push_num, Clock};
+use super::datefmt::Clock;
 use super::expr::TimeField;
 use super::{fstype, msg};
 use crate::errors;
+use crate::numfmt::push_u64;
 
 /// C `printf` flags, width and precision.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -326,7 +327,7 @@ impl Format {
         let path = f.v.path();
         let st = f.st;
         let num = |out: &mut Vec<u8>, get: &dyn Fn(&Statx) -> u64| {
-            push_num(out, st.map_or(0, get));
+            push_u64(out, st.map_or(0, get));
         };
         match field {
             Field::Path => out.extend_from_slice(path),
@@ -351,14 +352,14 @@ impl Format {
                 let uid = st.map_or(0, |st| st.stx_uid);
                 match cache.users.get(uid, sys::user_name) {
                     Some(n) => out.extend_from_slice(n),
-                    None => push_num(out, uid as u64),
+                    None => push_u64(out, uid as u64),
                 }
             }
             Field::Group => {
                 let gid = st.map_or(0, |st| st.stx_gid);
                 match cache.groups.get(gid, sys::group_name) {
                     Some(n) => out.extend_from_slice(n),
-                    None => push_num(out, gid as u64),
+                    None => push_u64(out, gid as u64),
                 }
             }
             Field::ModeString => {

@@ -12,6 +12,7 @@ use super::listing::{Listing, Record};
 use super::name;
 use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
+use crate::numfmt::{digits, push_u64};
 use crate::output::Output;
 
 /// Records formatted per round: bounds the memory held by formatted text.
@@ -290,26 +291,6 @@ fn id_name(id: u32, numeric: bool, lookup: fn(u32) -> Option<Vec<u8>>) -> Vec<u8
     lookup(id).unwrap_or_else(|| id.to_string().into_bytes())
 }
 
-/// The number of decimal digits of `n`.
-fn digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
-/// Appends the decimal digits of `n`.
-pub fn push_u64(out: &mut Vec<u8>, mut n: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
-}
-
 /// Appends `n` right-aligned in `width` columns.
 fn pad_num(out: &mut Vec<u8>, n: u64, width: usize) {
     out.resize(out.len() + width.saturating_sub(digits(n)), b' ');
@@ -371,13 +352,5 @@ mod tests {
         assert_eq!(human_size(10 * 1024 - 1), "10K");
         assert_eq!(human_size(1024 * 1024 - 1), "1.0M");
         assert_eq!(human_size(151_344), "148K");
-    }
-
-    #[test]
-    fn digit_counts() {
-        assert_eq!(digits(0), 1);
-        assert_eq!(digits(9), 1);
-        assert_eq!(digits(10), 2);
-        assert_eq!(digits(u64::MAX), 20);
     }
 }

@@ -179,7 +179,7 @@ fn format_line(
     suffix: Option<u8>,
 ) {
     if cfg.opts.inode {
-        super::long::push_u64(out, ino);
+        crate::numfmt::push_u64(out, ino);
         out.push(b' ');
     }
     name::push_name(out, name, cfg.terminal);
