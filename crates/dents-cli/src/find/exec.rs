@@ -437,12 +437,11 @@ fn spawn_wait(
 /// Says that a command could not be run, as the child of GNU find says
 /// it (find's status is unchanged for `;`: the test is false).
 fn report_failure(cmd: &[u8], e: &io::Error) {
-    let mut m = b"dents: ".to_vec();
+    let mut m = Vec::new();
     msg::quote(&mut m, cmd, msg::utf8_locale());
     m.extend_from_slice(b": ");
     m.extend_from_slice(errors::describe(e).as_bytes());
-    m.push(b'\n');
-    errors::write_stderr(&m);
+    msg::note(&m);
 }
 
 /// GNU's words for a command killed by a signal; find's status becomes
@@ -454,10 +453,7 @@ fn report_signal(cmd: &[u8], sig: i32, fail: bool) {
     if fail {
         msg::error(&m);
     } else {
-        let mut line = b"dents: ".to_vec();
-        line.extend_from_slice(&m);
-        line.push(b'\n');
-        errors::write_stderr(&line);
+        msg::note(&m);
     }
 }
 

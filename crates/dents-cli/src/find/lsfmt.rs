@@ -163,12 +163,10 @@ impl Ls {
                 }
                 Err(e) => {
                     // GNU: the bare path, and the exit status unchanged.
-                    let mut m = b"dents: ".to_vec();
-                    m.extend_from_slice(v.path());
+                    let mut m = v.path().to_vec();
                     m.extend_from_slice(b": ");
                     m.extend_from_slice(errors::describe(&e).as_bytes());
-                    m.push(b'\n');
-                    errors::write_stderr(&m);
+                    super::msg::note(&m);
                 }
             }
         }

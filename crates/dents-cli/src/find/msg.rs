@@ -78,19 +78,31 @@ pub fn quote(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
 
 /// Writes `dents: TEXT` and raises the status to 1.
 pub fn error(text: &[u8]) {
+    note(text);
+    errors::raise(FAILURE);
+}
+
+/// Writes `dents: TEXT`; the status is unchanged (what GNU says without
+/// failing: a command that could not run, a link it could not read for
+/// `-ls`).
+pub fn note(text: &[u8]) {
     let mut m = Vec::with_capacity(text.len() + 8);
     super::color::message_prefix(&mut m, false);
     m.extend_from_slice(text);
     m.push(b'\n');
     errors::write_stderr(&m);
-    errors::raise(FAILURE);
 }
 
 /// Writes `dents: warning: TEXT`; the status is unchanged.
 pub fn warning(text: &str) {
+    warning_bytes(text.as_bytes());
+}
+
+/// [`warning`] for a text that need not be UTF-8 (it quotes names).
+pub fn warning_bytes(text: &[u8]) {
     let mut m = Vec::with_capacity(text.len() + 20);
     super::color::message_prefix(&mut m, true);
-    m.extend_from_slice(text.as_bytes());
+    m.extend_from_slice(text);
     m.push(b'\n');
     errors::write_stderr(&m);
 }

@@ -545,10 +545,9 @@ Try 'dents find --help' for more information."
                                 self.opts.debug_tree |= bits & (debug::TREE | debug::OPT) != 0;
                             }
                             _ => {
-                                let mut m = b"dents: Ignoring unrecognised debug flag ".to_vec();
+                                let mut m = b"Ignoring unrecognised debug flag ".to_vec();
                                 m.extend_from_slice(&self.quote(first));
-                                m.push(b'\n');
-                                crate::errors::write_stderr(&m);
+                                msg::note(&m);
                             }
                         }
                     }

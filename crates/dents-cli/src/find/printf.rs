@@ -163,15 +163,6 @@ pub struct Format {
     needs_stat: bool,
 }
 
-/// Writes `dents: warning: TEXT` (GNU's printf warnings name bytes that
-/// need not be text).
-fn warn(text: &[u8]) {
-    let mut m = b"dents: warning: ".to_vec();
-    m.extend_from_slice(text);
-    m.push(b'\n');
-    errors::write_stderr(&m);
-}
-
 impl Format {
     /// Reads `f` as GNU does, warning as it warns; `Err` holds GNU's
     /// fatal message.
@@ -183,7 +174,7 @@ impl Format {
             match f[i] {
                 b'\\' => {
                     let Some(&c) = f.get(i + 1) else {
-                        warn(b"escape `\\' followed by nothing at all");
+                        msg::warning_bytes(b"escape `\\' followed by nothing at all");
                         lit.push(b'\\');
                         i += 1;
                         continue;
@@ -218,7 +209,7 @@ impl Format {
                             let mut m = b"unrecognized escape `\\".to_vec();
                             m.push(c);
                             m.push(b'\'');
-                            warn(&m);
+                            msg::warning_bytes(&m);
                             lit.extend_from_slice(&f[i..i + 2]);
                             i += 2;
                             continue;
@@ -526,12 +517,11 @@ fn target_type(f: &Subject<'_, '_>, out: &mut Vec<u8>) {
             _ => {
                 // GNU says so but leaves the exit status alone.
                 out.push(b'?');
-                let mut m = b"dents: ".to_vec();
+                let mut m = Vec::new();
                 msg::quote(&mut m, f.v.path(), msg::utf8_locale());
                 m.extend_from_slice(b": ");
                 m.extend_from_slice(errors::describe(&e).as_bytes());
-                m.push(b'\n');
-                errors::write_stderr(&m);
+                msg::note(&m);
             }
         },
     }
@@ -622,7 +612,7 @@ fn directive(f: &[u8], i: usize, lit: &mut Vec<u8>, segs: &mut Vec<Seg>) -> Resu
                 let mut m = b"format directive `%".to_vec();
                 m.push(c);
                 m.extend_from_slice(b"' should be followed by another character");
-                warn(&m);
+                msg::warning_bytes(&m);
                 lit.extend_from_slice(&f[i..=j]);
                 return Ok(j + 1);
             };
@@ -678,7 +668,7 @@ fn directive(f: &[u8], i: usize, lit: &mut Vec<u8>, segs: &mut Vec<Seg>) -> Resu
             let mut m = b"unrecognized format directive `%".to_vec();
             m.push(c);
             m.push(b'\'');
-            warn(&m);
+            msg::warning_bytes(&m);
             lit.extend_from_slice(&f[i..=j]);
             return Ok(j + 1);
         }
