@@ -33,7 +33,8 @@ pub const TALLY_FLUSH: u64 = 1024;
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 /// Whether a status line is on the screen now (read by the signal
-/// handler, which may not lock).  Set only under [`GATE`].
+/// handler, which may not lock).  Set under [`GATE`], or under the bar's
+/// own lock while [`suspended`] has it off the screen.
 static DRAWN: AtomicBool = AtomicBool::new(false);
 
 /// Whether a status line may appear in this run at all: if not,
@@ -65,7 +66,16 @@ pub fn suspended<R>(f: impl FnOnce() -> R) -> R {
         drop(gate);
         let bar = SHOWN.lock().unwrap_or_else(|e| e.into_inner()).clone();
         match bar {
-            Some(bar) => bar.suspend(f),
+            // Off the screen while `f` runs (an `-ok` prompt may wait for
+            // an answer): a fatal signal meanwhile must not erase what `f`
+            // wrote in its place.  The bar's own lock, held by `suspend`,
+            // keeps the ticker from drawing or finishing it meanwhile.
+            Some(bar) => bar.suspend(|| {
+                DRAWN.store(false, Ordering::Relaxed);
+                let r = f();
+                DRAWN.store(true, Ordering::Relaxed);
+                r
+            }),
             None => f(),
         }
     } else {
@@ -243,8 +253,10 @@ impl Progress {
         self.set_shown();
         if let Some(b) = bar {
             let mut shown = SHOWN.lock().unwrap_or_else(|e| e.into_inner());
-            DRAWN.store(false, Ordering::Relaxed);
+            // After the clear, which waits for a suspended write (that
+            // sets DRAWN again when it is done) to end.
             b.finish_and_clear();
+            DRAWN.store(false, Ordering::Relaxed);
             *shown = None;
         }
     }

@@ -720,10 +720,15 @@ impl<V: Visitor> Shared<'_, V> {
     /// as long on 8 workers as on one).
     fn drain(&self, state: &mut V::State) {
         loop {
-            let Ok(role) = self.drainer.try_lock() else {
+            let role = match self.drainer.try_lock() {
+                Ok(role) => role,
+                // A visitor panicked while draining: the panic reaches the
+                // caller when the workers are joined; the others must not
+                // wait for a role that nobody will give back.
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
                 // The worker draining will find ours: it looks again
                 // after letting go.
-                return;
+                Err(std::sync::TryLockError::WouldBlock) => return,
             };
             loop {
                 let item = {
