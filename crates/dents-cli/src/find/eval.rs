@@ -28,7 +28,6 @@ use super::outfiles::{Dest, OutFile};
 use super::printf::{self, Subject};
 use super::regex;
 use super::time::{self, Timestamp};
-use super::users::NameCache;
 use crate::output::{Output, ThreadBuf};
 use crate::progress::{Progress, Tally};
 
@@ -63,7 +62,6 @@ pub struct Finder<'a> {
 /// A worker's state.
 pub struct State<'a> {
     buf: ThreadBuf<'a>,
-    names: NameCache,
     /// `-L`: the last parent directory's path and its ancestors' ids.
     chain: Chain,
     /// Buffers for the output files, by number.
@@ -143,7 +141,6 @@ impl<'a> Visitor for Finder<'a> {
     fn state(&self) -> State<'a> {
         State {
             buf: ThreadBuf::new(self.out),
-            names: NameCache::default(),
             chain: None,
             outs: self
                 .outs
@@ -554,11 +551,11 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         Pred::Uid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_uid as u64)),
         Pred::Gid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_gid as u64)),
         Pred::NoUser => match cx.meta().map(|st| st.stx_uid) {
-            Some(uid) => !cx.st.names.user_known(uid),
+            Some(uid) => cx.st.cache.users.get(uid, sys::user_name).is_none(),
             None => false,
         },
         Pred::NoGroup => match cx.meta().map(|st| st.stx_gid) {
-            Some(gid) => !cx.st.names.group_known(gid),
+            Some(gid) => cx.st.cache.groups.get(gid, sys::group_name).is_none(),
             None => false,
         },
         Pred::Links(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_nlink as u64)),

@@ -15,8 +15,6 @@
 //! group names and times are cached per thread, so the common case
 //! allocates nothing per file.
 
-use std::collections::HashMap;
-
 use dents::dir::FileType;
 use dents::sys::{self, Statx};
 use dents::walk::Visit;
@@ -25,6 +23,7 @@ use rustix::fs::StatxFlags;
 use super::color::Colors;
 use super::datefmt::Clock;
 use super::expr::TimeField;
+use super::users::IdNames;
 use super::{fstype, msg};
 use crate::errors;
 use crate::numfmt::push_u64;
@@ -436,20 +435,6 @@ pub struct Subject<'a, 'v> {
     pub colors: Option<&'a Colors>,
     /// The output's name, for messages (`standard output`, a file name).
     pub dest: &'a [u8],
-}
-
-/// Names of ids, looked up once per thread.
-#[derive(Debug, Default)]
-pub struct IdNames(HashMap<u32, Option<Box<[u8]>>>);
-
-impl IdNames {
-    /// The name of `id` (`None` if the database has none).
-    pub fn get(&mut self, id: u32, lookup: fn(u32) -> Option<Vec<u8>>) -> Option<&[u8]> {
-        self.0
-            .entry(id)
-            .or_insert_with(|| lookup(id).map(Vec::into_boxed_slice))
-            .as_deref()
-    }
 }
 
 /// One thread's caches for formats and `-ls`.

@@ -19,27 +19,18 @@ pub fn gid_of(name: &[u8]) -> Option<u32> {
     sys::group_id(&CString::new(name).ok()?)
 }
 
-/// Remembers which ids have names, per thread (lookups are slow).
+/// The names of ids, looked up once per thread (lookups are slow):
+/// `-nouser`, `-nogroup`, `-printf`'s `%u %g`, `-ls`.
 #[derive(Debug, Default)]
-pub struct NameCache {
-    users: HashMap<u32, bool>,
-    groups: HashMap<u32, bool>,
-}
+pub struct IdNames(HashMap<u32, Option<Box<[u8]>>>);
 
-impl NameCache {
-    /// Whether the uid has a user name.
-    pub fn user_known(&mut self, uid: u32) -> bool {
-        *self
-            .users
-            .entry(uid)
-            .or_insert_with(|| sys::user_name(uid).is_some())
-    }
-
-    /// Whether the gid has a group name.
-    pub fn group_known(&mut self, gid: u32) -> bool {
-        *self
-            .groups
-            .entry(gid)
-            .or_insert_with(|| sys::group_name(gid).is_some())
+impl IdNames {
+    /// The name of `id` (`None` if the database has none), `lookup`
+    /// being [`sys::user_name`] or [`sys::group_name`].
+    pub fn get(&mut self, id: u32, lookup: fn(u32) -> Option<Vec<u8>>) -> Option<&[u8]> {
+        self.0
+            .entry(id)
+            .or_insert_with(|| lookup(id).map(Vec::into_boxed_slice))
+            .as_deref()
     }
 }
