@@ -651,11 +651,7 @@ impl<V: Visitor> Shared<'_, V> {
                 q.taken += 1;
                 let wake = q.dirs.len().min(q.idle);
                 drop(q);
-                if wake == 1 {
-                    self.wake.notify_one();
-                } else if wake > 1 {
-                    self.wake.notify_all();
-                }
+                self.wake_idle(wake);
                 return Some((n, ticket));
             }
             if q.active == 0 {
@@ -773,9 +769,16 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let wake = q.dirs.len().min(q.idle);
         drop(q);
-        if wake == 1 {
+        self.wake_idle(wake);
+    }
+
+    /// Wakes `n` idle workers for the directories waiting for them: one
+    /// by name, several all at once (a notify per worker would cost a
+    /// futex call each).
+    fn wake_idle(&self, n: usize) {
+        if n == 1 {
             self.wake.notify_one();
-        } else if wake > 1 {
+        } else if n > 1 {
             self.wake.notify_all();
         }
     }

@@ -156,15 +156,7 @@ impl<'a> Visitor for Finder<'a> {
         let Some(x) = self.exclude else {
             return false;
         };
-        let mut cx = Ctx {
-            v,
-            finder: self,
-            st,
-            prune: false,
-            quit: false,
-            stat_reported: false,
-        };
-        eval(x, &mut cx)
+        eval(x, &mut Ctx::new(v, self, st))
     }
 
     fn visit(&self, st: &mut State<'a>, v: &Visit<'_>) -> Flow {
@@ -234,14 +226,7 @@ impl<'a> Visitor for Finder<'a> {
             );
             debug::say(&m);
         }
-        let mut cx = Ctx {
-            v,
-            finder: self,
-            st,
-            prune: false,
-            quit: false,
-            stat_reported: false,
-        };
+        let mut cx = Ctx::new(v, self, st);
         eval(self.expr, &mut cx);
         let (prune, quit) = (cx.prune, cx.quit);
         st.buf.maybe_flush();
@@ -377,7 +362,19 @@ struct Ctx<'c, 'v, 'a> {
     stat_reported: bool,
 }
 
-impl Ctx<'_, '_, '_> {
+impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
+    /// A fresh evaluation of `v`.
+    fn new(v: &'c Visit<'v>, finder: &'c Finder<'a>, st: &'c mut State<'a>) -> Self {
+        Ctx {
+            v,
+            finder,
+            st,
+            prune: false,
+            quit: false,
+            stat_reported: false,
+        }
+    }
+
     /// The entry's metadata; a failure is reported once and makes the
     /// test false.
     fn meta(&mut self) -> Option<&Statx> {

@@ -719,23 +719,18 @@ impl Conv {
         if radix == 8 && self.alt && body.first() != Some(&b'0') {
             body.insert(0, b'0');
         }
-        let sign: &[u8] = if radix != 10 {
-            b""
-        } else if negative {
-            b"-"
-        } else if self.plus {
-            b"+"
-        } else if self.space {
-            b" "
+        let sign = if radix == 10 {
+            self.sign(negative)
         } else {
             b""
         };
         self.pad(out, sign, &body, self.zero && self.prec.is_none());
     }
 
-    /// `%g`, as C prints it.
-    fn float(&self, out: &mut Vec<u8>, v: f64) {
-        let sign: &[u8] = if v.is_sign_negative() && !v.is_nan() {
+    /// The sign C writes before a signed conversion: `-`, or what the
+    /// `+` and ` ` flags ask for.
+    fn sign(&self, negative: bool) -> &'static [u8] {
+        if negative {
             b"-"
         } else if self.plus {
             b"+"
@@ -743,7 +738,12 @@ impl Conv {
             b" "
         } else {
             b""
-        };
+        }
+    }
+
+    /// `%g`, as C prints it.
+    fn float(&self, out: &mut Vec<u8>, v: f64) {
+        let sign = self.sign(v.is_sign_negative() && !v.is_nan());
         if !v.is_finite() {
             let body: &[u8] = if v.is_nan() { b"nan" } else { b"inf" };
             return self.pad(out, sign, body, false);
