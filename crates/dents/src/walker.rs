@@ -383,9 +383,18 @@ impl<'a> Entry<'a> {
         self.file_type().is_dir()
     }
 
-    /// The inode number, from the directory entry.
+    /// The inode number, from the directory entry (for a directory's
+    /// visit after its contents, from its metadata: the walk no longer
+    /// holds its entry then).
     pub fn ino(&self) -> u64 {
-        self.visit.ino()
+        match self.visit.ino() {
+            0 if self.visit.is_post_order() => self.visit_ino_from_stat(),
+            ino => ino,
+        }
+    }
+
+    fn visit_ino_from_stat(&self) -> u64 {
+        self.metadata().map_or(0, |m| m.ino())
     }
 
     /// The entry's metadata, stat'ed once on first use with the walk's
@@ -434,7 +443,7 @@ impl<'a> Entry<'a> {
             path: v.path().to_vec(),
             depth: v.depth(),
             file_type: v.file_type(),
-            ino: v.ino(),
+            ino: self.ino(),
             post_order: v.is_post_order(),
             metadata: None,
         }
