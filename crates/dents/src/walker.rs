@@ -305,7 +305,7 @@ impl Walker {
     /// ```
     pub fn for_each<F>(&self, f: F) -> Stats
     where
-        F: Fn(Result<&Entry<'_>, Error>) -> Flow + Sync,
+        F: Fn(Result<Entry<'_>, Error>) -> Flow + Sync,
     {
         let visitor = ClosureVisitor {
             f,
@@ -585,7 +585,7 @@ struct ClosureVisitor<'r, F> {
 
 impl<F> Visitor for ClosureVisitor<'_, F>
 where
-    F: Fn(Result<&Entry<'_>, Error>) -> Flow + Sync,
+    F: Fn(Result<Entry<'_>, Error>) -> Flow + Sync,
 {
     type State = ();
 
@@ -599,7 +599,7 @@ where
         if self.quit.load(Ordering::Relaxed) {
             return Flow::Quit;
         }
-        (self.f)(Ok(&Entry::from(v)))
+        (self.f)(Ok(Entry::from(v)))
     }
 
     fn error(&self, _: &mut (), e: &WalkError) {
