@@ -36,7 +36,7 @@ impl Visitor for CountTypes<'_> {
     }
 
     fn error(&self, counts: &mut Counts, e: &WalkError) {
-        eprintln!("walk_visitor: {}", self.walker.error(e));
+        eprintln!("walk_visitor: {}", self.walker.convert_error(e));
         counts.1 += 1;
     }
 

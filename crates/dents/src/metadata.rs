@@ -230,7 +230,6 @@ impl From<Timestamp> for SystemTime {
 /// });
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct Metadata {
     fields: StatFields,
     mode: u32,

@@ -201,7 +201,9 @@ impl Walker {
     /// ([`Entry::metadata`]); by default they fetch
     /// [`StatFields::BASIC`].  The iterator's entries carry metadata only
     /// when this is set: every entry is then stat'ed on the workers with
-    /// these fields, and [`DirEntry::metadata`] gives the result.
+    /// these fields, and [`DirEntry::metadata`] gives the result (an
+    /// entry whose stat fails, one that vanished say, comes as an
+    /// [`Error`] with its path instead).
     pub fn stat_fields(mut self, fields: StatFields) -> Walker {
         self.fields = Some(fields);
         self
@@ -233,7 +235,7 @@ impl Walker {
     /// [`Visitor::excluded`] to leave subtrees out before they are read.
     ///
     /// `Entry::from(visit)` gives the comfortable view of a visit, and
-    /// [`Walker::error`] turns the walk's error report into an [`Error`].
+    /// [`Walker::convert_error`] turns the walk's error report into an [`Error`].
     ///
     /// ```
     /// use dents::walk::{Visit, Visitor, WalkError};
@@ -270,7 +272,7 @@ impl Walker {
 
     /// The walk's report of a problem (as a [`Visitor`] hears it) as an
     /// [`Error`] of this walk, with its depth.
-    pub fn error(&self, e: &WalkError) -> Error {
+    pub fn convert_error(&self, e: &WalkError) -> Error {
         Error::from_walk(e, &self.roots)
     }
 
@@ -316,6 +318,16 @@ impl Walker {
     }
 }
 
+impl IntoIterator for &Walker {
+    type Item = Result<DirEntry, Error>;
+    type IntoIter = IntoIter;
+
+    /// Starts a walk with a copy of these options (see [`IntoIter`]).
+    fn into_iter(self) -> IntoIter {
+        IntoIter::start(self.clone())
+    }
+}
+
 impl IntoIterator for Walker {
     type Item = Result<DirEntry, Error>;
     type IntoIter = IntoIter;
@@ -333,7 +345,7 @@ impl IntoIterator for Walker {
 ///
 /// Nothing is copied: the path is the walk's buffer, and the metadata is
 /// fetched on first use (once), with the walk's [`StatFields`].
-/// [`Entry::to_owned`] makes a [`DirEntry`] to keep.
+/// [`Entry::to_dir_entry`] makes a [`DirEntry`] to keep.
 #[derive(Clone, Copy, Debug)]
 pub struct Entry<'a> {
     visit: &'a Visit<'a>,
@@ -434,9 +446,9 @@ impl<'a> Entry<'a> {
         self.visit
     }
 
-    /// An owned copy of what is known of the entry: path, depth, type,
-    /// inode number, and the metadata if it was already fetched.
-    pub fn to_owned(&self) -> DirEntry {
+    /// An owned copy of what is known of the entry: path, depth, type and
+    /// inode number (no metadata: [`DirEntry::metadata`] is `None`).
+    pub fn to_dir_entry(&self) -> DirEntry {
         let v = self.visit;
         DirEntry {
             name_start: v.path().len() - v.name().len(),
@@ -738,7 +750,7 @@ impl Visitor for ChannelVisitor {
 
     fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
         let entry = Entry::from(v);
-        let mut owned = entry.to_owned();
+        let mut owned = entry.to_dir_entry();
         let item = if self.with_metadata {
             match entry.metadata() {
                 Ok(m) => {

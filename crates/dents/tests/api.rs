@@ -228,6 +228,23 @@ fn paths_names_and_bytes_agree() {
 }
 
 #[test]
+fn owned_entries_are_the_same_from_the_iterator_and_the_closure() {
+    let tmp = make_tree();
+    let w = Walker::new(tmp.path());
+    let mut from_iter: Vec<DirEntry> = (&w).into_iter().map(Result::unwrap).collect();
+    let from_closure = Mutex::new(Vec::new());
+    w.for_each(|e| {
+        from_closure.lock().unwrap().push(e.unwrap().to_dir_entry());
+        Flow::Continue
+    });
+    let mut from_closure = from_closure.into_inner().unwrap();
+    from_iter.sort_by(|a, b| a.path_bytes().cmp(b.path_bytes()));
+    from_closure.sort_by(|a, b| a.path_bytes().cmp(b.path_bytes()));
+    assert_eq!(from_iter.len(), reference(tmp.path()).len());
+    assert_eq!(from_iter, from_closure);
+}
+
+#[test]
 fn sorted_breadth_first_is_exactly_level_order() {
     let tmp = make_tree();
     let want = sorted_bfs_reference(tmp.path());
@@ -485,7 +502,10 @@ fn errors_carry_path_depth_and_kind_in_every_form() {
             Flow::Continue
         }
         fn error(&self, _: &mut (), e: &WalkError) {
-            self.errors.lock().unwrap().push(self.walker.error(e));
+            self.errors
+                .lock()
+                .unwrap()
+                .push(self.walker.convert_error(e));
         }
     }
     let w = Walker::new(tmp.path()).root(&missing);
