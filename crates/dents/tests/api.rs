@@ -794,8 +794,11 @@ const FORBIDDEN: [&str; 6] = [
 ];
 
 /// The public signatures of a source file: every item, field or re-export
-/// declared `pub` (not `pub(crate)`), and every trait `impl` header (a
-/// public promise too), each up to its `{` or `;`, comments left out.
+/// declared `pub` (not `pub(crate)`), every variant of a `pub enum`, and
+/// every trait `impl` header (a public promise too, even for a private
+/// type: harmless), each up to its `{` or `;`, comments left out.  What it
+/// does not see: a type named through a `pub type` alias or a `pub use`
+/// in another file than those checked, and macros.
 /// Lines inside `#[cfg(test)]` modules are skipped.
 fn public_signatures(src: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -821,7 +824,21 @@ fn public_signatures(src: &str) -> Vec<String> {
                 None => break,
             }
         }
+        let is_enum = sig.starts_with("pub enum");
         out.push(sig);
+        // A public enum's variants are public, with their payloads: one
+        // line each, up to the enum's closing brace.
+        if is_enum {
+            for l in lines.by_ref() {
+                let v = l.trim();
+                if v == "}" {
+                    break;
+                }
+                if !(v.is_empty() || v.starts_with("//") || v.starts_with("#[")) {
+                    out.push(format!("  {v}"));
+                }
+            }
+        }
     }
     out
 }
@@ -841,9 +858,11 @@ fn the_checker_catches_dependency_types() {
                pub(crate) fn fine(st: &Statx) {}\n\
                pub field: libc::tm,\n\
                pub use rustix::fs::Statx;\n\
-               fn private(_: rustix::fs::Statx) {}\n";
+               fn private(_: rustix::fs::Statx) {}\n\
+               pub enum Kind {\n    /// doc\n    Io(std::io::Error),\n    Stat(libc::stat),\n}\n\
+               struct Private { field: libc::stat }\n";
     let found = forbidden_in(bad);
-    assert_eq!(found.len(), 4, "{found:#?}");
+    assert_eq!(found.len(), 5, "{found:#?}");
     assert!(forbidden_in("pub fn ok(&self) -> Metadata {\n").is_empty());
 }
 
@@ -876,4 +895,35 @@ fn walker_api_has_no_dependency_type() {
         assert!(!FORBIDDEN.iter().any(|w| u.contains(w)), "{u}");
     }
     eprintln!("{checked} public signatures checked");
+}
+
+/// The walker API's public signatures, one a line, as kept in
+/// `tests/api-listing.txt`: a change to the API shows as a diff of that
+/// file in review.  `DENTS_BLESS=1` rewrites it.
+#[test]
+fn walker_api_listing_is_up_to_date() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut listing = String::new();
+    for file in ["lib.rs", "walker.rs", "metadata.rs", "error.rs"] {
+        let text = fs::read_to_string(root.join("src").join(file)).unwrap();
+        listing.push_str(&format!("# src/{file}\n"));
+        for sig in public_signatures(&text) {
+            if file == "lib.rs" && !sig.starts_with("pub use") {
+                continue;
+            }
+            let sig = sig.trim_end_matches('{').trim_end();
+            listing.push_str(sig);
+            listing.push('\n');
+        }
+    }
+    let kept = root.join("tests/api-listing.txt");
+    if std::env::var_os("DENTS_BLESS").is_some() {
+        fs::write(&kept, &listing).unwrap();
+    }
+    let old = fs::read_to_string(&kept).unwrap_or_default();
+    assert!(
+        old == listing,
+        "the walker API changed: review it and run with DENTS_BLESS=1 to keep the new listing\n\
+         --- kept\n{old}\n+++ now\n{listing}"
+    );
 }
