@@ -6,6 +6,9 @@
 //!
 //! | module    | concern |
 //! |-----------|---------|
+//! | [`walker`] | the walker API: a builder over [`walk`], as an iterator, a closure or a visitor |
+//! | [`error`]  | the walker API's error: path, depth, kind |
+//! | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
 //! | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
@@ -14,7 +17,27 @@
 //!
 //! Names are bytes everywhere (`&[u8]`, `&CStr`): never assumed UTF-8.
 //!
-//! # Example
+//! # Walking a tree
+//!
+//! [`Walker`] is the way in: a builder for the options, then the entries
+//! as an iterator (simplest: one thread, owned entries, bounded memory),
+//! a closure on the walk's worker threads, or a [`walk::Visitor`] with
+//! per-worker state (see [`walker`] for the three side by side).
+//!
+//! ```
+//! use dents::Walker;
+//! # fn main() -> Result<(), dents::Error> {
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("file"), b"").unwrap();
+//! for entry in Walker::new(dir.path()).sort_by_name(true) {
+//!     let entry = entry?;
+//!     println!("{} {}", entry.depth(), entry.path().display());
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Reading one directory
 //!
 //! Count the entries of a directory, on as many threads as pay:
 //!
@@ -33,8 +56,15 @@
 #![warn(missing_docs)]
 
 pub mod dir;
+pub mod error;
+pub mod metadata;
 pub mod scan;
 pub mod slice;
 #[allow(unsafe_code)]
 pub mod sys;
 pub mod walk;
+pub mod walker;
+
+pub use error::{Error, ErrorKind};
+pub use metadata::{FileType, Metadata, StatFields};
+pub use walker::{DirEntry, Entry, Flow, Follow, IntoIter, Stats, Walker};

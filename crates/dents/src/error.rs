@@ -1,0 +1,227 @@
+//! The walker API's error: a problem met at one path of the walk, which
+//! goes on past it.
+//!
+//! An [`Error`] says where (the path, as bytes or as a [`Path`], and its
+//! depth below the root it was reached from) and what ([`ErrorKind`]: a
+//! failed system call, or a symlink loop).  It prints as find prints its
+//! messages, `PATH: Permission denied`, and converts into an
+//! [`io::Error`] that keeps that context.
+//!
+//! ```
+//! use dents::{ErrorKind, Walker};
+//! let dir = tempfile::tempdir().unwrap();
+//! let missing = dir.path().join("missing");
+//! let err = Walker::new(&missing).into_iter().next().unwrap().unwrap_err();
+//! assert_eq!(err.path(), missing);
+//! assert_eq!(err.depth(), 0);
+//! assert!(matches!(err.kind(), ErrorKind::Io(e) if e.kind() == std::io::ErrorKind::NotFound));
+//! assert_eq!(err.to_string(), format!("{}: No such file or directory", missing.display()));
+//! let io: std::io::Error = err.into();
+//! assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+//! ```
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::walk::{WalkError, WalkErrorKind};
+
+/// A problem at one path of a walk: where, how deep, and what.
+///
+/// The walk reports it and goes on with the rest of the tree.
+#[derive(Debug)]
+pub struct Error {
+    path: Vec<u8>,
+    depth: usize,
+    kind: ErrorKind,
+}
+
+/// What went wrong at an [`Error`]'s path.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A system call failed (opening, reading or stat'ing the path).
+    Io(io::Error),
+    /// Following symlinks led back to a directory already on the way
+    /// down: the error's path is the same directory as this ancestor,
+    /// which is not walked again.
+    Loop {
+        /// The ancestor's path (bytes: names are never assumed UTF-8).
+        ancestor: Vec<u8>,
+    },
+}
+
+impl Error {
+    /// Builds an error from the walker's report; `roots` are the walk's
+    /// starting points, to tell the depth.
+    pub(crate) fn from_walk(e: &WalkError, roots: &[Vec<u8>]) -> Error {
+        let kind = match &e.kind {
+            WalkErrorKind::Io(io) => ErrorKind::Io(copy_io_error(io)),
+            WalkErrorKind::Loop(a) => ErrorKind::Loop {
+                ancestor: a.clone(),
+            },
+        };
+        Error {
+            path: e.path.clone(),
+            depth: depth_below(&e.path, roots),
+            kind,
+        }
+    }
+
+    /// An error at a path the caller knows the depth of.
+    pub(crate) fn new(path: Vec<u8>, depth: usize, kind: ErrorKind) -> Error {
+        Error { path, depth, kind }
+    }
+
+    /// The path the error concerns: the directory that could not be
+    /// opened or read, the entry that could not be stat'ed, or the
+    /// directory that closes a loop.
+    pub fn path(&self) -> &Path {
+        Path::new(OsStr::from_bytes(&self.path))
+    }
+
+    /// [`Error::path`] as bytes.
+    pub fn path_bytes(&self) -> &[u8] {
+        &self.path
+    }
+
+    /// How deep the path lies below the root it was reached from (roots
+    /// are 0).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The failed system call's error, if that is what this is.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match &self.kind {
+            ErrorKind::Io(e) => Some(e),
+            ErrorKind::Loop { .. } => None,
+        }
+    }
+
+    /// The failed system call's error without the path, if that is what
+    /// this is.
+    pub fn into_io_error(self) -> Option<io::Error> {
+        match self.kind {
+            ErrorKind::Io(e) => Some(e),
+            ErrorKind::Loop { .. } => None,
+        }
+    }
+
+    /// For a loop: the ancestor the path leads back to.
+    pub fn loop_ancestor(&self) -> Option<&Path> {
+        match &self.kind {
+            ErrorKind::Loop { ancestor } => Some(Path::new(OsStr::from_bytes(ancestor))),
+            ErrorKind::Io(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    /// `PATH: MESSAGE`, the message as the C library words it (no
+    /// "(os error N)" suffix), as find prints it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path().display();
+        match &self.kind {
+            ErrorKind::Io(e) => write!(f, "{path}: {}", os_message(e)),
+            ErrorKind::Loop { ancestor } => write!(
+                f,
+                "{path}: File system loop detected; it is the same directory as {}",
+                Path::new(OsStr::from_bytes(ancestor)).display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Io(e) => Some(e),
+            ErrorKind::Loop { .. } => None,
+        }
+    }
+}
+
+impl From<Error> for io::Error {
+    /// An [`io::Error`] of the same [`io::ErrorKind`] (`Other` for a loop)
+    /// that carries the whole [`Error`], path and depth included: its
+    /// message is the `PATH: MESSAGE` line, and
+    /// [`io::Error::into_inner`] gives the [`Error`] back.
+    fn from(e: Error) -> io::Error {
+        let kind = match &e.kind {
+            ErrorKind::Io(io) => io.kind(),
+            ErrorKind::Loop { .. } => io::ErrorKind::Other,
+        };
+        io::Error::new(kind, e)
+    }
+}
+
+/// The C library's words for an error, without std's " (os error N)".
+fn os_message(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error ") {
+        Some(i) if e.raw_os_error().is_some() => s[..i].to_string(),
+        _ => s,
+    }
+}
+
+/// An owned copy of an error the walk lends: the same OS error number, or
+/// the same kind and message.
+fn copy_io_error(e: &io::Error) -> io::Error {
+    match e.raw_os_error() {
+        Some(n) => io::Error::from_raw_os_error(n),
+        None => io::Error::new(e.kind(), e.to_string()),
+    }
+}
+
+/// The depth of `path` below the root it was reached from: the number of
+/// names after that root.  The walk builds every path as the root as
+/// given followed by `/`-joined names, so the root is a prefix of it,
+/// ending at a name's boundary; of several such roots (roots inside
+/// other roots) the longest is taken.
+pub(crate) fn depth_below(path: &[u8], roots: &[Vec<u8>]) -> usize {
+    let root = roots
+        .iter()
+        .filter(|r| {
+            path.starts_with(r)
+                && (path.len() == r.len() || r.ends_with(b"/") || path[r.len()] == b'/')
+        })
+        .map(|r| r.len())
+        .max();
+    match root {
+        Some(len) => path[len..]
+            .split(|&b| b == b'/')
+            .filter(|c| !c.is_empty())
+            .count(),
+        None => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::depth_below;
+
+    #[test]
+    fn depth_counts_names_after_the_longest_root() {
+        let roots = [
+            b"a".to_vec(),
+            b"a/b".to_vec(),
+            b"/".to_vec(),
+            b"c/".to_vec(),
+        ];
+        assert_eq!(depth_below(b"a", &roots), 0);
+        assert_eq!(depth_below(b"a/x", &roots), 1);
+        assert_eq!(depth_below(b"a/b", &roots), 0);
+        assert_eq!(depth_below(b"a/b/c/d", &roots), 2);
+        assert_eq!(depth_below(b"ab/c", &roots), 0, "not under root a");
+        assert_eq!(depth_below(b"/usr/lib", &roots), 2);
+        assert_eq!(depth_below(b"c/d", &roots), 1);
+    }
+}

@@ -1,0 +1,779 @@
+//! The walker API: a builder over [`crate::walk::walk`] with three ways to
+//! take the entries.
+//!
+//! | form | call | runs on | entries |
+//! |------|------|---------|---------|
+//! | iterator | `for e in walker` ([`Walker::into_iter`]) | the caller's thread; the walk on background threads | owned [`DirEntry`], through a bounded channel |
+//! | closure | [`Walker::for_each`] | the walk's worker threads | borrowed [`Entry`], metadata fetched lazily |
+//! | visitor | [`Walker::visit`] | the walk's worker threads | [`crate::walk::Visit`], per-worker state |
+//!
+//! The iterator is the simplest: one thread sees every entry, in a
+//! `for` loop, with `?` for errors.  The walk runs ahead of it only as
+//! far as the channel holds ([`Walker::channel_capacity`] entries), so a
+//! slow consumer slows the walk down instead of growing memory, and
+//! dropping the iterator stops the walk and joins its threads.
+//!
+//! The closure and the visitor run on the workers themselves: no entry
+//! is copied, [`Entry::metadata`] stats only the entries it is asked of
+//! (with only the [`StatFields`] asked for), and
+//! [`Entry::parent_fd`] with [`Entry::at_name`] give descriptor-relative
+//! access (`openat`, `fstatat`…) that no path lookup can be raced on.
+//!
+//! ```
+//! use dents::Walker;
+//! # fn main() -> Result<(), dents::Error> {
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::create_dir(dir.path().join("sub")).unwrap();
+//! std::fs::write(dir.path().join("sub/file"), b"").unwrap();
+//!
+//! let mut paths = Vec::new();
+//! for entry in Walker::new(dir.path()).min_depth(1) {
+//!     paths.push(entry?.path().strip_prefix(dir.path()).unwrap().to_owned());
+//! }
+//! paths.sort();
+//! assert_eq!(paths, ["sub", "sub/file"].map(std::path::PathBuf::from));
+//! # Ok(())
+//! # }
+//! ```
+
+use std::ffi::{CStr, OsStr};
+use std::os::fd::BorrowedFd;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::error::{Error, ErrorKind};
+use crate::metadata::{FileType, Metadata, StatFields};
+use crate::walk::{self, Order, Visit, Visitor, WalkError, WalkOptions, WalkStats};
+
+pub use crate::walk::{Flow, Follow};
+
+/// Entries the iterator's channel holds by default.
+const DEFAULT_CAPACITY: usize = 1024;
+
+/// A walk to be run: its starting points and options (a builder).
+///
+/// Every option has a default that walks the whole of every tree, on
+/// [`crate::walk::default_threads`] workers, breadth first, directories
+/// before their contents, symlinks not followed.  Run it with one of the
+/// three forms: `for entry in walker` ([`Walker::into_iter`]),
+/// [`Walker::for_each`], [`Walker::visit`].
+///
+/// ```
+/// use dents::{Follow, Walker};
+/// let dir = tempfile::tempdir().unwrap();
+/// let walker = Walker::new(dir.path())
+///     .threads(2)
+///     .max_depth(3)
+///     .follow_links(Follow::Never)
+///     .same_file_system(true)
+///     .sort_by_name(true);
+/// let entries: Vec<_> = walker.into_iter().collect::<Result<_, _>>().unwrap();
+/// assert_eq!(entries.len(), 1); // the root alone
+/// assert_eq!(entries[0].depth(), 0);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Walker {
+    roots: Vec<Vec<u8>>,
+    opts: WalkOptions,
+    fields: Option<StatFields>,
+    capacity: usize,
+}
+
+impl Walker {
+    /// A walk of the tree under `root` (the root included, at depth 0).
+    ///
+    /// Paths of entries start with `root` exactly as given, joined to the
+    /// names below it with `/`.  Any name works, UTF-8 or not: pass
+    /// `OsStr::from_bytes(b"...")` for raw bytes.
+    pub fn new<P: AsRef<Path>>(root: P) -> Walker {
+        Walker {
+            roots: vec![root.as_ref().as_os_str().as_bytes().to_vec()],
+            opts: WalkOptions::default(),
+            fields: None,
+            capacity: DEFAULT_CAPACITY,
+        }
+    }
+
+    /// A walk of several trees at once (sharing the workers), in the order
+    /// given (sorted, with [`Walker::sort_by_name`]).  No root: nothing
+    /// is walked.
+    ///
+    /// ```
+    /// let a = tempfile::tempdir().unwrap();
+    /// let b = tempfile::tempdir().unwrap();
+    /// let n = dents::Walker::from_roots([a.path(), b.path()]).into_iter().count();
+    /// assert_eq!(n, 2);
+    /// ```
+    pub fn from_roots<I>(roots: I) -> Walker
+    where
+        I: IntoIterator,
+        I::Item: AsRef<Path>,
+    {
+        let mut w = Walker::new("");
+        w.roots = roots
+            .into_iter()
+            .map(|r| r.as_ref().as_os_str().as_bytes().to_vec())
+            .collect();
+        w
+    }
+
+    /// Adds another starting point.
+    pub fn root<P: AsRef<Path>>(mut self, root: P) -> Walker {
+        self.roots
+            .push(root.as_ref().as_os_str().as_bytes().to_vec());
+        self
+    }
+
+    /// Worker threads; 0 for the default ([`crate::walk::default_threads`]:
+    /// four per core, as reads block on the disk).
+    pub fn threads(mut self, n: usize) -> Walker {
+        self.opts.threads = if n == 0 { walk::default_threads() } else { n };
+        self
+    }
+
+    /// Entries deeper than `depth` are neither yielded nor, for
+    /// directories at `depth`, read (roots are at depth 0).
+    pub fn max_depth(mut self, depth: usize) -> Walker {
+        self.opts.max_depth = depth;
+        self
+    }
+
+    /// Entries shallower than `depth` are not yielded (their directories
+    /// are still read): `min_depth(1)` leaves the roots out.
+    pub fn min_depth(mut self, depth: usize) -> Walker {
+        self.opts.min_depth = depth;
+        self
+    }
+
+    /// Which symlinks are followed: [`Follow::Never`] (the default: a
+    /// link is an entry of its own), [`Follow::Roots`] (links given as
+    /// roots), [`Follow::Always`] (links to directories are walked, and
+    /// loops back to an ancestor reported as [`ErrorKind::Loop`]).
+    pub fn follow_links(mut self, follow: Follow) -> Walker {
+        self.opts.follow = follow;
+        self
+    }
+
+    /// With `true`, directories on another filesystem than their root's
+    /// are yielded but not read (find's `-xdev`).
+    pub fn same_file_system(mut self, yes: bool) -> Walker {
+        self.opts.same_fs = yes;
+        self
+    }
+
+    /// Read directories depth first (as far as several workers allow:
+    /// exactly with one thread or [`Walker::sort_by_name`]).
+    pub fn depth_first(mut self) -> Walker {
+        self.opts.order = Order::DepthFirst;
+        self
+    }
+
+    /// Read directories breadth first: entries near the roots come first
+    /// (the default).
+    pub fn breadth_first(mut self) -> Walker {
+        self.opts.order = Order::BreadthFirst;
+        self
+    }
+
+    /// With `true`, a directory is yielded after everything below it
+    /// (post-order: what deleting a tree needs), instead of before.
+    pub fn contents_first(mut self, yes: bool) -> Walker {
+        self.opts.post_order = yes;
+        self
+    }
+
+    /// With `true`, each directory's entries come sorted by name (as
+    /// bytes), in an order that does not depend on the threads: breadth
+    /// first, level by level; depth first, as a one-thread walk.  Costs
+    /// parallelism in the visits (see [`crate::walk`]'s sorted walks).
+    pub fn sort_by_name(mut self, yes: bool) -> Walker {
+        self.opts.sort = yes;
+        self
+    }
+
+    /// Which fields a stat fetches.
+    ///
+    /// The closure and visitor forms stat an entry only when asked
+    /// ([`Entry::metadata`]); by default they fetch
+    /// [`StatFields::BASIC`].  The iterator's entries carry metadata only
+    /// when this is set: every entry is then stat'ed on the workers with
+    /// these fields, and [`DirEntry::metadata`] gives the result (an
+    /// entry whose stat fails, one that vanished say, comes as an
+    /// [`Error`] with its path instead).
+    pub fn stat_fields(mut self, fields: StatFields) -> Walker {
+        self.fields = Some(fields);
+        self
+    }
+
+    /// Entries (and errors) the iterator's channel holds before the walk
+    /// waits for the consumer (default 1024; at least 1).  Memory grows
+    /// with this, not with the tree.
+    pub fn channel_capacity(mut self, entries: usize) -> Walker {
+        self.capacity = entries.max(1);
+        self
+    }
+
+    /// The starting points, as bytes.
+    pub fn roots(&self) -> impl Iterator<Item = &[u8]> {
+        self.roots.iter().map(|r| r.as_slice())
+    }
+
+    /// The walk's options as the low-level [`crate::walk::walk`] takes
+    /// them.
+    fn walk_options(&self) -> WalkOptions {
+        let mut opts = self.opts.clone();
+        opts.stat_mask = self.fields.unwrap_or(StatFields::BASIC).to_statx();
+        opts
+    }
+
+    /// Runs the walk with a [`Visitor`] of your own: the low-level form,
+    /// with per-worker state (an output buffer, counters) and
+    /// [`Visitor::excluded`] to leave subtrees out before they are read.
+    ///
+    /// `Entry::from(visit)` gives the comfortable view of a visit, and
+    /// [`Walker::convert_error`] turns the walk's error report into an [`Error`].
+    ///
+    /// ```
+    /// use dents::walk::{Visit, Visitor, WalkError};
+    /// use dents::{Entry, Flow, Walker};
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    ///
+    /// /// Adds up the sizes of regular files, with a per-worker subtotal.
+    /// struct Size(AtomicU64);
+    /// impl Visitor for Size {
+    ///     type State = u64;
+    ///     fn state(&self) -> u64 { 0 }
+    ///     fn visit(&self, subtotal: &mut u64, v: &Visit<'_>) -> Flow {
+    ///         let e = Entry::from(v);
+    ///         if e.file_type().is_file() {
+    ///             *subtotal += e.metadata().map_or(0, |m| m.len());
+    ///         }
+    ///         Flow::Continue
+    ///     }
+    ///     fn error(&self, _: &mut u64, e: &WalkError) { panic!("{e:?}") }
+    ///     fn finish(&self, subtotal: u64) { self.0.fetch_add(subtotal, Ordering::Relaxed); }
+    /// }
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("a"), [0u8; 100]).unwrap();
+    /// std::fs::write(dir.path().join("b"), [0u8; 20]).unwrap();
+    /// let size = Size(AtomicU64::new(0));
+    /// let stats = Walker::new(dir.path()).visit(&size);
+    /// assert_eq!(size.0.into_inner(), 120);
+    /// assert_eq!(stats.dirs_read, 1);
+    /// ```
+    pub fn visit<V: Visitor>(&self, visitor: &V) -> Stats {
+        Stats::from_walk(&walk::walk(&self.roots, &self.walk_options(), visitor))
+    }
+
+    /// The walk's report of a problem (as a [`Visitor`] hears it) as an
+    /// [`Error`] of this walk, with its depth.
+    pub fn convert_error(&self, e: &WalkError) -> Error {
+        Error::from_walk(e, &self.roots)
+    }
+
+    /// Runs the walk, calling `f` with every entry (`Ok`) and every
+    /// problem met (`Err`), on the walk's worker threads: several calls
+    /// run at once, so `f` is `Fn + Sync` (gather results through an
+    /// atomic, a `Mutex`, a channel).  `f` says how to go on:
+    /// [`Flow::Continue`], [`Flow::Prune`] (not into this directory),
+    /// [`Flow::Quit`] (stop the walk).  Returns when the walk is done.
+    ///
+    /// ```
+    /// use dents::{Flow, Walker};
+    /// use std::sync::Mutex;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// for d in ["keep", "skip"] {
+    ///     std::fs::create_dir(dir.path().join(d)).unwrap();
+    ///     std::fs::write(dir.path().join(d).join("f"), b"").unwrap();
+    /// }
+    /// let names = Mutex::new(Vec::new());
+    /// let stats = Walker::new(dir.path()).min_depth(1).for_each(|entry| {
+    ///     let entry = match entry {
+    ///         Ok(entry) => entry,
+    ///         Err(err) => { eprintln!("{err}"); return Flow::Continue; }
+    ///     };
+    ///     names.lock().unwrap().push(entry.path().strip_prefix(dir.path()).unwrap().to_owned());
+    ///     if entry.file_name() == "skip" { Flow::Prune } else { Flow::Continue }
+    /// });
+    /// let mut names = names.into_inner().unwrap();
+    /// names.sort();
+    /// assert_eq!(names, ["keep", "keep/f", "skip"].map(std::path::PathBuf::from));
+    /// assert_eq!(stats.dirs_read, 2); // the root and keep
+    /// ```
+    pub fn for_each<F>(&self, f: F) -> Stats
+    where
+        F: Fn(Result<Entry<'_>, Error>) -> Flow + Sync,
+    {
+        let visitor = ClosureVisitor {
+            f,
+            roots: &self.roots,
+            quit: AtomicBool::new(false),
+        };
+        self.visit(&visitor)
+    }
+}
+
+impl IntoIterator for &Walker {
+    type Item = Result<DirEntry, Error>;
+    type IntoIter = IntoIter;
+
+    /// Starts a walk with a copy of these options (see [`IntoIter`]).
+    fn into_iter(self) -> IntoIter {
+        IntoIter::start(self.clone())
+    }
+}
+
+impl IntoIterator for Walker {
+    type Item = Result<DirEntry, Error>;
+    type IntoIter = IntoIter;
+
+    /// Starts the walk on background threads and returns the iterator of
+    /// its entries and errors (see [`IntoIter`]).
+    fn into_iter(self) -> IntoIter {
+        IntoIter::start(self)
+    }
+}
+
+/// One entry as the walk's workers see it, borrowed for the time of a
+/// visit ([`Walker::for_each`], or `Entry::from(visit)` in a
+/// [`Visitor`]).
+///
+/// Nothing is copied: the path is the walk's buffer, and the metadata is
+/// fetched on first use (once), with the walk's [`StatFields`].
+/// [`Entry::to_dir_entry`] makes a [`DirEntry`] to keep.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'a> {
+    visit: &'a Visit<'a>,
+}
+
+impl<'a> From<&'a Visit<'a>> for Entry<'a> {
+    fn from(visit: &'a Visit<'a>) -> Entry<'a> {
+        Entry { visit }
+    }
+}
+
+impl<'a> Entry<'a> {
+    /// The path: the root as given, then the names below it joined with
+    /// `/`.
+    pub fn path(&self) -> &'a Path {
+        Path::new(OsStr::from_bytes(self.visit.path()))
+    }
+
+    /// [`Entry::path`] as bytes.
+    pub fn path_bytes(&self) -> &'a [u8] {
+        self.visit.path()
+    }
+
+    /// The last name of the path (for a root: the root as given).
+    pub fn file_name(&self) -> &'a OsStr {
+        OsStr::from_bytes(self.visit.name())
+    }
+
+    /// [`Entry::file_name`] as bytes.
+    pub fn file_name_bytes(&self) -> &'a [u8] {
+        self.visit.name()
+    }
+
+    /// How deep below its root the entry lies (roots are 0).
+    pub fn depth(&self) -> usize {
+        self.visit.depth()
+    }
+
+    /// The file type: from the directory entry where the filesystem said,
+    /// else from a stat (of the target, for a symlink the walk follows).
+    pub fn file_type(&self) -> FileType {
+        self.visit.file_type()
+    }
+
+    /// Whether this is a directory (see [`Entry::file_type`]).
+    pub fn is_dir(&self) -> bool {
+        self.file_type().is_dir()
+    }
+
+    /// The inode number, from the directory entry (for a directory's
+    /// visit after its contents, from its metadata: the walk no longer
+    /// holds its entry then).
+    pub fn ino(&self) -> u64 {
+        match self.visit.ino() {
+            0 if self.visit.is_post_order() => self.visit_ino_from_stat(),
+            ino => ino,
+        }
+    }
+
+    fn visit_ino_from_stat(&self) -> u64 {
+        self.metadata().map_or(0, |m| m.ino())
+    }
+
+    /// The entry's metadata, stat'ed once on first use with the walk's
+    /// [`StatFields`] (of the target, for a symlink the walk follows, or
+    /// the link itself if it is broken).
+    pub fn metadata(&self) -> std::io::Result<Metadata> {
+        self.visit.metadata().map(Metadata::from_statx)
+    }
+
+    /// The metadata of the entry itself, never following a symlink (a
+    /// new stat at each call).
+    pub fn symlink_metadata(&self) -> std::io::Result<Metadata> {
+        self.visit
+            .link_metadata()
+            .map(|st| Metadata::from_statx(&st))
+    }
+
+    /// Whether this is a directory's visit after its contents (with
+    /// [`Walker::contents_first`]).
+    pub fn is_contents_first_visit(&self) -> bool {
+        self.visit.is_post_order()
+    }
+
+    /// The directory holding the entry, open, for `*at` system calls with
+    /// [`Entry::at_name`] (the current directory, for a root).
+    pub fn parent_fd(&self) -> BorrowedFd<'a> {
+        self.visit.parent_fd()
+    }
+
+    /// The name to give `*at` system calls with [`Entry::parent_fd`].
+    pub fn at_name(&self) -> &'a CStr {
+        self.visit.at_name()
+    }
+
+    /// The low-level view of the same visit.
+    pub fn as_visit(&self) -> &'a Visit<'a> {
+        self.visit
+    }
+
+    /// An owned copy of what is known of the entry: path, depth, type and
+    /// inode number (no metadata: [`DirEntry::metadata`] is `None`).
+    pub fn to_dir_entry(&self) -> DirEntry {
+        let v = self.visit;
+        DirEntry {
+            name_start: v.path().len() - v.name().len(),
+            path: v.path().to_vec(),
+            depth: v.depth(),
+            file_type: v.file_type(),
+            ino: self.ino(),
+            post_order: v.is_post_order(),
+            metadata: None,
+        }
+    }
+}
+
+/// One entry of the walk, owned: what the iterator yields.
+///
+/// It carries what the walk knew of the entry: its path, depth, type and
+/// inode number, and its [`Metadata`] when the walk was asked for stat
+/// fields ([`Walker::stat_fields`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    path: Vec<u8>,
+    name_start: usize,
+    depth: usize,
+    file_type: FileType,
+    ino: u64,
+    post_order: bool,
+    metadata: Option<Metadata>,
+}
+
+impl DirEntry {
+    /// The path: the root as given, then the names below it joined with
+    /// `/`.
+    pub fn path(&self) -> &Path {
+        Path::new(OsStr::from_bytes(&self.path))
+    }
+
+    /// [`DirEntry::path`] as bytes.
+    pub fn path_bytes(&self) -> &[u8] {
+        &self.path
+    }
+
+    /// The path, owned.
+    pub fn into_path(self) -> PathBuf {
+        PathBuf::from(std::ffi::OsString::from_vec(self.path))
+    }
+
+    /// The last name of the path (for a root: the root as given).
+    pub fn file_name(&self) -> &OsStr {
+        OsStr::from_bytes(self.file_name_bytes())
+    }
+
+    /// [`DirEntry::file_name`] as bytes.
+    pub fn file_name_bytes(&self) -> &[u8] {
+        &self.path[self.name_start..]
+    }
+
+    /// How deep below its root the entry lies (roots are 0).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The file type (of the target, for a symlink the walk follows).
+    pub fn file_type(&self) -> FileType {
+        self.file_type
+    }
+
+    /// Whether this is a directory.
+    pub fn is_dir(&self) -> bool {
+        self.file_type.is_dir()
+    }
+
+    /// The inode number, from the directory entry.
+    pub fn ino(&self) -> u64 {
+        self.ino
+    }
+
+    /// The metadata, if the walk was asked for stat fields.
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.metadata.as_ref()
+    }
+
+    /// Whether this is a directory's visit after its contents (with
+    /// [`Walker::contents_first`]).
+    pub fn is_contents_first_visit(&self) -> bool {
+        self.post_order
+    }
+}
+
+/// What a walk did, in plain numbers.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::create_dir(dir.path().join("d")).unwrap();
+/// let stats = dents::Walker::new(dir.path()).for_each(|_| dents::Flow::Continue);
+/// assert_eq!(stats.dirs_read, 2);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Directories read.
+    pub dirs_read: u64,
+    /// Directories read in slices on several threads (huge ext4 or XFS
+    /// ones).
+    pub dirs_sliced: u64,
+    /// Directories opened by a path from an ancestor rather than from
+    /// their parent's descriptor (descriptor budget, very deep trees).
+    pub reopened_by_path: u64,
+    /// `statx` calls made to tell directories from the rest where the
+    /// filesystem gave no type.
+    pub type_stats: u64,
+    /// Entries whose type came from the directory entry (`d_type`).
+    pub types_from_dtype: u64,
+    /// Entries known not to be directories from their parent's link count.
+    pub types_from_nlink: u64,
+    /// Entries whose type came from a stat.
+    pub types_from_stat: u64,
+    /// Entries that vanished between being read and being stat'ed.
+    pub vanished: u64,
+}
+
+impl Stats {
+    fn from_walk(s: &WalkStats) -> Stats {
+        let u = |a: &std::sync::atomic::AtomicUsize| a.load(Ordering::Relaxed) as u64;
+        let g = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+        Stats {
+            dirs_read: u(&s.dirs_read),
+            dirs_sliced: u(&s.dirs_sliced),
+            reopened_by_path: u(&s.reopened_by_path),
+            type_stats: g(&s.types.stats),
+            types_from_dtype: g(&s.types.by_dtype),
+            types_from_nlink: g(&s.types.by_nlink),
+            types_from_stat: g(&s.types.by_stat),
+            vanished: g(&s.types.vanished),
+        }
+    }
+}
+
+/// [`Walker::for_each`]'s visitor: the closure for entries and errors.
+struct ClosureVisitor<'r, F> {
+    f: F,
+    roots: &'r [Vec<u8>],
+    /// The closure said [`Flow::Quit`] to an error: stop at the next
+    /// entry.
+    quit: AtomicBool,
+}
+
+impl<F> Visitor for ClosureVisitor<'_, F>
+where
+    F: Fn(Result<Entry<'_>, Error>) -> Flow + Sync,
+{
+    type State = ();
+
+    fn state(&self) {}
+
+    fn excluded(&self, _: &mut (), _: &Visit<'_>) -> bool {
+        self.quit.load(Ordering::Relaxed)
+    }
+
+    fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
+        if self.quit.load(Ordering::Relaxed) {
+            return Flow::Quit;
+        }
+        (self.f)(Ok(Entry::from(v)))
+    }
+
+    fn error(&self, _: &mut (), e: &WalkError) {
+        if (self.f)(Err(Error::from_walk(e, self.roots))) == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The iterator over a walk's entries: the walk runs on background
+/// threads and hands each entry over through a bounded channel.
+///
+/// The entries come in the walk's order (breadth first by default; with
+/// several threads, directories' entries interleave unless
+/// [`Walker::sort_by_name`]).  Memory stays bounded: the workers wait
+/// while the channel is full ([`Walker::channel_capacity`]).
+///
+/// Dropping the iterator before the end stops the walk: the workers see
+/// the channel closed at their next entry, leave what they were reading
+/// and stop; the drop returns once every thread of the walk has ended.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// for i in 0..100 {
+///     std::fs::write(dir.path().join(i.to_string()), b"").unwrap();
+/// }
+/// let mut it = dents::Walker::new(dir.path()).into_iter();
+/// let first = it.next().unwrap().unwrap();
+/// assert_eq!(first.path(), dir.path());
+/// drop(it); // stops the walk and joins its threads
+/// ```
+#[derive(Debug)]
+pub struct IntoIter {
+    rx: Option<Receiver<Result<DirEntry, Error>>>,
+    cancel: Arc<AtomicBool>,
+    walk: Option<JoinHandle<Stats>>,
+    stats: Option<Stats>,
+    /// An error to yield before anything else (the walk thread could not
+    /// be started).
+    pending: Option<Error>,
+}
+
+impl IntoIter {
+    fn start(w: Walker) -> IntoIter {
+        let (tx, rx) = mpsc::sync_channel(w.capacity);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let opts = w.walk_options();
+        let visitor = ChannelVisitor {
+            tx,
+            cancel: Arc::clone(&cancel),
+            with_metadata: w.fields.is_some(),
+            roots: w.roots.clone(),
+        };
+        let roots = w.roots;
+        let first = roots.first().cloned().unwrap_or_default();
+        let spawned = std::thread::Builder::new()
+            .name("dents-walk".into())
+            .spawn(move || Stats::from_walk(&walk::walk(&roots, &opts, &visitor)));
+        let (walk, pending) = match spawned {
+            Ok(h) => (Some(h), None),
+            Err(e) => (None, Some(Error::new(first, 0, ErrorKind::Io(e)))),
+        };
+        IntoIter {
+            rx: Some(rx),
+            cancel,
+            walk,
+            stats: None,
+            pending,
+        }
+    }
+
+    /// What the walk did, once the iterator has yielded its last item
+    /// (`None` before that).
+    pub fn stats(&self) -> Option<Stats> {
+        self.stats
+    }
+
+    /// Waits for the walk's thread, if still running, and keeps its stats.
+    fn join(&mut self) {
+        if let Some(h) = self.walk.take() {
+            match h.join() {
+                Ok(stats) => self.stats = Some(stats),
+                // The walk panicked (a bug): let the consumer see it.
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+    }
+}
+
+impl Iterator for IntoIter {
+    type Item = Result<DirEntry, Error>;
+
+    fn next(&mut self) -> Option<Result<DirEntry, Error>> {
+        if let Some(e) = self.pending.take() {
+            return Some(Err(e));
+        }
+        let item = self.rx.as_ref()?.recv().ok();
+        if item.is_none() {
+            // Every sender is gone: the walk is over.
+            self.rx = None;
+            self.join();
+        }
+        item
+    }
+}
+
+impl Drop for IntoIter {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+        // Closing the channel wakes workers waiting to send.
+        self.rx = None;
+        if let Some(h) = self.walk.take() {
+            // A panic of the walk has nowhere to go while dropping.
+            let _ = h.join();
+        }
+    }
+}
+
+/// The iterator's visitor: sends each entry and error down the channel.
+struct ChannelVisitor {
+    tx: SyncSender<Result<DirEntry, Error>>,
+    cancel: Arc<AtomicBool>,
+    with_metadata: bool,
+    roots: Vec<Vec<u8>>,
+}
+
+impl Visitor for ChannelVisitor {
+    type State = ();
+
+    fn state(&self) {}
+
+    /// Once the consumer has gone, nothing more is read or visited.
+    fn excluded(&self, _: &mut (), _: &Visit<'_>) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
+        let entry = Entry::from(v);
+        let mut owned = entry.to_dir_entry();
+        let item = if self.with_metadata {
+            match entry.metadata() {
+                Ok(m) => {
+                    owned.metadata = Some(m);
+                    Ok(owned)
+                }
+                Err(e) => Err(Error::new(owned.path, owned.depth, ErrorKind::Io(e))),
+            }
+        } else {
+            Ok(owned)
+        };
+        match self.tx.send(item) {
+            Ok(()) => Flow::Continue,
+            Err(_) => {
+                self.cancel.store(true, Ordering::Relaxed);
+                Flow::Quit
+            }
+        }
+    }
+
+    fn error(&self, _: &mut (), e: &WalkError) {
+        if self.tx.send(Err(Error::from_walk(e, &self.roots))).is_err() {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+}
