@@ -522,22 +522,52 @@ fn errors_carry_path_depth_and_kind_in_every_form() {
 
 #[test]
 fn unreadable_directory_is_reported_at_its_depth() {
-    if is_root() {
-        eprintln!(
-            "SKIPPED unreadable_directory_is_reported_at_its_depth: root reads every directory"
-        );
-        return;
-    }
     use std::os::unix::fs::PermissionsExt;
     let tmp = make_tree();
+    // Searchable by anyone, so that an unprivileged child can walk it.
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let locked = tmp.path().join("a/b/c");
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
-    let errs: Vec<_> = Walker::new(tmp.path())
+    if is_root() {
+        // Root reads every directory: the walk runs as nobody instead.
+        let out = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(std::env::current_exe().unwrap())
+            .args(["child_unreadable", "--exact", "--nocapture"])
+            .args(["--test-threads=1"])
+            .env("DENTS_API_CHILD", tmp.path())
+            .output()
+            .expect("setpriv (util-linux) runs the walk as nobody");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("checked unreadable"),
+            "child failed:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    } else {
+        check_unreadable(tmp.path());
+    }
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The child of `unreadable_directory_is_reported_at_its_depth`, run as
+/// nobody when the tests run as root.
+#[test]
+fn child_unreadable() {
+    let Some(dir) = child_dir() else { return };
+    check_unreadable(&dir);
+    println!("checked unreadable");
+}
+
+/// The walk of `make_tree`'s tree at `root`, whose `a/b/c` cannot be read,
+/// reports exactly that directory, at depth 3.
+fn check_unreadable(root: &Path) {
+    let locked = root.join("a/b/c");
+    let errs: Vec<_> = Walker::new(root)
         .into_iter()
         .filter_map(Result::err)
         .collect();
-    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
-    assert_eq!(errs.len(), 1);
+    assert_eq!(errs.len(), 1, "{errs:?}");
     assert_eq!((errs[0].path(), errs[0].depth()), (locked.as_path(), 3));
     assert_eq!(
         errs[0].to_string(),
