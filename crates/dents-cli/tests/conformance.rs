@@ -374,10 +374,10 @@ fn gnu_items() -> BTreeSet<String> {
         .output()
         .unwrap();
     if !man.status.success() || man.stdout.is_empty() {
-        let msg = "SKIPPED: no manual page for find (/usr/share/man/man1/find.1.gz); \
-                   only `find --help` was checked against docs/conformance.md";
-        eprintln!("{msg}");
-        assert!(std::env::var_os("CI").is_none(), "{msg}");
+        dents_testfs::skip(
+            "no manual page for find (/usr/share/man/man1/find.1.gz); \
+             only `find --help` was checked against docs/conformance.md",
+        );
         return items;
     }
     let man = String::from_utf8_lossy(&man.stdout).into_owned();

@@ -934,57 +934,125 @@ fn ok_prompts_and_reads_answers_like_gnu() {
     }
 }
 
-/// Counts the stat calls of `dents find ARGS` with strace.
-fn stat_calls(fx: &Fixture, args: &str) -> usize {
-    let out = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-e",
-            "trace=statx,newfstatat,lstat,stat,fstatat64",
-            "-o",
-        ])
-        .arg(fx.path("strace.out"))
-        .arg(env!("CARGO_BIN_EXE_dents"))
-        .arg("find")
-        .args(words(args).iter().map(|a| OsStr::from_bytes(a)))
-        .current_dir(fx.root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    assert!(out.is_ok(), "strace is needed");
-    let log = fs::read_to_string(fx.path("strace.out")).unwrap();
-    log.lines()
-        .filter(|l| l.contains("stat") && !l.contains("/proc/") && !l.contains("\"/etc"))
+/// The names of every entry under `root` (not `root` itself), and their
+/// paths as given on the command line (`root` is relative to `cwd`).
+fn entry_names(cwd: &Path, root: &str) -> (BTreeSet<Vec<u8>>, BTreeSet<Vec<u8>>) {
+    fn rec(cwd: &Path, rel: &Path, names: &mut BTreeSet<Vec<u8>>, paths: &mut BTreeSet<Vec<u8>>) {
+        for e in fs::read_dir(cwd.join(rel)).unwrap() {
+            let e = e.unwrap();
+            let p = rel.join(e.file_name());
+            names.insert(e.file_name().as_bytes().to_vec());
+            paths.insert(p.as_os_str().as_bytes().to_vec());
+            if e.file_type().unwrap().is_dir() {
+                rec(cwd, &p, names, paths);
+            }
+        }
+    }
+    let (mut names, mut paths) = (BTreeSet::new(), BTreeSet::new());
+    rec(cwd, Path::new(root), &mut names, &mut paths);
+    (names, paths)
+}
+
+/// A string as `strace -xx` shows it: every byte `\xNN`, in quotes.
+fn strace_quoted(s: &[u8]) -> String {
+    let mut q = String::from("\"");
+    for b in s {
+        q.push_str(&format!("\\x{b:02x}"));
+    }
+    q.push('"');
+    q
+}
+
+/// The stat calls (any of the stat family) that `dents find ARGS` makes on
+/// the entries under its starting point `tree`: calls whose path argument
+/// is one of their names (relative to a directory's descriptor) or paths.
+/// The starting point itself, the program's own start-up (locale, time
+/// zone, /proc) and `AT_EMPTY_PATH` calls on descriptors are not counted.
+fn entry_stats(cwd: &Path, tree: &str, args: &[Vec<u8>], env: &[(&str, &str)]) -> usize {
+    let (names, paths) = entry_names(cwd, tree);
+    let wanted: BTreeSet<String> = names
+        .iter()
+        .chain(&paths)
+        .map(|n| strace_quoted(n))
+        .collect();
+    let log = cwd.join("strace.out");
+    let mut cmd = Command::new("strace");
+    cmd.args([
+        "-f",
+        "-qq",
+        "-xx",
+        "-s",
+        "4096",
+        "-e",
+        "trace=statx,newfstatat,fstatat64,stat,lstat,stat64,lstat64",
+        "-o",
+    ])
+    .arg(&log)
+    .arg(env!("CARGO_BIN_EXE_dents"))
+    .arg("find")
+    .args(args.iter().map(|a| OsStr::from_bytes(a)))
+    .current_dir(cwd)
+    .env_remove("LS_COLORS")
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let st = cmd.status().expect("strace is needed");
+    assert!(st.success(), "{cmd:?}: {st}");
+    let text = fs::read_to_string(&log).unwrap();
+    fs::remove_file(&log).unwrap();
+    text.lines()
+        .filter(|l| {
+            // The first quoted argument: the path.
+            l.split_once('"').is_some_and(|(_, rest)| {
+                let end = rest.find('"').unwrap_or(rest.len());
+                wanted.contains(&format!("\"{}\"", &rest[..end]))
+            })
+        })
         .count()
+}
+
+/// Whether strace runs; if not, the test is skipped (a failure under CI).
+fn have_strace(what: &str) -> bool {
+    let ok = Command::new("strace").arg("-V").output().is_ok();
+    if !ok {
+        dents_testfs::skip(&format!("strace not installed; {what} did not run"));
+    }
+    ok
 }
 
 #[test]
 fn name_and_type_tests_do_not_stat() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: strace not installed; the no-stat check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: strace not installed; the no-stat check did not run"
-        );
+    if !have_strace("the no-stat check") {
         return;
     }
     let fx = Fixture::new();
-    // Only the root is stat'ed, and the fixture has a few entries whose
-    // type a directory entry may not give on some filesystems; on the
-    // test's filesystem (tmpfs or ext4 with d_type) none.
-    let baseline = stat_calls(&fx, "-j1 t/sub -false");
+    let entries = entry_names(fx.root(), "t/sub").1.len();
+    assert_eq!(entries, 11, "t/sub changed: update the counts below");
+    let stats = |case: &str| entry_stats(fx.root(), "t/sub", &words(case), &[]);
+    // The test's filesystem gives every entry's type: no test below needs
+    // a stat, and the walk itself needs none.
     for case in [
+        "-j1 t/sub -false",
+        "-j1 t/sub",
         "-j1 t/sub -name '*.c'",
         "-j1 t/sub -type f",
         "-j1 t/sub -path '*deep*' -o -type d",
         "-j1 t/sub -regex '.*x'",
+        "t/sub -type d -name 'd*'",
     ] {
-        let n = stat_calls(&fx, case);
-        assert!(n <= baseline, "{case}: {n} stats, {baseline} without tests");
+        assert_eq!(stats(case), 0, "{case}");
     }
-    let with_size = stat_calls(&fx, "-j1 t/sub -size +1");
-    assert!(with_size > baseline + 5, "-size must stat: {with_size}");
+    // -size needs one stat of each entry, no more.
+    for case in [
+        "-j1 t/sub -size +1",
+        "t/sub -size -1k -print",
+        "-S dfs t/sub -size +0",
+    ] {
+        assert_eq!(stats(case), entries, "{case}");
+    }
 }
 
 #[test]
@@ -1027,12 +1095,7 @@ fn threads_and_order_change_nothing_but_order() {
 #[test]
 fn print_on_a_terminal_shows_unprintables_as_question_marks() {
     if Command::new("script").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: script(1) not installed; the terminal check did not run"
-        );
-        return;
+        return dents_testfs::skip("script(1) not installed; the terminal check did not run");
     }
     let fx = Fixture::new();
     for (locale, expr) in [
@@ -1914,22 +1977,25 @@ fn birth_times_are_the_filesystems() {
 
 #[test]
 fn printf_stats_only_what_its_directives_read() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: strace not installed; the stat-mask check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: strace not installed; the stat-mask check did not run"
-        );
+    if !have_strace("the stat-mask check") {
         return;
     }
     let fx = Fixture::new();
-    let baseline = stat_calls(&fx, "-j1 t/sub -false");
     for case in [
         "-j1 t/sub -printf '%p|%f|%h|%d|%y|%l\\x5cn'",
+        "t/sub -printf '%P %H %y\\x5cn'",
         "-j1 t/sub -fprint out-x",
     ] {
-        let n = stat_calls(&fx, case);
-        assert!(n <= baseline, "{case}: {n} stats, {baseline} without tests");
+        let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
+        assert_eq!(n, 0, "{case}: {n} stats of entries");
+    }
+    let n_entries = entry_names(fx.root(), "t/sub").1.len();
+    for case in [
+        "-j1 t/sub -printf '%s\\x5cn'",
+        "t/sub -printf '%p %m %u\\x5cn'",
+    ] {
+        let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
+        assert_eq!(n, n_entries, "{case}: {n} stats of {n_entries} entries");
     }
     // %s asks for the size alone.
     let log = |args: &str| {
@@ -1961,7 +2027,7 @@ fn printf_stats_only_what_its_directives_read() {
             .lines()
             .filter(|l| l.contains("statx(") && !l.contains("AT_FDCWD") && !l.contains("\"\""))
             .collect();
-        assert!(entries.len() >= 3, "{args}: {text}");
+        assert_eq!(entries.len(), n_entries, "{args}: {text}");
         for l in entries {
             assert!(l.contains(mask), "{args}: {l}");
         }
@@ -1971,12 +2037,7 @@ fn printf_stats_only_what_its_directives_read() {
 #[test]
 fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
     if Command::new("script").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: script(1) not installed; the terminal check did not run"
-        );
-        return;
+        return dents_testfs::skip("script(1) not installed; the terminal check did not run");
     }
     let fx = Fixture::new();
     let names = "-name 'new*' -o -name 'bad*' -o -name 'caf*' -o -name 'link-one'";
