@@ -1535,7 +1535,7 @@ fn names_in(dir: &Path) -> BTreeSet<String> {
 
 #[test]
 fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink() {
-    for (case, batch) in [
+    for (case, batch, j) in [
         // Each command records where it ran (`pwd -P`) and removes its
         // file by the name it was given.
         (
@@ -1548,12 +1548,16 @@ fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink(
             true,
         ),
         ("t/a -type f -exec ./swap.sh ; -delete", false),
-    ] {
+    ]
+    .into_iter()
+    .flat_map(|(case, batch)| ["-j1", "-j2", "-j8"].map(|j| (case, batch, j)))
+    {
+        let case = &format!("{j} {case}");
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().canonicalize().unwrap();
         swap_fixture(&root);
-        let mut args = words("-j1");
-        args.extend(words(case));
+        let mut args = words(j);
+        args.extend(words(case.strip_prefix(j).unwrap()));
         let o = run(dents(), &root, &args, None);
         assert_eq!(o.status.code(), Some(0), "{case}: {o:?}");
         // The swap happened, and by path `t/a` now leads elsewhere: a
@@ -2095,6 +2099,114 @@ fn ls_counts_512_byte_blocks_when_posixly_correct() {
         assert!(out[1].stdout.len() > 500, "{case}");
         if let Some(f) = compare(case, &args, &out[0], &out[1]) {
             panic!("{f}");
+        }
+    }
+}
+
+/// Runs `cmd` with its standard output on a pipe, reads the first record
+/// (up to `sep`), closes the pipe and waits at most `bound` for the process to end (it is
+/// killed after that).  Returns the first line, how it ended (`None`: it
+/// was still running at the bound), its standard error and how long it
+/// took to end after the pipe was closed.
+fn first_line_then_close(
+    mut cmd: Command,
+    sep: u8,
+    bound: std::time::Duration,
+) -> (
+    Vec<u8>,
+    Option<std::process::ExitStatus>,
+    Vec<u8>,
+    std::time::Duration,
+) {
+    use std::io::{BufRead, Read};
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = Vec::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_until(sep, &mut line)
+        .unwrap();
+    // The reader is dropped here: the pipe has no reader any more.
+    let closed = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break Some(st);
+        }
+        if closed.elapsed() > bound {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let took = closed.elapsed();
+    let mut err = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
+    (line, status, err, took)
+}
+
+#[test]
+fn a_closed_pipe_ends_find_at_once_and_quietly_like_gnu() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    dents_testfs::fill_flat(&tmp.path().join("d"), 20_000, |i| format!("f{i:06}"));
+    // 2,000 starting points of 20,000 entries each: 40 million lines, tens
+    // of seconds to walk and write in full (about 2 s per 4 million on the
+    // project's machines), far beyond the bound.
+    let bound = std::time::Duration::from_secs(2);
+    let starts = vec!["d"; 2000];
+    for expr in [
+        &[][..],
+        &["-printf", "%p %y\\n"],
+        &["-type", "f", "-print0"],
+    ] {
+        let mut results = Vec::new();
+        for mut cmd in [dents(), gnu()] {
+            cmd.current_dir(tmp.path())
+                .env("LC_ALL", "C")
+                .args(&starts)
+                .args(expr);
+            let sep = if expr.contains(&"-print0") { 0 } else { b'\n' };
+            results.push(first_line_then_close(cmd, sep, bound));
+        }
+        let (g_line, g_status, g_err, _) = results.pop().unwrap();
+        let (d_line, d_status, d_err, took) = results.pop().unwrap();
+        // GNU is killed by SIGPIPE at its next write, and says nothing.
+        assert_eq!(g_status.and_then(|s| s.signal()), Some(13), "GNU {expr:?}");
+        assert!(
+            g_err.is_empty(),
+            "GNU {expr:?}: {}",
+            String::from_utf8_lossy(&g_err)
+        );
+        assert!(
+            d_status.is_some(),
+            "dents find {expr:?} still running {took:?} after its output was closed"
+        );
+        assert_eq!(
+            d_status.and_then(|s| s.signal()),
+            g_status.and_then(|s| s.signal()),
+            "{expr:?}: {d_status:?}"
+        );
+        assert!(
+            d_err.is_empty(),
+            "{expr:?}: {}",
+            String::from_utf8_lossy(&d_err)
+        );
+        // The first record is whole (which entry it is depends on the walk).
+        let end: &[u8] = if expr.contains(&"-print0") {
+            b"\0"
+        } else {
+            b"\n"
+        };
+        for line in [&d_line, &g_line] {
+            assert!(
+                line.starts_with(b"d") && line.ends_with(end),
+                "{expr:?}: {:?}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
 }
