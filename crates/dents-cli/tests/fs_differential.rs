@@ -60,7 +60,7 @@ fn run_ok(cmd: &mut Command) {
 fn build(root: &Path) {
     let t = root.join("t");
     let big = t.join("big");
-    fill_flat(&big, BIG_FILES, |i| big_name(i));
+    fill_flat(&big, BIG_FILES, big_name);
     // A few files with contents, for -size and %s.
     for i in (0..BIG_FILES).step_by(997) {
         fs::write(big.join(big_name(i)), vec![b'x'; i % 3000]).unwrap();
