@@ -250,20 +250,25 @@ fn run(mut cmd: Command, cwd: &Path, args: &[Vec<u8>], stdin: Option<&[u8]>) -> 
     }
 }
 
-/// `bytes` split at `sep`, sorted.
+/// `bytes` cut into records each ending with `sep` (the last one as it
+/// is, terminated or not), sorted: separators are compared too.
 fn sorted(bytes: &[u8], sep: u8) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes.split(|&b| b == sep).map(<[u8]>::to_vec).collect();
+    let mut v: Vec<Vec<u8>> = bytes
+        .split_inclusive(|&b| b == sep)
+        .map(<[u8]>::to_vec)
+        .collect();
     v.sort();
     v
 }
 
-/// Stderr lines with the program name made the same, sorted.
-fn stderr_lines(bytes: &[u8], prog: &str) -> Vec<String> {
-    let mut v: Vec<String> = String::from_utf8_lossy(bytes)
-        .lines()
-        .map(|l| match l.strip_prefix(prog) {
-            Some(rest) => format!("PROG:{rest}"),
-            None => l.to_string(),
+/// Stderr lines as bytes with the program name at their start made the
+/// same, sorted.
+fn stderr_lines(bytes: &[u8], prog: &str) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| match l.strip_prefix(prog.as_bytes()) {
+            Some(rest) => [&b"PROG:"[..], rest].concat(),
+            None => l.to_vec(),
         })
         .collect();
     v.sort();
@@ -294,7 +299,9 @@ fn compare(case: &str, args: &[Vec<u8>], d: &Output, g: &Output) -> Option<Strin
     );
     if de != ge {
         problems.push(format!(
-            "stderr differs\n--- dents\n{de:#?}\n--- find\n{ge:#?}"
+            "stderr differs\n--- dents\n{}\n--- find\n{}",
+            String::from_utf8_lossy(&de.concat()),
+            String::from_utf8_lossy(&ge.concat())
         ));
     }
     (!problems.is_empty()).then(|| format!("== find {case}   {args:?}\n{}", problems.join("\n")))
@@ -1381,7 +1388,10 @@ fn debug_options_write_diagnostics_to_stderr() {
     };
     let w = warn(dents(), "dents");
     assert_eq!(w, warn(gnu(), "find"));
-    assert!(w.concat().contains("\u{2018}-name\u{2019}"), "{w:?}");
+    assert!(
+        String::from_utf8_lossy(&w.concat()).contains("\u{2018}-name\u{2019}"),
+        "{w:?}"
+    );
     let err = |args: &str| {
         let o = run(dents(), fx.root(), &words(args), None);
         assert_eq!(o.status.code(), Some(0), "{args}");
