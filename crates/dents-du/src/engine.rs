@@ -202,14 +202,10 @@ impl<'s, S: Sink> Du<'s, S> {
 
     /// The size, inode count and time of one entry.
     fn dui(&self, st: &Statx) -> Dui {
-        let mode = st.stx_mode as u32;
-        let t = FileType::from_mode(mode);
+        // Apparent sizes: st_size of every type, as coreutils 9.1 counts
+        // them (a directory's own size too).
         let size = if self.opts.apparent {
-            if t == FileType::REGULAR || t == FileType::SYMLINK {
-                st.stx_size
-            } else {
-                0
-            }
+            st.stx_size
         } else {
             st.stx_blocks.saturating_mul(512)
         };
