@@ -7,7 +7,7 @@
 //! problem (usage errors included).
 
 use std::ffi::{CString, OsString};
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::sync::Mutex;
 
 use dents::sys;
@@ -737,6 +737,9 @@ fn run(mut a: Args) -> i32 {
     };
     let export_path = a.export.clone();
     let du = Du::new(a.opts.clone(), &sink);
+    if let Some(x) = du.export() {
+        x.set_root_name(&absolute(&a.files[0]));
+    }
     std::thread::scope(|s| {
         if let Some(p) = &sink.progress {
             s.spawn(|| p.run());
@@ -794,6 +797,34 @@ fn run(mut a: Args) -> i32 {
         _ => errors::raise(1),
     }
     errors::status()
+}
+
+/// `path` made absolute (without resolving links), as ncdu names the
+/// directory it scanned.
+fn absolute(path: &[u8]) -> Vec<u8> {
+    if path.starts_with(b"/") {
+        return path.to_vec();
+    }
+    let mut abs = std::env::current_dir()
+        .map(|d| d.into_os_string().into_vec())
+        .unwrap_or_default();
+    for part in path.split(|&c| c == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                if let Some(i) = abs.iter().rposition(|&c| c == b'/') {
+                    abs.truncate(i.max(1));
+                }
+            }
+            p => {
+                if !abs.ends_with(b"/") {
+                    abs.push(b'/');
+                }
+                abs.extend_from_slice(p);
+            }
+        }
+    }
+    abs
 }
 
 fn contains_nanos(fmt: &[u8]) -> bool {

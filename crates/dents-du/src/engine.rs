@@ -503,21 +503,31 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             return Flow::Continue;
         }
         let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
+        let key_end = path.len() - v.name().len();
         if !is_dir && !opts.count_links {
-            if st.stx_nlink > 1 || du.hash_all() && (depth == 0 || opts.follow == Follow::Always)
+            let seen = if st.stx_nlink > 1
+                || du.hash_all() && (depth == 0 || opts.follow == Follow::Always)
             {
-                if !du.links.insert(dev, st.stx_ino) {
-                    return Flow::Continue;
+                !du.links.insert(dev, st.stx_ino)
+            } else {
+                du.hash_all()
+                    && du.root_files_hashed.load(Ordering::Relaxed)
+                    && du.links.contains(dev, st.stx_ino)
+            };
+            if seen {
+                // Counted already; the export still lists every link
+                // (its readers count hard links once themselves).
+                if depth > 0 && du.export.is_some() {
+                    let acc = self.acc(&mut state.cache, &path[..key_end]);
+                    if let Some(x) = &acc.export {
+                        x.push_file(v.name(), st, du.opts.apparent);
+                    }
                 }
-            } else if du.hash_all() && du.root_files_hashed.load(Ordering::Relaxed)
-                && du.links.contains(dev, st.stx_ino)
-            {
                 return Flow::Continue;
             }
         }
         let own = self.du.dui(st);
         state.total.add(&own);
-        let key_end = path.len() - v.name().len();
         if !post {
             // A file (or anything not walked into).
             if depth > 0 {

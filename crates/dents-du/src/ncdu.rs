@@ -39,6 +39,8 @@ pub struct ExportDir {
 #[derive(Debug, Default)]
 pub struct Export {
     root: Mutex<Vec<u8>>,
+    /// The name the top directory is given (ncdu writes its absolute path).
+    root_name: Mutex<Option<Vec<u8>>>,
 }
 
 /// Appends `s` as a JSON string.
@@ -139,20 +141,35 @@ impl Export {
         Export::default()
     }
 
+    /// Names the top directory (ncdu and gdu show it as the path
+    /// scanned: an absolute one); by default, the argument as given.
+    pub fn set_root_name(&self, name: &[u8]) {
+        *self.root_name.lock().unwrap_or_else(|e| e.into_inner()) = Some(name.to_vec());
+    }
+
+    fn name_for<'a>(&self, path: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match &*self.root_name.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(n) => std::borrow::Cow::Owned(n.clone()),
+            None => std::borrow::Cow::Borrowed(path),
+        }
+    }
+
     /// The argument was a directory: its tree.
     pub fn root_dir(&self, path: &[u8], st: &Statx, items: Option<&ExportDir>) {
+        let name = self.name_for(path);
         let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
         r.clear();
-        push_dir_array(&mut r, path, st, items, true);
+        push_dir_array(&mut r, &name, st, items, true);
     }
 
     /// The argument was not a directory: exported as a directory of
     /// nothing (the format's top level is a directory).
     pub fn root_file(&self, path: &[u8], st: &Statx) {
+        let name = self.name_for(path);
         let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
         r.clear();
         r.push(b'[');
-        push_info(&mut r, path, st, true);
+        push_info(&mut r, &name, st, true);
         r.push(b']');
     }
 
