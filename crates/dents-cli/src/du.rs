@@ -223,6 +223,9 @@ fn argmatch_error(arg: &[u8], what: &str, ambiguous: bool, valid: &[&[&str]]) ->
     usage_error(b"")
 }
 
+/// One option met: its character, its long name if so written, its argument.
+type Found = (char, Option<&'static str>, Option<Vec<u8>>);
+
 /// The parsed command line.
 struct Args {
     opts: Options,
@@ -244,7 +247,7 @@ pub fn main(argv: &[OsString]) -> i32 {
     // DU_BLOCK_SIZE, then BLOCK_SIZE, then BLOCKSIZE (GNU's order).
     let env_spec = ["DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"]
         .iter()
-        .find_map(|v| std::env::var_os(v));
+        .find_map(std::env::var_os);
     if let Some(spec) = env_spec {
         opts.units = size::parse_block_size(spec.as_bytes()).unwrap_or(Units::default_for(posix));
     }
@@ -282,7 +285,7 @@ fn parse(argv: &[OsString], a: &mut Args) -> Result<(), i32> {
             continue;
         }
         // (option char, long name if any, its argument if any)
-        let mut found: Vec<(char, Option<&str>, Option<Vec<u8>>)> = Vec::new();
+        let mut found: Vec<Found> = Vec::new();
         if let Some(long) = arg.strip_prefix(b"--") {
             let (name, value) = match long.iter().position(|&c| c == b'=') {
                 Some(p) => (&long[..p], Some(long[p + 1..].to_vec())),
@@ -461,7 +464,10 @@ fn parse(argv: &[OsString], a: &mut Args) -> Result<(), i32> {
                     return Err(0);
                 }
                 'o' => a.export = Some(value),
-                'j' => match std::str::from_utf8(&value).ok().and_then(|s| s.parse::<usize>().ok()) {
+                'j' => match std::str::from_utf8(&value)
+                    .ok()
+                    .and_then(|s| s.parse::<usize>().ok())
+                {
                     Some(n) if n > 0 => o.threads = n,
                     _ => {
                         let mut m = b"invalid number of threads ".to_vec();
@@ -729,7 +735,9 @@ fn run(mut a: Args) -> i32 {
     });
     let sink = CliSink {
         out,
-        quote_names: stdout_tty && !a.opts.nul && std::env::var_os("QUOTING_STYLE").as_deref() != Some("literal".as_ref()),
+        quote_names: stdout_tty
+            && !a.opts.nul
+            && std::env::var_os("QUOTING_STYLE").as_deref() != Some("literal".as_ref()),
         uses_nanos: contains_nanos(&time_format),
         time_format,
         last_time: Mutex::new(None),
@@ -774,7 +782,9 @@ fn run(mut a: Args) -> i32 {
                     }
                     if f.is_empty() {
                         let mut m = qf(from);
-                        m.extend_from_slice(format!(":{}: invalid zero-length file name", n + 1).as_bytes());
+                        m.extend_from_slice(
+                            format!(":{}: invalid zero-length file name", n + 1).as_bytes(),
+                        );
                         say(&m);
                         errors::raise(1);
                         continue;

@@ -21,12 +21,20 @@ struct Run {
 }
 
 fn run(mut cmd: Command, nul: bool) -> Run {
-    cmd.env("LC_ALL", "C").env_remove("BLOCK_SIZE").env_remove("DU_BLOCK_SIZE");
-    cmd.env_remove("BLOCKSIZE").env_remove("POSIXLY_CORRECT").env_remove("TIME_STYLE");
+    cmd.env("LC_ALL", "C")
+        .env_remove("BLOCK_SIZE")
+        .env_remove("DU_BLOCK_SIZE");
+    cmd.env_remove("BLOCKSIZE")
+        .env_remove("POSIXLY_CORRECT")
+        .env_remove("TIME_STYLE");
     cmd.env("TZ", "UTC");
     let out = cmd.output().expect("runs");
     let sep = if nul { 0 } else { b'\n' };
-    let mut lines: Vec<Vec<u8>> = out.stdout.split(|&c| c == sep).map(|l| l.to_vec()).collect();
+    let mut lines: Vec<Vec<u8>> = out
+        .stdout
+        .split(|&c| c == sep)
+        .map(|l| l.to_vec())
+        .collect();
     if lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }
@@ -83,7 +91,9 @@ fn assert_post_order(lines: &[Vec<u8>], time: bool) {
 /// Runs both with `args` in `dir` and compares.
 fn same(dir: &Path, args: &[&str]) {
     let nul = args.iter().any(|a| ["-0", "-a0", "--null"].contains(a));
-    let time = args.iter().any(|a| a.starts_with("--time") && !a.starts_with("--time-style"));
+    let time = args
+        .iter()
+        .any(|a| a.starts_with("--time") && !a.starts_with("--time-style"));
     let g = run(gnu(dir, args), nul);
     let d = run(dents(dir, args), nul);
     assert_post_order(&d.lines, time);
@@ -263,7 +273,10 @@ fn files0_from_and_exclude_from() {
     same(tmp.path(), &["--files0-from=list"]);
     same(tmp.path(), &["-s", "--files0-from", "list"]);
     same(tmp.path(), &["-a", "-X", "pats", "t"]);
-    same(tmp.path(), &["-a", "--exclude-from=pats", "--exclude=d", "t"]);
+    same(
+        tmp.path(),
+        &["-a", "--exclude-from=pats", "--exclude=d", "t"],
+    );
 }
 
 #[test]
@@ -312,7 +325,14 @@ fn hard_links_inside_one_directory() {
     }
     fs::write(t.join("d/single"), vec![1u8; 9000]).unwrap();
     // Without -a the lines do not depend on which link is seen first.
-    for args in [&["h"][..], &["-s", "h"], &["-l", "h"], &["-la", "h"], &["--inodes", "h"], &["-b", "h"]] {
+    for args in [
+        &["h"][..],
+        &["-s", "h"],
+        &["-l", "h"],
+        &["-la", "h"],
+        &["--inodes", "h"],
+        &["-b", "h"],
+    ] {
         same(tmp.path(), args);
     }
     // With -a exactly one of the links is listed (GNU: the first seen).
@@ -361,7 +381,11 @@ fn hard_links_across_directories_and_arguments() {
     let listed: usize = d
         .lines
         .iter()
-        .filter(|l| path_of(l, false).starts_with(b"backup.2/") && !l.ends_with(b"/x") && !l.ends_with(b"/y"))
+        .filter(|l| {
+            path_of(l, false).starts_with(b"backup.2/")
+                && !l.ends_with(b"/x")
+                && !l.ends_with(b"/y")
+        })
         .count();
     // 30 files in x plus `again`, which shares f1's inode: 30 lines.
     assert_eq!(listed, 30, "{:?}", d.lines);
@@ -376,7 +400,14 @@ fn symlink_loops_under_dereference() {
     symlink("..", root.join("l/a/b/up")).unwrap();
     symlink("../..", root.join("l/a/b/upup")).unwrap();
     symlink("self", root.join("l/self")).unwrap();
-    for args in [&["l"][..], &["-L", "l"], &["-La", "l"], &["-Ls", "l"], &["-L", "-l", "l"], &["-aL", "-b", "l"]] {
+    for args in [
+        &["l"][..],
+        &["-L", "l"],
+        &["-La", "l"],
+        &["-Ls", "l"],
+        &["-L", "-l", "l"],
+        &["-aL", "-b", "l"],
+    ] {
         same(root, args);
     }
 }
@@ -412,7 +443,13 @@ fn unreadable_directories() {
         let _ = &mut c;
         w
     };
-    for args in [&["t"][..], &["-s", "t"], &["-sc", "t", "t/e"], &["-a", "t"], &["t/locked"]] {
+    for args in [
+        &["t"][..],
+        &["-s", "t"],
+        &["-sc", "t", "t/e"],
+        &["-a", "t"],
+        &["t/locked"],
+    ] {
         let g = run(as_nobody(gnu(root, args)), false);
         let d = run(as_nobody(dents(root, args)), false);
         let mut gl = g.lines.clone();
@@ -447,7 +484,15 @@ fn loop_filesystems() {
         fs::create_dir(&big).unwrap();
         dents_testfs::fill_flat(&big, 30_000, |i| format!("f{i:06}"));
         fs::write(big.join("f000007"), vec![3u8; 10_000]).unwrap();
-        for args in [&["t"][..], &["-a", "t"], &["-sh", "t"], &["-b", "t"], &["--inodes", "t"], &["-sxc", "t"], &["-ahd2", "t"]] {
+        for args in [
+            &["t"][..],
+            &["-a", "t"],
+            &["-sh", "t"],
+            &["-b", "t"],
+            &["--inodes", "t"],
+            &["-sxc", "t"],
+            &["-ahd2", "t"],
+        ] {
             same(root, args);
         }
         drop(fs_);
@@ -458,7 +503,10 @@ fn loop_filesystems() {
 /// tree itself; gdu shows the same top-level sizes.
 #[test]
 fn ncdu_and_gdu_import_the_export() {
-    let have = |p: &str| Command::new(p).arg("--version").output().is_ok() || Command::new(p).arg("-v").output().is_ok();
+    let have = |p: &str| {
+        Command::new(p).arg("--version").output().is_ok()
+            || Command::new(p).arg("-v").output().is_ok()
+    };
     if !have("ncdu") || !have("gdu") || !have("python3") {
         return dents_testfs::skip("ncdu, gdu or python3 missing (apt-get install ncdu gdu)");
     }
@@ -468,14 +516,27 @@ fn ncdu_and_gdu_import_the_export() {
     fs::hard_link(root.join("t/e/many03"), root.join("t/e/hl")).unwrap();
     fs::write(root.join("t/a/q\"uo\\te\n"), b"1").unwrap();
     let ours = root.join("dents.json");
-    let st = dents(root, &["-s", "-o", ours.to_str().unwrap(), "t"]).output().unwrap();
+    let st = dents(root, &["-s", "-o", ours.to_str().unwrap(), "t"])
+        .output()
+        .unwrap();
     assert!(st.status.success(), "{st:?}");
     // ncdu reads ours and writes it back; ncdu scans the tree itself.
     let back = root.join("back.json");
-    let st = Command::new("ncdu").arg("-f").arg(&ours).arg("-o").arg(&back).output().unwrap();
+    let st = Command::new("ncdu")
+        .arg("-f")
+        .arg(&ours)
+        .arg("-o")
+        .arg(&back)
+        .output()
+        .unwrap();
     assert!(st.status.success(), "ncdu -f: {st:?}");
     let theirs = root.join("ncdu.json");
-    let st = Command::new("ncdu").arg("-o").arg(&theirs).arg(root.join("t")).output().unwrap();
+    let st = Command::new("ncdu")
+        .arg("-o")
+        .arg(&theirs)
+        .arg(root.join("t"))
+        .output()
+        .unwrap();
     assert!(st.status.success(), "ncdu -o: {st:?}");
     // Flattened to (path, asize, dsize, ino, hlnkc) sorted: the same.
     let flatten = r#"
@@ -494,7 +555,12 @@ walk(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))[3]
 for o in sorted(out): print(o)
 "#;
     let flat = |p: &Path| {
-        let o = Command::new("python3").arg("-c").arg(flatten).arg(p).output().unwrap();
+        let o = Command::new("python3")
+            .arg("-c")
+            .arg(flatten)
+            .arg(p)
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8(o.stdout).unwrap()
     };
@@ -502,16 +568,31 @@ for o in sorted(out): print(o)
     assert!(b.lines().count() > 60, "{b}");
     assert_eq!(b, t, "ncdu's re-export of dents's export vs ncdu's own");
     // gdu: the same listing from the export as from its own scan.
-    let g1 = Command::new("gdu").args(["-n", "-p", "-f"]).arg(&ours).output().unwrap();
-    let g2 = Command::new("gdu").args(["-n", "-p"]).arg(root.join("t")).output().unwrap();
+    let g1 = Command::new("gdu")
+        .args(["-n", "-p", "-f"])
+        .arg(&ours)
+        .output()
+        .unwrap();
+    let g2 = Command::new("gdu")
+        .args(["-n", "-p"])
+        .arg(root.join("t"))
+        .output()
+        .unwrap();
     assert!(g1.status.success(), "gdu -f: {g1:?}");
     let sorted = |o: &[u8]| {
-        let mut v: Vec<String> = String::from_utf8_lossy(o).lines().map(str::to_owned).collect();
+        let mut v: Vec<String> = String::from_utf8_lossy(o)
+            .lines()
+            .map(str::to_owned)
+            .collect();
         v.sort();
         v
     };
     assert!(!g1.stdout.is_empty());
-    assert_eq!(sorted(&g1.stdout), sorted(&g2.stdout), "gdu -f vs gdu's own scan");
+    assert_eq!(
+        sorted(&g1.stdout),
+        sorted(&g2.stdout),
+        "gdu -f vs gdu's own scan"
+    );
 }
 
 /// Entries created and removed during the walk: no crash, no line twice,
@@ -556,7 +637,11 @@ fn concurrent_mutation() {
         paths.dedup();
         assert_eq!(paths.len(), n, "a path printed twice");
         for l in &expected.lines {
-            assert!(d.lines.contains(l), "{:?} missing", String::from_utf8_lossy(l));
+            assert!(
+                d.lines.contains(l),
+                "{:?} missing",
+                String::from_utf8_lossy(l)
+            );
         }
     }
     stop.store(true, std::sync::atomic::Ordering::Relaxed);

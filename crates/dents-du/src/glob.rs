@@ -33,10 +33,11 @@ impl Excludes {
     pub fn matches(&self, path: &[u8]) -> bool {
         self.patterns.iter().any(|p| {
             fnmatch(p, path)
-                || path
-                    .iter()
-                    .enumerate()
-                    .any(|(i, &c)| c == b'/' && path.get(i + 1).is_some_and(|&n| n != b'/') && fnmatch(p, &path[i + 1..]))
+                || path.iter().enumerate().any(|(i, &c)| {
+                    c == b'/'
+                        && path.get(i + 1).is_some_and(|&n| n != b'/')
+                        && fnmatch(p, &path[i + 1..])
+                })
         })
     }
 }
@@ -77,13 +78,13 @@ pub fn fnmatch(p: &[u8], s: &[u8]) -> bool {
                         continue;
                     }
                 }
-                b'\\' if pi + 1 < p.len() => {
-                    if si < s.len() && s[si] == p[pi + 1] {
-                        pi += 2;
-                        si += 1;
-                        continue;
-                    }
+                b'\\' if pi + 1 < p.len() && si < s.len() && s[si] == p[pi + 1] => {
+                    pi += 2;
+                    si += 1;
+                    continue;
                 }
+                // An escaped byte that differs: a mismatch.
+                b'\\' if pi + 1 < p.len() => {}
                 c if c != b'?' && c != b'[' && si < s.len() && s[si] == c => {
                     pi += 1;
                     si += 1;

@@ -102,7 +102,13 @@ fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Statx, with_dev: bool) {
 }
 
 /// Appends a directory as an array: its info, then its items.
-fn push_dir_array(out: &mut Vec<u8>, name: &[u8], st: &Statx, items: Option<&ExportDir>, root: bool) {
+fn push_dir_array(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    st: &Statx,
+    items: Option<&ExportDir>,
+    root: bool,
+) {
     out.push(b'[');
     push_info(out, name, st, root);
     if let Some(d) = items {

@@ -196,8 +196,18 @@ pub fn parse_block_size(spec: &[u8]) -> Result<Units, SizeError> {
         None => (false, spec),
     };
     match spec {
-        b"human-readable" => return Ok(Units { group, ..Units::human() }),
-        b"si" => return Ok(Units { group, ..Units::si() }),
+        b"human-readable" => {
+            return Ok(Units {
+                group,
+                ..Units::human()
+            })
+        }
+        b"si" => {
+            return Ok(Units {
+                group,
+                ..Units::si()
+            })
+        }
         _ => {}
     }
     let (v, digits_end) = strto(spec, false, b"eEgGkKmMpPtTyYzZ0")?;
