@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use dents::dir::FileType;
 use dents::sys::{self, Statx};
@@ -114,6 +114,8 @@ struct Acc {
     tmax: AtomicI64,
     /// The ncdu export's record of the directory, if exporting.
     export: Option<ExportDir>,
+    /// The directory's own stat, kept for the export.
+    own_st: OnceLock<Statx>,
 }
 
 impl Acc {
@@ -123,6 +125,7 @@ impl Acc {
             inodes: AtomicU64::new(0),
             tmax: AtomicI64::new(NO_TIME),
             export: export.then(ExportDir::default),
+            own_st: OnceLock::new(),
         }
     }
 
@@ -177,6 +180,13 @@ impl<'s, S: Sink> Du<'s, S> {
             ok: AtomicBool::new(true),
             export,
         }
+    }
+
+    /// Whether directories are stat'ed before they are read (all but
+    /// `-L -l`, where a directory closing a loop must not be counted and
+    /// the walker tells of the loop only when it opens the directory).
+    fn early_dirs(&self) -> bool {
+        !(self.opts.follow == Follow::Always && self.opts.count_links)
     }
 
     /// Whether every entry hashes (several arguments, `--files0-from`, `-L`).
@@ -270,6 +280,7 @@ impl<'s, S: Sink> Du<'s, S> {
             },
             same_fs: self.opts.one_file_system,
             stat_mask: self.mask(),
+            post_order_parent_fd: !self.early_dirs(),
             ..WalkOptions::default()
         };
         let v = WalkVisitor {
@@ -384,6 +395,17 @@ struct State<T> {
     tally: T,
 }
 
+/// The key of a directory's sum: its path and a `/` (the head of its
+/// entries' paths).
+fn dir_key(path: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(path.len() + 1);
+    key.extend_from_slice(path);
+    if !key.ends_with(b"/") {
+        key.push(b'/');
+    }
+    key
+}
+
 fn shard_of(key: &[u8]) -> usize {
     // FNV-1a: the keys are short, and only cache misses hash.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -416,6 +438,34 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             }
         }
         &cache.as_ref().expect("cached").1
+    }
+
+    /// A directory's post-order visit when it was stat'ed before its read
+    /// (in `excluded`): its sum holds its own size too.
+    fn dir_done(&self, state: &mut State<S::Tally>, v: &Visit<'_>) -> Flow {
+        let du = self.du;
+        let path = v.path();
+        let Some(acc) = self.take_acc(&dir_key(path)) else {
+            // Never stat'ed (it failed, and was reported): nothing to count.
+            return Flow::Continue;
+        };
+        let shown = acc.get();
+        if v.depth() <= du.opts.max_depth {
+            du.line(&shown, path, true);
+        }
+        let st = acc.own_st.get();
+        if v.depth() > 0 {
+            let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
+            if !du.opts.separate_dirs {
+                parent.add(&shown);
+            }
+            if let (Some(x), Some(st)) = (&parent.export, st) {
+                x.push_dir(v.name(), st, acc.export.as_ref(), du.opts.apparent);
+            }
+        } else if let (Some(x), Some(st)) = (&du.export, st) {
+            x.root_dir(path, st, acc.export.as_ref());
+        }
+        Flow::Continue
     }
 
     /// Takes a completed directory's sum out of the map.
@@ -463,22 +513,44 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         }
     }
 
-    fn excluded(&self, _state: &mut Self::State, v: &Visit<'_>) -> bool {
+    fn excluded(&self, state: &mut Self::State, v: &Visit<'_>) -> bool {
         let du = self.du;
         if !du.opts.excludes.is_empty() && du.opts.excludes.matches(v.path()) {
             return true;
         }
+        if !v.file_type().is_dir() {
+            return false;
+        }
+        if !du.early_dirs() {
+            // -L -l: the directory is stat'ed at its post-order visit.
+            return false;
+        }
+        // A directory, before it is read: stat'ed now, through its open
+        // parent, so that its post-order visit needs no system call.
+        let Some(st) = self.stat(v) else {
+            return true;
+        };
+        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        if du.opts.one_file_system && v.depth() > 0 && dev != self.root_dev {
+            return true;
+        }
         // Several arguments (or -L): a directory seen before is skipped
         // whole, before it is read.
-        if du.hash_all() && !du.opts.count_links && v.file_type().is_dir() {
-            if let Ok(st) = v.metadata() {
-                let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
-                if du.opts.one_file_system && v.depth() > 0 && dev != self.root_dev {
-                    return true;
-                }
-                return !du.dirs.insert(dev, st.stx_ino);
-            }
+        if du.hash_all() && !du.opts.count_links && !du.dirs.insert(dev, st.stx_ino) {
+            return true;
         }
+        let own = du.dui(st);
+        state.total.add(&own);
+        let acc = Acc::new(du.export.is_some());
+        acc.add(&own);
+        if du.export.is_some() {
+            let _ = acc.own_st.set(*st);
+        }
+        let key = dir_key(v.path());
+        self.accs[shard_of(&key)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::new(acc));
         false
     }
 
@@ -494,6 +566,9 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             if loops.iter().any(|l| l.as_slice() == path) {
                 return Flow::Continue;
             }
+        }
+        if post && du.early_dirs() {
+            return self.dir_done(state, v);
         }
         let Some(st) = self.stat(v) else {
             return Flow::Continue;
@@ -544,12 +619,8 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             }
             return Flow::Continue;
         }
-        // A directory, after everything below it.
-        let mut key = path.to_vec();
-        if !key.ends_with(b"/") {
-            key.push(b'/');
-        }
-        let below = self.take_acc(&key);
+        // A directory, after everything below it (-L -l only).
+        let below = self.take_acc(&dir_key(path));
         let mut shown = own;
         if let Some(b) = &below {
             shown.add(&b.get());
