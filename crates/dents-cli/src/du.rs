@@ -239,6 +239,9 @@ struct Args {
 
 /// Runs `dents du`; `argv[0]` is "du".
 pub fn main(argv: &[OsString]) -> i32 {
+    // One malloc arena: peak RSS 6.7 MB instead of 9.3 MB on the 405k
+    // shape with 16 workers (GNU du: 7.7 MB), CPU time unchanged.
+    sys::limit_malloc_arenas(1);
     let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
     let mut opts = Options {
         units: Units::default_for(posix),

@@ -57,6 +57,20 @@ pub mod size;
 use glob::Excludes;
 use size::Units;
 
+/// du's default number of workers: eight per core, at least 8 and at
+/// most 128 — twice the walker's default.
+///
+/// du stats every entry, and a worker stats its directory's entries one
+/// after another: cold, each stat may wait for an inode-table block, so
+/// the stats in flight are the workers.  Measured on 2 cores, the 405k
+/// shape, cold (medians of 3, machine shared): 8 workers 3.38 s, 16
+/// workers 2.75 s, 32 workers 2.65 s; hot, the CPU time of 8, 16 and 32
+/// was the same (0.76-0.78 s).
+pub fn default_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 8).clamp(8, 128)
+}
+
 /// Which symbolic links are followed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Follow {
@@ -138,7 +152,7 @@ impl Default for Options {
             excludes: Excludes::default(),
             total: false,
             hash_all: false,
-            threads: dents::walk::default_threads(),
+            threads: default_threads(),
             export: false,
         }
     }
