@@ -7,6 +7,7 @@
 //! problem (usage errors included).
 
 use std::ffi::{CString, OsString};
+use std::os::fd::AsFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::sync::Mutex;
 
@@ -275,7 +276,6 @@ fn parse(argv: &[OsString], a: &mut Args) -> Result<(), i32> {
     let mut ok = true;
     let mut i = 1;
     let mut operands_only = false;
-    let mut depth_error = false;
     while i < argv.len() {
         let arg = argv[i].as_bytes();
         i += 1;
@@ -395,7 +395,6 @@ fn parse(argv: &[OsString], a: &mut Args) -> Result<(), i32> {
                         let mut m = b"invalid maximum depth ".to_vec();
                         m.extend_from_slice(&q(&value));
                         say(&m);
-                        depth_error = true;
                         ok = false;
                     }
                 },
@@ -482,7 +481,6 @@ fn parse(argv: &[OsString], a: &mut Args) -> Result<(), i32> {
             }
         }
     }
-    let _ = depth_error;
     if !ok {
         return Err(usage_error(b""));
     }
@@ -684,7 +682,7 @@ fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
 }
 
 fn run(mut a: Args) -> i32 {
-    if let Some(from) = &a.files0_from {
+    if a.files0_from.is_some() {
         if let Some(first) = a.files.first() {
             let mut m = b"extra operand ".to_vec();
             m.extend_from_slice(&q(first));
@@ -692,7 +690,6 @@ fn run(mut a: Args) -> i32 {
             errors::write_stderr(b"file operands cannot be combined with --files0-from\n");
             return usage_error(b"");
         }
-        let _ = from;
     }
     let time_format = if a.opts.time.is_some() {
         match time_format(a.time_style.as_deref()) {
@@ -722,8 +719,8 @@ fn run(mut a: Args) -> i32 {
         }
         a.opts.export = true;
     }
-    let stdout_tty = sys::is_terminal(std::io::stdout().as_fd_borrowed());
-    let stderr_tty = sys::is_terminal(std::io::stderr().as_fd_borrowed());
+    let stdout_tty = sys::is_terminal(std::io::stdout().as_fd());
+    let stderr_tty = sys::is_terminal(std::io::stderr().as_fd());
     let progress = stderr_tty.then(|| {
         Progress::new(
             progress::When::After(std::time::Duration::from_secs(1)),
@@ -860,15 +857,4 @@ fn write_export(path: &[u8], x: &dents_du::ncdu::Export) -> Result<(), i32> {
         say(&m);
         1
     })
-}
-
-/// `AsFd` for the standard streams without taking their locks.
-trait FdOf {
-    fn as_fd_borrowed(&self) -> std::os::fd::BorrowedFd<'_>;
-}
-
-impl<T: std::os::fd::AsFd> FdOf for T {
-    fn as_fd_borrowed(&self) -> std::os::fd::BorrowedFd<'_> {
-        self.as_fd()
-    }
 }

@@ -354,8 +354,9 @@ impl<'s, S: Sink> Du<'s, S> {
     }
 }
 
+/// `ENOENT`'s number (a name with a NUL byte cannot exist).
 fn libc_enoent() -> i32 {
-    2
+    rustix::io::Errno::NOENT.raw_os_error()
 }
 
 /// (dev, ino) of the directory holding `path`.
@@ -460,7 +461,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                 parent.add(&shown);
             }
             if let (Some(x), Some(st)) = (&parent.export, st) {
-                x.push_dir(v.name(), st, acc.export.as_ref(), du.opts.apparent);
+                x.push_dir(v.name(), st, acc.export.as_ref());
             }
         } else if let (Some(x), Some(st)) = (&du.export, st) {
             x.root_dir(path, st, acc.export.as_ref());
@@ -595,7 +596,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                 if depth > 0 && du.export.is_some() {
                     let acc = self.acc(&mut state.cache, &path[..key_end]);
                     if let Some(x) = &acc.export {
-                        x.push_file(v.name(), st, du.opts.apparent);
+                        x.push_file(v.name(), st);
                     }
                 }
                 return Flow::Continue;
@@ -609,7 +610,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                 let acc = self.acc(&mut state.cache, &path[..key_end]);
                 acc.add(&own);
                 if let Some(x) = &acc.export {
-                    x.push_file(v.name(), st, du.opts.apparent);
+                    x.push_file(v.name(), st);
                 }
             } else if let Some(x) = &du.export {
                 x.root_file(path, st);
@@ -635,7 +636,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                 parent.add(&shown);
             }
             if let Some(x) = &parent.export {
-                x.push_dir(v.name(), st, export, du.opts.apparent);
+                x.push_dir(v.name(), st, export);
             }
         } else if let Some(x) = &du.export {
             x.root_dir(path, st, export);

@@ -119,7 +119,7 @@ fn push_dir_array(
 
 impl ExportDir {
     /// Adds a file (anything not walked into).
-    pub fn push_file(&self, name: &[u8], st: &Statx, _apparent: bool) {
+    pub fn push_file(&self, name: &[u8], st: &Statx) {
         let mut out = Vec::with_capacity(96 + name.len());
         out.push(b',');
         push_info(&mut out, name, st, false);
@@ -130,7 +130,7 @@ impl ExportDir {
     }
 
     /// Adds a finished subdirectory with its items.
-    pub fn push_dir(&self, name: &[u8], st: &Statx, items: Option<&ExportDir>, _apparent: bool) {
+    pub fn push_dir(&self, name: &[u8], st: &Statx, items: Option<&ExportDir>) {
         let mut out = Vec::new();
         out.push(b',');
         push_dir_array(&mut out, name, st, items, false);

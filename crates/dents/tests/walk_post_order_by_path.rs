@@ -29,7 +29,11 @@ impl Visitor for Dirs {
             .push((v.path().to_vec(), v.is_post_order()));
         if v.is_post_order() {
             let st = v.metadata().expect("a stat by path works");
-            let old = self.seen.lock().unwrap().insert(v.path().to_vec(), st.stx_ino);
+            let old = self
+                .seen
+                .lock()
+                .unwrap()
+                .insert(v.path().to_vec(), st.stx_ino);
             assert!(old.is_none(), "visited twice: {:?}", v.path());
         }
         Flow::Continue
@@ -59,7 +63,7 @@ fn post_order_visits_by_path_stat_the_right_directory() {
         };
         let dirs = Dirs::default();
         let r = root.to_str().unwrap().as_bytes().to_vec();
-        walk(&[r.clone()], &opts, &dirs);
+        walk(&[r], &opts, &dirs);
         assert!(dirs.errors.lock().unwrap().is_empty());
         let seen = dirs.seen.lock().unwrap();
         assert_eq!(seen.len(), 10, "{seen:?}");
