@@ -217,6 +217,8 @@ fn several_arguments_and_default_argument() {
         &["-s", "t/a/b/c/big", "t/a/b"],
         &["-sc", "t/e", "t/a"],
         &["t/link_to_dir", "-H"],
+        &["-a", "t//", "t/a/"],
+        &["-s", "./t/", "t/e///"],
         &["t/link_to_dir"],
         &["-L", "t/link_to_dir", "t/e"],
     ] {

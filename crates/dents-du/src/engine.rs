@@ -239,6 +239,15 @@ impl<'s, S: Sink> Du<'s, S> {
 
     /// Walks one argument (as given), printing its lines.
     pub fn add_root(&self, root: &[u8]) {
+        // Several trailing slashes count as one, as fts trims them
+        // (`du a//` prints `a/` and `a/b`).
+        let mut len = root.len();
+        if len > 2 && root[len - 1] == b'/' {
+            while len > 1 && root[len - 2] == b'/' {
+                len -= 1;
+            }
+        }
+        let root = &root[..len];
         let Ok(name) = CString::new(root) else {
             let e = io::Error::from_raw_os_error(libc_enoent());
             return self.fail(Problem::CannotAccess(root, Some(&e)));
