@@ -589,3 +589,20 @@ pub fn now() -> (i64, u32) {
     let ts = rustix::time::clock_gettime(rustix::time::ClockId::Realtime);
     (ts.tv_sec, ts.tv_nsec as u32)
 }
+
+/// Limits the C library's malloc to `n` arenas (glibc's `M_ARENA_MAX`),
+/// before threads start.  glibc gives threads arenas of their own (up to
+/// eight per core) and each keeps the memory it once held: for a walk
+/// whose workers allocate little (du: a path and a sum per directory),
+/// one arena keeps the peak smaller at no measured cost.  Does nothing
+/// where the C library is not glibc.
+pub fn limit_malloc_arenas(n: i32) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a malloc tunable; it is called before
+    // the process starts other threads.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, n);
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = n;
+}
