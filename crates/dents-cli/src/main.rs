@@ -39,16 +39,22 @@ fn main() {
     dents::sys::default_sigpipe();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let code = match argv.get(1).and_then(|a| a.to_str()) {
-        Some("ls") => ls::main(&argv[1..]),
+        Some("ls") => {
+            let code = ls::main(&argv[1..]);
+            // Standard output was closed: ls's message when it closes it.
+            if output::written_to_closed() {
+                let e = output::ebadf();
+                errors::write_stderr(
+                    format!("dents: write error: {}\n", errors::describe(&e)).as_bytes(),
+                );
+                code.max(errors::SERIOUS)
+            } else {
+                code
+            }
+        }
         Some("find") => find::main(&argv[1..]),
-        Some("--help" | "-h" | "help") => {
-            print!("{USAGE}");
-            0
-        }
-        Some("--version" | "-V") => {
-            println!("dents {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
+        Some("--help" | "-h" | "help") => print_text(USAGE),
+        Some("--version" | "-V") => print_text(&format!("dents {}\n", env!("CARGO_PKG_VERSION"))),
         Some(other) => {
             eprint!("dents: unknown command '{other}'\n\n{USAGE}");
             errors::SERIOUS
@@ -59,4 +65,15 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// Writes a help or version text; 0, or 2 after saying why it could not.
+fn print_text(text: &str) -> i32 {
+    match output::write_stdout(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("dents: write error: {}", errors::describe(&e));
+            errors::SERIOUS
+        }
+    }
 }

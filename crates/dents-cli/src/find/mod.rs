@@ -75,6 +75,7 @@ fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &
             Some(files0::Item::Path(p)) => run.push(p.clone()),
             _ => {
                 if !run.is_empty() && !finder.quit_requested() {
+                    finder.set_roots(&run);
                     walk::walk(&run, wopts, finder);
                 }
                 run.clear();
@@ -177,6 +178,7 @@ pub fn main(argv: &[OsString]) -> i32 {
         }
         match &opts.files0_from {
             None => {
+                finder.set_roots(&opts.paths);
                 walk::walk(&opts.paths, &wopts, &finder);
             }
             Some(from) => match files0::read(from) {
@@ -192,6 +194,19 @@ pub fn main(argv: &[OsString]) -> i32 {
     finder.finish_commands();
     if debug::on(debug::RATES) {
         debug::report_rates(&expr);
+    }
+    // Standard output was closed: GNU's last flush fails if output is
+    // still pending, then closing it fails.  Its stdio flushes standard
+    // output before each message: nothing is pending after a message
+    // about the last starting point (the output before it was flushed).
+    if crate::output::written_to_closed() {
+        let e = crate::output::ebadf();
+        if !finder.last_root_failed() {
+            msg::path_error(b"standard output", &e);
+        }
+        let mut m = b"write error: ".to_vec();
+        m.extend_from_slice(errors::describe(&e).as_bytes());
+        msg::error(&m);
     }
     errors::status()
 }

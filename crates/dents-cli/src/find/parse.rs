@@ -536,8 +536,7 @@ Try 'dents find --help' for more information."
                     for flag in &list {
                         match *flag {
                             b"help" => {
-                                print!("{}", debug::HELP);
-                                return Ok(Some(0));
+                                return Ok(Some(print_text(debug::HELP)));
                             }
                             f if debug::flag(f).is_some() => {
                                 let bits = debug::flag(f).unwrap_or_default();
@@ -1008,12 +1007,10 @@ latter is a POSIX-compliant feature.",
                 return Ok(None);
             }
             b"-help" | b"--help" => {
-                print!("{HELP}");
-                return Ok(Some(0));
+                return Ok(Some(print_text(HELP)));
             }
             b"-version" | b"--version" => {
-                print!("{}", version_text(self.opts.opt_level));
-                return Ok(Some(0));
+                return Ok(Some(print_text(&version_text(self.opts.opt_level))));
             }
             b"-files0-from" => {
                 let f = self.arg(&name)?;
@@ -1114,7 +1111,19 @@ latter is a POSIX-compliant feature.",
         let c = CString::new(path.to_vec())
             .map_err(|_| fail(std::io::Error::from_raw_os_error(libc_enoent())))?;
         let r = if self.follow_refs {
-            sys::statx_follow_at(rustix::fs::CWD, &c, mask)
+            // As GNU: a link that cannot be followed (its target is
+            // missing, or passes through a non-directory) is itself the
+            // reference.
+            sys::statx_follow_at(rustix::fs::CWD, &c, mask).or_else(|e| {
+                let unfollowable = [rustix::io::Errno::NOENT, rustix::io::Errno::NOTDIR]
+                    .iter()
+                    .any(|n| e.raw_os_error() == Some(n.raw_os_error()));
+                if unfollowable {
+                    sys::statx_at(rustix::fs::CWD, &c, mask)
+                } else {
+                    Err(e)
+                }
+            })
         } else {
             sys::statx_at(rustix::fs::CWD, &c, mask)
         };
@@ -1173,6 +1182,20 @@ latter is a POSIX-compliant feature.",
         let argv = self.args[start..end].to_vec();
         self.i = end + 1;
         Ok(Exec::new(argv, batch, ok, in_dir))
+    }
+}
+
+/// Writes a help or version text; returns the exit status: 1 and GNU's
+/// message if it could not be written.
+fn print_text(text: &str) -> i32 {
+    match crate::output::write_stdout(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            let mut m = b"write error: ".to_vec();
+            m.extend_from_slice(crate::errors::describe(&e).as_bytes());
+            super::msg::error(&m);
+            super::msg::FAILURE
+        }
     }
 }
 

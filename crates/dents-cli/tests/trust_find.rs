@@ -1,0 +1,349 @@
+//! The defects of issue 10 that concern `dents find` (and the output code
+//! it shares with `dents ls`), each against GNU find (or GNU ls) byte for
+//! byte: sorted standard output, exit status, and sorted standard error
+//! with the program name made the same.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// How a command is run.
+#[derive(Clone, Copy, Default)]
+struct How {
+    /// Standard output closed (`>&-`).
+    closed_stdout: bool,
+    /// As the unprivileged user 65534 (`setpriv`; needs root).
+    nobody: bool,
+}
+
+/// `prog ARGS` in `cwd` with `LC_ALL=C TZ=UTC`, run as `how` says.
+fn run(prog: &[&str], cwd: &Path, args: &[&[u8]], how: How) -> Output {
+    let mut argv: Vec<&OsStr> = Vec::new();
+    if how.nobody {
+        argv.extend(
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+            ]
+            .map(OsStr::new),
+        );
+    }
+    if how.closed_stdout {
+        argv.extend(["sh", "-c", "exec \"$@\" >&-", "sh"].map(OsStr::new));
+    }
+    argv.extend(prog.iter().map(OsStr::new));
+    argv.extend(args.iter().map(|a| OsStr::from_bytes(a)));
+    Command::new(argv[0])
+        .args(&argv[1..])
+        .current_dir(cwd)
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .env_remove("POSIXLY_CORRECT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+fn dents_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_dents")
+}
+
+/// Lines of `bytes`, sorted; a program name `from` at a line's start
+/// replaced by `to`.
+fn lines(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = bytes
+        .split(|&b| b == b'\n')
+        .map(|l| match l.strip_prefix(from) {
+            Some(rest) => [to, rest].concat(),
+            None => l.to_vec(),
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The differences between dents's and GNU's runs, if any.
+fn differences(what: &str, d: &Output, g: &Output, prog: &str) -> Option<String> {
+    let mut p = Vec::new();
+    let (dout, gout) = (lines(&d.stdout, b"", b""), lines(&g.stdout, b"", b""));
+    if dout != gout {
+        p.push(format!(
+            "stdout\n--- dents\n{}--- GNU\n{}",
+            String::from_utf8_lossy(&d.stdout),
+            String::from_utf8_lossy(&g.stdout)
+        ));
+    }
+    if d.status.code() != g.status.code() {
+        p.push(format!(
+            "status: dents {:?}, GNU {:?}",
+            d.status.code(),
+            g.status.code()
+        ));
+    }
+    let prefix = format!("{prog}:");
+    let de = lines(&d.stderr, b"dents:", prefix.as_bytes());
+    let ge = lines(&g.stderr, b"", b"");
+    if de != ge {
+        p.push(format!(
+            "stderr\n--- dents\n{}--- GNU\n{}",
+            String::from_utf8_lossy(&d.stderr),
+            String::from_utf8_lossy(&g.stderr)
+        ));
+    }
+    (!p.is_empty()).then(|| format!("== {prog} {what}\n{}", p.join("\n")))
+}
+
+/// Runs each case (blank-separated words) under `dents find` and GNU find
+/// in `cwd`; panics listing every difference.
+fn same_as_gnu_find(cwd: &Path, cases: &[&str], how: How) {
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let args: Vec<&[u8]> = case.split(' ').map(str::as_bytes).collect();
+            let d = run(&[dents_bin(), "find"], cwd, &args, how);
+            let g = run(&["find"], cwd, &args, how);
+            differences(case, &d, &g, "find")
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from GNU find:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// A small tree: `t/a.c`, `t/d/e`, a broken link and a link whose target
+/// passes through a file.
+fn tree() -> tempfile::TempDir {
+    let tmp = tempfile::Builder::new()
+        .prefix("dents-trust-")
+        .tempdir()
+        .unwrap();
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let t = tmp.path().join("t");
+    fs::create_dir_all(t.join("d")).unwrap();
+    fs::write(t.join("a.c"), b"hello\n").unwrap();
+    fs::write(t.join("d/e"), b"").unwrap();
+    symlink("nowhere", t.join("broken")).unwrap();
+    symlink("a.c/x", t.join("notdir")).unwrap();
+    tmp
+}
+
+/// Defect 4: `-ignore_readdir_race` keeps quiet about files that vanish
+/// during the walk, not about a starting point that is not there.
+#[test]
+fn ignore_readdir_race_reports_a_missing_starting_point() {
+    let tmp = tree();
+    same_as_gnu_find(
+        tmp.path(),
+        &[
+            "nosuch -ignore_readdir_race",
+            "t nosuch -ignore_readdir_race -name a.c",
+            "-ignore_readdir_race nosuch t/a.c",
+            "-L nosuch t/broken -ignore_readdir_race",
+            "t/nosuch/x -ignore_readdir_race",
+            "t/a.c/x -ignore_readdir_race",
+        ],
+        How::default(),
+    );
+}
+
+/// Defect 5: a closed standard output is an error for find (status 1,
+/// GNU's two messages) and ls (status 2), unless nothing is written.
+#[test]
+fn closed_stdout_is_a_write_error() {
+    let tmp = tree();
+    let closed = How {
+        closed_stdout: true,
+        ..How::default()
+    };
+    same_as_gnu_find(
+        tmp.path(),
+        &[
+            "t",
+            "t -name nomatch",
+            "t -ls",
+            "t -printf %p\\n",
+            "t -print0",
+            "t nosuch",
+            "nosuch t",
+            "t nosuch t",
+            "t t/nosuch/x",
+            "--help",
+            "-version",
+            "-D help",
+        ],
+        closed,
+    );
+    let mut failures = Vec::new();
+    for case in ["t", "-l t", "t nosuch", "t/d/e", "-a t/d"] {
+        let args: Vec<&[u8]> = case.split(' ').map(str::as_bytes).collect();
+        let d = run(&[dents_bin(), "ls"], tmp.path(), &args, closed);
+        let g = run(&["ls"], tmp.path(), &args, closed);
+        failures.extend(differences(case, &d, &g, "ls"));
+    }
+    // An empty directory: nothing written, no error.
+    fs::create_dir(tmp.path().join("empty")).unwrap();
+    let d = run(&[dents_bin(), "ls"], tmp.path(), &[b"empty"], closed);
+    let g = run(&["ls"], tmp.path(), &[b"empty"], closed);
+    failures.extend(differences("empty", &d, &g, "ls"));
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Defect 5, the other side: a closed pipe still ends dents at once and
+/// quietly.
+#[test]
+fn closed_pipe_still_ends_quietly() {
+    let tmp = tree();
+    let big = tmp.path().join("big");
+    fs::create_dir(&big).unwrap();
+    for i in 0..3000 {
+        fs::write(big.join(format!("file-with-a-long-name-{i:05}")), b"").unwrap();
+    }
+    for cmd in ["find big", "ls big"] {
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("'{}' {cmd} | head -1", dents_bin()))
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{cmd}: {out:?}");
+        assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 1);
+        assert!(out.stderr.is_empty(), "{cmd}: {out:?}");
+    }
+}
+
+/// Defect 8: under `-H`/`-L`, a reference link that cannot be followed
+/// (broken, or through a file) is taken for itself, as GNU's lstat
+/// fallback takes it.
+#[test]
+fn dangling_reference_falls_back_to_the_link() {
+    let tmp = tree();
+    let mut cases = Vec::new();
+    for opt in ["-H", "-L", "-P"] {
+        for prim in [
+            "-newer",
+            "-anewer",
+            "-cnewer",
+            "-newermm",
+            "-newerma",
+            "-newercm",
+            "-samefile",
+        ] {
+            for reference in ["t/broken", "t/notdir", "t/nosuch"] {
+                cases.push(format!("{opt} t {prim} {reference}"));
+            }
+        }
+    }
+    cases.push("t -follow -newer t/broken".into());
+    let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
+    same_as_gnu_find(tmp.path(), &cases, How::default());
+}
+
+/// The expressions compared in directories that cannot be searched.
+const UNSEARCHABLE: &[&str] = &[
+    "-print",
+    "-printf %y\\n",
+    "-printf %p-%Y\\n",
+    "-type f",
+    "-type d",
+    "! -type f",
+    "-name f1",
+    "-xtype f",
+    "-empty",
+    "-size 0",
+    "-ls",
+    "-depth -size 0",
+    "-maxdepth 1",
+    "-mindepth 1 -maxdepth 1",
+    "-print -printf %y\\n",
+    "-size 0 -o -print",
+    "-perm -444",
+];
+
+/// Builds, in `base`, `top/` with a directory `nosearch` (read but no
+/// search permission) holding files, a link and a subdirectory, and
+/// `leaf` (the same without the subdirectory), for user 65534.
+fn unsearchable_tree(base: &Path) {
+    let top = base.join("top");
+    fs::create_dir_all(top.join("nosearch/sub")).unwrap();
+    fs::create_dir_all(top.join("leaf")).unwrap();
+    fs::create_dir_all(top.join("ok")).unwrap();
+    for f in ["nosearch/f1", "nosearch/f2", "leaf/a", "leaf/b", "ok/g"] {
+        fs::write(top.join(f), b"").unwrap();
+    }
+    symlink("f1", top.join("nosearch/l")).unwrap();
+    for d in ["nosearch", "leaf"] {
+        fs::set_permissions(top.join(d), fs::Permissions::from_mode(0o644)).unwrap();
+    }
+}
+
+/// The cases of [`UNSEARCHABLE`] on `top`, `top/nosearch` and `top/leaf`.
+fn unsearchable_cases() -> Vec<String> {
+    let mut cases = Vec::new();
+    for start in ["top", "top/nosearch", "top/leaf"] {
+        for e in UNSEARCHABLE {
+            cases.push(format!("{start} {e}"));
+        }
+    }
+    cases
+}
+
+/// Defect 6: on a filesystem without `d_type` (ext4 `-O ^filetype`), an
+/// unprivileged user's stats in a directory without search permission
+/// fail; GNU reports each, exit 1, and evaluates the entry knowing
+/// nothing.
+#[test]
+fn stat_failures_without_d_type_are_reported() {
+    if !dents_testfs::is_root() {
+        dents_testfs::skip("needs root (setpriv, mount)");
+        return;
+    }
+    let Some(fs) = dents_testfs::LoopFs::new_or_skip(dents_testfs::FsKind::Ext4NoFiletype, 64)
+    else {
+        return;
+    };
+    let mnt = fs.path();
+    // The image's own directory is private: open the way for user 65534.
+    for p in [mnt.parent().unwrap(), mnt] {
+        fs::set_permissions(p, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    unsearchable_tree(mnt);
+    let cases = unsearchable_cases();
+    let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
+    let nobody = How {
+        nobody: true,
+        ..How::default()
+    };
+    same_as_gnu_find(mnt, &cases, nobody);
+}
+
+/// Defects 6 and 15: where `d_type` is given, a subdirectory of a
+/// directory without search permission is reported once (GNU's walk
+/// cannot stat it and does not enter it), and tests of its type are
+/// false.
+#[test]
+fn unsearchable_subdirectory_reported_once() {
+    if !dents_testfs::is_root() {
+        dents_testfs::skip("needs root (setpriv)");
+        return;
+    }
+    let tmp = tree();
+    unsearchable_tree(tmp.path());
+    let cases = unsearchable_cases();
+    let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
+    let nobody = How {
+        nobody: true,
+        ..How::default()
+    };
+    same_as_gnu_find(tmp.path(), &cases, nobody);
+}
