@@ -388,3 +388,92 @@ fn delete_then_stat_uses_the_earlier_stat() {
     .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// Splits a case at blanks, each word `'...'`-quoted or bare.
+fn quoted_words(case: &str) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut rest = case.trim_start();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('\'') {
+            let end = r.find('\'').expect("closing quote");
+            out.push(r[..end].as_bytes().to_vec());
+            rest = r[end + 1..].trim_start();
+        } else {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            out.push(rest[..end].as_bytes().to_vec());
+            rest = rest[end..].trim_start();
+        }
+    }
+    out
+}
+
+/// Runs cases with quoted words under both tools in `cwd`; the
+/// differences.
+fn quoted_differences(cwd: &Path, cases: &[&str]) -> Vec<String> {
+    cases
+        .iter()
+        .filter_map(|case| {
+            let words = quoted_words(case);
+            let args: Vec<&[u8]> = words.iter().map(Vec::as_slice).collect();
+            let d = run(&[dents_bin(), "find"], cwd, &args, How::default());
+            let g = run(&["find"], cwd, &args, How::default());
+            differences(case, &d, &g, "find")
+        })
+        .collect()
+}
+
+/// Defect 15: the messages of a regex ending in an open bracket, of
+/// `-O`, and of `-exec ... {} +` with two `{}`, in GNU's words.
+#[test]
+fn messages_in_gnu_words() {
+    let tmp = tree();
+    let mut cases: Vec<String> = Vec::new();
+    for re in [
+        "[",
+        "a[",
+        "[^",
+        "x[[",
+        "[a",
+        "[]",
+        "[^]",
+        "[[:alpha:]",
+        "a\\",
+    ] {
+        for t in [
+            "findutils-default",
+            "posix-extended",
+            "posix-basic",
+            "emacs",
+        ] {
+            cases.push(format!("t -regextype {t} -regex '{re}'"));
+        }
+        cases.push(format!("t -iregex '{re}'"));
+    }
+    for o in [
+        "-O",
+        "-O0",
+        "-O3",
+        "-O01",
+        "-O65535",
+        "-O65536",
+        "-O18446744073709551615",
+        "-O18446744073709551616",
+        "-O1x",
+        "-O+1",
+        "-O-1",
+    ] {
+        cases.push(format!("{o} t -maxdepth 0"));
+    }
+    for e in [
+        "-exec echo {} {}x +",
+        "-exec echo {}x {} +",
+        "-exec echo {}x +",
+        "-execdir echo {} {}x +",
+        "-exec echo {}{} +",
+    ] {
+        cases.push(format!("t -maxdepth 0 {e}"));
+    }
+    let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
+    let failures = quoted_differences(tmp.path(), &cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

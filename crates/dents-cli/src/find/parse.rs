@@ -551,17 +551,7 @@ Try 'dents find --help' for more information."
                         }
                     }
                 }
-                [b'-', b'O', rest @ ..] => match rest {
-                    [d @ b'0'..=b'9', ..] if rest.iter().all(u8::is_ascii_digit) => {
-                        self.opts.opt_level = (d - b'0').min(3);
-                        if rest.len() > 1 {
-                            self.opts.opt_level = 3;
-                        }
-                    }
-                    _ => {
-                        return Err(b"Please specify a decimal number immediately after -O".to_vec())
-                    }
-                },
+                [b'-', b'O', rest @ ..] => self.opts.opt_level = opt_level(rest)?,
                 [b'-', b'j', rest @ ..] => {
                     let n = if rest.is_empty() {
                         self.i += 1;
@@ -1145,16 +1135,7 @@ latter is a POSIX-compliant feature.",
                 break;
             }
             if !ok && a == b"+" && end > start && contains_braces(&self.args[end - 1]) {
-                let prev = &self.args[end - 1];
-                if prev != b"{}" {
-                    let mut m = format!(
-                        "In '{} ... {{}} +' the '{{}}' must appear by itself, but you specified ",
-                        String::from_utf8_lossy(name)
-                    )
-                    .into_bytes();
-                    m.extend_from_slice(&self.quote(prev));
-                    return Err(m);
-                }
+                // GNU counts first.
                 if self.args[start..end]
                     .iter()
                     .filter(|a| contains_braces(a))
@@ -1166,6 +1147,16 @@ latter is a POSIX-compliant feature.",
                         m.extend_from_slice(b"dir");
                     }
                     m.extend_from_slice(b" ... +");
+                    return Err(m);
+                }
+                let prev = &self.args[end - 1];
+                if prev != b"{}" {
+                    let mut m = format!(
+                        "In '{} ... {{}} +' the '{{}}' must appear by itself, but you specified ",
+                        String::from_utf8_lossy(name)
+                    )
+                    .into_bytes();
+                    m.extend_from_slice(&self.quote(prev));
                     return Err(m);
                 }
                 batch = true;
@@ -1183,6 +1174,37 @@ latter is a POSIX-compliant feature.",
         self.i = end + 1;
         Ok(Exec::new(argv, batch, ok, in_dir))
     }
+}
+
+/// The level of `-OLEVEL` (at most 3, what dents tells apart), or GNU's
+/// message.
+fn opt_level(rest: &[u8]) -> Result<u8, Error> {
+    let text = String::from_utf8_lossy(rest);
+    match rest.first() {
+        None => {
+            return Err(b"The -O option must be immediately followed by a decimal integer".to_vec())
+        }
+        Some(d) if !d.is_ascii_digit() => {
+            return Err(b"Please specify a decimal number immediately after -O".to_vec())
+        }
+        _ => {}
+    }
+    if !rest.iter().all(u8::is_ascii_digit) {
+        return Err(format!("Invalid optimisation level {text}").into_bytes());
+    }
+    let Ok(n) = text.parse::<u64>() else {
+        return Err(
+            format!("Invalid optimisation level {text}: Numerical result out of range")
+                .into_bytes(),
+        );
+    };
+    if n > 65535 {
+        return Err(format!(
+            "Optimisation level {n} is too high.  If you want to find files very quickly, consider using GNU locate."
+        )
+        .into_bytes());
+    }
+    Ok(n.min(3) as u8)
 }
 
 /// Writes a help or version text; returns the exit status: 1 and GNU's
