@@ -12,7 +12,8 @@
 //! | `debug`  | `-D` flags and the diagnostics they write |
 //! | `glob`   | `fnmatch` patterns for `-name`, `-path`, `-lname` |
 //! | `regex`  | `-regex` dialects on Oniguruma, whole-path matches |
-//! | `time`   | `-mtime`/`-mmin` windows, `-daystart`, `-newerXt` dates |
+//! | `time`   | `-mtime`/`-mmin` windows, `-daystart` |
+//! | `datetime` | `-newerXt` date strings, as GNU's date parser reads them |
 //! | `mode`   | `-perm` modes, octal and symbolic |
 //! | `users`  | user and group names and ids |
 //! | `msg`    | GNU's message style and quoting; the exit status |
@@ -35,6 +36,7 @@
 
 mod color;
 mod datefmt;
+mod datetime;
 mod debug;
 mod eval;
 mod exec;

@@ -722,6 +722,9 @@ mean {l}-{}wholename{r}?",
                 let field = time_field(name[1]);
                 let minutes = name.ends_with(b"min");
                 let origin = time::day_origin(self.start, self.daystart);
+                if let Some(m) = time::age_overflow(&s, minutes, origin) {
+                    return Err(m.into_bytes());
+                }
                 let (rel, reference, window) =
                     time::age(&s, minutes, origin).ok_or_else(|| invalid_argument(&s, &name))?;
                 words.push(s);
@@ -734,6 +737,9 @@ mean {l}-{}wholename{r}?",
             }
             b"-used" => {
                 let s = self.arg(&name)?;
+                if let Some(m) = time::age_overflow(&s, false, self.start) {
+                    return Err(m.into_bytes());
+                }
                 let (sign, days) = time::used(&s).ok_or_else(|| {
                     let mut m = b"Invalid argument ".to_vec();
                     m.extend_from_slice(&s);
@@ -768,7 +774,7 @@ mean {l}-{}wholename{r}?",
                 };
                 self.i += 1;
                 let than = if y == b't' {
-                    time::parse_date(&r).ok_or_else(|| {
+                    super::datetime::parse(&r, self.start).ok_or_else(|| {
                         let mut m = b"I cannot figure out how to interpret ".to_vec();
                         m.extend_from_slice(&self.quote(&r));
                         m.extend_from_slice(b" as a date or time");
@@ -823,7 +829,7 @@ used to match no files, it now matches all files.",
                 let id = match id {
                     Some(id) => id as u64,
                     None if !n.is_empty() && n.iter().all(u8::is_ascii_digit) => {
-                        unsigned(&n).ok_or_else(|| invalid_argument(&n, &name))?
+                        gnu_int(&n)? as u64
                     }
                     None if n.is_empty() => {
                         return Err(if user {
@@ -903,8 +909,9 @@ used to match no files, it now matches all files.",
             b"-maxdepth" | b"-mindepth" => {
                 let s = self.arg(&name)?;
                 let n = (!s.is_empty() && s.iter().all(u8::is_ascii_digit))
-                    .then(|| std::str::from_utf8(&s).ok()?.parse::<usize>().ok())
-                    .flatten()
+                    .then(|| gnu_int(&s))
+                    .transpose()?
+                    .map(|n| n as usize)
                     .ok_or_else(|| {
                         let mut m = format!(
                             "Expected a positive decimal integer argument to {}, but got ",
@@ -1173,6 +1180,24 @@ latter is a POSIX-compliant feature.",
         let argv = self.args[start..end].to_vec();
         self.i = end + 1;
         Ok(Exec::new(argv, batch, ok, in_dir))
+    }
+}
+
+/// A number of decimal digits that GNU reads as a C `int` (user and group
+/// ids, depths), or GNU's message: the value beyond `int`, with the cause
+/// unless it is `LONG_MAX` itself (where `strtol` sets no error).
+fn gnu_int(s: &[u8]) -> Result<u32, Error> {
+    let v = std::str::from_utf8(s)
+        .ok()
+        .and_then(|t| t.parse::<u64>().ok());
+    match v {
+        Some(v) if v <= i32::MAX as u64 => Ok(v as u32),
+        Some(v) if v == i64::MAX as u64 => Err(s.to_vec()),
+        _ => {
+            let mut m = s.to_vec();
+            m.extend_from_slice(b": Numerical result out of range");
+            Err(m)
+        }
     }
 }
 
