@@ -163,6 +163,8 @@ pub fn main(argv: &[OsString]) -> i32 {
         msg::error(b"write error");
     });
     let follow_all = opts.follow == walk::Follow::Always;
+    let mut has_quit = false;
+    expr.each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
     let finder = eval::Finder::new(
         &expr,
         &out,
@@ -179,6 +181,18 @@ pub fn main(argv: &[OsString]) -> i32 {
             p.wait_shown();
         }
         match &opts.files0_from {
+            None if has_quit => {
+                // GNU takes the starting points one after the other: after
+                // `-quit`, the later ones are not even looked at.
+                for root in &opts.paths {
+                    if finder.quit_requested() {
+                        break;
+                    }
+                    let one = std::slice::from_ref(root);
+                    finder.set_roots(one);
+                    walk::walk(one, &wopts, &finder);
+                }
+            }
             None => {
                 finder.set_roots(&opts.paths);
                 walk::walk(&opts.paths, &wopts, &finder);
