@@ -96,9 +96,23 @@ pub struct Record {
     pub file_type: FileType,
     /// The character GNU ls puts after the mode: b' ', b'+' or b'.'.
     pub acl: u8,
+    /// A stat was asked for and failed.
+    pub stat_failed: bool,
+    /// The entry was gone at the stat and is not listed (our own
+    /// short-lived descriptors in `/proc/self/fd`).
+    gone: bool,
 }
 
 impl Record {
+    /// The inode number as ls prints it: `?` where the stat failed.
+    pub fn ino_text(&self) -> String {
+        if self.stat_failed {
+            "?".to_string()
+        } else {
+            self.ino.to_string()
+        }
+    }
+
     /// The stat, if one was asked for and succeeded.
     pub fn meta(&self) -> Option<&Meta> {
         (self.meta.mode != 0).then_some(&self.meta)
@@ -131,9 +145,18 @@ pub struct Listing {
     /// link count counts hidden subdirectories too.
     hidden_dirs: u64,
     hidden_unknown: Vec<u8>,
+    /// The directory is this process's own `/proc/self/fd` (or
+    /// `fdinfo`): an entry gone at the stat was one of the descriptors
+    /// the read itself used, not a file of the listing.
+    own_fds: bool,
 }
 
 impl Listing {
+    /// Says that the listing is of this process's own descriptors.
+    pub fn set_own_fds(&mut self, own: bool) {
+        self.own_fds = own;
+    }
+
     /// The number of entries.
     pub fn len(&self) -> usize {
         self.records.len()
@@ -218,6 +241,7 @@ impl Listing {
             return;
         }
         let threads = threads.clamp(1, 64);
+        let own_fds = self.own_fds;
         let arenas = &self.arenas;
         let targets = std::sync::Mutex::new(std::mem::take(&mut self.targets));
         // Small blocks handed out on demand rather than one share per
@@ -231,12 +255,15 @@ impl Listing {
                     let next = blocks.lock().unwrap_or_else(|p| p.into_inner()).next();
                     let Some(part) = next else { break };
                     for r in part {
-                        stat_one(arenas, r, dir, dir_path, needs, targets);
+                        stat_one(arenas, r, dir, dir_path, needs, targets, own_fds);
                     }
                 });
             }
         });
         self.targets = targets.into_inner().unwrap_or_else(|p| p.into_inner());
+        if self.records.iter().any(|r| r.gone) {
+            self.records.retain(|r| !r.gone);
+        }
     }
 
     /// Learns the type of every record whose type is still unknown, with
@@ -346,6 +373,8 @@ fn push_into(arena: &mut Vec<u8>, name: &[u8], file_type: FileType, ino: u64) ->
         arena: 0,
         file_type,
         acl: b' ',
+        stat_failed: false,
+        gone: false,
     }
 }
 
@@ -423,6 +452,7 @@ fn stat_one(
     dir_path: &[u8],
     needs: StatNeeds,
     targets: &std::sync::Mutex<Vec<Box<[u8]>>>,
+    own_fds: bool,
 ) {
     let a = &arenas[r.arena as usize];
     let start = r.name_start as usize;
@@ -430,7 +460,14 @@ fn stat_one(
         .expect("NUL-terminated");
     let st = match sys::statx_at(dir, name, needs.mask | StatxFlags::TYPE | StatxFlags::MODE) {
         Ok(st) => st,
-        Err(e) => return report_entry(dir_path, name.to_bytes(), "cannot access", &e),
+        Err(e) if own_fds && e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            r.gone = true;
+            return;
+        }
+        Err(e) => {
+            r.stat_failed = true;
+            return report_entry(dir_path, name.to_bytes(), "cannot access", &e);
+        }
     };
     r.meta = meta_from(&st);
     r.ino = st.stx_ino;

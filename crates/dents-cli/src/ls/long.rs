@@ -45,13 +45,14 @@ struct Columns<'a> {
 /// first (as for a directory).
 pub fn print(
     listing: &Listing,
+    also: Option<&Listing>,
     opts: &LsOptions,
     terminal: bool,
     total: bool,
     threads: usize,
     out: &Output,
 ) {
-    let cols = Columns::measure(listing, opts, terminal);
+    let cols = Columns::measure(listing, also, opts, terminal);
     let mut head = Vec::new();
     if total {
         let blocks: u64 = listing
@@ -135,7 +136,13 @@ impl IdNames {
 
 impl<'a> Columns<'a> {
     /// Looks up owners and groups and measures every column.
-    fn measure(listing: &Listing, opts: &'a LsOptions, terminal: bool) -> Columns<'a> {
+    /// `also`: the directory operands, measured but not printed here.
+    fn measure(
+        listing: &Listing,
+        also: Option<&Listing>,
+        opts: &'a LsOptions,
+        terminal: bool,
+    ) -> Columns<'a> {
         let mut cols = Columns {
             opts,
             terminal,
@@ -150,9 +157,12 @@ impl<'a> Columns<'a> {
         let (now_s, now_ns) = dents::sys::now();
         times.format(&mut scratch, now_s, now_ns);
         w.time = scratch.len();
-        for r in listing.iter() {
+        for r in listing
+            .iter()
+            .chain(also.into_iter().flat_map(|l| l.iter()))
+        {
             if opts.inode {
-                w.inode = w.inode.max(digits(r.ino));
+                w.inode = w.inode.max(r.ino_text().len());
             }
             let Some(m) = r.meta() else {
                 // A failed stat prints "?" in every column.
@@ -195,7 +205,7 @@ impl<'a> Columns<'a> {
     fn line(&self, out: &mut Vec<u8>, listing: &Listing, r: &Record, times: &mut TimeFormatter) {
         let w = &self.widths;
         if self.opts.inode {
-            pad_num(out, r.ino, w.inode);
+            pad_left(out, r.ino_text().as_bytes(), w.inode);
             out.push(b' ');
         }
         match r.meta() {

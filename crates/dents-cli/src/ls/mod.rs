@@ -111,15 +111,22 @@ impl Lister {
         // if some of them could not be listed.
         let headers = paths.len() > 1;
         let mut printed = false;
+        // GNU measures the columns of the files' listing over every
+        // operand, the directories' own lines included: they are stat'ed
+        // with the same needs first (defect 14).
+        let mut dir_needs = self.stat_needs();
+        if !(self.opts.long || self.opts.inode) || files.is_empty() {
+            dir_needs.mask &= StatxFlags::MTIME | StatxFlags::SIZE;
+            dir_needs.acl = false;
+        }
+        dir_needs.targets = false;
+        dir_needs.target_types = false;
+        dirs.stat_all(rustix::fs::CWD, b".", dir_needs, 1);
         if !files.is_empty() {
-            self.print_listing(files, rustix::fs::CWD, b".", false, None);
+            self.print_listing(files, rustix::fs::CWD, b".", false, None, Some(&dirs));
             printed = true;
         }
         // Directories are visited in the listing's order too.
-        let mut sort_needs = self.stat_needs();
-        sort_needs.mask &= StatxFlags::MTIME | StatxFlags::SIZE;
-        sort_needs.acl = false;
-        dirs.stat_all(rustix::fs::CWD, b".", sort_needs, 1);
         dirs.sort(self.opts.sort, self.opts.reverse, 1);
         for r in dirs.iter() {
             let path = dirs.name(r);
@@ -170,11 +177,12 @@ impl Lister {
             });
             self.after_read(path, &outcome);
             let mut listing = Listing::from_sinks(outcome.sinks);
+            listing.set_own_fds(is_own_fd_dir(dir.as_fd()));
             if self.opts.hidden == Hidden::All {
                 listing.push_name(b".", FileType::DIRECTORY, 0);
                 listing.push_name(b"..", FileType::DIRECTORY, 0);
             }
-            self.print_listing(listing, dir.as_fd(), path, true, before.as_ref());
+            self.print_listing(listing, dir.as_fd(), path, true, before.as_ref(), None);
         } else {
             let cfg = StreamConfig {
                 opts: &self.opts,
@@ -224,7 +232,8 @@ impl Lister {
     /// `is_dir`: a directory's contents (with the `total` line), not
     /// command-line files.  `before` is the directory's state before the
     /// read, given when types still unknown after the stats are to be
-    /// resolved (`-p`, `--file-type`).
+    /// resolved (`-p`, `--file-type`).  `also`: the directory operands,
+    /// whose lines GNU counts in the widths of the files' columns.
     fn print_listing(
         &self,
         mut listing: Listing,
@@ -232,6 +241,7 @@ impl Lister {
         dir_path: &[u8],
         is_dir: bool,
         before: Option<&DirState>,
+        also: Option<&Listing>,
     ) {
         let needs = self.stat_needs();
         let started = std::time::Instant::now();
@@ -261,6 +271,7 @@ impl Lister {
         } else if self.opts.long {
             long::print(
                 &listing,
+                also,
                 &self.opts,
                 self.terminal,
                 is_dir,
@@ -268,7 +279,7 @@ impl Lister {
                 &self.out,
             );
         } else {
-            self.print_short(&listing);
+            self.print_short(&listing, also);
         }
     }
 
@@ -286,6 +297,11 @@ impl Lister {
                 | StatxFlags::BLOCKS
                 | StatxFlags::MTIME
                 | StatxFlags::INO;
+        }
+        // GNU stats every entry for -i: `d_ino` is the mounted-on
+        // directory's number at a mount point, not the mounted root's.
+        if o.inode {
+            mask |= StatxFlags::INO;
         }
         match o.sort {
             SortKey::Time => mask |= StatxFlags::MTIME,
@@ -306,12 +322,26 @@ impl Lister {
     }
 
     /// Prints a gathered listing one name per line.
-    fn print_short(&self, listing: &Listing) {
+    fn print_short(&self, listing: &Listing, also: Option<&Listing>) {
         let mut buf = crate::output::ThreadBuf::new(&self.out);
+        // GNU pads the inode numbers to the widest of the listing (and of
+        // the directory operands, for the files' listing).
+        let ino_width = if self.opts.inode {
+            listing
+                .iter()
+                .chain(also.into_iter().flat_map(|l| l.iter()))
+                .map(|r| r.ino_text().len())
+                .max()
+                .unwrap_or(0)
+        } else {
+            0
+        };
         for r in listing.iter() {
             let out = &mut buf.buf;
             if self.opts.inode {
-                out.extend_from_slice(r.ino.to_string().as_bytes());
+                let t = r.ino_text();
+                out.resize(out.len() + ino_width.saturating_sub(t.len()), b' ');
+                out.extend_from_slice(t.as_bytes());
                 out.push(b' ');
             }
             name::push_name(out, listing.name(r), self.terminal);
@@ -341,6 +371,25 @@ fn arg_type(path: &CString, follow: bool) -> std::io::Result<FileType> {
         }
     }
     Ok(t)
+}
+
+/// Whether `dir` is this process's own `/proc/self/fd` or `fdinfo`,
+/// where the descriptors the read itself opened and closed appear.
+fn is_own_fd_dir(dir: BorrowedFd<'_>) -> bool {
+    let Ok(st) = sys::fstat(dir) else {
+        return false;
+    };
+    [
+        c"/proc/self/fd",
+        c"/proc/self/fdinfo",
+        c"/proc/thread-self/fd",
+    ]
+    .iter()
+    .any(|p| {
+        sys::statx_follow_at(rustix::fs::CWD, p, StatxFlags::INO).is_ok_and(|s| {
+            s.stx_ino == st.st_ino && sys::makedev(s.stx_dev_major, s.stx_dev_minor) == st.st_dev
+        })
+    })
 }
 
 /// ENOENT, for a path that cannot name a file (it holds a NUL byte).
