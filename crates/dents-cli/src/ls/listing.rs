@@ -332,19 +332,50 @@ impl Listing {
         }
     }
 
-    /// Sorts by `key`, reversed if asked, on `threads` threads.
-    pub fn sort(&mut self, key: SortKey, reverse: bool, threads: usize) {
+    /// Sorts by `key`, reversed if asked, directories first if asked,
+    /// on `threads` threads.  Names compare in the locale's collation
+    /// (`strcoll`), as GNU's; `width`: a name's width on the screen (for
+    /// `--sort=width`).
+    pub fn sort(
+        &mut self,
+        key: SortKey,
+        reverse: bool,
+        dirs_first: bool,
+        threads: usize,
+        width: &(dyn Fn(&[u8]) -> usize + Sync),
+    ) {
         let mut order: Vec<u32> = (0..self.records.len() as u32).collect();
-        if key == SortKey::None {
+        if key == SortKey::None && !dirs_first {
             if reverse {
                 order.reverse();
                 self.order = order;
             }
             return;
         }
+        let bytewise = sys::collation_is_bytewise();
         let (arenas, records) = (&self.arenas, &self.records);
+        let ctx = SortCtx {
+            arenas,
+            key,
+            bytewise,
+            width,
+        };
+        let is_dir = |r: &Record| {
+            r.file_type.is_dir()
+                || (r.file_type == FileType::SYMLINK && r.target_mode as u32 & 0o170000 == 0o040000)
+        };
         let cmp = |a: &u32, b: &u32| {
-            let o = compare(arenas, key, &records[*a as usize], &records[*b as usize]);
+            let (ra, rb) = (&records[*a as usize], &records[*b as usize]);
+            if dirs_first {
+                let o = is_dir(rb).cmp(&is_dir(ra));
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            if key == SortKey::None {
+                return if reverse { b.cmp(a) } else { a.cmp(b) };
+            }
+            let o = ctx.compare(ra, rb);
             if reverse {
                 o.reverse()
             } else {
@@ -384,16 +415,62 @@ fn arena_name<'a>(arenas: &'a [Vec<u8>], r: &Record) -> &'a [u8] {
     &a[r.name_start as usize..r.name_start as usize + r.name_len as usize]
 }
 
-/// Orders two records as ls does for `key` (ties broken by name).
-fn compare(arenas: &[Vec<u8>], key: SortKey, a: &Record, b: &Record) -> Ordering {
-    let by_name = || arena_name(arenas, a).cmp(arena_name(arenas, b));
-    let mtime = |r: &Record| r.meta.mtime();
-    let size = |r: &Record| r.meta.size();
-    match key {
-        SortKey::None | SortKey::Name => by_name(),
-        SortKey::Time => mtime(b).cmp(&mtime(a)).then_with(by_name),
-        SortKey::Size => size(b).cmp(&size(a)).then_with(by_name),
+/// What comparing two records needs.
+struct SortCtx<'a> {
+    arenas: &'a [Vec<u8>],
+    key: SortKey,
+    /// The collation is byte order (C, POSIX, C.UTF-8).
+    bytewise: bool,
+    width: &'a (dyn Fn(&[u8]) -> usize + Sync),
+}
+
+impl SortCtx<'_> {
+    /// Orders two names in the locale's collation.
+    fn coll(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if self.bytewise {
+            return a.cmp(b);
+        }
+        fn c(n: &[u8]) -> &CStr {
+            CStr::from_bytes_until_nul(n).expect("NUL-terminated")
+        }
+        sys::strcoll(c(a), c(b))
     }
+
+    /// Orders two records as ls does for `key` (ties broken by name).
+    fn compare(&self, a: &Record, b: &Record) -> Ordering {
+        let (na, nb) = (arena_cname(self.arenas, a), arena_cname(self.arenas, b));
+        let by_name = || self.coll(na, nb);
+        let mtime = |r: &Record| r.meta.mtime();
+        let size = |r: &Record| r.meta.size();
+        let bare = |n: &'_ [u8]| n[..n.len() - 1].to_vec();
+        match self.key {
+            SortKey::None | SortKey::Name => by_name(),
+            SortKey::Time => mtime(b).cmp(&mtime(a)).then_with(by_name),
+            SortKey::Size => size(b).cmp(&size(a)).then_with(by_name),
+            SortKey::Version => {
+                super::version::filevercmp(&bare(na), &bare(nb)).then_with(|| na.cmp(nb))
+            }
+            SortKey::Extension => {
+                let ext = |n: &'_ [u8]| -> Vec<u8> {
+                    match n.iter().rposition(|&c| c == b'.') {
+                        Some(i) => n[i..].to_vec(),
+                        None => vec![0],
+                    }
+                };
+                self.coll(&ext(na), &ext(nb)).then_with(by_name)
+            }
+            SortKey::Width => {
+                let w = |n: &[u8]| (self.width)(&n[..n.len() - 1]);
+                w(na).cmp(&w(nb)).then_with(by_name)
+            }
+        }
+    }
+}
+
+/// The name of `r` with its terminating NUL.
+fn arena_cname<'a>(arenas: &'a [Vec<u8>], r: &Record) -> &'a [u8] {
+    let a = &arenas[r.arena as usize];
+    &a[r.name_start as usize..r.name_start as usize + r.name_len as usize + 1]
 }
 
 /// Sorts `v` with `cmp`: runs sorted on `threads` threads, then merged.

@@ -9,7 +9,7 @@ use dents::dir::FileType;
 
 use super::args::{Indicator, LsOptions};
 use super::listing::{Listing, Record};
-use super::name;
+use super::name::{self, NameStyle};
 use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
 use crate::numfmt::{digits, push_u64};
@@ -34,7 +34,7 @@ struct Widths {
 /// Everything the lines of one listing share.
 struct Columns<'a> {
     opts: &'a LsOptions,
-    terminal: bool,
+    style: &'a NameStyle<'a>,
     users: IdNames,
     groups: IdNames,
     widths: Widths,
@@ -47,12 +47,12 @@ pub fn print(
     listing: &Listing,
     also: Option<&Listing>,
     opts: &LsOptions,
-    terminal: bool,
+    style: &NameStyle<'_>,
     total: bool,
     threads: usize,
     out: &Output,
 ) {
-    let cols = Columns::measure(listing, also, opts, terminal);
+    let cols = Columns::measure(listing, also, opts, style);
     let mut head = Vec::new();
     if total {
         let blocks: u64 = listing
@@ -141,11 +141,11 @@ impl<'a> Columns<'a> {
         listing: &Listing,
         also: Option<&Listing>,
         opts: &'a LsOptions,
-        terminal: bool,
+        style: &'a NameStyle<'a>,
     ) -> Columns<'a> {
         let mut cols = Columns {
             opts,
-            terminal,
+            style,
             users: IdNames::default(),
             groups: IdNames::default(),
             widths: Widths::default(),
@@ -203,6 +203,7 @@ impl<'a> Columns<'a> {
 
     /// Appends the long-format line of `r`.
     fn line(&self, out: &mut Vec<u8>, listing: &Listing, r: &Record, times: &mut TimeFormatter) {
+        let line_start = out.len();
         let w = &self.widths;
         if self.opts.inode {
             pad_left(out, r.ino_text().as_bytes(), w.inode);
@@ -242,10 +243,19 @@ impl<'a> Columns<'a> {
             }
             None => self.unknown_columns(out, r.file_type),
         }
-        name::push_name(out, listing.name(r), self.terminal);
+        let kind = name::kind_of(r);
+        let w = self.style.push(
+            out,
+            listing.name(r),
+            &kind,
+            false,
+            out.len() - line_start,
+            false,
+        );
         if let Some(t) = listing.target(r) {
             out.extend_from_slice(b" -> ");
-            name::push_name(out, t, self.terminal);
+            let col = out.len() - line_start - w.len + w.width;
+            self.style.push(out, t, &kind, true, col, false);
             if r.target_mode != 0 {
                 push_mode_indicator(out, r.target_mode as u32, self.opts.indicator);
             }

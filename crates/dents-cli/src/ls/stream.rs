@@ -31,8 +31,8 @@ use crate::output::{Output, ThreadBuf};
 pub struct StreamConfig<'a> {
     /// The options.
     pub opts: &'a LsOptions,
-    /// Whether names are quoted for a terminal.
-    pub terminal: bool,
+    /// How names are quoted.
+    pub quoter: &'a super::quoting::Quoter,
     /// The directory as named on the command line, for messages.
     pub dir_path: &'a [u8],
     /// How types were learnt.
@@ -202,7 +202,7 @@ fn format_line(
         }
         out.push(b' ');
     }
-    name::push_name(out, name, cfg.terminal);
+    name::push_name(out, name, cfg.quoter);
     if let Some(c) = suffix {
         out.push(c);
     }
