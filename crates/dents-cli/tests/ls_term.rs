@@ -9,6 +9,7 @@
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -186,4 +187,267 @@ fn long_widths_count_directory_operands() {
         same_s(d, lc, &[], &["-li", "--sort=name", "f", "big"]);
         same_s(d, lc, &[], &["-l", "-t", "big", "f"]);
     }
+}
+
+// ---------------------------------------------------------------------
+// Issue 14: GNU's look, into a pipe (options ask for it) and on a
+// terminal (by default).
+
+/// A directory of awkward names and every kind of file.
+fn odd_tree() -> tempfile::TempDir {
+    let t = tmp();
+    let d = t.path().join("d");
+    fs::create_dir(&d).unwrap();
+    let names: &[&[u8]] = &[
+        b"a",
+        b"B",
+        b"b c",
+        b"it's",
+        b"new\nline",
+        b"bad\xffutf8",
+        b"x:y",
+        b"#hash",
+        b"a@b",
+        "caf\u{e9}".as_bytes(),
+        "\u{65e5}\u{672c}".as_bytes(),
+        b"Zed",
+        b"zed",
+        b".hid",
+        b"q\"uote",
+        b"tab\tt",
+        b"x.tar.gz",
+        b"v1.10",
+        b"v1.9",
+        b"v1.9~",
+        b"back\\slash",
+        b"dollar$",
+        b"{",
+        b"~tilde",
+        &[b'L'; 120],
+    ];
+    for n in names {
+        touch(&d.join(OsStr::from_bytes(n)));
+    }
+    let exe = d.join("exe");
+    touch(&exe);
+    fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+    let suid = d.join("suid");
+    touch(&suid);
+    fs::set_permissions(&suid, fs::Permissions::from_mode(0o4755)).unwrap();
+    fs::create_dir(d.join("sub")).unwrap();
+    fs::create_dir(d.join("sub/deeper")).unwrap();
+    touch(&d.join("sub/deeper/leaf"));
+    touch(&d.join("sub/f"));
+    let sticky = d.join("sticky");
+    fs::create_dir(&sticky).unwrap();
+    fs::set_permissions(&sticky, fs::Permissions::from_mode(0o1777)).unwrap();
+    std::os::unix::fs::symlink("a", d.join("lnk")).unwrap();
+    std::os::unix::fs::symlink("nowhere", d.join("broken")).unwrap();
+    std::os::unix::fs::symlink("sub", d.join("dirlink")).unwrap();
+    let st = Command::new("mkfifo").arg(d.join("fifo")).status().unwrap();
+    assert!(st.success());
+    t
+}
+
+/// The options of issue 14, each checked against GNU ls.
+const OPTION_SETS: &[&[&str]] = &[
+    &["-C"],
+    &["-x"],
+    &["-m"],
+    &["-1"],
+    &["-C", "-w", "30"],
+    &["-x", "-w", "45"],
+    &["-C", "-w", "0"],
+    &["-C", "-T", "0"],
+    &["-C", "-T", "4"],
+    &["-C", "-N"],
+    &["-C", "-b"],
+    &["-C", "-q"],
+    &["-C", "-Q"],
+    &["-C", "--show-control-chars"],
+    &["-C", "--quoting-style=literal"],
+    &["-C", "--quoting-style=shell"],
+    &["-C", "--quoting-style=shell-always"],
+    &["-C", "--quoting-style=shell-escape"],
+    &["-C", "--quoting-style=shell-escape-always"],
+    &["-C", "--quoting-style=c"],
+    &["-C", "--quoting-style=c-maybe"],
+    &["-C", "--quoting-style=escape"],
+    &["-C", "--quoting-style=locale"],
+    &["-C", "--quoting-style=clocale"],
+    &["-C", "-F"],
+    &["-C", "-p"],
+    &["-C", "--indicator-style=file-type"],
+    &["-C", "--indicator-style=slash"],
+    &["-C", "-i"],
+    &["-C", "-r"],
+    &["-C", "-A"],
+    &["-C", "-a"],
+    &["-C", "-v"],
+    &["-C", "-X"],
+    &["-C", "--group-directories-first"],
+    &["-C", "--sort=width"],
+    &["-C", "--color=always"],
+    &["-x", "--color=always", "-F"],
+    &["-1", "--color=always"],
+    &["-l", "--color=always"],
+    &["-l", "--quoting-style=shell-escape"],
+    &["-C", "-R"],
+    &["-R"],
+    &["-lR"],
+    &["-C", "--color=never"],
+];
+
+#[test]
+fn pipe_options_match_gnu_in_c_and_utf8() {
+    let t = odd_tree();
+    for lc in ["C", "C.UTF-8"] {
+        for set in OPTION_SETS {
+            let mut args: Vec<&str> = vec!["--sort=name"];
+            // An explicit order replaces the name order.
+            if set
+                .iter()
+                .any(|a| matches!(*a, "-v" | "-X" | "--sort=width"))
+            {
+                args.clear();
+            }
+            args.extend_from_slice(set);
+            args.push("d");
+            same_s(t.path(), lc, &[], &args);
+        }
+    }
+}
+
+#[test]
+fn colors_follow_ls_colors_as_gnu() {
+    let t = odd_tree();
+    let tables = [
+        "di=01;34:ln=01;36:ex=01;32:*.gz=01;31:or=40;31;01:mi=05;37;41",
+        "ln=target:di=4",
+        "no=33:fi=00:*.GZ=35",
+        "ec=\\e[0m:lc=\\e[:rc=m:di=1",
+        "lc=<:rc=>:di=1",
+        "xx=1",
+        "mh=44:st=0:tw=0:ow=0",
+    ];
+    for lc in ["C", "C.UTF-8"] {
+        for table in tables {
+            for set in [&["-C"][..], &["-1"], &["-l"], &["-x", "-F"]] {
+                let mut args = vec!["--sort=name", "--color=always"];
+                args.extend_from_slice(set);
+                args.push("d");
+                same_s(t.path(), lc, &[("LS_COLORS", table)], &args);
+            }
+        }
+    }
+}
+
+#[test]
+fn argument_errors_in_gnus_words() {
+    let t = tmp();
+    for lc in ["C", "C.UTF-8"] {
+        for args in [
+            &["--sort=bogus"][..],
+            &["--format=x"],
+            &["--color=x"],
+            &["--quoting-style=x"],
+            &["--indicator-style=x"],
+            &["--classify=x"],
+            &["-w", "x"],
+            &["-T", "x"],
+            &["-y"],
+            &["--bogus"],
+            &["--sort"],
+            &["--sort=ti", "-1"],
+            &["--color=al", "-1"],
+            &["--format=ac"],
+        ] {
+            same_s(t.path(), lc, &[], args);
+        }
+    }
+}
+
+/// Runs `sh -c SCRIPT` on a pseudo-terminal of 80 columns (util-linux
+/// `script`) in `cwd`; what reached the terminal.  `None` without
+/// `script` (a failure in CI).
+fn on_pty(cwd: &Path, lc: &str, script: &str) -> Option<Vec<u8>> {
+    let have = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have {
+        assert!(std::env::var_os("CI").is_none(), "required in CI: script");
+        eprintln!("SKIPPED: util-linux script is not installed");
+        return None;
+    }
+    let log = cwd.join("typescript");
+    let mut c = Command::new("script");
+    clean(&mut c, lc);
+    c.args(["-q", "-e", "-c", &format!("stty cols 80 rows 24; {script}")])
+        .arg(&log)
+        .current_dir(cwd)
+        .env("DENTS", dents_bin())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    c.status().unwrap();
+    let mut ts = fs::read(&log).unwrap();
+    fs::remove_file(&log).unwrap();
+    if let Some(i) = ts.iter().position(|&b| b == b'\n') {
+        ts.drain(..=i);
+    }
+    if let Some(i) = ts.windows(12).rposition(|w| w == b"\nScript done") {
+        ts.truncate(i);
+    }
+    Some(ts)
+}
+
+#[test]
+fn terminal_default_is_gnus_output() {
+    let t = odd_tree();
+    for lc in ["C", "C.UTF-8"] {
+        for opts in [
+            "",
+            "-x",
+            "-1",
+            "-l",
+            "-F",
+            "--color=auto",
+            "--color=auto -l",
+            "-R",
+            "-N",
+            "-q",
+            "-b",
+            "-i",
+            "-d d/sub d/a",
+        ] {
+            let target = if opts.starts_with("-d") { "" } else { "d" };
+            let d = on_pty(t.path(), lc, &format!("\"$DENTS\" ls {opts} {target}"));
+            let Some(d) = d else { return };
+            let g = on_pty(t.path(), lc, &format!("ls {opts} {target}")).unwrap();
+            assert_eq!(show(&d), show(&g), "ls {opts} on a terminal in {lc}");
+        }
+    }
+}
+
+#[test]
+fn off_a_terminal_the_default_stays_streamed_and_raw() {
+    let t = odd_tree();
+    let mut c = Command::new(dents_bin());
+    clean(&mut c, "C");
+    let o = c.current_dir(t.path()).args(["ls", "d"]).output().unwrap();
+    let (_, g) = both(
+        t.path(),
+        "C",
+        &[],
+        &[b"-U", b"-1", b"--quoting-style=literal", b"d"],
+    );
+    let lines = |b: &[u8]| {
+        let mut v: Vec<Vec<u8>> = b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(lines(&o.stdout), lines(&g.stdout));
+    assert!(o.stdout.windows(8).any(|w| w == b"new\nline"));
 }

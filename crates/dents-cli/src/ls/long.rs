@@ -204,6 +204,10 @@ impl<'a> Columns<'a> {
     /// Appends the long-format line of `r`.
     fn line(&self, out: &mut Vec<u8>, listing: &Listing, r: &Record, times: &mut TimeFormatter) {
         let line_start = out.len();
+        // GNU sets the normal color (`no`) at the start of each line.
+        if let Some(c) = self.style.colors {
+            c.normal(out);
+        }
         let w = &self.widths;
         if self.opts.inode {
             pad_left(out, r.ino_text().as_bytes(), w.inode);

@@ -162,13 +162,11 @@ impl LsColors {
                     }
                     let label = &p[..2];
                     let Some(i) = NAMES.iter().position(|n| n.as_bytes() == label) else {
-                        crate::errors::write_stderr(
-                            format!(
-                                "dents: unrecognized prefix: {}\n",
-                                String::from_utf8_lossy(label)
-                            )
-                            .as_bytes(),
-                        );
+                        let q = super::quoting::Quoter::new(super::quoting::Style::Locale, false);
+                        let mut msg = b"dents: unrecognized prefix: ".to_vec();
+                        msg.extend_from_slice(&q.quote(label).bytes);
+                        msg.push(b'\n');
+                        crate::errors::write_stderr(&msg);
                         return false;
                     };
                     let Some((seq, rest)) = crate::find::color::unescape(&p[3..], b':') else {
