@@ -557,7 +557,7 @@ pub fn options(m: &ArgMatches, terminal: bool) -> Result<LsOptions, Usage> {
     };
     let classify = when("classify", "--classify")?.unwrap_or(false);
     let mut color = when("color", "--color")?.unwrap_or(false);
-    if given("f").is_some_and(|f| given("color").is_none_or(|c| c < f)) {
+    if given("f").is_some_and(|f| given("color").map_or(true, |c| c < f)) {
         color = false;
     }
     let style_word = match word("indicator-style") {

@@ -72,7 +72,13 @@ pub fn print(
 
     // Blocks of records are formatted by all threads at once, each into a
     // buffer of its own that is reused, then written in order.
-    let threads = threads.clamp(1, 64);
+    // Painted lines on one thread: GNU's reset before the first color
+    // must land in the first painted line.
+    let threads = if style.colors.is_some() {
+        1
+    } else {
+        threads.clamp(1, 64)
+    };
     let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); threads];
     let mut times: Vec<TimeFormatter> = (0..threads)
         .map(|_| TimeFormatter::new(&opts.time_style))

@@ -396,7 +396,7 @@ fn restyled(
         if action == 0 {
             let in_extra = extra.is_some_and(|e| e[c as usize]);
             let escapes = (backslash_escapes && !shell_always) || elide;
-            action = if !(escapes && in_extra) && !is_right_quote {
+            action = if !(is_right_quote || escapes && in_extra) {
                 2
             } else {
                 1
