@@ -26,6 +26,10 @@
 #   exec       issue 5: -type f -exec /bin/true {} + on tree/files100k
 #              (100,000 files): dents find, bfs, bfs 2.6, GNU find; the
 #              number of child processes each spawns goes to notes.txt
+#   lsterm     issue 14: GNU's look: dents ls -R (unsorted), dents ls -R
+#              --sort=name and ls -R on tree/shape; dents ls --color=always
+#              -C --sort=name against ls --color=always -C, with -R on
+#              tree/shape and on ext4/flat1m (80 columns: no terminal)
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -335,6 +339,26 @@ group_printf() {
 
 # Issue 5: -exec ... {} +, whose cost is the batching: how many children
 # are spawned for 100,000 paths.  ID exec-files100k.
+# Issue 14: the terminal form of ls (sorted, columns, colors) and -R,
+# written to a file: --sort=name gives GNU's order (dents streams unsorted
+# off a terminal unless asked), --color=always -C GNU's look.  The sorted
+# commands' outputs are identical to GNU's (tests/ls_term.rs; checked on
+# these corpora with cmp when the group was written).  IDs lsterm-shape-R,
+# lsterm-shape-color, lsterm-flat1m-color.
+group_lsterm() {
+    local d=$B/tree/shape f=$B/ext4/flat1m
+    add "dents ls -R" "$DENTS" ls -R "$d"
+    add "dents ls -R --sort=name" "$DENTS" ls -R --sort=name "$d"
+    add "ls -R" ls -R "$d"
+    measure lsterm-shape-R
+    add "dents ls -R --color=always -C --sort=name" "$DENTS" ls -R --color=always -C --sort=name "$d"
+    add "ls -R --color=always -C" ls -R --color=always -C "$d"
+    measure lsterm-shape-color
+    add "dents ls --color=always -C --sort=name" "$DENTS" ls --color=always -C --sort=name "$f"
+    add "ls --color=always -C" ls --color=always -C "$f"
+    measure lsterm-flat1m-color
+}
+
 group_exec() {
     local d=$B/tree/files100k
     add "dents find -type f -exec /bin/true {} +" "$DENTS" find "$d" -type f -exec /bin/true {} +
@@ -387,7 +411,7 @@ environment() {
     } > "$OUT/env.txt"
 }
 
-[ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec
+[ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec lsterm
 for g in "$@"; do
     declare -F "group_$g" >/dev/null || { echo "run.sh: no group $g" >&2; exit 2; }
 done

@@ -145,18 +145,9 @@ pub struct Listing {
     /// link count counts hidden subdirectories too.
     hidden_dirs: u64,
     hidden_unknown: Vec<u8>,
-    /// The directory is this process's own `/proc/self/fd` (or
-    /// `fdinfo`): an entry gone at the stat was one of the descriptors
-    /// the read itself used, not a file of the listing.
-    own_fds: bool,
 }
 
 impl Listing {
-    /// Says that the listing is of this process's own descriptors.
-    pub fn set_own_fds(&mut self, own: bool) {
-        self.own_fds = own;
-    }
-
     /// The number of entries.
     pub fn len(&self) -> usize {
         self.records.len()
@@ -240,13 +231,27 @@ impl Listing {
         if needs.mask.is_empty() {
             return;
         }
-        let threads = threads.clamp(1, 64);
-        let own_fds = self.own_fds;
+        // Small listings (most directories of a tree under -R) are stat'ed
+        // on this thread: starting threads would cost more than the stats.
+        let threads = if self.records.len() <= STAT_BLOCK {
+            1
+        } else {
+            threads.clamp(1, 64)
+        };
         let arenas = &self.arenas;
         let targets = std::sync::Mutex::new(std::mem::take(&mut self.targets));
         // Small blocks handed out on demand rather than one share per
         // thread: a thread that gets slower names (or less CPU) does not
         // leave the others idle at the end.
+        if threads == 1 {
+            let mut targets = targets;
+            for r in &mut self.records {
+                stat_one(arenas, r, dir, dir_path, needs, &targets);
+            }
+            self.targets = std::mem::take(targets.get_mut().unwrap_or_else(|p| p.into_inner()));
+            self.settle_vanished(dir, dir_path);
+            return;
+        }
         let blocks = std::sync::Mutex::new(self.records.chunks_mut(STAT_BLOCK));
         std::thread::scope(|scope| {
             for _ in 0..threads {
@@ -255,14 +260,34 @@ impl Listing {
                     let next = blocks.lock().unwrap_or_else(|p| p.into_inner()).next();
                     let Some(part) = next else { break };
                     for r in part {
-                        stat_one(arenas, r, dir, dir_path, needs, targets, own_fds);
+                        stat_one(arenas, r, dir, dir_path, needs, targets);
                     }
                 });
             }
         });
         self.targets = targets.into_inner().unwrap_or_else(|p| p.into_inner());
-        if self.records.iter().any(|r| r.gone) {
+        self.settle_vanished(dir, dir_path);
+    }
+
+    /// Entries gone between the read and their stat: in this process's own
+    /// `/proc/self/fd`, the descriptors the read itself used, which GNU's
+    /// listing does not have: dropped.  Elsewhere, reported as ls reports
+    /// them.
+    fn settle_vanished(&mut self, dir: BorrowedFd<'_>, dir_path: &[u8]) {
+        if !self.records.iter().any(|r| r.gone) {
+            return;
+        }
+        if is_own_fd_dir(dir) {
             self.records.retain(|r| !r.gone);
+            return;
+        }
+        let e = std::io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
+        for i in 0..self.records.len() {
+            if self.records[i].gone {
+                self.records[i].gone = false;
+                let name = arena_name(&self.arenas, &self.records[i]).to_vec();
+                report_entry(dir_path, &name, "cannot access", &e);
+            }
         }
     }
 
@@ -384,6 +409,22 @@ impl Listing {
         };
         self.order = parallel_sort(order, threads, &cmp);
     }
+}
+
+/// Whether `dir` is this process's own `/proc/self/fd` or `fdinfo`,
+/// where the descriptors the read itself opened and closed appear.
+fn is_own_fd_dir(dir: BorrowedFd<'_>) -> bool {
+    let Ok(st) = sys::fstat(dir) else {
+        return false;
+    };
+    [
+        c"/proc/self/fd",
+        c"/proc/self/fdinfo",
+        c"/proc/thread-self/fd",
+    ]
+    .iter()
+    .filter_map(|p| sys::statx_follow_at(rustix::fs::CWD, p, StatxFlags::INO).ok())
+    .any(|s| s.stx_ino == st.st_ino && sys::makedev(s.stx_dev_major, s.stx_dev_minor) == st.st_dev)
 }
 
 /// Records stat'ed by one thread at a time in [`Listing::stat_all`].
@@ -529,7 +570,6 @@ fn stat_one(
     dir_path: &[u8],
     needs: StatNeeds,
     targets: &std::sync::Mutex<Vec<Box<[u8]>>>,
-    own_fds: bool,
 ) {
     let a = &arenas[r.arena as usize];
     let start = r.name_start as usize;
@@ -537,8 +577,10 @@ fn stat_one(
         .expect("NUL-terminated");
     let st = match sys::statx_at(dir, name, needs.mask | StatxFlags::TYPE | StatxFlags::MODE) {
         Ok(st) => st,
-        Err(e) if own_fds && e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            // Reported (or dropped) once all are stat'ed.
             r.gone = true;
+            r.stat_failed = true;
             return;
         }
         Err(e) => {

@@ -84,6 +84,14 @@ struct Lister {
     dir_quoter: Quoter,
     /// The colors, when painting.
     colors: Option<LsColors>,
+    /// How directories are read.
+    read_opts: ReadOptions,
+    /// Output not yet written: off a terminal, short listings of many
+    /// small directories (-R) go out in large writes, as GNU's buffered
+    /// output does.
+    carry: std::sync::Mutex<Vec<u8>>,
+    /// Standard output is a terminal (each directory written at once).
+    terminal: bool,
     /// Something was written (a blank line goes before the next heading).
     printed: std::sync::atomic::AtomicBool,
     /// (device, inode) of the directories being listed by -R: a loop
@@ -92,7 +100,7 @@ struct Lister {
 }
 
 impl Lister {
-    fn new(opts: LsOptions, _terminal: bool) -> Lister {
+    fn new(opts: LsOptions, terminal: bool) -> Lister {
         let threads = opts.threads.unwrap_or_else(slice::default_threads);
         let mut quoter = Quoter::new(opts.quoting, opts.qmark);
         if opts.quoting == quoting::Style::Escape {
@@ -118,9 +126,33 @@ impl Lister {
             quoter,
             dir_quoter,
             colors,
+            read_opts: ReadOptions {
+                threads,
+                ..ReadOptions::default()
+            },
+            carry: std::sync::Mutex::new(Vec::new()),
+            terminal,
             printed: std::sync::atomic::AtomicBool::new(false),
             active: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Writes `bytes` after what is carried, at once on a terminal or
+    /// when enough is gathered.
+    fn emit(&self, bytes: &[u8]) {
+        let mut carry = self.carry.lock().unwrap_or_else(|p| p.into_inner());
+        carry.extend_from_slice(bytes);
+        if self.terminal || carry.len() >= crate::output::FLUSH_AT {
+            self.out.write(&carry);
+            carry.clear();
+        }
+    }
+
+    /// Writes what is carried.
+    fn flush_carry(&self) {
+        let mut carry = self.carry.lock().unwrap_or_else(|p| p.into_inner());
+        self.out.write(&carry);
+        carry.clear();
     }
 
     /// Whether GNU pads unquoted names in this format (when some are
@@ -214,8 +246,9 @@ impl Lister {
         if let Some(colors) = &self.colors {
             let mut end = Vec::new();
             colors.finish(&mut end);
-            self.out.write(&end);
+            self.emit(&end);
         }
+        self.flush_carry();
         if self.opts.debug {
             errors::write_stderr(format!("dents: debug: {}\n", self.counters.summary()).as_bytes());
         }
@@ -292,11 +325,11 @@ impl Lister {
                 active.push(id);
             }
         }
-        self.out.write(head);
-        let read_opts = ReadOptions {
-            threads: self.threads,
-            ..ReadOptions::default()
-        };
+        self.emit(head);
+        // Built once: `ReadOptions::default()` asks the available
+        // parallelism, which reads cgroup files each time (-R: per
+        // directory).
+        let read_opts = &self.read_opts;
         // The state before the read, for the link-count trick's check.
         let resolving = matches!(self.opts.indicator, Indicator::Slash | Indicator::FileType);
         let before = if resolving {
@@ -312,7 +345,7 @@ impl Lister {
             || self.opts.dirs_first;
         if gather {
             let ignore_dtype = self.opts.ignore_dtype;
-            let outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
+            let outcome = slice::read_dir(dir.as_fd(), read_opts, |_| {
                 GatherSink::new(self.opts.hidden, ignore_dtype)
             });
             for e in &outcome.errors {
@@ -320,7 +353,6 @@ impl Lister {
             }
             self.after_read(path, &outcome);
             let mut listing = Listing::from_sinks(outcome.sinks);
-            listing.set_own_fds(is_own_fd_dir(dir.as_fd()));
             if self.opts.hidden == Hidden::All {
                 listing.push_name(b".", FileType::DIRECTORY, 0);
                 listing.push_name(b"..", FileType::DIRECTORY, 0);
@@ -336,6 +368,7 @@ impl Lister {
                 }
             }
         } else {
+            self.flush_carry();
             let cfg = StreamConfig {
                 opts: &self.opts,
                 quoter: &self.quoter,
@@ -349,9 +382,8 @@ impl Lister {
                 dots.dot_entry(dir.as_fd(), c"..");
                 count += dots.count;
             }
-            let mut outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
-                StreamSink::new(&cfg, &self.out)
-            });
+            let mut outcome =
+                slice::read_dir(dir.as_fd(), read_opts, |_| StreamSink::new(&cfg, &self.out));
             for e in &outcome.errors {
                 errors::report(status, "reading directory", path, e);
             }
@@ -431,8 +463,9 @@ impl Lister {
             errors::write_stderr(msg.as_bytes());
         }
         if self.opts.count {
-            self.out.write(format!("{}\n", listing.len()).as_bytes());
+            self.emit(format!("{}\n", listing.len()).as_bytes());
         } else if self.opts.long {
+            self.flush_carry();
             long::print(
                 &listing,
                 also,
@@ -496,6 +529,25 @@ impl Lister {
     /// columns or commas).
     fn print_short(&self, listing: &Listing, also: Option<&Listing>) {
         let mut buf = crate::output::ThreadBuf::new(&self.out);
+        buf.buf
+            .append(&mut self.carry.lock().unwrap_or_else(|p| p.into_inner()));
+        self.print_short_into(listing, also, &mut buf);
+        // What is left is carried on to the next directory's.
+        if !self.terminal {
+            std::mem::swap(
+                &mut buf.buf,
+                &mut self.carry.lock().unwrap_or_else(|p| p.into_inner()),
+            );
+        }
+    }
+
+    /// Formats a short listing into `buf`.
+    fn print_short_into(
+        &self,
+        listing: &Listing,
+        also: Option<&Listing>,
+        buf: &mut crate::output::ThreadBuf<'_>,
+    ) {
         // GNU pads the inode numbers to the widest of the listing (and of
         // the directory operands, for the files' listing).
         let ino_width = if self.opts.inode {
@@ -544,7 +596,7 @@ impl Lister {
             self.opts.tabsize,
             eol,
             self.colors.as_ref(),
-            &mut buf,
+            buf,
         );
     }
 
@@ -583,25 +635,6 @@ fn arg_type(path: &CString, follow: bool) -> std::io::Result<FileType> {
         }
     }
     Ok(t)
-}
-
-/// Whether `dir` is this process's own `/proc/self/fd` or `fdinfo`,
-/// where the descriptors the read itself opened and closed appear.
-fn is_own_fd_dir(dir: BorrowedFd<'_>) -> bool {
-    let Ok(st) = sys::fstat(dir) else {
-        return false;
-    };
-    [
-        c"/proc/self/fd",
-        c"/proc/self/fdinfo",
-        c"/proc/thread-self/fd",
-    ]
-    .iter()
-    .any(|p| {
-        sys::statx_follow_at(rustix::fs::CWD, p, StatxFlags::INO).is_ok_and(|s| {
-            s.stx_ino == st.st_ino && sys::makedev(s.stx_dev_major, s.stx_dev_minor) == st.st_dev
-        })
-    })
 }
 
 /// ENOENT, for a path that cannot name a file (it holds a NUL byte).
