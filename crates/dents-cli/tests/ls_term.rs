@@ -315,6 +315,11 @@ const OPTION_SETS: &[&[&str]] = &[
     &["-R"],
     &["-lR"],
     &["-C", "--color=never"],
+    // Options given again: the last wins, as GNU's getopt.
+    &["-x", "-x", "-w", "50", "-w", "60"],
+    &["-C", "--sort=size", "--sort=time"],
+    &["-l", "-l", "-1", "-C"],
+    &["--quoting-style=c", "--quoting-style=escape", "-C"],
 ];
 
 #[test]

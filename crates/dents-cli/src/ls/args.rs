@@ -228,6 +228,7 @@ pub fn command() -> Command {
     let flag = |id: &'static str| Arg::new(id).action(ArgAction::SetTrue);
     Command::new("ls")
         .infer_long_args(true)
+        .args_override_self(true)
         .about("List huge directories as fast as the kernel hands them out")
         .long_about(
             "List directory contents, unsorted and streamed as read unless a sort is \
