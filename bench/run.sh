@@ -29,6 +29,10 @@
 #   du         issue 13: dents du -s against GNU du -s, diskus, pdu, dua,
 #              dust, gdu and ncdu on tree/shape, tree/home (hot only unless
 #              HOME_SIZE_TEMPS) and ext4/flat1m (the 1M-entry directory)
+#   lsterm     issue 14: GNU's look: dents ls -R (unsorted), dents ls -R
+#              --sort=name and ls -R on tree/shape; dents ls --color=always
+#              -C --sort=name against ls --color=always -C, with -R on
+#              tree/shape and on ext4/flat1m (80 columns: no terminal)
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -340,6 +344,26 @@ group_printf() {
 
 # Issue 5: -exec ... {} +, whose cost is the batching: how many children
 # are spawned for 100,000 paths.  ID exec-files100k.
+# Issue 14: the terminal form of ls (sorted, columns, colors) and -R,
+# written to a file: --sort=name gives GNU's order (dents streams unsorted
+# off a terminal unless asked), --color=always -C GNU's look.  The sorted
+# commands' outputs are identical to GNU's (tests/ls_term.rs; checked on
+# these corpora with cmp when the group was written).  IDs lsterm-shape-R,
+# lsterm-shape-color, lsterm-flat1m-color.
+group_lsterm() {
+    local d=$B/tree/shape f=$B/ext4/flat1m
+    add "dents ls -R" "$DENTS" ls -R "$d"
+    add "dents ls -R --sort=name" "$DENTS" ls -R --sort=name "$d"
+    add "ls -R" ls -R "$d"
+    measure lsterm-shape-R
+    add "dents ls -R --color=always -C --sort=name" "$DENTS" ls -R --color=always -C --sort=name "$d"
+    add "ls -R --color=always -C" ls -R --color=always -C "$d"
+    measure lsterm-shape-color
+    add "dents ls --color=always -C --sort=name" "$DENTS" ls --color=always -C --sort=name "$f"
+    add "ls --color=always -C" ls --color=always -C "$f"
+    measure lsterm-flat1m-color
+}
+
 group_exec() {
     local d=$B/tree/files100k
     add "dents find -type f -exec /bin/true {} +" "$DENTS" find "$d" -type f -exec /bin/true {} +
@@ -392,7 +416,7 @@ environment() {
     } > "$OUT/env.txt"
 }
 
-[ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec du
+[ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec du lsterm
 # Issue 13: disk usage of a whole tree, one total printed.  IDs du-shape,
 # du-home, du-flat1m.  Every tool is asked for the least output it can
 # give (a total, or the top level); peers missing from PATH are skipped.

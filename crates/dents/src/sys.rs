@@ -406,6 +406,61 @@ pub fn use_environment_locale() {
     }
 }
 
+/// Whether the current locale's collation (`LC_COLLATE`) is plain byte
+/// order: `C`, `POSIX`, or glibc's `C.UTF-8` (code point order, which is
+/// byte order for UTF-8), so that `strcoll` can be skipped.
+pub fn collation_is_bytewise() -> bool {
+    // SAFETY: a NULL locale argument only queries; the returned string is
+    // owned by the C library and copied before any other locale call.
+    let name = unsafe {
+        let p = libc::setlocale(libc::LC_COLLATE, std::ptr::null());
+        if p.is_null() {
+            return true;
+        }
+        CStr::from_ptr(p).to_bytes().to_vec()
+    };
+    matches!(&name[..], b"C" | b"POSIX")
+        || name.eq_ignore_ascii_case(b"C.UTF-8")
+        || name.eq_ignore_ascii_case(b"C.utf8")
+}
+
+/// Compares two strings in the current locale's collation (`strcoll`).
+pub fn strcoll(a: &CStr, b: &CStr) -> std::cmp::Ordering {
+    // SAFETY: both pointers are valid NUL-terminated strings for the call;
+    // strcoll only reads them.
+    let r = unsafe { libc::strcoll(a.as_ptr(), b.as_ptr()) };
+    r.cmp(&0)
+}
+
+/// Whether the current locale's character set is UTF-8 (its
+/// `nl_langinfo(CODESET)`).
+pub fn locale_is_utf8() -> bool {
+    // SAFETY: nl_langinfo returns a pointer to a static NUL-terminated
+    // string (never NULL in glibc), read at once.
+    unsafe {
+        let p = libc::nl_langinfo(libc::CODESET);
+        !p.is_null() && CStr::from_ptr(p).to_bytes().eq_ignore_ascii_case(b"UTF-8")
+    }
+}
+
+// Not in the libc crate for Linux; glibc's.
+extern "C" {
+    fn iswprint(c: libc::c_uint) -> libc::c_int;
+    fn wcwidth(c: libc::wchar_t) -> libc::c_int;
+}
+
+/// `iswprint` and `wcwidth` of a character in the current locale: whether
+/// it is printable, and its width in columns (0 if not printable).
+pub fn wide_char_info(c: char) -> (bool, usize) {
+    // SAFETY: plain calls on a value; no pointers involved.
+    unsafe {
+        let w = c as libc::wchar_t;
+        let printable = iswprint(w as libc::c_uint) != 0;
+        let width = wcwidth(w);
+        (printable, if width < 0 { 0 } else { width as usize })
+    }
+}
+
 /// Adopts the user's locale for time formatting only (`LC_TIME`), so that
 /// `strftime` names months as GNU find's do, while messages stay as they
 /// are.

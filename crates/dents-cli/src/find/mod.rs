@@ -34,7 +34,7 @@
 //! parallel: a directory's entries are visited by the thread that read
 //! it); the lines themselves are GNU's, byte for byte.
 
-mod color;
+pub(crate) mod color;
 mod datefmt;
 mod datetime;
 mod debug;

@@ -96,9 +96,23 @@ pub struct Record {
     pub file_type: FileType,
     /// The character GNU ls puts after the mode: b' ', b'+' or b'.'.
     pub acl: u8,
+    /// A stat was asked for and failed.
+    pub stat_failed: bool,
+    /// The entry was gone at the stat and is not listed (our own
+    /// short-lived descriptors in `/proc/self/fd`).
+    gone: bool,
 }
 
 impl Record {
+    /// The inode number as ls prints it: `?` where the stat failed.
+    pub fn ino_text(&self) -> String {
+        if self.stat_failed {
+            "?".to_string()
+        } else {
+            self.ino.to_string()
+        }
+    }
+
     /// The stat, if one was asked for and succeeded.
     pub fn meta(&self) -> Option<&Meta> {
         (self.meta.mode != 0).then_some(&self.meta)
@@ -217,12 +231,27 @@ impl Listing {
         if needs.mask.is_empty() {
             return;
         }
-        let threads = threads.clamp(1, 64);
+        // Small listings (most directories of a tree under -R) are stat'ed
+        // on this thread: starting threads would cost more than the stats.
+        let threads = if self.records.len() <= STAT_BLOCK {
+            1
+        } else {
+            threads.clamp(1, 64)
+        };
         let arenas = &self.arenas;
         let targets = std::sync::Mutex::new(std::mem::take(&mut self.targets));
         // Small blocks handed out on demand rather than one share per
         // thread: a thread that gets slower names (or less CPU) does not
         // leave the others idle at the end.
+        if threads == 1 {
+            let mut targets = targets;
+            for r in &mut self.records {
+                stat_one(arenas, r, dir, dir_path, needs, &targets);
+            }
+            self.targets = std::mem::take(targets.get_mut().unwrap_or_else(|p| p.into_inner()));
+            self.settle_vanished(dir, dir_path);
+            return;
+        }
         let blocks = std::sync::Mutex::new(self.records.chunks_mut(STAT_BLOCK));
         std::thread::scope(|scope| {
             for _ in 0..threads {
@@ -237,6 +266,29 @@ impl Listing {
             }
         });
         self.targets = targets.into_inner().unwrap_or_else(|p| p.into_inner());
+        self.settle_vanished(dir, dir_path);
+    }
+
+    /// Entries gone between the read and their stat: in this process's own
+    /// `/proc/self/fd`, the descriptors the read itself used, which GNU's
+    /// listing does not have: dropped.  Elsewhere, reported as ls reports
+    /// them.
+    fn settle_vanished(&mut self, dir: BorrowedFd<'_>, dir_path: &[u8]) {
+        if !self.records.iter().any(|r| r.gone) {
+            return;
+        }
+        if is_own_fd_dir(dir) {
+            self.records.retain(|r| !r.gone);
+            return;
+        }
+        let e = std::io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
+        for i in 0..self.records.len() {
+            if self.records[i].gone {
+                self.records[i].gone = false;
+                let name = arena_name(&self.arenas, &self.records[i]).to_vec();
+                report_entry(dir_path, &name, "cannot access", &e);
+            }
+        }
     }
 
     /// Learns the type of every record whose type is still unknown, with
@@ -305,19 +357,50 @@ impl Listing {
         }
     }
 
-    /// Sorts by `key`, reversed if asked, on `threads` threads.
-    pub fn sort(&mut self, key: SortKey, reverse: bool, threads: usize) {
+    /// Sorts by `key`, reversed if asked, directories first if asked,
+    /// on `threads` threads.  Names compare in the locale's collation
+    /// (`strcoll`), as GNU's; `width`: a name's width on the screen (for
+    /// `--sort=width`).
+    pub fn sort(
+        &mut self,
+        key: SortKey,
+        reverse: bool,
+        dirs_first: bool,
+        threads: usize,
+        width: &(dyn Fn(&[u8]) -> usize + Sync),
+    ) {
         let mut order: Vec<u32> = (0..self.records.len() as u32).collect();
-        if key == SortKey::None {
+        if key == SortKey::None && !dirs_first {
             if reverse {
                 order.reverse();
                 self.order = order;
             }
             return;
         }
+        let bytewise = sys::collation_is_bytewise();
         let (arenas, records) = (&self.arenas, &self.records);
+        let ctx = SortCtx {
+            arenas,
+            key,
+            bytewise,
+            width,
+        };
+        let is_dir = |r: &Record| {
+            r.file_type.is_dir()
+                || (r.file_type == FileType::SYMLINK && r.target_mode as u32 & 0o170000 == 0o040000)
+        };
         let cmp = |a: &u32, b: &u32| {
-            let o = compare(arenas, key, &records[*a as usize], &records[*b as usize]);
+            let (ra, rb) = (&records[*a as usize], &records[*b as usize]);
+            if dirs_first {
+                let o = is_dir(rb).cmp(&is_dir(ra));
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            if key == SortKey::None {
+                return if reverse { b.cmp(a) } else { a.cmp(b) };
+            }
+            let o = ctx.compare(ra, rb);
             if reverse {
                 o.reverse()
             } else {
@@ -326,6 +409,22 @@ impl Listing {
         };
         self.order = parallel_sort(order, threads, &cmp);
     }
+}
+
+/// Whether `dir` is this process's own `/proc/self/fd` or `fdinfo`,
+/// where the descriptors the read itself opened and closed appear.
+fn is_own_fd_dir(dir: BorrowedFd<'_>) -> bool {
+    let Ok(st) = sys::fstat(dir) else {
+        return false;
+    };
+    [
+        c"/proc/self/fd",
+        c"/proc/self/fdinfo",
+        c"/proc/thread-self/fd",
+    ]
+    .iter()
+    .filter_map(|p| sys::statx_follow_at(rustix::fs::CWD, p, StatxFlags::INO).ok())
+    .any(|s| s.stx_ino == st.st_ino && sys::makedev(s.stx_dev_major, s.stx_dev_minor) == st.st_dev)
 }
 
 /// Records stat'ed by one thread at a time in [`Listing::stat_all`].
@@ -346,6 +445,8 @@ fn push_into(arena: &mut Vec<u8>, name: &[u8], file_type: FileType, ino: u64) ->
         arena: 0,
         file_type,
         acl: b' ',
+        stat_failed: false,
+        gone: false,
     }
 }
 
@@ -355,16 +456,62 @@ fn arena_name<'a>(arenas: &'a [Vec<u8>], r: &Record) -> &'a [u8] {
     &a[r.name_start as usize..r.name_start as usize + r.name_len as usize]
 }
 
-/// Orders two records as ls does for `key` (ties broken by name).
-fn compare(arenas: &[Vec<u8>], key: SortKey, a: &Record, b: &Record) -> Ordering {
-    let by_name = || arena_name(arenas, a).cmp(arena_name(arenas, b));
-    let mtime = |r: &Record| r.meta.mtime();
-    let size = |r: &Record| r.meta.size();
-    match key {
-        SortKey::None | SortKey::Name => by_name(),
-        SortKey::Time => mtime(b).cmp(&mtime(a)).then_with(by_name),
-        SortKey::Size => size(b).cmp(&size(a)).then_with(by_name),
+/// What comparing two records needs.
+struct SortCtx<'a> {
+    arenas: &'a [Vec<u8>],
+    key: SortKey,
+    /// The collation is byte order (C, POSIX, C.UTF-8).
+    bytewise: bool,
+    width: &'a (dyn Fn(&[u8]) -> usize + Sync),
+}
+
+impl SortCtx<'_> {
+    /// Orders two names in the locale's collation.
+    fn coll(&self, a: &[u8], b: &[u8]) -> Ordering {
+        if self.bytewise {
+            return a.cmp(b);
+        }
+        fn c(n: &[u8]) -> &CStr {
+            CStr::from_bytes_until_nul(n).expect("NUL-terminated")
+        }
+        sys::strcoll(c(a), c(b))
     }
+
+    /// Orders two records as ls does for `key` (ties broken by name).
+    fn compare(&self, a: &Record, b: &Record) -> Ordering {
+        let (na, nb) = (arena_cname(self.arenas, a), arena_cname(self.arenas, b));
+        let by_name = || self.coll(na, nb);
+        let mtime = |r: &Record| r.meta.mtime();
+        let size = |r: &Record| r.meta.size();
+        let bare = |n: &'_ [u8]| n[..n.len() - 1].to_vec();
+        match self.key {
+            SortKey::None | SortKey::Name => by_name(),
+            SortKey::Time => mtime(b).cmp(&mtime(a)).then_with(by_name),
+            SortKey::Size => size(b).cmp(&size(a)).then_with(by_name),
+            SortKey::Version => {
+                super::version::filevercmp(&bare(na), &bare(nb)).then_with(|| na.cmp(nb))
+            }
+            SortKey::Extension => {
+                let ext = |n: &'_ [u8]| -> Vec<u8> {
+                    match n.iter().rposition(|&c| c == b'.') {
+                        Some(i) => n[i..].to_vec(),
+                        None => vec![0],
+                    }
+                };
+                self.coll(&ext(na), &ext(nb)).then_with(by_name)
+            }
+            SortKey::Width => {
+                let w = |n: &[u8]| (self.width)(&n[..n.len() - 1]);
+                w(na).cmp(&w(nb)).then_with(by_name)
+            }
+        }
+    }
+}
+
+/// The name of `r` with its terminating NUL.
+fn arena_cname<'a>(arenas: &'a [Vec<u8>], r: &Record) -> &'a [u8] {
+    let a = &arenas[r.arena as usize];
+    &a[r.name_start as usize..r.name_start as usize + r.name_len as usize + 1]
 }
 
 /// Sorts `v` with `cmp`: runs sorted on `threads` threads, then merged.
@@ -430,7 +577,16 @@ fn stat_one(
         .expect("NUL-terminated");
     let st = match sys::statx_at(dir, name, needs.mask | StatxFlags::TYPE | StatxFlags::MODE) {
         Ok(st) => st,
-        Err(e) => return report_entry(dir_path, name.to_bytes(), "cannot access", &e),
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            // Reported (or dropped) once all are stat'ed.
+            r.gone = true;
+            r.stat_failed = true;
+            return;
+        }
+        Err(e) => {
+            r.stat_failed = true;
+            return report_entry(dir_path, name.to_bytes(), "cannot access", &e);
+        }
     };
     r.meta = meta_from(&st);
     r.ino = st.stx_ino;

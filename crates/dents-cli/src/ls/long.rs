@@ -9,7 +9,7 @@ use dents::dir::FileType;
 
 use super::args::{Indicator, LsOptions};
 use super::listing::{Listing, Record};
-use super::name;
+use super::name::{self, NameStyle};
 use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
 use crate::numfmt::{digits, push_u64};
@@ -34,7 +34,7 @@ struct Widths {
 /// Everything the lines of one listing share.
 struct Columns<'a> {
     opts: &'a LsOptions,
-    terminal: bool,
+    style: &'a NameStyle<'a>,
     users: IdNames,
     groups: IdNames,
     widths: Widths,
@@ -45,13 +45,14 @@ struct Columns<'a> {
 /// first (as for a directory).
 pub fn print(
     listing: &Listing,
+    also: Option<&Listing>,
     opts: &LsOptions,
-    terminal: bool,
+    style: &NameStyle<'_>,
     total: bool,
     threads: usize,
     out: &Output,
 ) {
-    let cols = Columns::measure(listing, opts, terminal);
+    let cols = Columns::measure(listing, also, opts, style);
     let mut head = Vec::new();
     if total {
         let blocks: u64 = listing
@@ -71,7 +72,13 @@ pub fn print(
 
     // Blocks of records are formatted by all threads at once, each into a
     // buffer of its own that is reused, then written in order.
-    let threads = threads.clamp(1, 64);
+    // Painted lines on one thread: GNU's reset before the first color
+    // must land in the first painted line.
+    let threads = if style.colors.is_some() {
+        1
+    } else {
+        threads.clamp(1, 64)
+    };
     let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); threads];
     let mut times: Vec<TimeFormatter> = (0..threads)
         .map(|_| TimeFormatter::new(&opts.time_style))
@@ -135,10 +142,16 @@ impl IdNames {
 
 impl<'a> Columns<'a> {
     /// Looks up owners and groups and measures every column.
-    fn measure(listing: &Listing, opts: &'a LsOptions, terminal: bool) -> Columns<'a> {
+    /// `also`: the directory operands, measured but not printed here.
+    fn measure(
+        listing: &Listing,
+        also: Option<&Listing>,
+        opts: &'a LsOptions,
+        style: &'a NameStyle<'a>,
+    ) -> Columns<'a> {
         let mut cols = Columns {
             opts,
-            terminal,
+            style,
             users: IdNames::default(),
             groups: IdNames::default(),
             widths: Widths::default(),
@@ -150,9 +163,12 @@ impl<'a> Columns<'a> {
         let (now_s, now_ns) = dents::sys::now();
         times.format(&mut scratch, now_s, now_ns);
         w.time = scratch.len();
-        for r in listing.iter() {
+        for r in listing
+            .iter()
+            .chain(also.into_iter().flat_map(|l| l.iter()))
+        {
             if opts.inode {
-                w.inode = w.inode.max(digits(r.ino));
+                w.inode = w.inode.max(r.ino_text().len());
             }
             let Some(m) = r.meta() else {
                 // A failed stat prints "?" in every column.
@@ -193,9 +209,14 @@ impl<'a> Columns<'a> {
 
     /// Appends the long-format line of `r`.
     fn line(&self, out: &mut Vec<u8>, listing: &Listing, r: &Record, times: &mut TimeFormatter) {
+        let line_start = out.len();
+        // GNU sets the normal color (`no`) at the start of each line.
+        if let Some(c) = self.style.colors {
+            c.normal(out);
+        }
         let w = &self.widths;
         if self.opts.inode {
-            pad_num(out, r.ino, w.inode);
+            pad_left(out, r.ino_text().as_bytes(), w.inode);
             out.push(b' ');
         }
         match r.meta() {
@@ -232,10 +253,19 @@ impl<'a> Columns<'a> {
             }
             None => self.unknown_columns(out, r.file_type),
         }
-        name::push_name(out, listing.name(r), self.terminal);
+        let kind = name::kind_of(r);
+        let w = self.style.push(
+            out,
+            listing.name(r),
+            &kind,
+            false,
+            out.len() - line_start,
+            false,
+        );
         if let Some(t) = listing.target(r) {
             out.extend_from_slice(b" -> ");
-            name::push_name(out, t, self.terminal);
+            let col = out.len() - line_start - w.len + w.width;
+            self.style.push(out, t, &kind, true, col, false);
             if r.target_mode != 0 {
                 push_mode_indicator(out, r.target_mode as u32, self.opts.indicator);
             }

@@ -14,11 +14,15 @@
 //! symlinks to directories are followed unless `-l`, `-F` or `-d`.
 
 mod args;
+mod layout;
 mod listing;
 mod long;
 mod name;
+mod paint;
+mod quoting;
 mod stream;
 mod timefmt;
+mod version;
 
 use std::ffi::{CString, OsString};
 use std::os::fd::{AsFd, BorrowedFd};
@@ -32,32 +36,40 @@ use rustix::fs::StatxFlags;
 
 use crate::errors;
 use crate::output::Output;
-use args::{Hidden, Indicator, LsOptions, SortKey};
+use args::{Format, Hidden, Indicator, LsOptions, SortKey};
 use listing::{GatherSink, Listing, StatNeeds};
+use name::NameStyle;
+use paint::LsColors;
+use quoting::Quoter;
 use stream::{StreamConfig, StreamSink};
 
 /// Runs `dents ls` with `argv` (starting with `ls`); returns the exit status.
 pub fn main(argv: &[OsString]) -> i32 {
+    // The locale first: it decides the quotes of messages and names.
+    sys::use_environment_locale();
+    let terminal = sys::is_terminal(std::io::stdout().as_fd());
+    let usage = |u: args::Usage| {
+        let mut msg = format!("dents: {}\n", u.text);
+        if u.try_help {
+            msg.push_str("Try 'dents ls --help' for more information.\n");
+        }
+        errors::write_stderr(msg.as_bytes());
+        u.status
+    };
     let matches = match args::command().try_get_matches_from(argv) {
         Ok(m) => m,
-        Err(e) => {
-            let code = if e.use_stderr() { errors::SERIOUS } else { 0 };
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return code;
+            return 0;
         }
+        Err(e) => return usage(args::clap_usage(&e)),
     };
-    let opts = match args::options(&matches) {
+    let opts = match args::options(&matches, terminal) {
         Ok(o) => o,
-        Err(msg) => {
-            errors::write_stderr(
-                format!("dents: {msg}\nTry 'dents ls --help' for more information.\n").as_bytes(),
-            );
-            return errors::SERIOUS;
-        }
+        Err(u) => return usage(u),
     };
-    sys::use_environment_locale();
     sys::tzset();
-    Lister::new(opts).run()
+    Lister::new(opts, terminal).run()
 }
 
 /// One run of `dents ls`.
@@ -65,20 +77,113 @@ struct Lister {
     opts: LsOptions,
     counters: Counters,
     out: Output,
-    terminal: bool,
     threads: usize,
+    /// How names are quoted.
+    quoter: Quoter,
+    /// How directory headings are quoted (`:` too).
+    dir_quoter: Quoter,
+    /// The colors, when painting.
+    colors: Option<LsColors>,
+    /// How directories are read.
+    read_opts: ReadOptions,
+    /// Output not yet written: off a terminal, short listings of many
+    /// small directories (-R) go out in large writes, as GNU's buffered
+    /// output does.
+    carry: std::sync::Mutex<Vec<u8>>,
+    /// Standard output is a terminal (each directory written at once).
+    terminal: bool,
+    /// Something was written (a blank line goes before the next heading).
+    printed: std::sync::atomic::AtomicBool,
+    /// (device, inode) of the directories being listed by -R: a loop
+    /// back to one of them is not followed.
+    active: std::sync::Mutex<Vec<(u64, u64)>>,
 }
 
 impl Lister {
-    fn new(opts: LsOptions) -> Lister {
-        let terminal = sys::is_terminal(std::io::stdout().as_fd());
+    fn new(opts: LsOptions, terminal: bool) -> Lister {
         let threads = opts.threads.unwrap_or_else(slice::default_threads);
+        let mut quoter = Quoter::new(opts.quoting, opts.qmark);
+        if opts.quoting == quoting::Style::Escape {
+            quoter.quote_too(b" ");
+        }
+        match opts.indicator {
+            Indicator::FileType => quoter.quote_too(b"*=>@|"),
+            Indicator::Classify => quoter.quote_too(b"=>@|"),
+            _ => {}
+        }
+        let mut dir_quoter = Quoter::new(opts.quoting, opts.qmark);
+        dir_quoter.quote_too(b":");
+        let colors = if opts.color {
+            LsColors::from_env()
+        } else {
+            None
+        };
         Lister {
             opts,
             counters: Counters::default(),
             out: Output::stdout(),
-            terminal,
             threads,
+            quoter,
+            dir_quoter,
+            colors,
+            read_opts: ReadOptions {
+                threads,
+                ..ReadOptions::default()
+            },
+            carry: std::sync::Mutex::new(Vec::new()),
+            terminal,
+            printed: std::sync::atomic::AtomicBool::new(false),
+            active: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Writes `bytes` after what is carried, at once on a terminal or
+    /// when enough is gathered.
+    fn emit(&self, bytes: &[u8]) {
+        let mut carry = self.carry.lock().unwrap_or_else(|p| p.into_inner());
+        carry.extend_from_slice(bytes);
+        if self.terminal || carry.len() >= crate::output::FLUSH_AT {
+            self.out.write(&carry);
+            carry.clear();
+        }
+    }
+
+    /// Writes what is carried.
+    fn flush_carry(&self) {
+        let mut carry = self.carry.lock().unwrap_or_else(|p| p.into_inner());
+        self.out.write(&carry);
+        carry.clear();
+    }
+
+    /// Whether GNU pads unquoted names in this format (when some are
+    /// quoted).
+    fn aligns(&self) -> bool {
+        let o = &self.opts;
+        (o.format == Format::Long
+            || (matches!(o.format, Format::Vertical | Format::Horizontal) && o.width != 0))
+            && matches!(
+                o.quoting,
+                quoting::Style::Shell | quoting::Style::ShellEscape | quoting::Style::CMaybe
+            )
+    }
+
+    /// How names of `listing` (and `also`) are written.
+    fn name_style<'a>(&'a self, listing: &Listing, also: Option<&Listing>) -> NameStyle<'a> {
+        let pad_unquoted = self.aligns()
+            && listing
+                .iter()
+                .map(|r| listing.name(r))
+                .chain(also.into_iter().flat_map(|l| l.iter().map(|r| l.name(r))))
+                .any(|n| self.quoter.needs_quoting(n));
+        NameStyle {
+            quoter: &self.quoter,
+            colors: self.colors.as_ref(),
+            pad_unquoted,
+            line: if self.colors.is_some() {
+                self.opts.width
+            } else {
+                0
+            },
         }
     }
 
@@ -109,52 +214,122 @@ impl Lister {
         }
         // GNU names each directory when given more than one argument, even
         // if some of them could not be listed.
-        let headers = paths.len() > 1;
-        let mut printed = false;
+        let headers = paths.len() > 1 || self.opts.recursive;
+        // GNU measures the columns of the files' listing over every
+        // operand, the directories' own lines included: they are stat'ed
+        // with the same needs first (defect 14).
+        let mut dir_needs = self.stat_needs();
+        if !(self.opts.long || self.opts.inode) || files.is_empty() {
+            dir_needs.mask &= StatxFlags::MTIME | StatxFlags::SIZE;
+            dir_needs.acl = false;
+        }
+        dir_needs.targets = false;
+        dir_needs.target_types = false;
+        dirs.stat_all(rustix::fs::CWD, b".", dir_needs, 1);
         if !files.is_empty() {
-            self.print_listing(files, rustix::fs::CWD, b".", false, None);
-            printed = true;
+            self.print_listing(files, rustix::fs::CWD, b".", false, None, Some(&dirs));
+            self.printed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         // Directories are visited in the listing's order too.
-        let mut sort_needs = self.stat_needs();
-        sort_needs.mask &= StatxFlags::MTIME | StatxFlags::SIZE;
-        sort_needs.acl = false;
-        dirs.stat_all(rustix::fs::CWD, b".", sort_needs, 1);
-        dirs.sort(self.opts.sort, self.opts.reverse, 1);
+        dirs.sort(
+            self.opts.sort,
+            self.opts.reverse,
+            false,
+            1,
+            &|n: &[u8]| self.quoter.quote(n).width,
+        );
         for r in dirs.iter() {
-            let path = dirs.name(r);
-            let mut head = Vec::new();
-            if printed {
-                head.push(b'\n');
-            }
-            if headers {
-                name::push_name(&mut head, path, self.terminal);
-                head.extend_from_slice(b":\n");
-            }
-            let cpath = CString::new(path).expect("checked for NUL above");
-            printed |= self.list_dir(path, &cpath, &head);
+            let path = dirs.name(r).to_vec();
+            self.list_tree(path, headers);
         }
+        if let Some(colors) = &self.colors {
+            let mut end = Vec::new();
+            colors.finish(&mut end);
+            self.emit(&end);
+        }
+        self.flush_carry();
         if self.opts.debug {
             errors::write_stderr(format!("dents: debug: {}\n", self.counters.summary()).as_bytes());
         }
         errors::status()
     }
 
+    /// Lists the directory `path` and, with -R, its subdirectories, depth
+    /// first in listing order as GNU's (one directory gathered at a time:
+    /// the output streams per directory).
+    fn list_tree(&self, path: Vec<u8>, headers: bool) {
+        // A stack of directories still to list, the next on top.
+        let mut stack: Vec<(Vec<u8>, usize)> = vec![(path, 0)];
+        while let Some((path, depth)) = stack.pop() {
+            self.active
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .truncate(depth);
+            let mut head = Vec::new();
+            if self.printed.load(std::sync::atomic::Ordering::Relaxed) {
+                head.push(b'\n');
+            }
+            if headers {
+                name::push_name(&mut head, &path, &self.dir_quoter);
+                head.extend_from_slice(b":\n");
+            }
+            let cpath = CString::new(path.clone()).expect("checked for NUL above");
+            let mut subdirs = Vec::new();
+            let sub = self.opts.recursive.then_some(&mut subdirs);
+            if self.list_dir(&path, &cpath, &head, depth == 0, sub) {
+                self.printed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            for name in subdirs.into_iter().rev() {
+                stack.push((listing::join_path(&path, &name), depth + 1));
+            }
+        }
+    }
+
     /// Lists the contents of one directory, after `head` (a blank line
     /// and the `DIR:` header) once it is open; false if it could not be.
-    fn list_dir(&self, path: &[u8], cpath: &CString, head: &[u8]) -> bool {
+    /// `subdirs`: with -R, where the names of its subdirectories go.
+    fn list_dir(
+        &self,
+        path: &[u8],
+        cpath: &CString,
+        head: &[u8],
+        operand: bool,
+        subdirs: Option<&mut Vec<Vec<u8>>>,
+    ) -> bool {
+        let status = if operand {
+            errors::SERIOUS
+        } else {
+            errors::MINOR
+        };
         let dir = match sys::open_dir_path(cpath) {
             Ok(fd) => fd,
             Err(e) => {
-                errors::report(errors::SERIOUS, "cannot open directory", path, &e);
+                errors::report(status, "cannot open directory", path, &e);
                 return false;
             }
         };
-        self.out.write(head);
-        let read_opts = ReadOptions {
-            threads: self.threads,
-            ..ReadOptions::default()
-        };
+        if self.opts.recursive {
+            if let Ok(st) = sys::fstat(dir.as_fd()) {
+                let id = (st.st_dev, st.st_ino);
+                let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
+                if active.contains(&id) {
+                    let mut msg = b"dents: ".to_vec();
+                    msg.extend_from_slice(&self.quoter_for_messages(path));
+                    msg.extend_from_slice(b": not listing already-listed directory\n");
+                    errors::write_stderr(&msg);
+                    errors::raise(errors::SERIOUS);
+                    return false;
+                }
+                active.push(id);
+            }
+        }
+        self.emit(head);
+        // Built once: `ReadOptions::default()` asks the available
+        // parallelism, which reads cgroup files each time (-R: per
+        // directory).
+        let read_opts = &self.read_opts;
         // The state before the read, for the link-count trick's check.
         let resolving = matches!(self.opts.indicator, Indicator::Slash | Indicator::FileType);
         let before = if resolving {
@@ -162,23 +337,41 @@ impl Lister {
         } else {
             None
         };
-        let gather = self.opts.long || self.opts.sort != SortKey::None;
+        let gather = self.opts.long
+            || self.opts.sort != SortKey::None
+            || self.opts.format != Format::OnePerLine
+            || self.opts.recursive
+            || self.colors.is_some()
+            || self.opts.dirs_first;
         if gather {
             let ignore_dtype = self.opts.ignore_dtype;
-            let outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
+            let outcome = slice::read_dir(dir.as_fd(), read_opts, |_| {
                 GatherSink::new(self.opts.hidden, ignore_dtype)
             });
+            for e in &outcome.errors {
+                errors::report(status, "reading directory", path, e);
+            }
             self.after_read(path, &outcome);
             let mut listing = Listing::from_sinks(outcome.sinks);
             if self.opts.hidden == Hidden::All {
                 listing.push_name(b".", FileType::DIRECTORY, 0);
                 listing.push_name(b"..", FileType::DIRECTORY, 0);
             }
-            self.print_listing(listing, dir.as_fd(), path, true, before.as_ref());
+            let listing =
+                self.print_listing(listing, dir.as_fd(), path, true, before.as_ref(), None);
+            if let Some(subdirs) = subdirs {
+                for r in listing.iter() {
+                    let n = listing.name(r);
+                    if r.file_type.is_dir() && n != b"." && n != b".." {
+                        subdirs.push(n.to_vec());
+                    }
+                }
+            }
         } else {
+            self.flush_carry();
             let cfg = StreamConfig {
                 opts: &self.opts,
-                terminal: self.terminal,
+                quoter: &self.quoter,
                 dir_path: path,
                 counters: &self.counters,
             };
@@ -189,9 +382,11 @@ impl Lister {
                 dots.dot_entry(dir.as_fd(), c"..");
                 count += dots.count;
             }
-            let mut outcome = slice::read_dir(dir.as_fd(), &read_opts, |_| {
-                StreamSink::new(&cfg, &self.out)
-            });
+            let mut outcome =
+                slice::read_dir(dir.as_fd(), read_opts, |_| StreamSink::new(&cfg, &self.out));
+            for e in &outcome.errors {
+                errors::report(status, "reading directory", path, e);
+            }
             self.after_read(path, &outcome);
             if let Some(before) = &before {
                 StreamSink::finish_deferred(&mut outcome.sinks, dir.as_fd(), before, self.threads);
@@ -205,11 +400,14 @@ impl Lister {
         true
     }
 
+    /// `path` quoted as GNU quotes file names at the start of messages.
+    fn quoter_for_messages(&self, path: &[u8]) -> Vec<u8> {
+        let q = Quoter::new(quoting::Style::ShellEscape, false);
+        q.quote(path).bytes
+    }
+
     /// Reports read errors and, with `--debug`, how the directory was read.
     fn after_read<S>(&self, path: &[u8], outcome: &slice::ReadOutcome<S>) {
-        for e in &outcome.errors {
-            errors::report(errors::SERIOUS, "reading directory", path, e);
-        }
         if self.opts.debug {
             let mut msg = b"dents: debug: ".to_vec();
             crate::quote::for_message(&mut msg, path);
@@ -224,7 +422,8 @@ impl Lister {
     /// `is_dir`: a directory's contents (with the `total` line), not
     /// command-line files.  `before` is the directory's state before the
     /// read, given when types still unknown after the stats are to be
-    /// resolved (`-p`, `--file-type`).
+    /// resolved (`-p`, `--file-type`).  `also`: the directory operands,
+    /// whose lines GNU counts in the widths of the files' columns.
     fn print_listing(
         &self,
         mut listing: Listing,
@@ -232,7 +431,8 @@ impl Lister {
         dir_path: &[u8],
         is_dir: bool,
         before: Option<&DirState>,
-    ) {
+        also: Option<&Listing>,
+    ) -> Listing {
         let needs = self.stat_needs();
         let started = std::time::Instant::now();
         listing.stat_all(dir, dir_path, needs, self.threads);
@@ -247,7 +447,13 @@ impl Lister {
             }
         }
         let stated = std::time::Instant::now();
-        listing.sort(self.opts.sort, self.opts.reverse, self.threads);
+        listing.sort(
+            self.opts.sort,
+            self.opts.reverse,
+            self.opts.dirs_first,
+            self.threads,
+            &|n: &[u8]| self.quoter.quote(n).width,
+        );
         if self.opts.debug {
             let msg = format!(
                 "dents: debug: stats {:?}, sort {:?}\n",
@@ -257,19 +463,22 @@ impl Lister {
             errors::write_stderr(msg.as_bytes());
         }
         if self.opts.count {
-            self.out.write(format!("{}\n", listing.len()).as_bytes());
+            self.emit(format!("{}\n", listing.len()).as_bytes());
         } else if self.opts.long {
+            self.flush_carry();
             long::print(
                 &listing,
+                also,
                 &self.opts,
-                self.terminal,
+                &self.name_style(&listing, also),
                 is_dir,
                 self.threads,
                 &self.out,
             );
         } else {
-            self.print_short(&listing);
+            self.print_short(&listing, also);
         }
+        listing
     }
 
     /// What the stats of a gathered listing must find out.
@@ -287,6 +496,11 @@ impl Lister {
                 | StatxFlags::MTIME
                 | StatxFlags::INO;
         }
+        // GNU stats every entry for -i: `d_ino` is the mounted-on
+        // directory's number at a mount point, not the mounted root's.
+        if o.inode {
+            mask |= StatxFlags::INO;
+        }
         match o.sort {
             SortKey::Time => mask |= StatxFlags::MTIME,
             SortKey::Size => mask |= StatxFlags::SIZE,
@@ -297,31 +511,111 @@ impl Lister {
         if o.indicator == Indicator::Classify {
             mask |= StatxFlags::TYPE | StatxFlags::MODE;
         }
+        // Colors need the mode (ex, su, sg, st, ow, tw) and links (mh).
+        let check_links =
+            self.colors.as_ref().is_some_and(|c| c.check_links(o.long)) || o.dirs_first;
+        if self.colors.is_some() || o.dirs_first {
+            mask |= StatxFlags::TYPE | StatxFlags::MODE | StatxFlags::NLINK;
+        }
         StatNeeds {
             mask,
             targets: o.long,
-            target_types: o.long && o.indicator != Indicator::None,
+            target_types: (o.long && o.indicator != Indicator::None) || check_links,
             acl: o.long,
         }
     }
 
-    /// Prints a gathered listing one name per line.
-    fn print_short(&self, listing: &Listing) {
+    /// Prints a gathered listing in a short format (one per line,
+    /// columns or commas).
+    fn print_short(&self, listing: &Listing, also: Option<&Listing>) {
         let mut buf = crate::output::ThreadBuf::new(&self.out);
+        buf.buf
+            .append(&mut self.carry.lock().unwrap_or_else(|p| p.into_inner()));
+        self.print_short_into(listing, also, &mut buf);
+        // What is left is carried on to the next directory's.
+        if !self.terminal {
+            std::mem::swap(
+                &mut buf.buf,
+                &mut self.carry.lock().unwrap_or_else(|p| p.into_inner()),
+            );
+        }
+    }
+
+    /// Formats a short listing into `buf`.
+    fn print_short_into(
+        &self,
+        listing: &Listing,
+        also: Option<&Listing>,
+        buf: &mut crate::output::ThreadBuf<'_>,
+    ) {
+        // GNU pads the inode numbers to the widest of the listing (and of
+        // the directory operands, for the files' listing).
+        let ino_width = if self.opts.inode {
+            listing
+                .iter()
+                .chain(also.into_iter().flat_map(|l| l.iter()))
+                .map(|r| r.ino_text().len())
+                .max()
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        let style = self.name_style(listing, also);
+        let eol = if self.opts.zero { 0 } else { b'\n' };
+        // One per line, unpainted: straight out, no cells.
+        if self.opts.format == Format::OnePerLine && self.colors.is_none() {
+            for r in listing.iter() {
+                let out = &mut buf.buf;
+                self.push_frills(out, r, ino_width);
+                name::push_name(out, listing.name(r), &self.quoter);
+                self.push_indicator(out, r);
+                out.push(eol);
+                buf.maybe_flush();
+            }
+            return;
+        }
+        let mut cells = layout::Cells::default();
         for r in listing.iter() {
-            let out = &mut buf.buf;
-            if self.opts.inode {
-                out.extend_from_slice(r.ino.to_string().as_bytes());
-                out.push(b' ');
+            let start = cells.mark();
+            let out = cells.buf();
+            if let Some(c) = &self.colors {
+                c.normal(out);
             }
-            name::push_name(out, listing.name(r), self.terminal);
-            if let Some(m) = r.meta() {
-                long::push_mode_indicator(out, m.mode(), self.opts.indicator);
-            } else if let Some(c) = name::indicator(r.file_type, false, self.opts.indicator) {
-                out.push(c);
-            }
-            out.push(if self.opts.zero { 0 } else { b'\n' });
-            buf.maybe_flush();
+            self.push_frills(out, r, ino_width);
+            let frills = if self.opts.inode { ino_width + 1 } else { 0 };
+            let w = style.push(out, listing.name(r), &name::kind_of(r), false, 0, true);
+            let mid = out.len();
+            self.push_indicator(out, r);
+            let ind = out.len() - mid;
+            cells.push(start, mid, frills + w.width + ind, w.len, w.painted);
+        }
+        layout::write(
+            &cells,
+            self.opts.format,
+            self.opts.width,
+            self.opts.tabsize,
+            eol,
+            self.colors.as_ref(),
+            buf,
+        );
+    }
+
+    /// The inode number before a name, padded to `width`.
+    fn push_frills(&self, out: &mut Vec<u8>, r: &listing::Record, width: usize) {
+        if self.opts.inode {
+            let t = r.ino_text();
+            out.resize(out.len() + width.saturating_sub(t.len()), b' ');
+            out.extend_from_slice(t.as_bytes());
+            out.push(b' ');
+        }
+    }
+
+    /// The type indicator after a name.
+    fn push_indicator(&self, out: &mut Vec<u8>, r: &listing::Record) {
+        if let Some(m) = r.meta() {
+            long::push_mode_indicator(out, m.mode(), self.opts.indicator);
+        } else if let Some(c) = name::indicator(r.file_type, false, self.opts.indicator) {
+            out.push(c);
         }
     }
 }

@@ -31,8 +31,8 @@ use crate::output::{Output, ThreadBuf};
 pub struct StreamConfig<'a> {
     /// The options.
     pub opts: &'a LsOptions,
-    /// Whether names are quoted for a terminal.
-    pub terminal: bool,
+    /// How names are quoted.
+    pub quoter: &'a super::quoting::Quoter,
     /// The directory as named on the command line, for messages.
     pub dir_path: &'a [u8],
     /// How types were learnt.
@@ -82,8 +82,7 @@ impl<'a> StreamSink<'a> {
         if self.cfg.opts.count {
             return;
         }
-        let ino = sys::statx_at(dir, name, StatxFlags::INO).map_or(0, |s| s.stx_ino);
-        self.write(dir, name, ino, FileType::DIRECTORY);
+        self.write(dir, name, 0, FileType::DIRECTORY);
     }
 
     /// Formats one entry of type `t` (perhaps unknown) into the buffer.
@@ -105,6 +104,7 @@ impl<'a> StreamSink<'a> {
         } else {
             name::indicator(t, false, opts.indicator)
         };
+        let ino = inode_of(self.cfg, dir, name, ino);
         format_line(&mut self.buf.buf, self.cfg, name.to_bytes(), ino, suffix);
         self.buf.maybe_flush();
     }
@@ -160,7 +160,8 @@ impl<'a> StreamSink<'a> {
                 }
             };
             let suffix = name::indicator(t, false, cfg.opts.indicator);
-            format_line(&mut out, cfg, u.name.to_bytes(), u.ino, suffix);
+            let ino = inode_of(cfg, dir, u.name, u.ino);
+            format_line(&mut out, cfg, u.name.to_bytes(), ino, suffix);
             if out.len() >= crate::output::FLUSH_AT {
                 output.write(&out);
                 out.clear();
@@ -170,19 +171,38 @@ impl<'a> StreamSink<'a> {
     }
 }
 
+/// The inode number `-i` prints: the stat's, as GNU's (`d_ino` is the
+/// mounted-on directory's at a mount point); `None` if the stat failed
+/// (reported).  Without `-i`, `d_ino` unchanged.
+fn inode_of(cfg: &StreamConfig<'_>, dir: BorrowedFd<'_>, name: &CStr, d_ino: u64) -> Option<u64> {
+    if !cfg.opts.inode {
+        return Some(d_ino);
+    }
+    match sys::statx_at(dir, name, StatxFlags::INO) {
+        Ok(st) => Some(st.stx_ino),
+        Err(e) => {
+            report_entry(cfg.dir_path, name.to_bytes(), "cannot access", &e);
+            None
+        }
+    }
+}
+
 /// Appends one short-format line: inode, name, suffix, terminator.
 fn format_line(
     out: &mut Vec<u8>,
     cfg: &StreamConfig<'_>,
     name: &[u8],
-    ino: u64,
+    ino: Option<u64>,
     suffix: Option<u8>,
 ) {
     if cfg.opts.inode {
-        crate::numfmt::push_u64(out, ino);
+        match ino {
+            Some(ino) => crate::numfmt::push_u64(out, ino),
+            None => out.push(b'?'),
+        }
         out.push(b' ');
     }
-    name::push_name(out, name, cfg.terminal);
+    name::push_name(out, name, cfg.quoter);
     if let Some(c) = suffix {
         out.push(c);
     }

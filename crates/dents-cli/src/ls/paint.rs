@@ -1,0 +1,406 @@
+//! Colors from `LS_COLORS` as GNU ls 9.1 paints names (`--color`).
+//!
+//! The table is read as GNU ls reads it (dircolors' escapes, through
+//! find's [`unescape`](crate::find::color::unescape)); an unknown key or
+//! an unfinished value makes the whole value unusable ("unparsable
+//! value", no colors).  A name's color: `mi` for a missing symlink target,
+//! else by the mode: `su`, `sg`, `ex`, `mh` or an extension (the last
+//! given that matches, case-insensitively), else `fi` for a regular file;
+//! `tw`, `ow`, `st`, else `di` for a directory; `ln` (`or` for a broken
+//! link where `or` is set, or with `ln=target`); `pi so bd cd do`.  A
+//! painted name is `lc` color `rc`, the name, then `ec` (or `lc rs rc`);
+//! the first paint of the run is preceded by that same reset, as GNU's.
+//! Capabilities (`ca`) are not looked up: `ca` is not colored by default.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The keys of the table, in GNU's order.
+const NAMES: [&str; 24] = [
+    "lc", "rc", "ec", "rs", "no", "fi", "di", "ln", "pi", "so", "bd", "cd", "mi", "or", "ex", "do",
+    "su", "sg", "st", "ow", "tw", "ca", "mh", "cl",
+];
+
+/// A key of the table.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[allow(missing_docs, dead_code)]
+pub enum K {
+    Lc = 0,
+    Rc,
+    Ec,
+    Rs,
+    No,
+    Fi,
+    Di,
+    Ln,
+    Pi,
+    So,
+    Bd,
+    Cd,
+    Mi,
+    Or,
+    Ex,
+    Do,
+    Su,
+    Sg,
+    St,
+    Ow,
+    Tw,
+    Ca,
+    Mh,
+    Cl,
+}
+
+/// The parsed table.
+#[derive(Debug)]
+pub struct LsColors {
+    ind: Vec<Option<Vec<u8>>>,
+    /// Extensions, the last given first.
+    exts: Vec<(Vec<u8>, Vec<u8>)>,
+    /// `ln=target`.
+    pub link_as_target: bool,
+    /// Something was painted already.
+    used: AtomicBool,
+}
+
+/// What painting a name needs to know of its file.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct FileKind {
+    /// `st_mode` if the file was stat'ed (0 if not or if it failed).
+    pub mode: u32,
+    /// Its type from `d_type` when not stat'ed (`S_IFMT` bits; 0 unknown).
+    pub dtype_mode: u32,
+    /// Hard links.
+    pub nlink: u64,
+    /// For a symlink: whether its target exists, and the target's mode.
+    pub link_ok: bool,
+    /// The target's mode (0: not known).
+    pub link_mode: u32,
+}
+
+const S_IFMT: u32 = 0o170000;
+
+impl LsColors {
+    /// The table from `LS_COLORS`, or `None` when colors are off (an
+    /// unparsable value, reported; or no value and a terminal type GNU
+    /// does not know to color).
+    pub fn from_env() -> Option<LsColors> {
+        let defaults: [Option<&str>; 24] = [
+            Some("\x1b["),
+            Some("m"),
+            None,
+            Some("0"),
+            None,
+            None,
+            Some("01;34"),
+            Some("01;36"),
+            Some("33"),
+            Some("01;35"),
+            Some("01;33"),
+            Some("01;33"),
+            None,
+            None,
+            Some("01;32"),
+            Some("01;35"),
+            Some("37;41"),
+            Some("30;43"),
+            Some("37;44"),
+            Some("34;42"),
+            Some("30;42"),
+            None,
+            None,
+            Some("\x1b[K"),
+        ];
+        let mut c = LsColors {
+            ind: defaults
+                .iter()
+                .map(|d| d.map(|s| s.as_bytes().to_vec()))
+                .collect(),
+            exts: Vec::new(),
+            link_as_target: false,
+            used: AtomicBool::new(false),
+        };
+        let v = std::env::var_os("LS_COLORS").unwrap_or_default();
+        let v = std::os::unix::ffi::OsStrExt::as_bytes(v.as_os_str()).to_vec();
+        if v.is_empty() {
+            let colorterm = std::env::var_os("COLORTERM").is_some_and(|c| !c.is_empty());
+            return (colorterm || known_term()).then_some(c);
+        }
+        if !c.parse(&v) {
+            crate::errors::write_stderr(
+                b"dents: unparsable value for LS_COLORS environment variable\n",
+            );
+            return None;
+        }
+        c.link_as_target = c.ind[K::Ln as usize].as_deref() == Some(b"target");
+        Some(c)
+    }
+
+    /// Reads `LS_COLORS`; false if it cannot be read whole.
+    fn parse(&mut self, v: &[u8]) -> bool {
+        let mut p = v;
+        loop {
+            match p.first() {
+                None => return true,
+                Some(b':') => p = &p[1..],
+                Some(b'*') => {
+                    let Some((ext, Some(rest))) = crate::find::color::unescape(&p[1..], b'=')
+                    else {
+                        return false;
+                    };
+                    let Some((seq, rest)) = crate::find::color::unescape(rest, b':') else {
+                        return false;
+                    };
+                    self.exts.insert(0, (ext, seq));
+                    match rest {
+                        Some(r) => p = r,
+                        None => return true,
+                    }
+                }
+                Some(_) => {
+                    if p.len() < 3 || p[2] != b'=' {
+                        return false;
+                    }
+                    let label = &p[..2];
+                    let Some(i) = NAMES.iter().position(|n| n.as_bytes() == label) else {
+                        let q = super::quoting::Quoter::new(super::quoting::Style::Locale, false);
+                        let mut msg = b"dents: unrecognized prefix: ".to_vec();
+                        msg.extend_from_slice(&q.quote(label).bytes);
+                        msg.push(b'\n');
+                        crate::errors::write_stderr(&msg);
+                        return false;
+                    };
+                    let Some((seq, rest)) = crate::find::color::unescape(&p[3..], b':') else {
+                        return false;
+                    };
+                    self.ind[i] = Some(seq);
+                    match rest {
+                        Some(r) => p = r,
+                        None => return true,
+                    }
+                }
+            }
+        }
+    }
+
+    fn get(&self, k: K) -> Option<&[u8]> {
+        self.ind[k as usize].as_deref()
+    }
+
+    /// GNU's `is_colored`: set, and not empty, `0` or `00`.
+    pub fn is_colored(&self, k: K) -> bool {
+        !matches!(self.get(k), None | Some(b"" | b"0" | b"00"))
+    }
+
+    /// Whether GNU checks symlinks' targets (for `or`, `mi`, `ln=target`
+    /// with `ex`), given the format.
+    pub fn check_links(&self, long: bool) -> bool {
+        self.is_colored(K::Or)
+            || (self.is_colored(K::Ex) && self.link_as_target)
+            || (self.is_colored(K::Mi) && long)
+    }
+
+    /// The color of a file (`target`: the symlink target in `-l`).
+    pub fn color_of(&self, name: &[u8], f: &FileKind, target: bool) -> Option<&[u8]> {
+        let (mode, link_ok) = if target {
+            (f.link_mode, if f.link_ok { 0 } else { -1 })
+        } else {
+            let m = if self.link_as_target && f.link_ok {
+                f.link_mode
+            } else {
+                f.mode
+            };
+            (m, i32::from(f.link_ok))
+        };
+        let stat_ok = f.mode != 0;
+        let mut k = if link_ok == -1 && self.is_colored(K::Mi) {
+            K::Mi
+        } else if !stat_ok && !target {
+            match f.dtype_mode & S_IFMT {
+                0o010000 => K::Pi,
+                0o020000 => K::Cd,
+                0o040000 => K::Di,
+                0o060000 => K::Bd,
+                0o100000 => K::Fi,
+                0o120000 => K::Ln,
+                0o140000 => K::So,
+                _ => K::Or,
+            }
+        } else {
+            match mode & S_IFMT {
+                0o100000 => {
+                    if mode & 0o4000 != 0 && self.is_colored(K::Su) {
+                        K::Su
+                    } else if mode & 0o2000 != 0 && self.is_colored(K::Sg) {
+                        K::Sg
+                    } else if mode & 0o111 != 0 && self.is_colored(K::Ex) {
+                        K::Ex
+                    } else if f.nlink > 1 && self.is_colored(K::Mh) && !target {
+                        K::Mh
+                    } else {
+                        K::Fi
+                    }
+                }
+                0o040000 => {
+                    if mode & 0o1000 != 0 && mode & 0o002 != 0 && self.is_colored(K::Tw) {
+                        K::Tw
+                    } else if mode & 0o002 != 0 && self.is_colored(K::Ow) {
+                        K::Ow
+                    } else if mode & 0o1000 != 0 && self.is_colored(K::St) {
+                        K::St
+                    } else {
+                        K::Di
+                    }
+                }
+                0o120000 => K::Ln,
+                0o010000 => K::Pi,
+                0o140000 => K::So,
+                0o060000 => K::Bd,
+                0o020000 => K::Cd,
+                _ => K::Or,
+            }
+        };
+        if k == K::Fi {
+            let lower = name.to_ascii_lowercase();
+            if let Some((_, seq)) = self
+                .exts
+                .iter()
+                .find(|(e, _)| lower.ends_with(&e.to_ascii_lowercase()))
+            {
+                return Some(seq);
+            }
+        }
+        if k == K::Ln && link_ok == 0 && (self.link_as_target || self.is_colored(K::Or)) {
+            k = K::Or;
+        }
+        self.get(k)
+    }
+
+    /// Writes an indicator, preceded by the reset on the run's first.
+    fn put(&self, out: &mut Vec<u8>, s: &[u8]) {
+        if !self.used.swap(true, Ordering::Relaxed) {
+            self.reset(out);
+        }
+        out.extend_from_slice(s);
+    }
+
+    /// GNU's `prep_non_filename_text`: `ec`, or `lc rs rc`.
+    fn reset(&self, out: &mut Vec<u8>) {
+        match self.get(K::Ec) {
+            Some(ec) => out.extend_from_slice(ec),
+            None => {
+                for k in [K::Lc, K::Rs, K::Rc] {
+                    out.extend_from_slice(self.get(k).unwrap_or_default());
+                }
+            }
+        }
+    }
+
+    /// GNU's `set_normal_color`, before each name of a short listing.
+    pub fn normal(&self, out: &mut Vec<u8>) {
+        if self.is_colored(K::No) {
+            for k in [K::Lc, K::No, K::Rc] {
+                self.put(out, self.get(k).unwrap_or_default());
+            }
+        }
+    }
+
+    /// Writes the start of a name of color `c`; whether the end must
+    /// follow it.
+    pub fn start(&self, out: &mut Vec<u8>, c: Option<&[u8]>) -> bool {
+        if let Some(c) = c {
+            if self.is_colored(K::No) {
+                self.put(out, self.get(K::Lc).unwrap_or_default());
+                self.put(out, self.get(K::Rc).unwrap_or_default());
+            }
+            self.put(out, self.get(K::Lc).unwrap_or_default());
+            self.put(out, c);
+            self.put(out, self.get(K::Rc).unwrap_or_default());
+        }
+        c.is_some() || self.is_colored(K::No)
+    }
+
+    /// Writes the end of a painted name; `wraps`: the name may run over
+    /// the end of the line (GNU then clears to its end).
+    pub fn end(&self, out: &mut Vec<u8>, wraps: bool) {
+        let mut tmp = Vec::new();
+        match self.get(K::Ec) {
+            Some(ec) => tmp.extend_from_slice(ec),
+            None => {
+                for k in [K::Lc, K::Rs, K::Rc] {
+                    tmp.extend_from_slice(self.get(k).unwrap_or_default());
+                }
+            }
+        }
+        self.put(out, &tmp);
+        if wraps {
+            self.put(out, self.get(K::Cl).unwrap_or_default());
+        }
+    }
+
+    /// What GNU writes at the very end when colors were used and `lc`/`rc`
+    /// are not the usual ones.
+    pub fn finish(&self, out: &mut Vec<u8>) {
+        if self.used.load(Ordering::Relaxed)
+            && !(self.get(K::Lc) == Some(b"\x1b[") && self.get(K::Rc) == Some(b"m"))
+        {
+            self.put(out, self.get(K::Lc).unwrap_or_default());
+            self.put(out, self.get(K::Rc).unwrap_or_default());
+        }
+    }
+}
+
+/// Whether `TERM` is one the dircolors database of GNU coreutils 9.1
+/// lists (GNU colors by default only there, without `LS_COLORS`).
+fn known_term() -> bool {
+    let Some(term) = std::env::var_os("TERM") else {
+        return false;
+    };
+    let term = std::os::unix::ffi::OsStrExt::as_bytes(term.as_os_str()).to_vec();
+    const GLOBS: &[&str] = &[
+        "Eterm",
+        "ansi",
+        "*color*",
+        "con[0-9]*x[0-9]*",
+        "cons25",
+        "console",
+        "cygwin",
+        "*direct*",
+        "dtterm",
+        "gnome",
+        "hurd",
+        "jfbterm",
+        "konsole",
+        "kterm",
+        "linux",
+        "linux-c",
+        "mlterm",
+        "putty",
+        "rxvt*",
+        "screen*",
+        "st",
+        "terminator",
+        "tmux*",
+        "vt100",
+        "xterm*",
+    ];
+    GLOBS.iter().any(|g| glob(g.as_bytes(), &term))
+}
+
+/// A small `fnmatch` for the globs above (`*`, `[0-9]`).
+fn glob(p: &[u8], s: &[u8]) -> bool {
+    match p.first() {
+        None => s.is_empty(),
+        Some(b'*') => (0..=s.len()).any(|i| glob(&p[1..], &s[i..])),
+        Some(b'[') => {
+            let close = p.iter().position(|&c| c == b']').unwrap_or(p.len() - 1);
+            let set = &p[1..close];
+            let ok = s.first().is_some_and(|&c| {
+                set.windows(3)
+                    .any(|w| w[1] == b'-' && (w[0]..=w[2]).contains(&c))
+                    || set.contains(&c)
+            });
+            ok && glob(&p[close + 1..], &s[1..])
+        }
+        Some(&c) => s.first() == Some(&c) && glob(&p[1..], &s[1..]),
+    }
+}
