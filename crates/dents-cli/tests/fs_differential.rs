@@ -22,7 +22,6 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::Path;
@@ -341,13 +340,6 @@ const LS_CASES: &[(&[&str], &[&str], bool)] = &[
     ),
 ];
 
-/// TODO(issue 10, defect 7, owned by the `ls` work): `dents ls -i` in a
-/// sorted mode does not pad the inode column as GNU does (visible wherever
-/// the inode numbers differ in width: XFS, btrfs, tmpfs).  Until that fix
-/// is merged, a difference in these cases is printed loudly but does not
-/// fail the test; remove this list with the fix.
-const KNOWN_LS_DIFFERENCES: &[&[&str]] = &[&["ls", "-i", "--sort=name", "t/big"]];
-
 /// Runs every case on a new filesystem of `kind`.
 fn differential(kind: FsKind) {
     let Some(fs) = LoopFs::new_or_skip(kind, 256) else {
@@ -385,12 +377,7 @@ fn differential(kind: FsKind) {
         let d = dents(root, dargs);
         let g = run("ls", root, gargs);
         let what = format!("ls {dargs:?} / ls {gargs:?}");
-        match compare(&what, &d, &g, b'\n', *sorted) {
-            Some(f) if KNOWN_LS_DIFFERENCES.contains(dargs) => {
-                let _ = writeln!(std::io::stderr(), "KNOWN DIFFERENCE (TODO) {kind:?}: {f}");
-            }
-            f => failures.extend(f),
-        }
+        failures.extend(compare(&what, &d, &g, b'\n', *sorted));
     }
     assert!(
         failures.is_empty(),
