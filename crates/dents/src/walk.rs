@@ -613,7 +613,7 @@ struct Shared<'v, V: Visitor> {
 /// println!("{} entries", count.0.load(Ordering::Relaxed));
 /// ```
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
-    let fd_budget = opts.fd_budget.unwrap_or_else(default_fd_budget);
+    let (workers, fd_budget) = fd_plan(opts);
     let shared = Shared {
         opts: opts.clone(),
         visitor,
@@ -656,21 +656,87 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
     let threads = if opts.sort && opts.order == Order::DepthFirst {
         1
     } else {
-        opts.threads.max(1)
+        workers
     };
+    // The calling thread is a worker too: where no thread can be started
+    // (a small address space, a process limit), the walk still happens,
+    // on fewer threads.
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| shared.work());
+        for _ in 1..threads {
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, || shared.work())
+                .is_err()
+            {
+                break;
+            }
         }
+        shared.work();
     });
     shared.stats
 }
 
-/// Descriptors a walk may keep open: most of the soft `RLIMIT_NOFILE`,
-/// leaving room for the readers' own, stdio and the visitor's files.
-fn default_fd_budget() -> usize {
+/// How many workers a walk runs and how many descriptors it may keep
+/// beyond theirs (for the children's `openat`, and for the slices of huge
+/// directories), from the soft `RLIMIT_NOFILE` and the descriptors open
+/// now, so that the walk never runs out (`EMFILE`), however low the limit.
+///
+/// Each worker holds at most two descriptors at a time of its own (the
+/// directory it reads, and one more for a moment: a step of a long path,
+/// or a parent for a post-order visit); with fewer free than two per
+/// worker there are fewer workers, at least one.  A few are left to the
+/// visitor (its `-exec` pipes), and with a high limit half of what
+/// remains.  With [`WalkOptions::fd_budget`] set, that is the share kept
+/// and every worker runs.
+fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
+    let threads = opts.threads.max(1);
+    if let Some(budget) = opts.fd_budget {
+        return (threads, budget);
+    }
     let limit = sys::nofile_limit().min(1 << 20) as usize;
-    (limit.saturating_sub(64) / 2).max(4)
+    let free = limit.saturating_sub(open_fds(limit));
+    let spare = if free >= 128 {
+        64 + (free - 64) / 2
+    } else {
+        (free / 4).min(2)
+    };
+    let permits = free - spare;
+    let workers = (permits / 2).clamp(1, threads);
+    (workers, permits.saturating_sub(2 * workers))
+}
+
+/// How many descriptors the process has open (those listed in
+/// `/proc/self/fd` but the one listing them); all of `limit` if not even
+/// that one can be opened, 3 if the list cannot be read otherwise.
+fn open_fds(limit: usize) -> usize {
+    let mut reader = match DirReader::open(c"/proc/self/fd") {
+        Ok(r) => r,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => return limit,
+        Err(_) => return 3,
+    };
+    let mut n = 0usize;
+    while let Ok(Some(_)) = reader.next_entry() {
+        n += 1;
+    }
+    n.saturating_sub(1)
+}
+
+/// Runs `open` again while it fails for want of descriptors (`EMFILE`,
+/// `ENFILE`): other workers, or the visitor, give theirs back soon.  Up to
+/// about a second, then the error stands.
+fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let mut waited = 0;
+    loop {
+        match open() {
+            Err(e)
+                if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+                    && waited < 1000 =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                waited += 1;
+            }
+            r => return r,
+        }
+    }
 }
 
 impl<V: Visitor> Shared<'_, V> {
@@ -1172,8 +1238,14 @@ impl<V: Visitor> Shared<'_, V> {
                 if let Ok(ReadPlan::Sliced { space, slices }) =
                     slice::plan(reader.fd(), &self.opts.read)
                 {
-                    resume = Some((space, slices, off));
-                    break;
+                    // One descriptor a slice, from the walk's share: with
+                    // fewer than two, the read goes on serially.
+                    let slices = self.take_fds(slices);
+                    if slices >= 2 {
+                        resume = Some((space, slices, off));
+                        break;
+                    }
+                    self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
                 }
             }
             prev_off = off;
@@ -1207,8 +1279,31 @@ impl<V: Visitor> Shared<'_, V> {
                 }
                 dv.join(s.dv);
             }
+            self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
         }
         fd
+    }
+
+    /// Takes up to `want` descriptors from the walk's share (see
+    /// [`fd_plan`]); returns how many (given back by subtracting them
+    /// from `cached_fds`).
+    fn take_fds(&self, want: usize) -> usize {
+        let mut have = self.cached_fds.load(Ordering::Acquire);
+        loop {
+            let n = want.min(self.fd_budget.saturating_sub(have));
+            if n == 0 {
+                return 0;
+            }
+            match self.cached_fds.compare_exchange_weak(
+                have,
+                have + n,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return n,
+                Err(now) => have = now,
+            }
+        }
     }
 
     /// Reports a failed read, at once or (sorted walks) on the directory's
@@ -1446,24 +1541,31 @@ impl<V: Visitor> Shared<'_, V> {
             .flat_map(|b| b.entries.chunks(per).map(move |c| (b, c)))
             .collect();
         let dv_ref = &*dv;
+        let visit_part = |b: &Batch, part: &[BatchEntry]| {
+            let mut st = self.visitor.state();
+            let mut mine = dv_ref.fork();
+            for e in part {
+                self.visit_entry(&mut st, &mut mine, dir, b.name(e), e.ino, e.kind);
+            }
+            self.visitor.finish(st);
+            mine
+        };
         let done: Vec<DirVisit<'_>> = std::thread::scope(|scope| {
+            // A part whose thread cannot be started is visited here.
             let handles: Vec<_> = parts
                 .into_iter()
                 .map(|(b, part)| {
-                    scope.spawn(move || {
-                        let mut st = self.visitor.state();
-                        let mut mine = dv_ref.fork();
-                        for e in part {
-                            self.visit_entry(&mut st, &mut mine, dir, b.name(e), e.ino, e.kind);
-                        }
-                        self.visitor.finish(st);
-                        mine
-                    })
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || visit_part(b, part))
+                        .map_err(|_| visit_part(b, part))
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().expect("a visiting thread panicked"))
+                .map(|h| match h {
+                    Ok(h) => h.join().expect("a visiting thread panicked"),
+                    Err(done) => done,
+                })
                 .collect()
         });
         for p in done {
@@ -1649,17 +1751,17 @@ impl<V: Visitor> Shared<'_, V> {
     /// ancestor (in steps, for any depth).
     fn open_node(&self, node: &Node) -> io::Result<OwnedFd> {
         let Some(parent) = &node.parent else {
-            return sys::open_dir_path(&node.name);
+            return retry_emfile(|| sys::open_dir_path(&node.name));
         };
         let follow = self.opts.follow == Follow::Always;
         // Cloned out first: the lock must not be held while opening, which
         // may lock the ancestors' descriptors in turn.
         let parent_fd = parent.fd.lock().expect("fd lock").clone();
         let r = match parent_fd {
-            Some(pfd) => open_at(pfd.as_fd(), &node.name, follow),
+            Some(pfd) => retry_emfile(|| open_at(pfd.as_fd(), &node.name, follow)),
             None => {
                 self.stats.reopened_by_path.fetch_add(1, Ordering::Relaxed);
-                self.open_by_path(node, follow)
+                retry_emfile(|| self.open_by_path(node, follow))
             }
         };
         if parent.children_left.fetch_sub(1, Ordering::AcqRel) == 1
@@ -1802,13 +1904,15 @@ impl<V: Visitor> Shared<'_, V> {
     /// Opens `node` again (for a post-order visit of one of its children).
     fn reopen(&self, node: &Node) -> io::Result<OwnedFd> {
         let cached = node.fd.lock().expect("fd lock").clone();
-        if let Some(fd) = cached {
-            return sys::reopen_dir(fd.as_fd());
-        }
-        match &node.parent {
-            None => sys::open_dir_path(&node.name),
-            Some(_) => self.open_by_path(node, self.opts.follow == Follow::Always),
-        }
+        retry_emfile(|| {
+            if let Some(fd) = &cached {
+                return sys::reopen_dir(fd.as_fd());
+            }
+            match &node.parent {
+                None => sys::open_dir_path(&node.name),
+                Some(_) => self.open_by_path(node, self.opts.follow == Follow::Always),
+            }
+        })
     }
 
     /// Passes a problem to the visitor.
