@@ -614,6 +614,14 @@ struct Shared<'v, V: Visitor> {
 /// ```
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
     let (workers, fd_budget) = fd_plan(opts);
+    let mut opts = opts.clone();
+    // Under `ulimit -v`, a thread's stack (2 MiB) is address space taken
+    // from the heap: one thread per 32 MiB of the limit, at least one.
+    let memory_threads =
+        sys::address_space_limit().map_or(usize::MAX, |l| (l >> 25).max(1) as usize);
+    let workers = workers.min(memory_threads);
+    opts.read.threads = opts.read.threads.min(memory_threads);
+    let opts = &opts;
     let shared = Shared {
         opts: opts.clone(),
         visitor,
