@@ -273,3 +273,227 @@ fn a_low_descriptor_limit_loses_no_entry() {
         }
     }
 }
+
+/// Runs `cmd`, which must succeed.
+fn run_ok(cmd: &mut Command) {
+    let st = cmd.status().unwrap();
+    assert!(st.success(), "{cmd:?} failed");
+}
+
+/// A mount made by a test; unmounted on drop.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Stdout's lines sorted, status, stderr with the program name as GNU's.
+fn sorted_run(mut cmd: Command) -> (BTreeSet<Vec<u8>>, Option<i32>, String) {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    (
+        sorted_lines(&out.stdout),
+        out.status.code(),
+        err.replace("dents: ", "find: "),
+    )
+}
+
+#[test]
+fn a_loop_through_a_bind_mount_is_reported_as_gnu_reports_it() {
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot bind-mount");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    std::fs::create_dir_all(a.join("b/c")).unwrap();
+    std::fs::create_dir_all(a.join("x/y")).unwrap();
+    std::fs::File::create(a.join("b/f")).unwrap();
+    run_ok(
+        Command::new("mount")
+            .arg("--bind")
+            .arg(&a)
+            .arg(a.join("b/c")),
+    );
+    let _m = Mounted(a.join("b/c"));
+    let cwd = tmp.path();
+    for args in [
+        &["a"][..],
+        &["a", "-depth"],
+        &["a", "-maxdepth", "2"],
+        &["a", "-maxdepth", "1"],
+        &["a", "-mindepth", "3"],
+        &["a", "-xdev"],
+        &["a/b"],
+        &["a/b/c"],
+        &["-L", "a"],
+        &["a", "-name", "f"],
+    ] {
+        let want = sorted_run(gnu_find(cwd, args));
+        for j in [&[][..], &["-j", "1"], &["-S", "dfs"]] {
+            let mut all = j.to_vec();
+            all.extend_from_slice(args);
+            assert_eq!(
+                sorted_run(dents_find(cwd, &all)),
+                want,
+                "dents find {all:?}"
+            );
+        }
+    }
+    // The loop is found even where GNU's message is the only output.
+    let (_, status, err) = sorted_run(dents_find(cwd, &["a", "-mindepth", "3"]));
+    assert_eq!(status, Some(1));
+    assert!(err.contains("File system loop detected"), "{err}");
+}
+
+#[test]
+fn xdev_stops_at_a_real_mount_point() {
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot mount a tmpfs");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    std::fs::create_dir_all(t.join("mnt")).unwrap();
+    std::fs::create_dir_all(t.join("sub/deeper")).unwrap();
+    std::fs::File::create(t.join("sub/f")).unwrap();
+    run_ok(
+        Command::new("mount")
+            .args(["-t", "tmpfs", "tmpfs"])
+            .arg(t.join("mnt")),
+    );
+    let _m = Mounted(t.join("mnt"));
+    std::fs::create_dir_all(t.join("mnt/inside/more")).unwrap();
+    std::fs::File::create(t.join("mnt/inside/g")).unwrap();
+    let cwd = tmp.path();
+    for args in [
+        &["t", "-xdev"][..],
+        &["t", "-mount"],
+        &["t"],
+        &["t", "-xdev", "-depth"],
+        &["t/mnt", "-xdev"],
+    ] {
+        let want = sorted_run(gnu_find(cwd, args));
+        assert_eq!(want.1, Some(0));
+        assert_eq!(
+            sorted_run(dents_find(cwd, args)),
+            want,
+            "dents find {args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_deleted_working_directory_is_empty_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    // A shell that enters d, removes it, then runs the command there.
+    let in_removed = |prog: &str, args: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("cd d && rmdir ../d && exec {prog} {args}"))
+            .current_dir(tmp.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap()
+    };
+    let dents = dents_bin();
+    for (ours, theirs) in [
+        (format!("{dents} find ."), "find ."),
+        (format!("{dents} find . -depth"), "find . -depth"),
+        (format!("{dents} ls"), "ls"),
+        (format!("{dents} ls --sort=name"), "ls"),
+        (format!("{dents} ls -l"), "ls -l"),
+    ] {
+        std::fs::create_dir_all(&d).unwrap();
+        let want = in_removed(&theirs, "");
+        std::fs::create_dir_all(&d).unwrap();
+        let got = in_removed(&ours, "");
+        assert_eq!(
+            (
+                got.status.code(),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&got.stderr)
+            ),
+            (
+                want.status.code(),
+                String::from_utf8_lossy(&want.stdout),
+                String::from_utf8_lossy(&want.stderr)
+            ),
+            "{ours}"
+        );
+    }
+}
+
+#[test]
+fn a_small_address_space_is_walked_or_refused_cleanly() {
+    // A tree of a few thousand entries, and a directory of 3000 files.
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    for i in 0..30 {
+        let d = t.join(format!("d{i}/e"));
+        std::fs::create_dir_all(&d).unwrap();
+        for k in 0..60 {
+            std::fs::File::create(d.join(format!("f{k}"))).unwrap();
+        }
+    }
+    let wide = tmp.path().join("wide");
+    std::fs::create_dir(&wide).unwrap();
+    for k in 0..3000 {
+        std::fs::File::create(wide.join(format!("file-{k}"))).unwrap();
+    }
+    let cases: [&[&str]; 5] = [
+        &["find", "t", "-ls"],
+        &["find", "-j", "64", "t"],
+        &["find", "t", "-depth", "-printf", "%p %s %u\n"],
+        &["ls", "-l", "wide"],
+        &["ls", "-l", "-j", "64", "--sort=name", "wide"],
+    ];
+    for args in cases {
+        let full = Command::new(dents_bin())
+            .args(args)
+            .current_dir(tmp.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        assert!(full.status.success(), "{args:?}");
+        let sorted = args[0] == "find";
+        let lines = |o: &[u8]| {
+            let mut v: Vec<&[u8]> = o.split(|&b| b == b'\n').collect();
+            if sorted {
+                v.sort_unstable();
+            }
+            v.iter().map(|l| l.to_vec()).collect::<Vec<_>>()
+        };
+        for mib in [10u64, 16, 24, 32, 48, 64] {
+            let out = Command::new("prlimit")
+                .arg(format!("--as={}", mib << 20))
+                .arg("--")
+                .arg(dents_bin())
+                .args(args)
+                .current_dir(tmp.path())
+                .env("LC_ALL", "C")
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            // Never a crash: the whole answer, or GNU's refusal.
+            if out.status.success() {
+                assert_eq!(
+                    lines(&out.stdout),
+                    lines(&full.stdout),
+                    "{args:?} at {mib} MiB"
+                );
+                assert_eq!(err, "", "{args:?} at {mib} MiB");
+            } else {
+                let want = if args[0] == "find" { 1 } else { 2 };
+                assert_eq!(
+                    (out.status.code(), err.as_ref()),
+                    (Some(want), "dents: memory exhausted\n"),
+                    "{args:?} at {mib} MiB"
+                );
+                assert!(mib < 24, "{args:?} needs more than {mib} MiB");
+            }
+        }
+    }
+}
