@@ -1951,17 +1951,21 @@ fn dev_of(st: &Statx) -> u64 {
 /// The path of `node`: its root's path and the names below it (from the
 /// nearest ancestor that keeps its path, at most [`PATH_KEEP`] levels up).
 fn build_path(node: &Node) -> Vec<u8> {
-    let mut names = Vec::with_capacity(node.depth.min(PATH_KEEP) + 1);
+    let mut names: Vec<&[u8]> = Vec::with_capacity(node.depth.min(PATH_KEEP) + 1);
+    let mut kept: &[u8] = &[];
+    let mut len = 0;
     let mut n = Some(node);
-    let mut path = Vec::new();
     while let Some(x) = n {
         if let Some(p) = &x.path {
-            path.extend_from_slice(p);
+            kept = p;
             break;
         }
         names.push(x.name.as_bytes());
+        len += x.name.as_bytes().len() + 1;
         n = x.parent.as_deref();
     }
+    let mut path = Vec::with_capacity(kept.len() + len);
+    path.extend_from_slice(kept);
     for name in names.iter().rev() {
         if !path.is_empty() && !path.ends_with(b"/") {
             path.push(b'/');
