@@ -407,7 +407,7 @@ fn a_deleted_working_directory_is_empty_not_an_error() {
         (format!("{dents} ls -l"), "ls -l"),
     ] {
         std::fs::create_dir_all(&d).unwrap();
-        let want = in_removed(&theirs, "");
+        let want = in_removed(theirs, "");
         std::fs::create_dir_all(&d).unwrap();
         let got = in_removed(&ours, "");
         assert_eq!(

@@ -1565,14 +1565,14 @@ impl<V: Visitor> Shared<'_, V> {
                 .map(|(b, part)| {
                     std::thread::Builder::new()
                         .spawn_scoped(scope, move || visit_part(b, part))
-                        .map_err(|_| visit_part(b, part))
+                        .map_err(|_| Box::new(visit_part(b, part)))
                 })
                 .collect();
             handles
                 .into_iter()
                 .map(|h| match h {
                     Ok(h) => h.join().expect("a visiting thread panicked"),
-                    Err(done) => done,
+                    Err(done) => *done,
                 })
                 .collect()
         });
