@@ -497,3 +497,34 @@ fn a_small_address_space_is_walked_or_refused_cleanly() {
         }
     }
 }
+
+#[test]
+fn a_loop_of_links_is_reported_at_every_depth_limit_as_gnu_reports_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    std::fs::create_dir_all(a.join("b/c")).unwrap();
+    std::fs::File::create(a.join("b/c/f")).unwrap();
+    std::os::unix::fs::symlink("..", a.join("b/up")).unwrap();
+    std::os::unix::fs::symlink("../..", a.join("b/c/top")).unwrap();
+    let cwd = tmp.path();
+    for args in [
+        &["-L", "a"][..],
+        &["-L", "a", "-maxdepth", "1"],
+        &["-L", "a", "-maxdepth", "2"],
+        &["-L", "a", "-maxdepth", "3"],
+        &["-L", "a", "-mindepth", "3"],
+        &["-L", "a", "-depth"],
+        &["-L", "a", "-type", "d"],
+    ] {
+        let want = sorted_run(gnu_find(cwd, args));
+        for j in [&[][..], &["-j", "1"], &["-s"]] {
+            let mut all = j.to_vec();
+            all.extend_from_slice(args);
+            assert_eq!(
+                sorted_run(dents_find(cwd, &all)),
+                want,
+                "dents find {all:?}"
+            );
+        }
+    }
+}

@@ -1406,7 +1406,15 @@ impl<V: Visitor> Shared<'_, V> {
         if self.visitor.excluded(state, &v) {
             return;
         }
-        let reached = if kind == Kind::Dir {
+        // A link to a directory at the depth limit is not classified
+        // (`-L`), yet find reports it if it closes a loop: its type is
+        // the stat its visit needs anyway.
+        let follow_all = self.opts.follow == Follow::Always;
+        let is_dir = kind == Kind::Dir
+            || follow_all
+                && matches!(kind, Kind::Unknown | Kind::NotDir(FileType::SYMLINK))
+                && v.file_type().is_dir();
+        let reached = if is_dir {
             match self.closes_loop(dv.node, &v) {
                 Ok(reached) => Some(reached),
                 Err(ancestor) => {
