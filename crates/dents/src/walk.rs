@@ -35,7 +35,24 @@
 //! `RLIMIT_NOFILE`) allows, a subdirectory is opened by a relative path
 //! from its nearest ancestor still open, in steps short enough for any
 //! depth, so trees deeper than `PATH_MAX` are walked and `EMFILE` never
-//! happens.
+//! happens.  The budget and the number of workers come from the limit and
+//! the descriptors open when the walk starts (two a worker at most, fewer
+//! workers where few are free; a huge directory's slices only from what
+//! is left); an open that still meets `EMFILE` (the visitor's own files)
+//! waits for descriptors to come back and tries again.  Nothing about a
+//! directory is kept per level that a deep chain would make quadratic:
+//! paths are built from at most 64 names, post-order parents reopened by
+//! `..` (checked by device and inode), chains of nodes dropped in a loop.
+//!
+//! Loops: as find, every directory entered is checked against its
+//! ancestors' (device, inode), before its visit, and one that closes a
+//! loop is reported instead of visited.  Where no loop is possible the
+//! check costs nothing: without a mount point or a followed link on the
+//! way, a subdirectory lies strictly below its parent in the real tree.
+//! Mount points are known from the mount table read when the walk starts
+//! (a bind mount of an ancestor below itself: `mount --bind a a/b/c`);
+//! a mount made while the walk runs is not seen there, where find, which
+//! stats every directory it enters, would see it.
 //!
 //! Post-order (`-depth`): each directory counts the work still pending
 //! below it (its own read and each subdirectory's subtree); the worker that
