@@ -11,6 +11,7 @@
 //! | `numfmt` | decimal numbers written straight into output buffers |
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 //! | `progress` | the status line on standard error while a walk runs |
+//! | `threads` | threads that may not start: their work done on the caller's |
 
 mod du;
 mod errors;
@@ -21,6 +22,7 @@ mod numfmt;
 mod output;
 mod progress;
 mod quote;
+mod threads;
 
 use std::ffi::OsString;
 
@@ -38,13 +40,30 @@ Commands:
 Run 'dents COMMAND --help' for a command's options.
 ";
 
+/// Memory running out ends dents with GNU's message, not an abort.
+#[global_allocator]
+static ALLOC: dents::sys::ExitOnExhaustion = dents::sys::ExitOnExhaustion;
+
 fn main() {
     dents::sys::default_sigpipe();
+    // Under `ulimit -v`, one malloc arena: each thread's own would reserve
+    // 64 MiB of the address space.
+    if dents::sys::address_space_limit().is_some() {
+        dents::sys::limit_malloc_arenas(1);
+    }
     let argv: Vec<OsString> = std::env::args_os().collect();
     let code = match argv.get(1).and_then(|a| a.to_str()) {
         Some("ls") => closing_stdout(ls::main(&argv[1..]), errors::SERIOUS),
-        Some("find") => find::main(&argv[1..]),
-        Some("du") => closing_stdout(du::main(&argv[1..]), 1),
+        Some("find") => {
+            // GNU find exits 1 when memory runs out (ls: 2).
+            dents::sys::set_exhausted_status(1);
+            find::main(&argv[1..])
+        }
+        Some("du") => {
+            // GNU du exits 1 when memory runs out, as find.
+            dents::sys::set_exhausted_status(1);
+            closing_stdout(du::main(&argv[1..]), 1)
+        }
         Some("--help" | "-h" | "help") => print_text(USAGE),
         Some("--version" | "-V") => print_text(&format!("dents {}\n", env!("CARGO_PKG_VERSION"))),
         Some(other) => {

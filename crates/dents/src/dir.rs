@@ -352,6 +352,14 @@ impl DirReader {
                     self.buf.resize(grown, 0);
                 }
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                // The directory was removed while open (a deleted working
+                // directory): no entries left, as glibc's readdir takes it.
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                    self.at_end = true;
+                    self.pos = 0;
+                    self.len = 0;
+                    return Ok(false);
+                }
                 Err(e) => return Err(e),
             }
         }

@@ -413,7 +413,7 @@ fn stat_in_order(
             .map(|_| {
                 let (next, found, stop) = (&next, &found, &stop);
                 let names: &[Unknown<'_>] = unknown;
-                scope.spawn(move || {
+                let work = move || {
                     let mut out = Vec::new();
                     while !stop.load(Ordering::Relaxed) {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -428,12 +428,19 @@ fn stat_in_order(
                         out.push((i, kind));
                     }
                     out
-                })
+                };
+                // A thread that cannot start: its share is done here.
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, work)
+                    .map_err(|_| work())
             })
             .collect();
         workers
             .into_iter()
-            .map(|w| w.join().expect("stat worker panicked"))
+            .map(|w| match w {
+                Ok(w) => w.join().expect("stat worker panicked"),
+                Err(out) => out,
+            })
             .collect()
     });
     // Entries past the stop point may have been stat'ed by a thread that

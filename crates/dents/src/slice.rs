@@ -296,26 +296,49 @@ where
     S: EntrySink,
     F: Fn(usize) -> S + Sync,
 {
-    let results: Vec<(S, io::Result<bool>)> = std::thread::scope(|scope| {
+    let read = |i: usize, sink: &mut S| {
+        let hi = starts.get(i + 1).copied();
+        read_slice(dir, starts[i], hi, buffer_size, sink)
+    };
+    let mut results: Vec<Option<(S, io::Result<bool>)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..starts.len())
             .map(|i| {
-                let lo = starts[i];
-                let hi = starts.get(i + 1).copied();
-                let make_sink = &make_sink;
-                scope.spawn(move || {
-                    let mut sink = make_sink(i);
-                    let r = read_slice(dir, lo, hi, buffer_size, &mut sink);
-                    (sink, r)
-                })
+                let (make_sink, read) = (&make_sink, &read);
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, move || {
+                        let mut sink = make_sink(i);
+                        let r = read(i, &mut sink);
+                        (sink, r)
+                    })
+                    .ok()
             })
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().expect("a slice reader panicked"))
+            .map(|h| h.map(|h| h.join().expect("a slice reader panicked")))
             .collect()
     });
+    // A slice whose thread could not start, or whose descriptor could not
+    // be opened for want of descriptors (nothing of it was read), is read
+    // now, here, with the other slices' descriptors closed.
+    for (i, r) in results.iter_mut().enumerate() {
+        let redo = match r {
+            None => true,
+            Some((_, Err(e))) => matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)),
+            Some(_) => false,
+        };
+        if redo {
+            let mut sink = match r.take() {
+                Some((sink, _)) => sink,
+                None => make_sink(i),
+            };
+            let res = read(i, &mut sink);
+            *r = Some((sink, res));
+        }
+    }
+    let results = results.into_iter().flatten();
     let mut outcome = ReadOutcome {
-        sinks: Vec::with_capacity(results.len()),
+        sinks: Vec::with_capacity(starts.len()),
         plan,
         errors: Vec::new(),
         probes: 0,

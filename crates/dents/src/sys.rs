@@ -680,19 +680,93 @@ pub fn now() -> (i64, u32) {
     (ts.tv_sec, ts.tv_nsec as u32)
 }
 
-/// Limits the C library's malloc to `n` arenas (glibc's `M_ARENA_MAX`),
-/// before threads start.  glibc gives threads arenas of their own (up to
-/// eight per core) and each keeps the memory it once held: for a walk
-/// whose workers allocate little (du: a path and a sum per directory),
-/// one arena keeps the peak smaller at no measured cost.  Does nothing
+/// The soft limit on the address space (`RLIMIT_AS`, `ulimit -v`) in
+/// bytes, if there is one.
+pub fn address_space_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::As).current
+}
+
+/// Lets the C library's `malloc` use at most `arenas` arenas (glibc's
+/// `M_ARENA_MAX`), before threads start.  glibc gives threads arenas of
+/// their own (up to eight per core): each reserves 64 MiB of address space
+/// up front, which a `ulimit -v` of a few tens of MiB cannot hold
+/// (allocations then fail however little is in use), and keeps the memory
+/// it once held (for a walk whose workers allocate little, such as du's,
+/// one arena keeps the peak smaller at no measured cost).  Does nothing
 /// where the C library is not glibc.
-pub fn limit_malloc_arenas(n: i32) {
+pub fn limit_malloc_arenas(arenas: u32) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets a malloc tunable; it is called before
-    // the process starts other threads.
+    // SAFETY: mallopt only changes a malloc tunable; M_ARENA_MAX takes any
+    // positive count.  Called before the threads that would allocate.
     unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, n);
+        libc::mallopt(libc::M_ARENA_MAX, arenas.max(1) as libc::c_int);
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = n;
+    let _ = arenas;
+}
+
+/// The exit status after "memory exhausted" (see [`ExitOnExhaustion`]).
+static EXHAUSTED_STATUS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(2);
+
+/// A global allocator that is the system's, except that when memory runs
+/// out it says `dents: memory exhausted` on stderr and exits with the
+/// status set by [`set_exhausted_status`] (2 unless set), as GNU's tools
+/// do, instead of aborting.
+///
+/// ```ignore
+/// #[global_allocator]
+/// static ALLOC: dents::sys::ExitOnExhaustion = dents::sys::ExitOnExhaustion;
+/// ```
+pub struct ExitOnExhaustion;
+
+/// Sets the exit status used when memory runs out.
+pub fn set_exhausted_status(status: i32) {
+    EXHAUSTED_STATUS.store(status, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Says "memory exhausted" and ends the process, allocating nothing.
+fn exhausted() -> ! {
+    let msg = b"dents: memory exhausted\n";
+    // SAFETY: write(2) of a static buffer, then _exit: neither allocates
+    // nor runs destructors that might.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::_exit(EXHAUSTED_STATUS.load(std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; only a
+// null result (no memory) is turned into an exit.
+unsafe impl std::alloc::GlobalAlloc for ExitOnExhaustion {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is passed on unchanged.
+        let p = unsafe { std::alloc::System.alloc(layout) };
+        if p.is_null() {
+            exhausted();
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is passed on unchanged.
+        let p = unsafe { std::alloc::System.alloc_zeroed(layout) };
+        if p.is_null() {
+            exhausted();
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: the caller's contract is passed on unchanged.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract is passed on unchanged.
+        let p = unsafe { std::alloc::System.realloc(ptr, layout, new_size) };
+        if p.is_null() {
+            exhausted();
+        }
+        p
+    }
 }

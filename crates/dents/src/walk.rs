@@ -35,7 +35,24 @@
 //! `RLIMIT_NOFILE`) allows, a subdirectory is opened by a relative path
 //! from its nearest ancestor still open, in steps short enough for any
 //! depth, so trees deeper than `PATH_MAX` are walked and `EMFILE` never
-//! happens.
+//! happens.  The budget and the number of workers come from the limit and
+//! the descriptors open when the walk starts (two a worker at most, fewer
+//! workers where few are free; a huge directory's slices only from what
+//! is left); an open that still meets `EMFILE` (the visitor's own files)
+//! waits for descriptors to come back and tries again.  Nothing about a
+//! directory is kept per level that a deep chain would make quadratic:
+//! paths are built from at most 64 names, post-order parents reopened by
+//! `..` (checked by device and inode), chains of nodes dropped in a loop.
+//!
+//! Loops: as find, every directory entered is checked against its
+//! ancestors' (device, inode), before its visit, and one that closes a
+//! loop is reported instead of visited.  Where no loop is possible the
+//! check costs nothing: without a mount point or a followed link on the
+//! way, a subdirectory lies strictly below its parent in the real tree.
+//! Mount points are known from the mount table read when the walk starts
+//! (a bind mount of an ancestor below itself: `mount --bind a a/b/c`);
+//! a mount made while the walk runs is not seen there, where find, which
+//! stats every directory it enters, would see it.
 //!
 //! Post-order (`-depth`): each directory counts the work still pending
 //! below it (its own read and each subdirectory's subtree); the worker that
@@ -74,7 +91,7 @@ use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 
 use rustix::fs::StatxFlags;
 
@@ -97,6 +114,11 @@ const PARALLEL_VISIT_MIN: usize = 16 * 1024;
 
 /// Relative paths longer than this are opened in several steps.
 const PATH_STEP: usize = 3072;
+
+/// Every this many levels a directory keeps its whole path, so that a
+/// path is built from at most this many names (deep trees: linear, not
+/// quadratic in the depth).
+const PATH_KEEP: usize = 64;
 
 /// The order directories are read in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -387,8 +409,23 @@ struct Node {
     /// The name relative to the parent; for a root, the root path.
     name: CString,
     depth: usize,
-    /// (dev, ino), once known: loop detection with `-L`.
-    id: OnceLock<(u64, u64)>,
+    /// (dev, ino) as reached: the parent's device and the entry's
+    /// `d_ino` where nothing can make them differ (no mount point, no
+    /// link followed), else from a stat.  Loop checks compare these.
+    id: (u64, u64),
+    /// (dev, ino) of the directory as opened (`fstat`), where needed: the
+    /// post-order visits check a parent reopened by `..` against it.
+    opened: OnceLock<(u64, u64)>,
+    /// The whole path, kept on every [`PATH_KEEP`]-th level so that
+    /// building a path never walks up more than that many levels.
+    path: Option<Box<[u8]>>,
+    /// Where the loop check of a plain subdirectory starts (see
+    /// [`Shared::closes_loop`]): the parent of the nearest
+    /// ancestor-or-self reached across a mount point or a followed link;
+    /// `None` if there is none (no loop is possible).
+    check_from: Option<Weak<Node>>,
+    /// Mount points below this directory (see [`MountScope`]).
+    mounts: MountScope,
     /// The open descriptor kept for the children's `openat`.
     fd: Mutex<Option<Arc<OwnedFd>>>,
     /// Children not yet opened: at zero, `fd` is released.
@@ -401,6 +438,120 @@ struct Node {
     is_root: bool,
     /// The length of the starting point at the head of every path below.
     root_len: usize,
+}
+
+impl Drop for Node {
+    /// Drops the chain of parents that only this node held one at a time:
+    /// dropped recursively, a chain of tens of thousands of levels would
+    /// overflow the stack.
+    fn drop(&mut self) {
+        let mut up = self.parent.take();
+        while let Some(p) = up {
+            up = match Arc::into_inner(p) {
+                Some(mut n) => n.parent.take(),
+                None => None,
+            };
+        }
+    }
+}
+
+/// Which mount points lie below a directory, for the loop checks without
+/// `-L`: a loop through a bind mount needs a mount point.
+#[derive(Debug)]
+enum MountScope {
+    /// None: no entry below can be a mount point.
+    None,
+    /// Some, and this is the directory's canonical path: its entries are
+    /// looked up among the mount points.
+    Below(Box<[u8]>),
+    /// Not known (no mount table, or no canonical path): every
+    /// subdirectory is stat'ed.
+    Unknown,
+}
+
+/// The mount points (`/proc/self/mountinfo`), sorted.
+struct Mounts {
+    points: Vec<Vec<u8>>,
+}
+
+impl Mounts {
+    /// Reads the mount table; `None` if it cannot be read.
+    fn load() -> Option<Mounts> {
+        let table = std::fs::read("/proc/self/mountinfo").ok()?;
+        let mut points: Vec<Vec<u8>> = table
+            .split(|&b| b == b'\n')
+            .filter_map(|line| line.split(|&b| b == b' ').nth(4))
+            .map(unescape_octal)
+            .collect();
+        if points.is_empty() {
+            return None;
+        }
+        points.sort_unstable();
+        points.dedup();
+        Some(Mounts { points })
+    }
+
+    /// Whether `path` (canonical) is a mount point.
+    fn is_point(&self, path: &[u8]) -> bool {
+        self.points
+            .binary_search_by(|p| p.as_slice().cmp(path))
+            .is_ok()
+    }
+
+    /// Whether a mount point lies strictly below `dir` (canonical).
+    fn any_below(&self, dir: &[u8]) -> bool {
+        let mut prefix = dir.to_vec();
+        if !prefix.ends_with(b"/") {
+            prefix.push(b'/');
+        }
+        let i = self
+            .points
+            .partition_point(|p| p.as_slice() < prefix.as_slice());
+        self.points
+            .get(i)
+            .is_some_and(|p| p.starts_with(&prefix) && p.len() > prefix.len())
+    }
+
+    /// The scope of a root directory.
+    fn scope_of_root(mounts: Option<&Mounts>, root: &[u8]) -> MountScope {
+        let Some(m) = mounts else {
+            return MountScope::Unknown;
+        };
+        use std::os::unix::ffi::{OsStrExt, OsStringExt};
+        match std::fs::canonicalize(std::ffi::OsStr::from_bytes(root)) {
+            Ok(c) => {
+                let c = c.into_os_string().into_vec();
+                if m.any_below(&c) {
+                    MountScope::Below(c.into())
+                } else {
+                    MountScope::None
+                }
+            }
+            Err(_) => MountScope::Unknown,
+        }
+    }
+}
+
+/// A mount table field with its `\ooo` escapes decoded.
+fn unescape_octal(field: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(field.len());
+    let mut i = 0;
+    while i < field.len() {
+        let oct = field
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match (field[i], oct) {
+            (b'\\', Some(d)) => {
+                out.push((d[0] - b'0') << 6 | (d[1] - b'0') << 3 | (d[2] - b'0'));
+                i += 4;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
@@ -454,6 +605,8 @@ struct Shared<'v, V: Visitor> {
     fd_budget: usize,
     stats: WalkStats,
     fs_magic: Mutex<Vec<(u64, u64)>>,
+    /// The mount points, for loop checks without `-L` (`None`: unknown).
+    mounts: Option<Mounts>,
     /// Sorted walks: the prepared directories and whose turn it is.
     ready: Mutex<Ready>,
     /// Sorted walks: the turn moved (for workers held back).
@@ -486,7 +639,15 @@ struct Shared<'v, V: Visitor> {
 /// println!("{} entries", count.0.load(Ordering::Relaxed));
 /// ```
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
-    let fd_budget = opts.fd_budget.unwrap_or_else(default_fd_budget);
+    let (workers, fd_budget) = fd_plan(opts);
+    let mut opts = opts.clone();
+    // Under `ulimit -v`, a thread's stack (2 MiB) is address space taken
+    // from the heap: one thread per 32 MiB of the limit, at least one.
+    let memory_threads =
+        sys::address_space_limit().map_or(usize::MAX, |l| (l >> 25).max(1) as usize);
+    let workers = workers.min(memory_threads);
+    opts.read.threads = opts.read.threads.min(memory_threads);
+    let opts = &opts;
     let shared = Shared {
         opts: opts.clone(),
         visitor,
@@ -502,6 +663,11 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
         fd_budget,
         stats: WalkStats::default(),
         fs_magic: Mutex::new(Vec::new()),
+        mounts: if opts.follow == Follow::Always {
+            None
+        } else {
+            Mounts::load()
+        },
         ready: Mutex::new(Ready::default()),
         ahead: Condvar::new(),
         drainer: Mutex::new(()),
@@ -524,21 +690,87 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
     let threads = if opts.sort && opts.order == Order::DepthFirst {
         1
     } else {
-        opts.threads.max(1)
+        workers
     };
+    // The calling thread is a worker too: where no thread can be started
+    // (a small address space, a process limit), the walk still happens,
+    // on fewer threads.
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| shared.work());
+        for _ in 1..threads {
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, || shared.work())
+                .is_err()
+            {
+                break;
+            }
         }
+        shared.work();
     });
     shared.stats
 }
 
-/// Descriptors a walk may keep open: most of the soft `RLIMIT_NOFILE`,
-/// leaving room for the readers' own, stdio and the visitor's files.
-fn default_fd_budget() -> usize {
+/// How many workers a walk runs and how many descriptors it may keep
+/// beyond theirs (for the children's `openat`, and for the slices of huge
+/// directories), from the soft `RLIMIT_NOFILE` and the descriptors open
+/// now, so that the walk never runs out (`EMFILE`), however low the limit.
+///
+/// Each worker holds at most two descriptors at a time of its own (the
+/// directory it reads, and one more for a moment: a step of a long path,
+/// or a parent for a post-order visit); with fewer free than two per
+/// worker there are fewer workers, at least one.  A few are left to the
+/// visitor (its `-exec` pipes), and with a high limit half of what
+/// remains.  With [`WalkOptions::fd_budget`] set, that is the share kept
+/// and every worker runs.
+fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
+    let threads = opts.threads.max(1);
+    if let Some(budget) = opts.fd_budget {
+        return (threads, budget);
+    }
     let limit = sys::nofile_limit().min(1 << 20) as usize;
-    (limit.saturating_sub(64) / 2).max(4)
+    let free = limit.saturating_sub(open_fds(limit));
+    let spare = if free >= 128 {
+        64 + (free - 64) / 2
+    } else {
+        (free / 4).min(2)
+    };
+    let permits = free - spare;
+    let workers = (permits / 2).clamp(1, threads);
+    (workers, permits.saturating_sub(2 * workers))
+}
+
+/// How many descriptors the process has open (those listed in
+/// `/proc/self/fd` but the one listing them); all of `limit` if not even
+/// that one can be opened, 3 if the list cannot be read otherwise.
+fn open_fds(limit: usize) -> usize {
+    let mut reader = match DirReader::open(c"/proc/self/fd") {
+        Ok(r) => r,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => return limit,
+        Err(_) => return 3,
+    };
+    let mut n = 0usize;
+    while let Ok(Some(_)) = reader.next_entry() {
+        n += 1;
+    }
+    n.saturating_sub(1)
+}
+
+/// Runs `open` again while it fails for want of descriptors (`EMFILE`,
+/// `ENFILE`): other workers, or the visitor, give theirs back soon.  Up to
+/// about a second, then the error stands.
+fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let mut waited = 0;
+    loop {
+        match open() {
+            Err(e)
+                if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+                    && waited < 1000 =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                waited += 1;
+            }
+            r => return r,
+        }
+    }
 }
 
 impl<V: Visitor> Shared<'_, V> {
@@ -597,11 +829,20 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         if descend && flow != Flow::Prune {
+            let mounts = if self.opts.follow == Follow::Always {
+                MountScope::None
+            } else {
+                Mounts::scope_of_root(self.mounts.as_ref(), root)
+            };
             let node = Arc::new(Node {
                 parent: None,
                 name,
                 depth: 0,
-                id: OnceLock::from((dev_of(&st), st.stx_ino)),
+                id: (dev_of(&st), st.stx_ino),
+                opened: OnceLock::new(),
+                path: None,
+                check_from: None,
+                mounts,
                 fd: Mutex::new(None),
                 children_left: AtomicUsize::new(0),
                 pending: AtomicUsize::new(1),
@@ -798,17 +1039,14 @@ impl<V: Visitor> Shared<'_, V> {
         let fd = self
             .open_node(node)
             .map_err(|e| Some(WalkErrorKind::Io(e)))?;
-        if self.opts.same_fs || self.opts.follow == Follow::Always {
+        // Loops were ruled out when the entry was visited
+        // ([`Shared::closes_loop`]).
+        if self.opts.same_fs || self.opts.post_order {
             if let Ok(st) = sys::fstat(fd.as_fd()) {
                 let id = (st.st_dev, st.st_ino);
-                let _ = node.id.set(id);
+                let _ = node.opened.set(id);
                 if self.opts.same_fs && id.0 != node.root_dev {
                     return Err(None);
-                }
-                if self.opts.follow == Follow::Always {
-                    if let Some(ancestor) = find_loop(node, id) {
-                        return Err(Some(WalkErrorKind::Loop(ancestor)));
-                    }
                 }
             }
         }
@@ -847,11 +1085,11 @@ impl<V: Visitor> Shared<'_, V> {
         let (path, fd, entries, errors) = match p {
             Prepared::Failed(path, kind) => {
                 self.report(state, &path, kind);
-                self.finish_one(state, node);
+                self.finish_one(state, node, None);
                 return Vec::new();
             }
             Prepared::Skipped => {
-                self.finish_one(state, node);
+                self.finish_one(state, node, None);
                 return Vec::new();
             }
             Prepared::Read {
@@ -883,17 +1121,18 @@ impl<V: Visitor> Shared<'_, V> {
         if self.quit.load(Ordering::Relaxed) {
             children.clear();
         }
+        let mut own = Some(fd);
         if !children.is_empty() {
             node.children_left.store(children.len(), Ordering::Relaxed);
             node.pending.fetch_add(children.len(), Ordering::AcqRel);
             // Keep this descriptor for the children's openat, budget allowing.
             if self.cached_fds.fetch_add(1, Ordering::AcqRel) < self.fd_budget {
-                *node.fd.lock().expect("fd lock") = Some(Arc::new(fd));
+                *node.fd.lock().expect("fd lock") = own.take().map(Arc::new);
             } else {
                 self.cached_fds.fetch_sub(1, Ordering::AcqRel);
             }
         }
-        self.finish_one(state, node);
+        self.finish_one(state, node, own);
         children
     }
 
@@ -912,7 +1151,7 @@ impl<V: Visitor> Shared<'_, V> {
                 if let Some(kind) = kind {
                     self.report(state, &path, kind);
                 }
-                self.finish_one(state, node);
+                self.finish_one(state, node, None);
                 return Vec::new();
             }
         };
@@ -1033,8 +1272,14 @@ impl<V: Visitor> Shared<'_, V> {
                 if let Ok(ReadPlan::Sliced { space, slices }) =
                     slice::plan(reader.fd(), &self.opts.read)
                 {
-                    resume = Some((space, slices, off));
-                    break;
+                    // One descriptor a slice, from the walk's share: with
+                    // fewer than two, the read goes on serially.
+                    let slices = self.take_fds(slices);
+                    if slices >= 2 {
+                        resume = Some((space, slices, off));
+                        break;
+                    }
+                    self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
                 }
             }
             prev_off = off;
@@ -1068,8 +1313,31 @@ impl<V: Visitor> Shared<'_, V> {
                 }
                 dv.join(s.dv);
             }
+            self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
         }
         fd
+    }
+
+    /// Takes up to `want` descriptors from the walk's share (see
+    /// [`fd_plan`]); returns how many (given back by subtracting them
+    /// from `cached_fds`).
+    fn take_fds(&self, want: usize) -> usize {
+        let mut have = self.cached_fds.load(Ordering::Acquire);
+        loop {
+            let n = want.min(self.fd_budget.saturating_sub(have));
+            if n == 0 {
+                return 0;
+            }
+            match self.cached_fds.compare_exchange_weak(
+                have,
+                have + n,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return n,
+                Err(now) => have = now,
+            }
+        }
     }
 
     /// Reports a failed read, at once or (sorted walks) on the directory's
@@ -1164,6 +1432,26 @@ impl<V: Visitor> Shared<'_, V> {
         if self.visitor.excluded(state, &v) {
             return;
         }
+        // A link to a directory at the depth limit is not classified
+        // (`-L`), yet find reports it if it closes a loop: its type is
+        // the stat its visit needs anyway.
+        let follow_all = self.opts.follow == Follow::Always;
+        let is_dir = kind == Kind::Dir
+            || follow_all
+                && matches!(kind, Kind::Unknown | Kind::NotDir(FileType::SYMLINK))
+                && v.file_type().is_dir();
+        let reached = if is_dir {
+            match self.closes_loop(dv.node, &v) {
+                Ok(reached) => Some(reached),
+                Err(ancestor) => {
+                    // As find: the entry is not visited, the loop reported.
+                    let path = dv.path.clone();
+                    return self.report(state, &path, WalkErrorKind::Loop(ancestor));
+                }
+            }
+        } else {
+            None
+        };
         if depth >= self.opts.min_depth && !(self.opts.post_order && descend) {
             flow = self.visitor.visit(state, &v);
         }
@@ -1171,12 +1459,16 @@ impl<V: Visitor> Shared<'_, V> {
             self.quit.store(true, Ordering::Relaxed);
             return;
         }
-        if descend && flow != Flow::Prune {
+        if let (true, Flow::Continue, Some(r)) = (descend, flow, reached) {
             dv.children.push(Arc::new(Node {
                 parent: Some(Arc::clone(dv.node)),
                 name: name.to_owned(),
                 depth,
-                id: OnceLock::new(),
+                id: r.id,
+                opened: OnceLock::new(),
+                path: (depth % PATH_KEEP == 0).then(|| dv.path.as_slice().into()),
+                check_from: r.check_from,
+                mounts: r.mounts,
                 fd: Mutex::new(None),
                 children_left: AtomicUsize::new(0),
                 pending: AtomicUsize::new(1),
@@ -1185,6 +1477,83 @@ impl<V: Visitor> Shared<'_, V> {
                 root_len: dv.node.root_len,
             }));
         }
+    }
+
+    /// Whether the subdirectory being visited (`v`, an entry of `node`) is one of its own ancestors, as
+    /// find checks every directory it enters: `Err` with that ancestor's
+    /// path; else how it was reached, for its node.
+    ///
+    /// Cheap where no loop is possible.  Within one filesystem, a plain
+    /// subdirectory (no mount point, no link followed) lies strictly below
+    /// its parent in the real tree, so it cannot be any ancestor reached
+    /// through plain subdirectories only: a loop needs a mount point or a
+    /// followed link on the way.  So the entry is checked against every
+    /// ancestor only where it is such a crossing itself, else only against
+    /// those above the nearest crossing (none, in most walks).  Its
+    /// identity costs nothing where it cannot cross anything (the parent's
+    /// device, `d_ino`); with `-L` it is the stat the visit needs anyway;
+    /// without, a stat only for mount points, which the mount table names
+    /// (and for every subdirectory where that table is not known).
+    fn closes_loop(&self, node: &Arc<Node>, v: &Visit<'_>) -> Result<Reached, Vec<u8>> {
+        let plain = (node.id.0, v.ino);
+        let stat_id = |st: &Statx| (dev_of(st), st.stx_ino);
+        let (id, crossing, mounts) = if self.opts.follow == Follow::Always {
+            let id = v.metadata().map_or(plain, stat_id);
+            (id, id != plain, MountScope::None)
+        } else {
+            match &node.mounts {
+                MountScope::None => (plain, false, MountScope::None),
+                MountScope::Below(canon) => {
+                    let m = self
+                        .mounts
+                        .as_ref()
+                        .expect("a mount scope comes from a mount table");
+                    let mut child = canon.to_vec();
+                    if !child.ends_with(b"/") {
+                        child.push(b'/');
+                    }
+                    child.extend_from_slice(v.name());
+                    let id = if m.is_point(&child) {
+                        sys::statx_at(v.dir, v.at_name, StatxFlags::INO)
+                            .map_or(plain, |st| stat_id(&st))
+                    } else {
+                        plain
+                    };
+                    let below = if m.any_below(&child) {
+                        MountScope::Below(child.into())
+                    } else {
+                        MountScope::None
+                    };
+                    (id, id != plain, below)
+                }
+                MountScope::Unknown => {
+                    let id = sys::statx_at(v.dir, v.at_name, StatxFlags::INO)
+                        .map_or(plain, |st| stat_id(&st));
+                    (id, id != plain, MountScope::Unknown)
+                }
+            }
+        };
+        let start = if crossing {
+            Some(Arc::clone(node))
+        } else {
+            node.check_from.as_ref().and_then(Weak::upgrade)
+        };
+        let mut up = start.as_deref();
+        while let Some(n) = up {
+            if n.id == id {
+                return Err(build_path(n));
+            }
+            up = n.parent.as_deref();
+        }
+        Ok(Reached {
+            id,
+            check_from: if crossing {
+                Some(Arc::downgrade(node))
+            } else {
+                node.check_from.clone()
+            },
+            mounts,
+        })
     }
 
     /// Visits the classified entries of `batches` (one per slice of the
@@ -1214,24 +1583,31 @@ impl<V: Visitor> Shared<'_, V> {
             .flat_map(|b| b.entries.chunks(per).map(move |c| (b, c)))
             .collect();
         let dv_ref = &*dv;
+        let visit_part = |b: &Batch, part: &[BatchEntry]| {
+            let mut st = self.visitor.state();
+            let mut mine = dv_ref.fork();
+            for e in part {
+                self.visit_entry(&mut st, &mut mine, dir, b.name(e), e.ino, e.kind);
+            }
+            self.visitor.finish(st);
+            mine
+        };
         let done: Vec<DirVisit<'_>> = std::thread::scope(|scope| {
+            // A part whose thread cannot be started is visited here.
             let handles: Vec<_> = parts
                 .into_iter()
                 .map(|(b, part)| {
-                    scope.spawn(move || {
-                        let mut st = self.visitor.state();
-                        let mut mine = dv_ref.fork();
-                        for e in part {
-                            self.visit_entry(&mut st, &mut mine, dir, b.name(e), e.ino, e.kind);
-                        }
-                        self.visitor.finish(st);
-                        mine
-                    })
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || visit_part(b, part))
+                        .map_err(|_| Box::new(visit_part(b, part)))
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().expect("a visiting thread panicked"))
+                .map(|h| match h {
+                    Ok(h) => h.join().expect("a visiting thread panicked"),
+                    Err(done) => *done,
+                })
                 .collect()
         });
         for p in done {
@@ -1417,17 +1793,17 @@ impl<V: Visitor> Shared<'_, V> {
     /// ancestor (in steps, for any depth).
     fn open_node(&self, node: &Node) -> io::Result<OwnedFd> {
         let Some(parent) = &node.parent else {
-            return sys::open_dir_path(&node.name);
+            return retry_emfile(|| sys::open_dir_path(&node.name));
         };
         let follow = self.opts.follow == Follow::Always;
         // Cloned out first: the lock must not be held while opening, which
         // may lock the ancestors' descriptors in turn.
         let parent_fd = parent.fd.lock().expect("fd lock").clone();
         let r = match parent_fd {
-            Some(pfd) => open_at(pfd.as_fd(), &node.name, follow),
+            Some(pfd) => retry_emfile(|| open_at(pfd.as_fd(), &node.name, follow)),
             None => {
                 self.stats.reopened_by_path.fetch_add(1, Ordering::Relaxed);
-                self.open_by_path(node, follow)
+                retry_emfile(|| self.open_by_path(node, follow))
             }
         };
         if parent.children_left.fetch_sub(1, Ordering::AcqRel) == 1
@@ -1478,31 +1854,49 @@ impl<V: Visitor> Shared<'_, V> {
     }
 
     /// One piece of a directory's work is done (its read, or a subtree);
-    /// at zero, the post-order visit, then the parent's turn.
-    fn finish_one(&self, state: &mut V::State, node: &Arc<Node>) {
-        if node.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
-            return;
-        }
-        if self.opts.post_order
-            && !self.quit.load(Ordering::Relaxed)
-            && node.depth >= self.opts.min_depth
-        {
-            self.visit_post_order(state, node);
-        }
-        if let Some(parent) = &node.parent {
-            self.finish_one(state, parent);
+    /// at zero, the post-order visit, then the parent's turn, and so on up
+    /// (a loop: a chain of tens of thousands of levels must not recurse).
+    /// `own`: the directory's own descriptor, if the caller still has it.
+    fn finish_one(&self, state: &mut V::State, node: &Arc<Node>, own: Option<OwnedFd>) {
+        let mut own = own.map(Arc::new);
+        let mut cur: &Node = node;
+        loop {
+            if cur.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return;
+            }
+            own = if self.opts.post_order
+                && !self.quit.load(Ordering::Relaxed)
+                && cur.depth >= self.opts.min_depth
+            {
+                self.visit_post_order(state, cur, own.take())
+            } else {
+                None
+            };
+            match &cur.parent {
+                Some(p) => cur = p,
+                None => return,
+            }
         }
     }
 
-    /// Visits a directory after everything below it.
-    fn visit_post_order(&self, state: &mut V::State, node: &Node) {
+    /// Visits a directory after everything below it; returns the
+    /// descriptor of its parent it used, for the parent's own visit.
+    fn visit_post_order(
+        &self,
+        state: &mut V::State,
+        node: &Node,
+        own: Option<Arc<OwnedFd>>,
+    ) -> Option<Arc<OwnedFd>> {
         let path = build_path(node);
         let by_path = !self.opts.post_order_parent_fd && node.parent.is_some();
         let parent_fd = match &node.parent {
             Some(_) if by_path => None,
-            Some(p) => match self.reopen(p) {
+            Some(p) => match self.parent_of(p, own) {
                 Ok(fd) => Some(fd),
-                Err(e) => return self.report(state, &path, WalkErrorKind::Io(e)),
+                Err(e) => {
+                    self.report(state, &path, WalkErrorKind::Io(e));
+                    return None;
+                }
             },
             None => None,
         };
@@ -1527,7 +1921,7 @@ impl<V: Visitor> Shared<'_, V> {
             dir,
             at_name,
             known: Kind::Dir,
-            ino: node.id.get().map_or(0, |id| id.1),
+            ino: node.id.1,
             follow: node.is_root && self.opts.follow != Follow::Never
                 || self.opts.follow == Follow::Always,
             post_order: true,
@@ -1537,18 +1931,39 @@ impl<V: Visitor> Shared<'_, V> {
         if self.visitor.visit(state, &v) == Flow::Quit {
             self.quit.store(true, Ordering::Relaxed);
         }
+        parent_fd
+    }
+
+    /// Opens `parent` again for the post-order visit of its child, whose
+    /// own descriptor is `child` if still open: by `..` from the child
+    /// when that leads to the very directory opened before (in a deep
+    /// tree whose ancestors' descriptors were given back, opening each by
+    /// its path would be quadratic in the depth), else as
+    /// [`Shared::reopen`] does.
+    fn parent_of(&self, parent: &Node, child: Option<Arc<OwnedFd>>) -> io::Result<Arc<OwnedFd>> {
+        let cached = parent.fd.lock().expect("fd lock").is_some();
+        if let (false, Some(child), Some(&want)) = (cached, child, parent.opened.get()) {
+            if let Ok(fd) = sys::open_dir_at(child.as_fd(), c"..") {
+                if sys::fstat(fd.as_fd()).is_ok_and(|st| (st.st_dev, st.st_ino) == want) {
+                    return Ok(Arc::new(fd));
+                }
+            }
+        }
+        self.reopen(parent).map(Arc::new)
     }
 
     /// Opens `node` again (for a post-order visit of one of its children).
     fn reopen(&self, node: &Node) -> io::Result<OwnedFd> {
         let cached = node.fd.lock().expect("fd lock").clone();
-        if let Some(fd) = cached {
-            return sys::reopen_dir(fd.as_fd());
-        }
-        match &node.parent {
-            None => sys::open_dir_path(&node.name),
-            Some(_) => self.open_by_path(node, self.opts.follow == Follow::Always),
-        }
+        retry_emfile(|| {
+            if let Some(fd) = &cached {
+                return sys::reopen_dir(fd.as_fd());
+            }
+            match &node.parent {
+                None => sys::open_dir_path(&node.name),
+                Some(_) => self.open_by_path(node, self.opts.follow == Follow::Always),
+            }
+        })
     }
 
     /// Passes a problem to the visitor.
@@ -1576,17 +1991,26 @@ fn dev_of(st: &Statx) -> u64 {
     sys::makedev(st.stx_dev_major, st.stx_dev_minor)
 }
 
-/// The path of `node`: its root's path and the names below it.
+/// The path of `node`: its root's path and the names below it (from the
+/// nearest ancestor that keeps its path, at most [`PATH_KEEP`] levels up).
 fn build_path(node: &Node) -> Vec<u8> {
-    let mut names = Vec::with_capacity(node.depth + 1);
+    let mut names: Vec<&[u8]> = Vec::with_capacity(node.depth.min(PATH_KEEP) + 1);
+    let mut kept: &[u8] = &[];
+    let mut len = 0;
     let mut n = Some(node);
     while let Some(x) = n {
+        if let Some(p) = &x.path {
+            kept = p;
+            break;
+        }
         names.push(x.name.as_bytes());
+        len += x.name.as_bytes().len() + 1;
         n = x.parent.as_deref();
     }
-    let mut path = Vec::new();
-    for (i, name) in names.iter().rev().enumerate() {
-        if i > 0 && !path.ends_with(b"/") {
+    let mut path = Vec::with_capacity(kept.len() + len);
+    path.extend_from_slice(kept);
+    for name in names.iter().rev() {
+        if !path.is_empty() && !path.ends_with(b"/") {
             path.push(b'/');
         }
         path.extend_from_slice(name);
@@ -1594,16 +2018,11 @@ fn build_path(node: &Node) -> Vec<u8> {
     path
 }
 
-/// The path of the ancestor of `node` with the same (dev, ino), if any.
-fn find_loop(node: &Node, id: (u64, u64)) -> Option<Vec<u8>> {
-    let mut up = node.parent.as_deref();
-    while let Some(n) = up {
-        if n.id.get() == Some(&id) {
-            return Some(build_path(n));
-        }
-        up = n.parent.as_deref();
-    }
-    None
+/// How a subdirectory was reached (see [`Shared::closes_loop`]).
+struct Reached {
+    id: (u64, u64),
+    check_from: Option<Weak<Node>>,
+    mounts: MountScope,
 }
 
 /// One thread's share of visiting a directory's entries.

@@ -48,10 +48,6 @@ pub struct Finder<'a> {
     roots: Mutex<Vec<Vec<u8>>>,
     /// A message was written about the last starting point itself.
     last_root_failed: AtomicBool,
-    /// `-L`: loops are possible.
-    follow_all: bool,
-    /// `-maxdepth`
-    max_depth: usize,
     /// Standard output is a terminal: `Some(utf8 locale)`.
     terminal: Option<bool>,
     /// The output files (`-fprint` and kin), by number.
@@ -67,8 +63,6 @@ pub struct Finder<'a> {
 /// A worker's state.
 pub struct State<'a> {
     buf: ThreadBuf<'a>,
-    /// `-L`: the last parent directory's path and its ancestors' ids.
-    chain: Chain,
     /// Buffers for the output files, by number.
     outs: Vec<Option<ThreadBuf<'a>>>,
     /// Names, times and filesystem types for `-printf` and `-ls`.
@@ -87,8 +81,6 @@ impl<'a> Finder<'a> {
         serial: bool,
         post_order: bool,
         ignore_race: bool,
-        follow_all: bool,
-        max_depth: usize,
     ) -> Finder<'a> {
         Finder {
             expr,
@@ -99,8 +91,6 @@ impl<'a> Finder<'a> {
             ignore_race,
             roots: Mutex::new(Vec::new()),
             last_root_failed: AtomicBool::new(false),
-            follow_all,
-            max_depth,
             terminal: sys::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
             outs: output_files(expr),
             colors: None,
@@ -188,7 +178,6 @@ impl<'a> Visitor for Finder<'a> {
     fn state(&self) -> State<'a> {
         State {
             buf: ThreadBuf::new(self.out),
-            chain: None,
             outs: self
                 .outs
                 .iter()
@@ -247,17 +236,6 @@ impl<'a> Visitor for Finder<'a> {
                     }
                 }
                 _ => {}
-            }
-        }
-        if self.follow_all && v.depth() > 0 && v.file_type().is_dir() {
-            if let Some(ancestor) = loop_ancestor(v, &mut st.chain) {
-                // GNU does not evaluate the entry that closes a loop.  The
-                // walker reports the loop when it reads the directory, which
-                // it does not do at the depth limit.
-                if v.depth() >= self.max_depth {
-                    report_loop(v.path(), &ancestor);
-                }
-                return Flow::Continue;
             }
         }
         if debug::on(debug::SEARCH) {
@@ -363,47 +341,6 @@ fn output_files(e: &Expr) -> Vec<Option<&OutFile>> {
     let mut outs = Vec::new();
     walk(e, &mut outs);
     outs
-}
-
-/// A file's identity: device and inode.
-type Id = (u32, u32, u64);
-
-/// The ancestors of the last parent directory seen (its path, then each
-/// ancestor's path and id), kept per thread for `-L` loop checks.
-type Chain = Option<(Vec<u8>, Vec<(Vec<u8>, Id)>)>;
-
-/// Under `-L`, the path of the directory among those the walk went
-/// through to reach `v` that `v` is (a loop, which GNU reports instead of
-/// visiting; the walker reports it when it gets there).  The ancestors'
-/// identities are learnt by path, once per parent directory and thread.
-fn loop_ancestor(v: &Visit<'_>, chain: &mut Chain) -> Option<Vec<u8>> {
-    let me = v.metadata().ok()?;
-    let me = (me.stx_dev_major, me.stx_dev_minor, me.stx_ino);
-    let path = v.path();
-    // The ancestors' paths: the entry's path cut one component at a time.
-    let mut prefixes: Vec<&[u8]> = Vec::with_capacity(v.depth());
-    let mut end = path.len();
-    for _ in 0..v.depth() {
-        end = path[..end].iter().rposition(|&b| b == b'/').unwrap_or(0);
-        while end > 1 && path[end - 1] == b'/' {
-            end -= 1;
-        }
-        prefixes.push(if end == 0 { b"/" } else { &path[..end] });
-    }
-    let parent = *prefixes.first()?;
-    if !chain.as_ref().is_some_and(|(p, _)| p.as_slice() == parent) {
-        let ids = prefixes
-            .iter()
-            .filter_map(|p| {
-                let c = std::ffi::CString::new(*p).ok()?;
-                let st = sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::INO).ok()?;
-                Some((p.to_vec(), (st.stx_dev_major, st.stx_dev_minor, st.stx_ino)))
-            })
-            .collect();
-        *chain = Some((parent.to_vec(), ids));
-    }
-    let (_, ids) = chain.as_ref()?;
-    ids.iter().find(|(_, id)| *id == me).map(|(p, _)| p.clone())
 }
 
 /// GNU's message for a loop found with `-L`.

@@ -162,19 +162,10 @@ pub fn main(argv: &[OsString]) -> i32 {
         msg::path_error(b"standard output", e);
         msg::error(b"write error");
     });
-    let follow_all = opts.follow == walk::Follow::Always;
     let mut has_quit = false;
     expr.each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
-    let finder = eval::Finder::new(
-        &expr,
-        &out,
-        needs.serial,
-        opts.depth,
-        opts.ignore_race,
-        follow_all,
-        opts.max_depth,
-    )
-    .with_ux(colors, progress.as_ref(), exclude.as_ref());
+    let finder = eval::Finder::new(&expr, &out, needs.serial, opts.depth, opts.ignore_race)
+        .with_ux(colors, progress.as_ref(), exclude.as_ref());
     std::thread::scope(|s| {
         if let Some(p) = &progress {
             s.spawn(|| p.run());

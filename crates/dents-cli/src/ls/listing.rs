@@ -256,7 +256,7 @@ impl Listing {
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let (targets, blocks) = (&targets, &blocks);
-                scope.spawn(move || loop {
+                crate::threads::spawn_or_run(scope, move || loop {
                     let next = blocks.lock().unwrap_or_else(|p| p.into_inner()).next();
                     let Some(part) = next else { break };
                     for r in part {
@@ -528,7 +528,7 @@ where
     let chunk = v.len().div_ceil(threads);
     std::thread::scope(|scope| {
         for part in v.chunks_mut(chunk) {
-            scope.spawn(move || part.sort_unstable_by(cmp));
+            crate::threads::spawn_or_run(scope, move || part.sort_unstable_by(cmp));
         }
     });
     // k-way merge of the sorted runs: k is small, so a linear scan of the

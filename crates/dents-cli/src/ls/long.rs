@@ -94,7 +94,7 @@ pub fn print(
                 let cols = &cols;
                 buf.clear();
                 if from < to {
-                    scope.spawn(move || {
+                    crate::threads::spawn_or_run(scope, move || {
                         for i in from..to {
                             cols.line(buf, listing, listing.get(i), tf);
                         }

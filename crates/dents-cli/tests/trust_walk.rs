@@ -1,0 +1,530 @@
+//! The walker under hostile conditions, through `dents find` (and `dents
+//! ls` where the reading layer is shared), against GNU find: trees deeper
+//! than the stack and `PATH_MAX`, a low descriptor limit, loops through
+//! bind mounts, a real mount point with `-xdev`, a deleted working
+//! directory, a small address space.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, BufReader};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use rustix::fs::{Mode, OFlags};
+
+fn dents_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_dents")
+}
+
+/// `dents find ARGS` in `cwd`, C locale.
+fn dents_find(cwd: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(dents_bin());
+    c.arg("find").args(args).current_dir(cwd);
+    c.env("LC_ALL", "C").stdin(Stdio::null());
+    c
+}
+
+/// GNU `find ARGS` in `cwd`, C locale.
+fn gnu_find(cwd: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("find");
+    c.args(args).current_dir(cwd);
+    c.env("LC_ALL", "C").stdin(Stdio::null());
+    c
+}
+
+/// What a run printed, summed up without holding it (a 20,000-level
+/// chain prints 400 MB): the number of lines and an order-free hash of
+/// them, the exit status, the whole stderr.
+#[derive(Debug, PartialEq, Eq)]
+struct Summary {
+    lines: u64,
+    hash: u64,
+    status: Option<i32>,
+    stderr: String,
+}
+
+fn summarize(mut cmd: Command) -> Summary {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let err = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        std::io::Read::read_to_end(&mut BufReader::new(stderr), &mut s).unwrap();
+        s
+    });
+    let mut out = BufReader::with_capacity(1 << 20, child.stdout.take().unwrap());
+    let (mut lines, mut hash) = (0u64, 0u64);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if out.read_until(b'\n', &mut line).unwrap() == 0 {
+            break;
+        }
+        let mut h = DefaultHasher::new();
+        line.hash(&mut h);
+        hash = hash.wrapping_add(h.finish());
+        lines += 1;
+    }
+    let status = child.wait().unwrap().code();
+    let stderr = String::from_utf8(err.join().unwrap()).unwrap();
+    Summary {
+        lines,
+        hash,
+        status,
+        stderr: stderr.replace("dents: ", "find: "),
+    }
+}
+
+/// A chain of `levels` directories `a` below `root/deep`, with a file `f`
+/// at the bottom: far deeper than `PATH_MAX` (made by `mkdirat` from one
+/// level to the next).
+fn deep_chain(root: &Path, levels: usize) {
+    let top = root.join("deep");
+    std::fs::create_dir(&top).unwrap();
+    let mut fd: OwnedFd =
+        rustix::fs::open(&top, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+    for _ in 0..levels {
+        rustix::fs::mkdirat(fd.as_fd(), "a", Mode::from_raw_mode(0o755)).unwrap();
+        fd = rustix::fs::openat(
+            fd.as_fd(),
+            "a",
+            OFlags::RDONLY | OFlags::DIRECTORY,
+            Mode::empty(),
+        )
+        .unwrap();
+    }
+    drop(
+        rustix::fs::openat(
+            fd.as_fd(),
+            "f",
+            OFlags::CREATE | OFlags::WRONLY,
+            Mode::from_raw_mode(0o644),
+        )
+        .unwrap(),
+    );
+}
+
+/// A temporary directory for a deep chain: removed by `rm -rf` first
+/// (the standard library's removal recurses, one stack frame a level).
+struct DeepTmp(tempfile::TempDir);
+
+impl DeepTmp {
+    /// In `/dev/shm` where there is one: removing 20,000 levels from a
+    /// disk mounted with `discard` takes a minute.
+    fn new() -> DeepTmp {
+        let shm = Path::new("/dev/shm");
+        let tmp = if shm.is_dir() {
+            tempfile::tempdir_in(shm)
+        } else {
+            tempfile::tempdir()
+        };
+        DeepTmp(tmp.unwrap())
+    }
+
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl Drop for DeepTmp {
+    fn drop(&mut self) {
+        let _ = Command::new("rm")
+            .arg("-rf")
+            .arg(self.0.path().join("deep"))
+            .status();
+    }
+}
+
+/// The bottom file's path in [`deep_chain`].
+fn deep_leaf(levels: usize) -> String {
+    format!("deep/{}f\n", "a/".repeat(levels))
+}
+
+const LEVELS: usize = 20_000;
+
+#[test]
+fn a_tree_of_20000_levels_is_walked_as_gnu_walks_it() {
+    let tmp = DeepTmp::new();
+    deep_chain(tmp.path(), LEVELS);
+    let cwd = tmp.path();
+    // Every path, pre- and post-order: as GNU's, which walks any depth.
+    let pre = summarize(gnu_find(cwd, &["deep"]));
+    assert_eq!(pre.lines, LEVELS as u64 + 2, "{pre:?}");
+    let post = summarize(gnu_find(cwd, &["deep", "-depth"]));
+    for (args, want) in [
+        (&["deep"][..], &pre),
+        (&["deep", "-depth"], &post),
+        (&["-j", "1", "deep"], &pre),
+        (&["-j", "1", "deep", "-depth"], &post),
+        (&["-L", "deep"], &pre),
+    ] {
+        assert_eq!(
+            &summarize(dents_find(cwd, args)),
+            want,
+            "dents find {args:?}"
+        );
+    }
+    // The other ways through the tree, checked on the bottom file.
+    let leaf = deep_leaf(LEVELS);
+    for args in [
+        &["-S", "dfs", "deep", "-name", "f"][..],
+        &["-j", "1", "-S", "dfs", "deep", "-depth", "-name", "f"],
+        &["-L", "deep", "-name", "f"],
+        &["-L", "deep", "-depth", "-name", "f"],
+    ] {
+        let out = dents_find(cwd, args).output().unwrap();
+        assert_eq!(
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
+            (Some(0), ""),
+            "dents find {args:?}"
+        );
+        assert_eq!(out.stdout, leaf.as_bytes(), "dents find {args:?}");
+    }
+}
+
+#[test]
+fn delete_removes_a_tree_of_20000_levels() {
+    let tmp = DeepTmp::new();
+    deep_chain(tmp.path(), LEVELS);
+    for j in ["1", "4"] {
+        let out = dents_find(tmp.path(), &["-j", j, "deep", "-delete"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
+            (Some(0), ""),
+            "-j {j}"
+        );
+        assert!(!tmp.path().join("deep").exists(), "-j {j}: entries left");
+        if j == "1" {
+            deep_chain(tmp.path(), LEVELS);
+        }
+    }
+}
+
+/// The lines of an output, sorted.
+fn sorted_lines(out: &[u8]) -> BTreeSet<Vec<u8>> {
+    out.split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+#[test]
+fn a_low_descriptor_limit_loses_no_entry() {
+    // 60 directories of 3 levels, a file at each bottom, and one wide
+    // directory; the limit leaves 3 to 29 descriptors beyond stdio.
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    for i in 0..60 {
+        let d = t.join(format!("d{i}/e/g"));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::File::create(d.join("f")).unwrap();
+    }
+    std::fs::create_dir_all(t.join("wide")).unwrap();
+    for i in 0..200 {
+        std::fs::create_dir(t.join(format!("wide/w{i}"))).unwrap();
+        std::fs::File::create(t.join(format!("wide/w{i}/f"))).unwrap();
+    }
+    let want = gnu_find(tmp.path(), &["t", "-name", "f"]).output().unwrap();
+    assert!(want.status.success());
+    let want = sorted_lines(&want.stdout);
+    assert_eq!(want.len(), 260);
+    // 50 runs at each limit, the thread counts in turn, run at once.
+    for limit in 6..=32 {
+        let nofile = format!("--nofile={limit}");
+        let children: Vec<_> = (0..50)
+            .map(|run| {
+                let j = ["1", "2", "8", "default"][run % 4];
+                let mut c = Command::new("prlimit");
+                c.arg(&nofile).arg("--").arg(dents_bin()).arg("find");
+                if j != "default" {
+                    c.args(["-j", j]);
+                }
+                c.args(["t", "-name", "f"]).current_dir(tmp.path());
+                c.stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .stdin(Stdio::null());
+                (j, c.spawn().unwrap())
+            })
+            .collect();
+        for (j, c) in children {
+            let out: Output = c.wait_with_output().unwrap();
+            assert_eq!(
+                (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr).as_ref()
+                ),
+                (Some(0), ""),
+                "limit {limit} -j {j}"
+            );
+            assert_eq!(sorted_lines(&out.stdout), want, "limit {limit} -j {j}");
+        }
+    }
+}
+
+/// Runs `cmd`, which must succeed.
+fn run_ok(cmd: &mut Command) {
+    let st = cmd.status().unwrap();
+    assert!(st.success(), "{cmd:?} failed");
+}
+
+/// A mount made by a test; unmounted on drop.
+struct Mounted(std::path::PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Stdout's lines sorted, status, stderr with the program name as GNU's.
+fn sorted_run(mut cmd: Command) -> (BTreeSet<Vec<u8>>, Option<i32>, String) {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    (
+        sorted_lines(&out.stdout),
+        out.status.code(),
+        err.replace("dents: ", "find: "),
+    )
+}
+
+#[test]
+fn a_loop_through_a_bind_mount_is_reported_as_gnu_reports_it() {
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot bind-mount");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    std::fs::create_dir_all(a.join("b/c")).unwrap();
+    std::fs::create_dir_all(a.join("x/y")).unwrap();
+    std::fs::File::create(a.join("b/f")).unwrap();
+    run_ok(
+        Command::new("mount")
+            .arg("--bind")
+            .arg(&a)
+            .arg(a.join("b/c")),
+    );
+    let _m = Mounted(a.join("b/c"));
+    let cwd = tmp.path();
+    for args in [
+        &["a"][..],
+        &["a", "-depth"],
+        &["a", "-maxdepth", "2"],
+        &["a", "-maxdepth", "1"],
+        &["a", "-mindepth", "3"],
+        &["a", "-xdev"],
+        &["a/b"],
+        &["a/b/c"],
+        &["-L", "a"],
+        &["a", "-name", "f"],
+    ] {
+        let want = sorted_run(gnu_find(cwd, args));
+        for j in [&[][..], &["-j", "1"], &["-S", "dfs"]] {
+            let mut all = j.to_vec();
+            all.extend_from_slice(args);
+            assert_eq!(
+                sorted_run(dents_find(cwd, &all)),
+                want,
+                "dents find {all:?}"
+            );
+        }
+    }
+    // The loop is found even where GNU's message is the only output.
+    let (_, status, err) = sorted_run(dents_find(cwd, &["a", "-mindepth", "3"]));
+    assert_eq!(status, Some(1));
+    assert!(err.contains("File system loop detected"), "{err}");
+}
+
+#[test]
+fn xdev_stops_at_a_real_mount_point() {
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot mount a tmpfs");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    std::fs::create_dir_all(t.join("mnt")).unwrap();
+    std::fs::create_dir_all(t.join("sub/deeper")).unwrap();
+    std::fs::File::create(t.join("sub/f")).unwrap();
+    run_ok(
+        Command::new("mount")
+            .args(["-t", "tmpfs", "tmpfs"])
+            .arg(t.join("mnt")),
+    );
+    let _m = Mounted(t.join("mnt"));
+    std::fs::create_dir_all(t.join("mnt/inside/more")).unwrap();
+    std::fs::File::create(t.join("mnt/inside/g")).unwrap();
+    let cwd = tmp.path();
+    for args in [
+        &["t", "-xdev"][..],
+        &["t", "-mount"],
+        &["t"],
+        &["t", "-xdev", "-depth"],
+        &["t/mnt", "-xdev"],
+    ] {
+        let want = sorted_run(gnu_find(cwd, args));
+        assert_eq!(want.1, Some(0));
+        assert_eq!(
+            sorted_run(dents_find(cwd, args)),
+            want,
+            "dents find {args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_deleted_working_directory_is_empty_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    // A shell that enters d, removes it, then runs the command there.
+    let in_removed = |prog: &str, args: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("cd d && rmdir ../d && exec {prog} {args}"))
+            .current_dir(tmp.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap()
+    };
+    let dents = dents_bin();
+    for (ours, theirs) in [
+        (format!("{dents} find ."), "find ."),
+        (format!("{dents} find . -depth"), "find . -depth"),
+        (format!("{dents} ls"), "ls"),
+        (format!("{dents} ls --sort=name"), "ls"),
+        (format!("{dents} ls -l"), "ls -l"),
+    ] {
+        std::fs::create_dir_all(&d).unwrap();
+        let want = in_removed(theirs, "");
+        std::fs::create_dir_all(&d).unwrap();
+        let got = in_removed(&ours, "");
+        assert_eq!(
+            (
+                got.status.code(),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&got.stderr)
+            ),
+            (
+                want.status.code(),
+                String::from_utf8_lossy(&want.stdout),
+                String::from_utf8_lossy(&want.stderr)
+            ),
+            "{ours}"
+        );
+    }
+}
+
+#[test]
+fn a_small_address_space_is_walked_or_refused_cleanly() {
+    // A tree of a few thousand entries, and a directory of 3000 files.
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    for i in 0..30 {
+        let d = t.join(format!("d{i}/e"));
+        std::fs::create_dir_all(&d).unwrap();
+        for k in 0..60 {
+            std::fs::File::create(d.join(format!("f{k}"))).unwrap();
+        }
+    }
+    let wide = tmp.path().join("wide");
+    std::fs::create_dir(&wide).unwrap();
+    for k in 0..3000 {
+        std::fs::File::create(wide.join(format!("file-{k}"))).unwrap();
+    }
+    let cases: [&[&str]; 5] = [
+        &["find", "t", "-ls"],
+        &["find", "-j", "64", "t"],
+        &["find", "t", "-depth", "-printf", "%p %s %u\n"],
+        &["ls", "-l", "wide"],
+        &["ls", "-l", "-j", "64", "--sort=name", "wide"],
+    ];
+    for args in cases {
+        let full = Command::new(dents_bin())
+            .args(args)
+            .current_dir(tmp.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        assert!(full.status.success(), "{args:?}");
+        let sorted = args[0] == "find";
+        let lines = |o: &[u8]| {
+            let mut v: Vec<&[u8]> = o.split(|&b| b == b'\n').collect();
+            if sorted {
+                v.sort_unstable();
+            }
+            v.iter().map(|l| l.to_vec()).collect::<Vec<_>>()
+        };
+        for mib in [10u64, 16, 24, 32, 48, 64] {
+            let out = Command::new("prlimit")
+                .arg(format!("--as={}", mib << 20))
+                .arg("--")
+                .arg(dents_bin())
+                .args(args)
+                .current_dir(tmp.path())
+                .env("LC_ALL", "C")
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            // Never a crash: the whole answer, or GNU's refusal.
+            if out.status.success() {
+                assert_eq!(
+                    lines(&out.stdout),
+                    lines(&full.stdout),
+                    "{args:?} at {mib} MiB"
+                );
+                assert_eq!(err, "", "{args:?} at {mib} MiB");
+            } else {
+                let want = if args[0] == "find" { 1 } else { 2 };
+                assert_eq!(
+                    (out.status.code(), err.as_ref()),
+                    (Some(want), "dents: memory exhausted\n"),
+                    "{args:?} at {mib} MiB"
+                );
+                assert!(mib < 24, "{args:?} needs more than {mib} MiB");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_loop_of_links_is_reported_at_every_depth_limit_as_gnu_reports_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    std::fs::create_dir_all(a.join("b/c")).unwrap();
+    std::fs::File::create(a.join("b/c/f")).unwrap();
+    std::os::unix::fs::symlink("..", a.join("b/up")).unwrap();
+    std::os::unix::fs::symlink("../..", a.join("b/c/top")).unwrap();
+    let cwd = tmp.path();
+    for args in [
+        &["-L", "a"][..],
+        &["-L", "a", "-maxdepth", "1"],
+        &["-L", "a", "-maxdepth", "2"],
+        &["-L", "a", "-maxdepth", "3"],
+        &["-L", "a", "-mindepth", "3"],
+        &["-L", "a", "-depth"],
+        &["-L", "a", "-type", "d"],
+    ] {
+        let want = sorted_run(gnu_find(cwd, args));
+        for j in [&[][..], &["-j", "1"], &["-s"]] {
+            let mut all = j.to_vec();
+            all.extend_from_slice(args);
+            assert_eq!(
+                sorted_run(dents_find(cwd, &all)),
+                want,
+                "dents find {all:?}"
+            );
+        }
+    }
+}
