@@ -1,0 +1,518 @@
+//! `dents.walk`: `os.walk`'s tuples in `os.walk`'s order, with the
+//! directories it will ask for next read ahead on worker threads.
+//!
+//! The walk itself (the order, pruning through `dirnames`, `onerror`,
+//! symlinks) runs on the Python thread exactly as `os.walk` runs it: a
+//! stack of directories still to list, depth first.  What changes is where
+//! a listing comes from.  When a directory's subdirectories are pushed on
+//! the stack (for a top-down walk: once the caller has had its chance to
+//! prune `dirnames`, at the next step), a read job for each is pushed on
+//! the pool's stack in the same order, so the workers read first what the
+//! walk needs first.  Taking a listing: a job not started yet is read
+//! right here (no waiting behind the pool), a job being read is waited
+//! for (the GIL released, signals checked), a job done is taken.
+//!
+//! ```text
+//!   walk stack (top = next)    pool stack (workers pop the top)
+//!   | b/x |  <- next            | b/x |  <- taken by the walk itself
+//!   | b/y |                     | b/y |  <- worker 1 reading
+//!   | c   |                     | c   |  <- worker 2 reading
+//!   | d   |                     | d   |  <- done, waiting in the buffer
+//! ```
+//!
+//! Each listing is one directory read front to back (`getdents64` into a
+//! large buffer): the kernel's order, which is `os.scandir`'s.  A listing
+//! holds what `os.walk` asks of each entry: `is_dir()` (following
+//! symlinks: a symlink to a directory is in `dirnames`) and `is_symlink()`,
+//! from `d_type` or, where that is missing, `statx` relative to the
+//! directory.  Finished listings wait in a buffer of bounded size
+//! (workers pause when it is full), so memory does not grow with the tree
+//! when the consumer is slow.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::BorrowedFd;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use dents::dir::{DirReader, FileType};
+use dents::sys;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use rustix::fs::StatxFlags;
+
+use crate::scandir::READ_BUFFER;
+use crate::util::{self, PyPath};
+
+/// Entries of finished listings that may wait for the walk before the
+/// workers pause.
+const BUFFERED_ENTRIES: usize = 256 * 1024;
+
+/// One entry of a listing: what `os.walk` asks of it.
+pub struct WalkEntry {
+    name: Box<[u8]>,
+    is_dir: bool,
+    is_symlink: bool,
+}
+
+type Listing = io::Result<Vec<WalkEntry>>;
+
+/// `os.DirEntry.is_dir()` (following symlinks) and `is_symlink()` of the
+/// entry `name` of `dir`: an entry that cannot be stat'ed is neither.
+fn classify(dir: BorrowedFd<'_>, name: &CStr, t: FileType) -> (bool, bool) {
+    let follow_is_dir = || {
+        sys::statx_follow_at(dir, name, StatxFlags::TYPE)
+            .is_ok_and(|st| FileType::from_mode(st.stx_mode as u32).is_dir())
+    };
+    if t.is_dir() {
+        (true, false)
+    } else if t == FileType::SYMLINK {
+        (follow_is_dir(), true)
+    } else if t.is_unknown() {
+        match sys::statx_at(dir, name, StatxFlags::TYPE) {
+            Ok(st) => match FileType::from_mode(st.stx_mode as u32) {
+                FileType::SYMLINK => (follow_is_dir(), true),
+                m => (m.is_dir(), false),
+            },
+            Err(_) => (false, false),
+        }
+    } else {
+        (false, false)
+    }
+}
+
+/// Lists the directory at `path` in the kernel's order, reusing `buf`.
+fn read_listing(path: &CStr, buf: &mut Vec<u8>) -> Listing {
+    let fd = sys::open_dir_path(path)?;
+    let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
+    let mut out = Vec::new();
+    let r = loop {
+        match reader.next_with_fd() {
+            Ok(Some((dir, e))) => {
+                let (is_dir, is_symlink) = classify(dir, e.name_cstr(), e.file_type());
+                out.push(WalkEntry {
+                    name: e.name().into(),
+                    is_dir,
+                    is_symlink,
+                });
+            }
+            Ok(None) => break Ok(out),
+            Err(e) => break Err(e),
+        }
+    };
+    *buf = reader.into_parts().1;
+    r
+}
+
+/// A directory to read ahead.
+struct Job {
+    path: CString,
+    state: Mutex<JobState>,
+    done: Condvar,
+}
+
+enum JobState {
+    Queued,
+    Running,
+    Done(Listing),
+    Taken,
+}
+
+/// The workers' side: a stack of jobs and the count of buffered entries.
+struct Queue {
+    jobs: Vec<Arc<Job>>,
+    buffered: usize,
+    shutdown: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    wake: Condvar,
+}
+
+/// Worker threads reading directories ahead of the walk.
+struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+fn size_of(l: &Listing) -> usize {
+    l.as_ref().map_or(1, |v| v.len() + 1)
+}
+
+fn worker(shared: Arc<Shared>) {
+    let mut buf = vec![0u8; READ_BUFFER];
+    loop {
+        let job = {
+            let mut q = shared.queue.lock().unwrap();
+            loop {
+                if q.shutdown {
+                    return;
+                }
+                if q.buffered < BUFFERED_ENTRIES {
+                    if let Some(j) = q.jobs.pop() {
+                        break j;
+                    }
+                }
+                q = shared.wake.wait(q).unwrap();
+            }
+        };
+        {
+            let mut st = job.state.lock().unwrap();
+            if !matches!(*st, JobState::Queued) {
+                continue; // taken by the walk itself
+            }
+            *st = JobState::Running;
+        }
+        let listing = read_listing(&job.path, &mut buf);
+        shared.queue.lock().unwrap().buffered += size_of(&listing);
+        *job.state.lock().unwrap() = JobState::Done(listing);
+        job.done.notify_all();
+    }
+}
+
+impl Pool {
+    fn new(threads: usize) -> Pool {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                jobs: Vec::new(),
+                buffered: 0,
+                shutdown: false,
+            }),
+            wake: Condvar::new(),
+        });
+        let workers = (0..threads)
+            .filter_map(|_| {
+                let s = shared.clone();
+                std::thread::Builder::new()
+                    .name("dents-walk".into())
+                    .spawn(move || worker(s))
+                    .ok()
+            })
+            .collect();
+        Pool { shared, workers }
+    }
+
+    /// Queues `paths`, the last to be read first.
+    fn submit(&self, paths: impl Iterator<Item = CString>) -> Vec<Arc<Job>> {
+        let jobs: Vec<Arc<Job>> = paths
+            .map(|path| {
+                Arc::new(Job {
+                    path,
+                    state: Mutex::new(JobState::Queued),
+                    done: Condvar::new(),
+                })
+            })
+            .collect();
+        if !jobs.is_empty() {
+            let mut q = self.shared.queue.lock().unwrap();
+            q.jobs.extend(jobs.iter().cloned());
+            drop(q);
+            self.shared.wake.notify_all();
+        }
+        jobs
+    }
+
+    /// The listing of `job`: read here if no worker has started it, else
+    /// waited for with the GIL released.
+    fn take(&self, py: Python<'_>, job: &Job, buf: &mut Vec<u8>) -> PyResult<Listing> {
+        loop {
+            let got = py.allow_threads(|| {
+                let mut st = job.state.lock().unwrap();
+                loop {
+                    match std::mem::replace(&mut *st, JobState::Taken) {
+                        JobState::Queued => return Some(None),
+                        JobState::Done(l) => return Some(Some(l)),
+                        JobState::Running => {
+                            *st = JobState::Running;
+                            let (s, timeout) =
+                                job.done.wait_timeout(st, util::SIGNAL_CHECK).unwrap();
+                            st = s;
+                            if timeout.timed_out() && matches!(*st, JobState::Running) {
+                                return None;
+                            }
+                        }
+                        JobState::Taken => unreachable!("a job is taken once"),
+                    }
+                }
+            });
+            match got {
+                Some(Some(listing)) => {
+                    let mut q = self.shared.queue.lock().unwrap();
+                    q.buffered -= size_of(&listing);
+                    drop(q);
+                    self.shared.wake.notify_all();
+                    return Ok(listing);
+                }
+                Some(None) => return Ok(py.allow_threads(|| read_listing(&job.path, buf))),
+                None => py.check_signals()?,
+            }
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.queue.lock().unwrap().shutdown = true;
+        self.shared.wake.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+/// What is left to do, on the walk's stack.
+enum Step {
+    /// List a directory (and yield it, top-down).
+    Visit {
+        path: PyObject,
+        bytes: Vec<u8>,
+        job: Option<Arc<Job>>,
+    },
+    /// Yield a directory's tuple (bottom-up, after its subdirectories).
+    Yield(PyObject),
+}
+
+/// A directory just yielded top-down: its subdirectories are pushed once
+/// the caller comes back, from `dirnames` as the caller left it.
+struct Yielded {
+    top: PyObject,
+    top_bytes: Vec<u8>,
+    dirs: Py<PyList>,
+    /// The name objects put in `dirs`, with their entries.
+    names: Vec<(PyObject, WalkEntry)>,
+}
+
+/// The iterator behind `dents.walk`.
+#[pyclass(module = "dents", name = "WalkIterator")]
+pub struct Walk {
+    state: Mutex<WalkState>,
+}
+
+struct WalkState {
+    stack: Vec<Step>,
+    yielded: Option<Yielded>,
+    pool: Option<Pool>,
+    onerror: Option<PyObject>,
+    topdown: bool,
+    followlinks: bool,
+    is_bytes: bool,
+    finished: bool,
+    buf: Vec<u8>,
+}
+
+/// Starts a walk of `top` (read on `threads` threads besides the caller's).
+pub fn new(
+    top: PyPath,
+    topdown: bool,
+    onerror: Option<PyObject>,
+    followlinks: bool,
+    threads: usize,
+) -> Walk {
+    let pool = (threads > 0).then(|| Pool::new(threads));
+    Walk {
+        state: Mutex::new(WalkState {
+            stack: vec![Step::Visit {
+                path: top.obj,
+                bytes: top.bytes,
+                job: None,
+            }],
+            yielded: None,
+            pool,
+            onerror,
+            topdown,
+            followlinks,
+            is_bytes: top.is_bytes,
+            finished: false,
+            buf: vec![0u8; READ_BUFFER],
+        }),
+    }
+}
+
+impl WalkState {
+    /// Pushes the subdirectories to walk (in `dirs`' order: the first on
+    /// top), with read-ahead jobs for them.
+    fn push_children(&mut self, children: Vec<(PyObject, Vec<u8>)>) -> PyResult<()> {
+        let mut jobs: Vec<Option<Arc<Job>>> = vec![None; children.len()];
+        if let Some(pool) = &self.pool {
+            // Names with a NUL (only possible from a caller's edit of
+            // `dirnames`) are left to the walk, which reports them.
+            let ok: Vec<usize> = (0..children.len())
+                .rev()
+                .filter(|&i| !children[i].1.contains(&0))
+                .collect();
+            let submitted = pool.submit(
+                ok.iter()
+                    .map(|&i| CString::new(children[i].1.clone()).unwrap()),
+            );
+            for (i, j) in ok.into_iter().zip(submitted) {
+                jobs[i] = Some(j);
+            }
+        }
+        for ((path, bytes), job) in children.into_iter().zip(jobs).rev() {
+            self.stack.push(Step::Visit { path, bytes, job });
+        }
+        Ok(())
+    }
+
+    /// After a top-down yield: the subdirectories left in `dirnames`, as
+    /// `os.walk` takes them (a symlink is descended only with
+    /// `followlinks`; names the caller added are checked with
+    /// `os.path.islink`, as `os.walk` checks every name).
+    fn descend(&mut self, py: Python<'_>, y: Yielded) -> PyResult<()> {
+        let list = y.dirs.bind(py);
+        let mut children = Vec::with_capacity(list.len());
+        let mut next = 0; // where the caller's list is expected to go on in `names`
+        let mut index: Option<HashMap<usize, usize>> = None;
+        for item in list.iter() {
+            let ptr = item.as_ptr() as usize;
+            let known = if y
+                .names
+                .get(next)
+                .is_some_and(|(o, _)| o.as_ptr() as usize == ptr)
+            {
+                next += 1;
+                Some(next - 1)
+            } else {
+                index
+                    .get_or_insert_with(|| {
+                        y.names
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (o, _))| (o.as_ptr() as usize, i))
+                            .collect()
+                    })
+                    .get(&ptr)
+                    .copied()
+            };
+            match known {
+                Some(i) => {
+                    let e = &y.names[i].1;
+                    if self.followlinks || !e.is_symlink {
+                        let bytes = util::join(&y.top_bytes, &e.name);
+                        children.push((util::name_obj(py, &bytes, self.is_bytes), bytes));
+                    }
+                }
+                None => {
+                    let os_path = util::os_module(py)?.getattr(intern!(py, "path"))?;
+                    let path =
+                        os_path.call_method1(intern!(py, "join"), (y.top.bind(py), &item))?;
+                    if self.followlinks
+                        || !os_path
+                            .call_method1(intern!(py, "islink"), (&path,))?
+                            .is_truthy()?
+                    {
+                        let p = util::fspath(py, &path)?;
+                        children.push((p.obj, p.bytes));
+                    }
+                }
+            }
+        }
+        self.push_children(children)
+    }
+
+    fn next(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        if let Some(y) = self.yielded.take() {
+            self.descend(py, y)?;
+        }
+        while let Some(step) = self.stack.pop() {
+            let (path, bytes, job) = match step {
+                Step::Yield(t) => return Ok(Some(t)),
+                Step::Visit { path, bytes, job } => (path, bytes, job),
+            };
+            let listing = match (&job, &self.pool) {
+                (Some(job), Some(pool)) => pool.take(py, job, &mut self.buf)?,
+                _ => {
+                    let c = util::cstring(&bytes)?;
+                    let buf = &mut self.buf;
+                    py.allow_threads(|| read_listing(&c, buf))
+                }
+            };
+            let entries = match listing {
+                Ok(entries) => entries,
+                Err(e) => {
+                    if let Some(onerror) = &self.onerror {
+                        onerror.call1(py, (util::os_error(py, &e, &path),))?;
+                    }
+                    continue;
+                }
+            };
+            let (mut dirs, mut nondirs) = (Vec::new(), Vec::new());
+            let mut names = Vec::new();
+            let mut children = Vec::new();
+            for e in entries {
+                let name = util::name_obj(py, &e.name, self.is_bytes);
+                if !e.is_dir {
+                    nondirs.push(name);
+                    continue;
+                }
+                dirs.push(name.clone_ref(py));
+                if self.topdown {
+                    names.push((name, e));
+                } else if self.followlinks || !e.is_symlink {
+                    let child = util::join(&bytes, &e.name);
+                    children.push((util::name_obj(py, &child, self.is_bytes), child));
+                }
+            }
+            let dirs = PyList::new(py, dirs)?;
+            let tuple = PyTuple::new(
+                py,
+                [
+                    path.clone_ref(py),
+                    dirs.clone().into_any().unbind(),
+                    PyList::new(py, nondirs)?.into_any().unbind(),
+                ],
+            )?
+            .into_any()
+            .unbind();
+            if self.topdown {
+                self.yielded = Some(Yielded {
+                    top: path,
+                    top_bytes: bytes,
+                    dirs: dirs.unbind(),
+                    names,
+                });
+                return Ok(Some(tuple));
+            }
+            self.stack.push(Step::Yield(tuple));
+            self.push_children(children)?;
+        }
+        Ok(None)
+    }
+}
+
+#[pymethods]
+impl Walk {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if st.finished {
+            return Ok(None);
+        }
+        let r = st.next(py);
+        if !matches!(r, Ok(Some(_))) {
+            // The end, or an exception (from onerror, Ctrl-C): like a
+            // generator, the walk is over; its threads stop now.
+            st.finished = true;
+            st.stack.clear();
+            st.yielded = None;
+            st.pool = None;
+        }
+        r
+    }
+
+    /// Stops the walk and its threads (also done when it is garbage
+    /// collected).
+    fn close(&mut self) {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        st.finished = true;
+        st.stack.clear();
+        st.yielded = None;
+        st.pool = None;
+    }
+}
