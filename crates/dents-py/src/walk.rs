@@ -5,19 +5,21 @@
 //! symlinks) runs on the Python thread exactly as `os.walk` runs it: a
 //! stack of directories still to list, depth first.  What changes is where
 //! a listing comes from.  When a directory's subdirectories are pushed on
-//! the stack (for a top-down walk: once the caller has had its chance to
-//! prune `dirnames`, at the next step), a read job for each is pushed on
-//! the pool's stack in the same order, so the workers read first what the
-//! walk needs first.  Taking a listing: a job not started yet is read
-//! right here (no waiting behind the pool), a job being read is waited
-//! for (the GIL released, signals checked), a job done is taken.
+//! the walk's stack (for a top-down walk: once the caller has had its
+//! chance to prune `dirnames`, at the next step), a read job for each is
+//! pushed on the pool's deque in the same order.  The walk works at the
+//! deque's back (what it needs next: a job nobody has started is read right
+//! there, no waiting behind the pool), the workers at its front (the
+//! oldest jobs, needed last: done long before the walk gets there), so the
+//! two seldom meet on one job; when they do, the walk waits with the GIL
+//! released, checking for signals.
 //!
 //! ```text
-//!   walk stack (top = next)    pool stack (workers pop the top)
-//!   | b/x |  <- next            | b/x |  <- taken by the walk itself
-//!   | b/y |                     | b/y |  <- worker 1 reading
-//!   | c   |                     | c   |  <- worker 2 reading
-//!   | d   |                     | d   |  <- done, waiting in the buffer
+//!   walk stack (top = next)     pool deque
+//!   | b/x |  <- next             back  | b/x |  <- read by the walk itself
+//!   | b/y |                            | b/y |
+//!   | c   |                            | c   |  <- worker 2 reading
+//!   | d   |                      front | d   |  <- done by worker 1, buffered
 //! ```
 //!
 //! Each listing is one directory read front to back (`getdents64` into a
@@ -29,7 +31,7 @@
 //! (workers pause when it is full), so memory does not grow with the tree
 //! when the consumer is slow.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::BorrowedFd;
@@ -120,10 +122,14 @@ enum JobState {
     Taken,
 }
 
-/// The workers' side: a stack of jobs and the count of buffered entries.
+/// The workers' side: the jobs (the walk's next at the back) and the
+/// count of buffered entries.
 struct Queue {
-    jobs: Vec<Arc<Job>>,
+    jobs: VecDeque<Arc<Job>>,
     buffered: usize,
+    /// Workers asleep on `Shared::wake`: woken only when there are some,
+    /// since a futex wake per directory costs as much as reading it.
+    idle: usize,
     shutdown: bool,
 }
 
@@ -152,11 +158,13 @@ fn worker(shared: Arc<Shared>) {
                     return;
                 }
                 if q.buffered < BUFFERED_ENTRIES {
-                    if let Some(j) = q.jobs.pop() {
+                    if let Some(j) = q.jobs.pop_front() {
                         break j;
                     }
                 }
+                q.idle += 1;
                 q = shared.wake.wait(q).unwrap();
+                q.idle -= 1;
             }
         };
         {
@@ -177,8 +185,9 @@ impl Pool {
     fn new(threads: usize) -> Pool {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
-                jobs: Vec::new(),
+                jobs: VecDeque::new(),
                 buffered: 0,
+                idle: 0,
                 shutdown: false,
             }),
             wake: Condvar::new(),
@@ -195,7 +204,7 @@ impl Pool {
         Pool { shared, workers }
     }
 
-    /// Queues `paths`, the last to be read first.
+    /// Queues `paths` at the back, the last one to be read first by the walk.
     fn submit(&self, paths: impl Iterator<Item = CString>) -> Vec<Arc<Job>> {
         let jobs: Vec<Arc<Job>> = paths
             .map(|path| {
@@ -209,8 +218,11 @@ impl Pool {
         if !jobs.is_empty() {
             let mut q = self.shared.queue.lock().unwrap();
             q.jobs.extend(jobs.iter().cloned());
+            let wake = jobs.len().min(q.idle);
             drop(q);
-            self.shared.wake.notify_all();
+            for _ in 0..wake {
+                self.shared.wake.notify_one();
+            }
         }
         jobs
     }
@@ -241,12 +253,25 @@ impl Pool {
             match got {
                 Some(Some(listing)) => {
                     let mut q = self.shared.queue.lock().unwrap();
+                    let was_full = q.buffered >= BUFFERED_ENTRIES;
                     q.buffered -= size_of(&listing);
+                    let wake = was_full && q.buffered < BUFFERED_ENTRIES && q.idle > 0;
                     drop(q);
-                    self.shared.wake.notify_all();
+                    if wake {
+                        self.shared.wake.notify_all();
+                    }
                     return Ok(listing);
                 }
-                Some(None) => return Ok(py.allow_threads(|| read_listing(&job.path, buf))),
+                Some(None) => {
+                    // Read here; drop the job from the deque if it is still
+                    // the last one (the usual case), else workers skip it.
+                    let mut q = self.shared.queue.lock().unwrap();
+                    if q.jobs.back().is_some_and(|j| std::ptr::eq(&**j, job)) {
+                        q.jobs.pop_back();
+                    }
+                    drop(q);
+                    return Ok(py.allow_threads(|| read_listing(&job.path, buf)));
+                }
                 None => py.check_signals()?,
             }
         }
