@@ -34,7 +34,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
@@ -43,7 +43,7 @@ use dents::sys;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
-use rustix::fs::StatxFlags;
+use rustix::fs::{AtFlags, StatxFlags};
 
 use crate::scandir::READ_BUFFER;
 use crate::util::{self, PyPath};
@@ -51,6 +51,8 @@ use crate::util::{self, PyPath};
 /// Entries of finished listings that may wait for the walk before the
 /// workers pause.
 const BUFFERED_ENTRIES: usize = 256 * 1024;
+/// Finished listings that may wait (each keeps its directory open).
+const BUFFERED_LISTINGS: usize = 256;
 
 /// One entry of a listing: what `os.walk` asks of it.
 pub struct WalkEntry {
@@ -61,51 +63,97 @@ pub struct WalkEntry {
 
 type Listing = io::Result<Vec<WalkEntry>>;
 
+/// A listing read ahead, with its directory still open: when the walk
+/// takes it, a directory removed since (link count 0) is reported as
+/// `os.walk`, listing it only then, would report it.
+type Ahead = io::Result<(Vec<WalkEntry>, OwnedFd)>;
+
+/// The listing of a directory read ahead, as of now.
+fn check_ahead(ahead: Ahead) -> Listing {
+    let (entries, fd) = ahead?;
+    if sys::fstat(fd.as_fd())?.st_nlink == 0 {
+        return Err(io::Error::from_raw_os_error(2)); // ENOENT
+    }
+    Ok(entries)
+}
+
 /// `os.DirEntry.is_dir()` (following symlinks) and `is_symlink()` of the
-/// entry `name` of `dir`: an entry that cannot be stat'ed is neither.
-fn classify(dir: BorrowedFd<'_>, name: &CStr, t: FileType) -> (bool, bool) {
-    let follow_is_dir = || {
-        sys::statx_follow_at(dir, name, StatxFlags::TYPE)
-            .is_ok_and(|st| FileType::from_mode(st.stx_mode as u32).is_dir())
+/// entry `name` of `dir` (at `dir_path`): an entry that cannot be stat'ed
+/// is neither.
+///
+/// `os` stats `dir_path/name`; the stats here are relative to the open
+/// directory where that gives the same answer, and by the path where it may
+/// not: following a symlink (whose target may lie along a path too long or
+/// with too many symlinks to resolve: a loop walked with `followlinks`),
+/// under `followlinks` (the path itself may hold many symlinks), and for
+/// paths near `PATH_MAX`.
+fn classify(
+    dir: BorrowedFd<'_>,
+    dir_path: &[u8],
+    name: &CStr,
+    t: FileType,
+    by_path: bool,
+) -> (bool, bool) {
+    let full = || CString::new(util::join(dir_path, name.to_bytes())).ok();
+    let path_stat = |flags: AtFlags| -> Option<FileType> {
+        let p = full()?;
+        let st = rustix::fs::statx(rustix::fs::CWD, p.as_c_str(), flags, StatxFlags::TYPE).ok()?;
+        Some(FileType::from_mode(st.stx_mode as u32))
     };
+    let follow_is_dir = || path_stat(AtFlags::empty()).is_some_and(|m| m.is_dir());
     if t.is_dir() {
         (true, false)
     } else if t == FileType::SYMLINK {
         (follow_is_dir(), true)
     } else if t.is_unknown() {
-        match sys::statx_at(dir, name, StatxFlags::TYPE) {
-            Ok(st) => match FileType::from_mode(st.stx_mode as u32) {
-                FileType::SYMLINK => (follow_is_dir(), true),
-                m => (m.is_dir(), false),
-            },
-            Err(_) => (false, false),
+        let lstat = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
+            path_stat(AtFlags::SYMLINK_NOFOLLOW)
+        } else {
+            sys::statx_at(dir, name, StatxFlags::TYPE)
+                .ok()
+                .map(|st| FileType::from_mode(st.stx_mode as u32))
+        };
+        match lstat {
+            Some(FileType::SYMLINK) => (follow_is_dir(), true),
+            Some(m) => (m.is_dir(), false),
+            None => (false, false),
         }
     } else {
         (false, false)
     }
 }
 
+/// Linux's `PATH_MAX`.
+const PATH_MAX: usize = 4096;
+
 /// Lists the directory at `path` in the kernel's order, reusing `buf`.
-fn read_listing(path: &CStr, buf: &mut Vec<u8>) -> Listing {
+fn read_listing(path: &CStr, buf: &mut Vec<u8>, by_path: bool) -> Listing {
+    read_ahead(path, buf, by_path).map(|(entries, _)| entries)
+}
+
+/// [`read_listing`], keeping the directory open.
+fn read_ahead(path: &CStr, buf: &mut Vec<u8>, by_path: bool) -> Ahead {
     let fd = sys::open_dir_path(path)?;
     let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
     let mut out = Vec::new();
     let r = loop {
         match reader.next_with_fd() {
             Ok(Some((dir, e))) => {
-                let (is_dir, is_symlink) = classify(dir, e.name_cstr(), e.file_type());
+                let (is_dir, is_symlink) =
+                    classify(dir, path.to_bytes(), e.name_cstr(), e.file_type(), by_path);
                 out.push(WalkEntry {
                     name: e.name().into(),
                     is_dir,
                     is_symlink,
                 });
             }
-            Ok(None) => break Ok(out),
+            Ok(None) => break Ok(()),
             Err(e) => break Err(e),
         }
     };
-    *buf = reader.into_parts().1;
-    r
+    let (fd, b) = reader.into_parts();
+    *buf = b;
+    r.map(|()| (out, fd))
 }
 
 /// A directory to read ahead.
@@ -118,7 +166,7 @@ struct Job {
 enum JobState {
     Queued,
     Running,
-    Done(Listing),
+    Done(Ahead),
     Taken,
 }
 
@@ -127,6 +175,8 @@ enum JobState {
 struct Queue {
     jobs: VecDeque<Arc<Job>>,
     buffered: usize,
+    /// Finished listings not taken yet.
+    listings: usize,
     /// Workers asleep on `Shared::wake`: woken only when there are some,
     /// since a futex wake per directory costs as much as reading it.
     idle: usize,
@@ -136,6 +186,8 @@ struct Queue {
 struct Shared {
     queue: Mutex<Queue>,
     wake: Condvar,
+    /// Stat entries by their paths (`followlinks`: see [`classify`]).
+    by_path: bool,
 }
 
 /// Worker threads reading directories ahead of the walk.
@@ -144,8 +196,8 @@ struct Pool {
     workers: Vec<JoinHandle<()>>,
 }
 
-fn size_of(l: &Listing) -> usize {
-    l.as_ref().map_or(1, |v| v.len() + 1)
+fn size_of(l: &Ahead) -> usize {
+    l.as_ref().map_or(1, |v| v.0.len() + 1)
 }
 
 fn worker(shared: Arc<Shared>) {
@@ -157,7 +209,7 @@ fn worker(shared: Arc<Shared>) {
                 if q.shutdown {
                     return;
                 }
-                if q.buffered < BUFFERED_ENTRIES {
+                if q.buffered < BUFFERED_ENTRIES && q.listings < BUFFERED_LISTINGS {
                     if let Some(j) = q.jobs.pop_front() {
                         break j;
                     }
@@ -174,23 +226,29 @@ fn worker(shared: Arc<Shared>) {
             }
             *st = JobState::Running;
         }
-        let listing = read_listing(&job.path, &mut buf);
-        shared.queue.lock().unwrap().buffered += size_of(&listing);
+        let listing = read_ahead(&job.path, &mut buf, shared.by_path);
+        {
+            let mut q = shared.queue.lock().unwrap();
+            q.buffered += size_of(&listing);
+            q.listings += 1;
+        }
         *job.state.lock().unwrap() = JobState::Done(listing);
         job.done.notify_all();
     }
 }
 
 impl Pool {
-    fn new(threads: usize) -> Pool {
+    fn new(threads: usize, by_path: bool) -> Pool {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
                 buffered: 0,
+                listings: 0,
                 idle: 0,
                 shutdown: false,
             }),
             wake: Condvar::new(),
+            by_path,
         });
         let workers = (0..threads)
             .filter_map(|_| {
@@ -253,14 +311,18 @@ impl Pool {
             match got {
                 Some(Some(listing)) => {
                     let mut q = self.shared.queue.lock().unwrap();
-                    let was_full = q.buffered >= BUFFERED_ENTRIES;
+                    let full = |q: &Queue| {
+                        q.buffered >= BUFFERED_ENTRIES || q.listings >= BUFFERED_LISTINGS
+                    };
+                    let was_full = full(&q);
                     q.buffered -= size_of(&listing);
-                    let wake = was_full && q.buffered < BUFFERED_ENTRIES && q.idle > 0;
+                    q.listings -= 1;
+                    let wake = was_full && !full(&q) && q.idle > 0;
                     drop(q);
                     if wake {
                         self.shared.wake.notify_all();
                     }
-                    return Ok(listing);
+                    return Ok(py.allow_threads(|| check_ahead(listing)));
                 }
                 Some(None) => {
                     // Read here; drop the job from the deque if it is still
@@ -270,7 +332,8 @@ impl Pool {
                         q.jobs.pop_back();
                     }
                     drop(q);
-                    return Ok(py.allow_threads(|| read_listing(&job.path, buf)));
+                    let by_path = self.shared.by_path;
+                    return Ok(py.allow_threads(|| read_listing(&job.path, buf, by_path)));
                 }
                 None => py.check_signals()?,
             }
@@ -336,7 +399,7 @@ pub fn new(
     followlinks: bool,
     threads: usize,
 ) -> Walk {
-    let pool = (threads > 0).then(|| Pool::new(threads));
+    let pool = (threads > 0).then(|| Pool::new(threads, followlinks));
     Walk {
         state: Mutex::new(WalkState {
             stack: vec![Step::Visit {
@@ -452,7 +515,8 @@ impl WalkState {
                 _ => {
                     let c = util::cstring(&bytes)?;
                     let buf = &mut self.buf;
-                    py.allow_threads(|| read_listing(&c, buf))
+                    let by_path = self.followlinks;
+                    py.allow_threads(|| read_listing(&c, buf, by_path))
                 }
             };
             let entries = match listing {
