@@ -157,6 +157,7 @@ def test_directory_removed_during_walk(tree):
                 cand = [n for n in last if os.path.isdir(os.path.join(copy_root, n))
                         and not os.path.islink(os.path.join(copy_root, n))]
                 victim = os.path.join(copy_root, cand[-1])
+                time.sleep(0.3)  # dents's workers have read the victim by now
                 shutil.rmtree(victim)
                 victims_for[copy_root].append(victim)
         return remove_later_sibling
