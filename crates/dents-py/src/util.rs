@@ -134,6 +134,8 @@ pub fn stat_result(py: Python<'_>, st: &rustix::fs::Stat) -> PyResult<PyObject> 
         ),
     ];
     for (f, ns, sec, nsec) in times {
+        // The field types differ between architectures.
+        #[allow(clippy::unnecessary_cast)]
         let (sec, nsec) = (sec as i64, nsec as u64);
         extra.set_item(f, sec as f64 + nsec as f64 * 1e-9)?;
         extra.set_item(ns, sec as i128 * 1_000_000_000 + nsec as i128)?;
