@@ -41,7 +41,7 @@ fn py_scandir(
 
 /// `walk(top, topdown, onerror, followlinks, threads)`: see `dents.walk`.
 #[pyfunction]
-#[pyo3(name = "walk", signature = (top, topdown = true, onerror = None, followlinks = false, threads = None))]
+#[pyo3(name = "walk", signature = (top, topdown = true, onerror = None, followlinks = false, threads = None, stat = false))]
 fn py_walk(
     py: Python<'_>,
     top: &Bound<'_, PyAny>,
@@ -49,6 +49,7 @@ fn py_walk(
     onerror: Option<PyObject>,
     followlinks: bool,
     threads: Option<usize>,
+    stat: bool,
 ) -> PyResult<walk::Walk> {
     let p = util::fspath(py, top)?;
     let onerror = onerror.filter(|o| !o.is_none(py));
@@ -58,6 +59,7 @@ fn py_walk(
         onerror,
         followlinks,
         threads.unwrap_or_else(default_threads),
+        stat,
     ))
 }
 
@@ -92,5 +94,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scandir::DirEntry>()?;
     m.add_class::<scandir::ScandirIterator>()?;
     m.add_class::<walk::Walk>()?;
+    m.add_class::<walk::Stat>()?;
     Ok(())
 }

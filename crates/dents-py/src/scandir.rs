@@ -135,10 +135,15 @@ pub struct ScandirIterator {
     state: Mutex<State>,
 }
 
-struct State {
-    dir: PyObject,
-    dir_bytes: Vec<u8>,
+/// The directory being listed, shared by its entries.
+struct Dir {
+    obj: PyObject,
+    bytes: Vec<u8>,
     is_bytes: bool,
+}
+
+struct State {
+    dir: Arc<Dir>,
     rx: Option<Receiver<Batch>>,
     buf: std::vec::IntoIter<RawEntry>,
     stop: Arc<AtomicBool>,
@@ -184,9 +189,11 @@ pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIte
         .map_err(|e| util::os_error(py, &e, &path.obj))?;
     Ok(ScandirIterator {
         state: Mutex::new(State {
-            dir: path.obj,
-            dir_bytes: path.bytes,
-            is_bytes: path.is_bytes,
+            dir: Arc::new(Dir {
+                obj: path.obj,
+                bytes: path.bytes,
+                is_bytes: path.is_bytes,
+            }),
             rx: Some(rx),
             buf: Vec::new().into_iter(),
             stop,
@@ -205,10 +212,11 @@ impl ScandirIterator {
         let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(e) = st.buf.next() {
-                let path = util::join(&st.dir_bytes, &e.name);
                 return Ok(Some(DirEntry {
-                    name: util::name_obj(py, &e.name, st.is_bytes),
-                    path: util::name_obj(py, &path, st.is_bytes),
+                    name: util::name_obj(py, &e.name, st.dir.is_bytes),
+                    name_bytes: e.name,
+                    dir: st.dir.clone(),
+                    path: OnceLock::new(),
                     ino: e.ino,
                     dtype: e.dtype,
                     stat: OnceLock::new(),
@@ -226,7 +234,7 @@ impl ScandirIterator {
             match got {
                 Ok(Ok(batch)) => st.buf = batch.into_iter(),
                 Ok(Err(e)) => {
-                    let err = util::os_error(py, &e, &st.dir);
+                    let err = util::os_error(py, &e, &st.dir.obj);
                     st.close(py);
                     return Err(err);
                 }
@@ -268,7 +276,11 @@ impl ScandirIterator {
 #[pyclass(module = "dents", name = "DirEntry", frozen)]
 pub struct DirEntry {
     name: PyObject,
-    path: PyObject,
+    name_bytes: Box<[u8]>,
+    dir: Arc<Dir>,
+    /// Made on first use (`os.DirEntry` makes it at once: no difference
+    /// to see, one string less per entry never asked for its path).
+    path: OnceLock<PyObject>,
     ino: u64,
     dtype: u8,
     stat: OnceLock<PyObject>,
@@ -276,11 +288,18 @@ pub struct DirEntry {
 }
 
 impl DirEntry {
+    fn path_obj(&self, py: Python<'_>) -> &PyObject {
+        self.path.get_or_init(|| {
+            let p = util::join(&self.dir.bytes, &self.name_bytes);
+            util::name_obj(py, &p, self.dir.is_bytes)
+        })
+    }
+
     fn get_lstat(&self, py: Python<'_>) -> PyResult<PyObject> {
         if let Some(s) = self.lstat.get() {
             return Ok(s.clone_ref(py));
         }
-        let s = util::stat_path(py, &self.path, false)?;
+        let s = util::stat_path(py, self.path_obj(py), false)?;
         Ok(self.lstat.get_or_init(|| s).clone_ref(py))
     }
 
@@ -292,7 +311,7 @@ impl DirEntry {
             return Ok(s.clone_ref(py));
         }
         let s = if self.is_symlink(py)? {
-            util::stat_path(py, &self.path, true)?
+            util::stat_path(py, self.path_obj(py), true)?
         } else {
             self.get_lstat(py)?
         };
@@ -332,7 +351,7 @@ impl DirEntry {
     /// The directory given to `scandir` joined with `name`.
     #[getter]
     fn path(&self, py: Python<'_>) -> PyObject {
-        self.path.clone_ref(py)
+        self.path_obj(py).clone_ref(py)
     }
 
     /// The inode number from the directory entry (`d_ino`).
@@ -372,7 +391,7 @@ impl DirEntry {
     }
 
     fn __fspath__(&self, py: Python<'_>) -> PyObject {
-        self.path.clone_ref(py)
+        self.path_obj(py).clone_ref(py)
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

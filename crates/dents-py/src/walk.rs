@@ -42,7 +42,7 @@ use dents::dir::{DirReader, FileType};
 use dents::sys;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use rustix::fs::{AtFlags, StatxFlags};
 
 use crate::scandir::READ_BUFFER;
@@ -59,6 +59,34 @@ pub struct WalkEntry {
     name: Box<[u8]>,
     is_dir: bool,
     is_symlink: bool,
+    /// Its `lstat`, for `walk(stat=True)` (`None`: not asked, or vanished).
+    lstat: Option<Box<rustix::fs::Stat>>,
+}
+
+/// How directories are read for a walk.
+#[derive(Copy, Clone)]
+pub struct How {
+    /// Stat entries by their paths (`followlinks`: see [`classify`]).
+    pub by_path: bool,
+    /// `lstat` every entry (`walk(stat=True)`).
+    pub stat: bool,
+}
+
+/// `lstat` of the entry `name` of `dir` (at `dir_path`), as `os.lstat` of
+/// the joined path would give it.
+fn lstat(
+    dir: BorrowedFd<'_>,
+    dir_path: &[u8],
+    name: &CStr,
+    by_path: bool,
+) -> Option<Box<rustix::fs::Stat>> {
+    let st = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
+        let p = CString::new(util::join(dir_path, name.to_bytes())).ok()?;
+        rustix::fs::lstat(p.as_c_str())
+    } else {
+        rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+    };
+    st.ok().map(Box::new)
 }
 
 type Listing = io::Result<Vec<WalkEntry>>;
@@ -127,24 +155,35 @@ fn classify(
 const PATH_MAX: usize = 4096;
 
 /// Lists the directory at `path` in the kernel's order, reusing `buf`.
-fn read_listing(path: &CStr, buf: &mut Vec<u8>, by_path: bool) -> Listing {
-    read_ahead(path, buf, by_path).map(|(entries, _)| entries)
+fn read_listing(path: &CStr, buf: &mut Vec<u8>, how: How) -> Listing {
+    read_ahead(path, buf, how).map(|(entries, _)| entries)
 }
 
 /// [`read_listing`], keeping the directory open.
-fn read_ahead(path: &CStr, buf: &mut Vec<u8>, by_path: bool) -> Ahead {
+fn read_ahead(path: &CStr, buf: &mut Vec<u8>, how: How) -> Ahead {
     let fd = sys::open_dir_path(path)?;
     let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
     let mut out = Vec::new();
     let r = loop {
         match reader.next_with_fd() {
             Ok(Some((dir, e))) => {
-                let (is_dir, is_symlink) =
-                    classify(dir, path.to_bytes(), e.name_cstr(), e.file_type(), by_path);
+                let (is_dir, is_symlink) = classify(
+                    dir,
+                    path.to_bytes(),
+                    e.name_cstr(),
+                    e.file_type(),
+                    how.by_path,
+                );
+                let lstat = if how.stat {
+                    lstat(dir, path.to_bytes(), e.name_cstr(), how.by_path)
+                } else {
+                    None
+                };
                 out.push(WalkEntry {
                     name: e.name().into(),
                     is_dir,
                     is_symlink,
+                    lstat,
                 });
             }
             Ok(None) => break Ok(()),
@@ -186,8 +225,7 @@ struct Queue {
 struct Shared {
     queue: Mutex<Queue>,
     wake: Condvar,
-    /// Stat entries by their paths (`followlinks`: see [`classify`]).
-    by_path: bool,
+    how: How,
 }
 
 /// Worker threads reading directories ahead of the walk.
@@ -226,7 +264,7 @@ fn worker(shared: Arc<Shared>) {
             }
             *st = JobState::Running;
         }
-        let listing = read_ahead(&job.path, &mut buf, shared.by_path);
+        let listing = read_ahead(&job.path, &mut buf, shared.how);
         {
             let mut q = shared.queue.lock().unwrap();
             q.buffered += size_of(&listing);
@@ -238,7 +276,7 @@ fn worker(shared: Arc<Shared>) {
 }
 
 impl Pool {
-    fn new(threads: usize, by_path: bool) -> Pool {
+    fn new(threads: usize, how: How) -> Pool {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
@@ -248,7 +286,7 @@ impl Pool {
                 shutdown: false,
             }),
             wake: Condvar::new(),
-            by_path,
+            how,
         });
         let workers = (0..threads)
             .filter_map(|_| {
@@ -332,8 +370,8 @@ impl Pool {
                         q.jobs.pop_back();
                     }
                     drop(q);
-                    let by_path = self.shared.by_path;
-                    return Ok(py.allow_threads(|| read_listing(&job.path, buf, by_path)));
+                    let how = self.shared.how;
+                    return Ok(py.allow_threads(|| read_listing(&job.path, buf, how)));
                 }
                 None => py.check_signals()?,
             }
@@ -386,6 +424,7 @@ struct WalkState {
     onerror: Option<PyObject>,
     topdown: bool,
     followlinks: bool,
+    how: How,
     is_bytes: bool,
     finished: bool,
     buf: Vec<u8>,
@@ -398,8 +437,13 @@ pub fn new(
     onerror: Option<PyObject>,
     followlinks: bool,
     threads: usize,
+    stat: bool,
 ) -> Walk {
-    let pool = (threads > 0).then(|| Pool::new(threads, followlinks));
+    let how = How {
+        by_path: followlinks,
+        stat,
+    };
+    let pool = (threads > 0).then(|| Pool::new(threads, how));
     Walk {
         state: Mutex::new(WalkState {
             stack: vec![Step::Visit {
@@ -412,6 +456,7 @@ pub fn new(
             onerror,
             topdown,
             followlinks,
+            how,
             is_bytes: top.is_bytes,
             finished: false,
             buf: vec![0u8; READ_BUFFER],
@@ -515,8 +560,8 @@ impl WalkState {
                 _ => {
                     let c = util::cstring(&bytes)?;
                     let buf = &mut self.buf;
-                    let by_path = self.followlinks;
-                    py.allow_threads(|| read_listing(&c, buf, by_path))
+                    let how = self.how;
+                    py.allow_threads(|| read_listing(&c, buf, how))
                 }
             };
             let entries = match listing {
@@ -531,8 +576,12 @@ impl WalkState {
             let (mut dirs, mut nondirs) = (Vec::new(), Vec::new());
             let mut names = Vec::new();
             let mut children = Vec::new();
-            for e in entries {
+            let stats = self.how.stat.then(|| PyDict::new(py));
+            for mut e in entries {
                 let name = util::name_obj(py, &e.name, self.is_bytes);
+                if let (Some(stats), Some(st)) = (&stats, e.lstat.take()) {
+                    stats.set_item(&name, Stat(*st))?;
+                }
                 if !e.is_dir {
                     nondirs.push(name);
                     continue;
@@ -546,16 +595,15 @@ impl WalkState {
                 }
             }
             let dirs = PyList::new(py, dirs)?;
-            let tuple = PyTuple::new(
-                py,
-                [
-                    path.clone_ref(py),
-                    dirs.clone().into_any().unbind(),
-                    PyList::new(py, nondirs)?.into_any().unbind(),
-                ],
-            )?
-            .into_any()
-            .unbind();
+            let mut items = vec![
+                path.clone_ref(py),
+                dirs.clone().into_any().unbind(),
+                PyList::new(py, nondirs)?.into_any().unbind(),
+            ];
+            if let Some(stats) = stats {
+                items.push(stats.into_any().unbind());
+            }
+            let tuple = PyTuple::new(py, items)?.into_any().unbind();
             if self.topdown {
                 self.yielded = Some(Yielded {
                     top: path,
@@ -603,5 +651,99 @@ impl Walk {
         st.stack.clear();
         st.yielded = None;
         st.pool = None;
+    }
+}
+
+/// An `lstat` result from `walk(stat=True)`: `os.stat_result`'s attributes,
+/// made into Python objects only when read.
+#[pyclass(module = "dents", name = "Stat", frozen)]
+pub struct Stat(rustix::fs::Stat);
+
+// The field types differ between architectures.
+#[allow(clippy::unnecessary_cast)]
+#[pymethods]
+impl Stat {
+    #[getter]
+    fn st_mode(&self) -> u32 {
+        self.0.st_mode as u32
+    }
+    #[getter]
+    fn st_ino(&self) -> u64 {
+        self.0.st_ino as u64
+    }
+    #[getter]
+    fn st_dev(&self) -> u64 {
+        self.0.st_dev as u64
+    }
+    #[getter]
+    fn st_nlink(&self) -> u64 {
+        self.0.st_nlink as u64
+    }
+    #[getter]
+    fn st_uid(&self) -> u32 {
+        self.0.st_uid
+    }
+    #[getter]
+    fn st_gid(&self) -> u32 {
+        self.0.st_gid
+    }
+    #[getter]
+    fn st_size(&self) -> i64 {
+        self.0.st_size as i64
+    }
+    #[getter]
+    fn st_atime(&self) -> f64 {
+        self.0.st_atime as i64 as f64 + self.0.st_atime_nsec as u64 as f64 * 1e-9
+    }
+    #[getter]
+    fn st_mtime(&self) -> f64 {
+        self.0.st_mtime as i64 as f64 + self.0.st_mtime_nsec as u64 as f64 * 1e-9
+    }
+    #[getter]
+    fn st_ctime(&self) -> f64 {
+        self.0.st_ctime as i64 as f64 + self.0.st_ctime_nsec as u64 as f64 * 1e-9
+    }
+    #[getter]
+    fn st_atime_ns(&self) -> i128 {
+        self.0.st_atime as i128 * 1_000_000_000 + self.0.st_atime_nsec as i128
+    }
+    #[getter]
+    fn st_mtime_ns(&self) -> i128 {
+        self.0.st_mtime as i128 * 1_000_000_000 + self.0.st_mtime_nsec as i128
+    }
+    #[getter]
+    fn st_ctime_ns(&self) -> i128 {
+        self.0.st_ctime as i128 * 1_000_000_000 + self.0.st_ctime_nsec as i128
+    }
+    #[getter]
+    fn st_blksize(&self) -> i64 {
+        self.0.st_blksize as i64
+    }
+    #[getter]
+    fn st_blocks(&self) -> i64 {
+        self.0.st_blocks as i64
+    }
+    #[getter]
+    fn st_rdev(&self) -> u64 {
+        self.0.st_rdev as u64
+    }
+
+    /// The same as an `os.stat_result` (what `os.lstat` returns).
+    fn to_stat_result(&self, py: Python<'_>) -> PyResult<PyObject> {
+        util::stat_result(py, &self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "dents.Stat(st_mode={}, st_ino={}, st_dev={}, st_nlink={}, st_uid={}, st_gid={}, st_size={}, st_mtime_ns={})",
+            self.st_mode(),
+            self.st_ino(),
+            self.st_dev(),
+            self.st_nlink(),
+            self.st_uid(),
+            self.st_gid(),
+            self.st_size(),
+            self.st_mtime_ns()
+        )
     }
 }

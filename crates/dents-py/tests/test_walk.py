@@ -3,6 +3,7 @@
 import gc
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -279,3 +280,32 @@ except KeyboardInterrupt:
     root = make_tree(tmp_path / "c", seed=5)
     p = subprocess.run([sys.executable, "-c", script, root], capture_output=True, text=True, timeout=60)
     assert p.stdout.strip() == "interrupted", p.stderr
+
+
+@pytest.mark.parametrize("threads", [None, 0])
+@pytest.mark.parametrize("followlinks", [False, True])
+def test_walk_stat(tree, threads, followlinks):
+    """stat=True: the same walk, and for every name its lstat, field for
+    field as os.lstat gives it."""
+    fields = ["st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size",
+              "st_atime", "st_mtime", "st_ctime", "st_atime_ns", "st_mtime_ns", "st_ctime_ns",
+              "st_blksize", "st_blocks", "st_rdev"]
+    got = list(dents.walk(tree, followlinks=followlinks, threads=threads, stat=True))
+    assert [t[:3] for t in got] == list(os.walk(tree, followlinks=followlinks))
+    n = 0
+    for top, dirs, files, stats in got:
+        assert sorted(stats) == sorted(dirs + files)
+        for name, st in stats.items():
+            o = os.lstat(os.path.join(top, name))
+            # The access time of a directory or symlink moves when the walk
+            # reads it (after its stat): compare it for the others only.
+            moves = stat.S_ISDIR(o.st_mode) or stat.S_ISLNK(o.st_mode)
+            fs = [f for f in fields if not (moves and "atime" in f)]
+            assert [getattr(st, f) for f in fs] == [getattr(o, f) for f in fs], name
+            r = st.to_stat_result()
+            assert type(r) is os.stat_result
+            assert [getattr(r, f) for f in fs] == [getattr(o, f) for f in fs], name
+            n += 1
+    assert n > 50
+    b = next(dents.walk(os.fsencode(tree), stat=True))
+    assert set(b[3]) == set(b[1] + b[2]) and all(isinstance(k, bytes) for k in b[3])

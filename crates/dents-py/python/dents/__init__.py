@@ -17,9 +17,9 @@ import os as _os
 import sys as _sys
 
 from . import _native
-from ._native import DirEntry, ScandirIterator, WalkIterator
+from ._native import DirEntry, ScandirIterator, Stat, WalkIterator
 
-__all__ = ["scandir", "scandir_split", "walk", "DirEntry", "ScandirIterator", "WalkIterator"]
+__all__ = ["scandir", "scandir_split", "walk", "DirEntry", "ScandirIterator", "Stat", "WalkIterator"]
 
 
 def scandir(path=".", *, threads=None):
@@ -60,7 +60,7 @@ def scandir_split(path, *, threads=None):
     return dirs, nondirs
 
 
-def walk(top, topdown=True, onerror=None, followlinks=False, *, threads=None):
+def walk(top, topdown=True, onerror=None, followlinks=False, *, threads=None, stat=False):
     """Directory tree generator: ``os.walk``'s tuples in ``os.walk``'s order.
 
     Yields ``(dirpath, dirnames, filenames)`` for ``top`` and each directory
@@ -76,6 +76,15 @@ def walk(top, topdown=True, onerror=None, followlinks=False, *, threads=None):
     ``threads`` worker threads (default: the cores, at least 4; 0 reads
     everything on the calling thread), with the GIL released and a bounded
     buffer of finished listings.  A pruned directory is never read.
+
+    With ``stat=True`` each tuple has a fourth member, a dict mapping each
+    name of ``dirnames`` and ``filenames`` to its ``lstat`` (made on the
+    worker threads, as ``os.lstat(os.path.join(dirpath, name))`` would give
+    it; a name that vanished before it was stat'ed is missing).  The values
+    are ``dents.Stat`` objects: ``os.stat_result``'s attributes (``st_mode``,
+    ``st_size``, ``st_mtime``, ``st_mtime_ns``...), turned into Python
+    objects only when read; ``.to_stat_result()`` gives the
+    ``os.stat_result``.
     """
     _sys.audit("os.walk", top, topdown, onerror, followlinks)
-    return _native.walk(top, topdown, onerror, followlinks, threads)
+    return _native.walk(top, topdown, onerror, followlinks, threads, stat)

@@ -1,5 +1,5 @@
 import os
-from typing import AnyStr, Callable, Generic, Iterator, List, Optional, Tuple, Union, overload
+from typing import AnyStr, Callable, Dict, Generic, Iterator, List, Literal, Optional, Tuple, Union, overload
 
 _Path = Union[str, "os.PathLike[str]"]
 _BPath = Union[bytes, "os.PathLike[bytes]"]
@@ -25,6 +25,42 @@ class ScandirIterator(Iterator[DirEntry[AnyStr]]):
     def __enter__(self) -> "ScandirIterator[AnyStr]": ...
     def __exit__(self, *args: object) -> bool: ...
 
+class Stat:
+    """An lstat result of walk(stat=True): os.stat_result's attributes."""
+    @property
+    def st_mode(self) -> int: ...
+    @property
+    def st_ino(self) -> int: ...
+    @property
+    def st_dev(self) -> int: ...
+    @property
+    def st_nlink(self) -> int: ...
+    @property
+    def st_uid(self) -> int: ...
+    @property
+    def st_gid(self) -> int: ...
+    @property
+    def st_size(self) -> int: ...
+    @property
+    def st_atime(self) -> float: ...
+    @property
+    def st_mtime(self) -> float: ...
+    @property
+    def st_ctime(self) -> float: ...
+    @property
+    def st_atime_ns(self) -> int: ...
+    @property
+    def st_mtime_ns(self) -> int: ...
+    @property
+    def st_ctime_ns(self) -> int: ...
+    @property
+    def st_blksize(self) -> int: ...
+    @property
+    def st_blocks(self) -> int: ...
+    @property
+    def st_rdev(self) -> int: ...
+    def to_stat_result(self) -> os.stat_result: ...
+
 class WalkIterator(Iterator[Tuple[AnyStr, List[AnyStr], List[AnyStr]]]):
     def __iter__(self) -> "WalkIterator[AnyStr]": ...
     def __next__(self) -> Tuple[AnyStr, List[AnyStr], List[AnyStr]]: ...
@@ -46,6 +82,27 @@ def walk(
     followlinks: bool = ...,
     *,
     threads: Optional[int] = ...,
+    stat: Literal[True],
+) -> Iterator[Tuple[str, List[str], List[str], Dict[str, Stat]]]: ...
+@overload
+def walk(
+    top: _BPath,
+    topdown: bool = ...,
+    onerror: Optional[Callable[[OSError], object]] = ...,
+    followlinks: bool = ...,
+    *,
+    threads: Optional[int] = ...,
+    stat: Literal[True],
+) -> Iterator[Tuple[bytes, List[bytes], List[bytes], Dict[bytes, Stat]]]: ...
+@overload
+def walk(
+    top: _Path,
+    topdown: bool = ...,
+    onerror: Optional[Callable[[OSError], object]] = ...,
+    followlinks: bool = ...,
+    *,
+    threads: Optional[int] = ...,
+    stat: Literal[False] = ...,
 ) -> WalkIterator[str]: ...
 @overload
 def walk(
@@ -55,4 +112,5 @@ def walk(
     followlinks: bool = ...,
     *,
     threads: Optional[int] = ...,
+    stat: Literal[False] = ...,
 ) -> WalkIterator[bytes]: ...
