@@ -24,16 +24,6 @@ except ImportError:  # optional peer
     scandir_rs = None
 
 
-def median_time(f, runs):
-    f()  # warm the cache and the code
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
 def count_walk(it):
     n = 0
     for _, dirs, files in it:
@@ -53,10 +43,28 @@ def walk_lstat_os(top):
 def walk_lstat_dents(top):
     n = 0
     for d, dirs, files, stats in dents.walk(top, stat=True):
-        for st in stats:
-            st.st_size
+        for f in files:
+            stats[f].st_size
             n += 1
     return n
+
+
+def group(title, runs, cases):
+    """Times `cases` [(name, f)], the first being the baseline, their runs
+    interleaved (one of each in turn) so that the machine's other load
+    falls on all alike; prints medians and ratios to the baseline."""
+    for _, f in cases:
+        f()  # warm the cache and the code
+    times = [[] for _ in cases]
+    for _ in range(runs):
+        for i, (_, f) in enumerate(cases):
+            t = time.perf_counter()
+            f()
+            times[i].append(time.perf_counter() - t)
+    med = [statistics.median(t) for t in times]
+    for (name, _), m in zip(cases, med):
+        ratio = f"  {med[0] / m:5.2f}x" if m is not med[0] else "  (base)"
+        print(f"{title:12} {name:36} {m * 1000:9.1f} ms{ratio}", flush=True)
 
 
 def main():
@@ -65,40 +73,41 @@ def main():
     ap.add_argument("tree", nargs="?", default="/var/tmp/dents-bench/tree/shape")
     ap.add_argument("flat", nargs="?", default="/var/tmp/dents-bench/ext4/flat1m")
     a = ap.parse_args()
-    rows = []
+    t, flat = a.tree, a.flat
 
-    def row(group, name, f, base=None):
-        t = median_time(f, a.runs)
-        rows.append((group, name, t, base))
-        ratio = f"  {base / t:5.2f}x os" if base else ""
-        print(f"{group:14} {name:34} {t * 1000:9.1f} ms{ratio}", flush=True)
-        return t
-
-    if os.path.isdir(a.tree):
-        want = count_walk(os.walk(a.tree))
-        for name, it in [("dents.walk", dents.walk(a.tree)), ("dents.walk threads=0", dents.walk(a.tree, threads=0))]:
+    if os.path.isdir(t):
+        want = count_walk(os.walk(t))
+        for name, it in [("dents.walk", dents.walk(t)), ("dents.walk threads=0", dents.walk(t, threads=0))]:
             got = count_walk(it)
             if got != want:
                 print(f"!! {name} counted {got} entries, os.walk {want}")
-        base = row("walk", "os.walk", lambda: count_walk(os.walk(a.tree)))
-        row("walk", "dents.walk", lambda: count_walk(dents.walk(a.tree)), base)
-        row("walk", "dents.walk threads=0", lambda: count_walk(dents.walk(a.tree, threads=0)), base)
+        cases = [
+            ("os.walk", lambda: count_walk(os.walk(t))),
+            ("dents.walk", lambda: count_walk(dents.walk(t))),
+            ("dents.walk threads=0", lambda: count_walk(dents.walk(t, threads=0))),
+        ]
         if scandir_rs:
-            row("walk", "scandir_rs.Walk", lambda: sum(len(d) + len(f) for _, d, f in scandir_rs.Walk(a.tree)), base)
-        base = row("walk+lstat", "os.walk + os.lstat", lambda: walk_lstat_os(a.tree))
-        if "stat" in dents.walk.__code__.co_varnames:
-            row("walk+lstat", "dents.walk(stat=True)", lambda: walk_lstat_dents(a.tree), base)
+            cases.append(("scandir_rs.Walk", lambda: sum(len(d) + len(f) for _, d, f in scandir_rs.Walk(t))))
+        group("walk", a.runs, cases)
+        group("walk+lstat", a.runs, [
+            ("os.walk + os.lstat of each file", lambda: walk_lstat_os(t)),
+            ("dents.walk(stat=True)", lambda: walk_lstat_dents(t)),
+        ])
     else:
-        print(f"no tree at {a.tree}: walk rows skipped")
+        print(f"no tree at {t}: walk rows skipped")
 
-    if os.path.isdir(a.flat):
-        base = row("scandir", "os.scandir (names)", lambda: [e.name for e in os.scandir(a.flat)])
-        row("scandir", "dents.scandir (names)", lambda: [e.name for e in dents.scandir(a.flat)], base)
-        row("scandir", "dents.scandir threads=1", lambda: [e.name for e in dents.scandir(a.flat, threads=1)], base)
-        base = row("split", "os.scandir + is_dir()", lambda: [e.is_dir(follow_symlinks=False) for e in os.scandir(a.flat)])
-        row("split", "dents.scandir_split", lambda: dents.scandir_split(a.flat), base)
+    if os.path.isdir(flat):
+        group("scandir", a.runs, [
+            ("os.scandir (names)", lambda: [e.name for e in os.scandir(flat)]),
+            ("dents.scandir (names)", lambda: [e.name for e in dents.scandir(flat)]),
+            ("dents.scandir threads=1 (names)", lambda: [e.name for e in dents.scandir(flat, threads=1)]),
+        ])
+        group("split", a.runs, [
+            ("os.scandir + is_dir(follow=False)", lambda: [e.is_dir(follow_symlinks=False) for e in os.scandir(flat)]),
+            ("dents.scandir_split", lambda: dents.scandir_split(flat)),
+        ])
     else:
-        print(f"no directory at {a.flat}: scandir rows skipped")
+        print(f"no directory at {flat}: scandir rows skipped")
     if not scandir_rs:
         print("scandir-rs not installed: its rows skipped (pip install scandir-rs)")
 
