@@ -25,30 +25,51 @@ const QUEUE: usize = 16;
 /// The `getdents64` buffer of a serial read.
 pub const READ_BUFFER: usize = 128 * 1024;
 
-/// One entry as read: name, inode, `d_type`.
-pub struct RawEntry {
-    name: Box<[u8]>,
-    ino: u64,
-    dtype: u8,
+/// Entries as read, names packed in one buffer (no allocation per entry).
+#[derive(Default)]
+pub struct Entries {
+    names: Vec<u8>,
+    /// Per entry: where its name ends in `names`, `d_ino`, `d_type`.
+    ents: Vec<(usize, u64, u8)>,
 }
 
-impl RawEntry {
-    fn new(e: &Entry<'_>) -> RawEntry {
-        RawEntry {
-            name: e.name().into(),
-            ino: e.ino(),
-            dtype: e.file_type().as_dtype(),
+impl Entries {
+    fn with_capacity(n: usize) -> Entries {
+        Entries {
+            names: Vec::with_capacity(n * 24),
+            ents: Vec::with_capacity(n),
         }
+    }
+
+    fn push(&mut self, e: &Entry<'_>) {
+        self.names.extend_from_slice(e.name());
+        self.ents
+            .push((self.names.len(), e.ino(), e.file_type().as_dtype()));
+    }
+
+    fn len(&self) -> usize {
+        self.ents.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ents.is_empty()
+    }
+
+    /// The `i`th entry: name, inode, `d_type`.
+    fn get(&self, i: usize) -> Option<(&[u8], u64, u8)> {
+        let &(end, ino, dtype) = self.ents.get(i)?;
+        let start = if i == 0 { 0 } else { self.ents[i - 1].0 };
+        Some((&self.names[start..end], ino, dtype))
     }
 }
 
-type Batch = io::Result<Vec<RawEntry>>;
+type Batch = io::Result<Entries>;
 
 /// A slice's sink: batches its entries into the channel; stops taking
 /// entries once the consumer has gone.
 struct BatchSink {
     tx: SyncSender<Batch>,
-    batch: Vec<RawEntry>,
+    batch: Entries,
     stop: Arc<AtomicBool>,
 }
 
@@ -68,7 +89,7 @@ impl EntrySink for BatchSink {
         if self.stop.load(Ordering::Relaxed) {
             return;
         }
-        self.batch.push(RawEntry::new(entry));
+        self.batch.push(entry);
         if self.batch.len() >= BATCH {
             self.flush();
         }
@@ -87,7 +108,7 @@ fn read_into(fd: OwnedFd, tx: SyncSender<Batch>, stop: Arc<AtomicBool>, threads:
         let outcome =
             slice::read_dir_with_plan(fd.as_fd(), plan, opts.buffer_size, |_| BatchSink {
                 tx: tx.clone(),
-                batch: Vec::with_capacity(BATCH),
+                batch: Entries::with_capacity(BATCH),
                 stop: stop.clone(),
             });
         for mut sink in outcome.sinks {
@@ -99,13 +120,14 @@ fn read_into(fd: OwnedFd, tx: SyncSender<Batch>, stop: Arc<AtomicBool>, threads:
         return;
     }
     let mut reader = DirReader::with_buffer_size(fd, READ_BUFFER);
-    let mut batch = Vec::with_capacity(BATCH);
+    let mut batch = Entries::with_capacity(BATCH);
     loop {
         match reader.next_entry() {
             Ok(Some(e)) => {
-                batch.push(RawEntry::new(&e));
+                batch.push(&e);
                 if batch.len() >= BATCH {
-                    if tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+                    let full = std::mem::replace(&mut batch, Entries::with_capacity(BATCH));
+                    if tx.send(Ok(full)).is_err() {
                         return;
                     }
                     if stop.load(Ordering::Relaxed) {
@@ -145,7 +167,9 @@ struct Dir {
 struct State {
     dir: Arc<Dir>,
     rx: Option<Receiver<Batch>>,
-    buf: std::vec::IntoIter<RawEntry>,
+    buf: Entries,
+    /// The next entry of `buf`.
+    next: usize,
     stop: Arc<AtomicBool>,
     reader: Option<JoinHandle<()>>,
 }
@@ -155,7 +179,8 @@ impl State {
     fn close(&mut self, py: Python<'_>) {
         self.stop.store(true, Ordering::Relaxed);
         self.rx = None;
-        self.buf = Vec::new().into_iter();
+        self.buf = Entries::default();
+        self.next = 0;
         if let Some(h) = self.reader.take() {
             py.allow_threads(|| {
                 let _ = h.join();
@@ -195,7 +220,8 @@ pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIte
                 is_bytes: path.is_bytes,
             }),
             rx: Some(rx),
-            buf: Vec::new().into_iter(),
+            buf: Entries::default(),
+            next: 0,
             stop,
             reader: Some(reader),
         }),
@@ -211,14 +237,14 @@ impl ScandirIterator {
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<DirEntry>> {
         let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(e) = st.buf.next() {
+            if let Some((name, ino, dtype)) = st.buf.get(st.next) {
+                st.next += 1;
                 return Ok(Some(DirEntry {
-                    name: util::name_obj(py, &e.name, st.dir.is_bytes),
-                    name_bytes: e.name,
+                    name: util::name_obj(py, name, st.dir.is_bytes),
                     dir: st.dir.clone(),
                     path: OnceLock::new(),
-                    ino: e.ino,
-                    dtype: e.dtype,
+                    ino,
+                    dtype,
                     stat: OnceLock::new(),
                     lstat: OnceLock::new(),
                 }));
@@ -232,7 +258,10 @@ impl ScandirIterator {
             });
             st.rx = Some(rx);
             match got {
-                Ok(Ok(batch)) => st.buf = batch.into_iter(),
+                Ok(Ok(batch)) => {
+                    st.buf = batch;
+                    st.next = 0;
+                }
                 Ok(Err(e)) => {
                     let err = util::os_error(py, &e, &st.dir.obj);
                     st.close(py);
@@ -276,7 +305,6 @@ impl ScandirIterator {
 #[pyclass(module = "dents", name = "DirEntry", frozen)]
 pub struct DirEntry {
     name: PyObject,
-    name_bytes: Box<[u8]>,
     dir: Arc<Dir>,
     /// Made on first use (`os.DirEntry` makes it at once: no difference
     /// to see, one string less per entry never asked for its path).
@@ -290,7 +318,16 @@ pub struct DirEntry {
 impl DirEntry {
     fn path_obj(&self, py: Python<'_>) -> &PyObject {
         self.path.get_or_init(|| {
-            let p = util::join(&self.dir.bytes, &self.name_bytes);
+            // The name's bytes again: os.fsencode of it.
+            let name = self.name.bind(py);
+            let bytes = match name.downcast::<pyo3::types::PyBytes>() {
+                Ok(b) => b.as_bytes().to_vec(),
+                Err(_) => name
+                    .extract::<std::ffi::OsString>()
+                    .map(std::os::unix::ffi::OsStringExt::into_vec)
+                    .unwrap_or_default(),
+            };
+            let p = util::join(&self.dir.bytes, &bytes);
             util::name_obj(py, &p, self.dir.is_bytes)
         })
     }
