@@ -52,19 +52,24 @@ def walk_lstat_dents(top):
 def group(title, runs, cases):
     """Times `cases` [(name, f)], the first being the baseline, their runs
     interleaved (one of each in turn) so that the machine's other load
-    falls on all alike; prints medians and ratios to the baseline."""
+    falls on all alike; prints medians of the wall time, of the calling
+    (Python) thread's CPU time and of the whole process's CPU time, and the
+    ratios of the baseline's to each.  On a machine busy with other work the
+    wall time shows only what share of the cores this process got; the CPU
+    times show the work: the Python thread's is what cannot overlap."""
     for _, f in cases:
         f()  # warm the cache and the code
     times = [[] for _ in cases]
     for _ in range(runs):
         for i, (_, f) in enumerate(cases):
-            t = time.perf_counter()
+            w, t, p = time.perf_counter(), time.thread_time(), time.process_time()
             f()
-            times[i].append(time.perf_counter() - t)
-    med = [statistics.median(t) for t in times]
+            times[i].append((time.perf_counter() - w, time.thread_time() - t, time.process_time() - p))
+    med = [tuple(statistics.median(x[k] for x in t) for k in range(3)) for t in times]
     for (name, _), m in zip(cases, med):
-        ratio = f"  {med[0] / m:5.2f}x" if m is not med[0] else "  (base)"
-        print(f"{title:12} {name:36} {m * 1000:9.1f} ms{ratio}", flush=True)
+        ratios = "  ".join(f"{b / x:5.2f}x" if x else "    -" for b, x in zip(med[0], m))
+        print(f"{title:10} {name:34} wall {m[0] * 1000:7.1f} ms  py-thread cpu {m[1] * 1000:7.1f} ms"
+              f"  all cpu {m[2] * 1000:7.1f} ms   vs base: {ratios}", flush=True)
 
 
 def main():
