@@ -26,6 +26,9 @@
 #   exec       issue 5: -type f -exec /bin/true {} + on tree/files100k
 #              (100,000 files): dents find, bfs, bfs 2.6, GNU find; the
 #              number of child processes each spawns goes to notes.txt
+#   du         issue 13: dents du -s against GNU du -s, diskus, pdu, dua,
+#              dust, gdu and ncdu on tree/shape, tree/home (hot only unless
+#              HOME_SIZE_TEMPS) and ext4/flat1m (the 1M-entry directory)
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -39,6 +42,8 @@
 #                        BFS26 Debian's bfs 2.6, default /usr/bin/bfs;
 #                        /opt/peers/bin/fd, else fd or fdfind on PATH); a
 #                        missing peer is skipped with a note
+#       DU DISKUS PDU DUA DUST GDU NCDU  du peers (default: on PATH; a
+#                        missing one is skipped with a note)
 #       ONLY             measure only these IDs (space-separated), e.g.
 #                        ONLY="tree-shape-quit tree-shape-jobs" bench/run.sh tree
 #       SCRATCH          where the commands' output files go (default $DENTS_BENCH_DIR/out)
@@ -387,7 +392,35 @@ environment() {
     } > "$OUT/env.txt"
 }
 
-[ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec
+[ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec du
+# Issue 13: disk usage of a whole tree, one total printed.  IDs du-shape,
+# du-home, du-flat1m.  Every tool is asked for the least output it can
+# give (a total, or the top level); peers missing from PATH are skipped.
+group_du() {
+    local t d id
+    local gnu_du=${DU:-$(first_of du)} diskus=${DISKUS:-$(first_of diskus)}
+    local pdu=${PDU:-$(first_of pdu)} dua=${DUA:-$(first_of dua)}
+    local dust=${DUST:-$(first_of dust)} gdu=${GDU:-$(first_of gdu)}
+    local ncdu=${NCDU:-$(first_of ncdu)}
+    for t in tree/shape tree/home ext4/flat1m; do
+        d=$B/$t
+        id=du-${t#*/}
+        add "dents du -s" "$DENTS" du -s "$d"
+        if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$d"; fi
+        if peer diskus "$diskus"; then add "diskus" "$diskus" "$d"; fi
+        if peer pdu "$pdu"; then add "pdu --max-depth=1" "$pdu" --max-depth=1 "$d"; fi
+        if peer dua "$dua"; then add "dua" "$dua" "$d"; fi
+        if peer dust "$dust"; then add "dust -P -d 0" "$dust" -P -d 0 "$d"; fi
+        if peer gdu "$gdu"; then add "gdu -n -s -p" "$gdu" -n -s -p "$d"; fi
+        if peer ncdu "$ncdu"; then add "ncdu -o /dev/null" "$ncdu" -o /dev/null "$d"; fi
+        if [ "$t" = tree/home ]; then
+            TEMPS=${HOME_SIZE_TEMPS:-hot} measure "$id"
+        else
+            measure "$id"
+        fi
+    done
+}
+
 for g in "$@"; do
     declare -F "group_$g" >/dev/null || { echo "run.sh: no group $g" >&2; exit 2; }
 done

@@ -4,6 +4,7 @@
 //! |----------|---------|
 //! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
 //! | `find`   | `dents find`: GNU find's language on the parallel walker (its own module map) |
+//! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
 //! | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
 //! | `errors` | messages in the style of the tool replaced, and the exit status |
 //! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
@@ -11,6 +12,7 @@
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 //! | `progress` | the status line on standard error while a walk runs |
 
+mod du;
 mod errors;
 mod filemode;
 mod find;
@@ -31,6 +33,7 @@ Commands:
   ls     list directories as fast as the kernel hands them out
          (unsorted and streamed unless asked; huge directories read on all cores)
   find   search trees with find's expressions, breadth first on all cores
+  du     disk usage as GNU du prints it, on all cores, hard links once
 
 Run 'dents COMMAND --help' for a command's options.
 ";
@@ -39,16 +42,11 @@ fn main() {
     dents::sys::default_sigpipe();
     let argv: Vec<OsString> = std::env::args_os().collect();
     let code = match argv.get(1).and_then(|a| a.to_str()) {
-        Some("ls") => ls::main(&argv[1..]),
+        Some("ls") => closing_stdout(ls::main(&argv[1..]), errors::SERIOUS),
         Some("find") => find::main(&argv[1..]),
-        Some("--help" | "-h" | "help") => {
-            print!("{USAGE}");
-            0
-        }
-        Some("--version" | "-V") => {
-            println!("dents {}", env!("CARGO_PKG_VERSION"));
-            0
-        }
+        Some("du") => closing_stdout(du::main(&argv[1..]), 1),
+        Some("--help" | "-h" | "help") => print_text(USAGE),
+        Some("--version" | "-V") => print_text(&format!("dents {}\n", env!("CARGO_PKG_VERSION"))),
         Some(other) => {
             eprint!("dents: unknown command '{other}'\n\n{USAGE}");
             errors::SERIOUS
@@ -59,4 +57,26 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// The exit status of ls or du, which say at the end that standard output
+/// was closed if they wrote to it (GNU's close_stdout): `failed` at least.
+fn closing_stdout(code: i32, failed: i32) -> i32 {
+    if !output::written_to_closed() {
+        return code;
+    }
+    let e = output::ebadf();
+    errors::write_stderr(format!("dents: write error: {}\n", errors::describe(&e)).as_bytes());
+    code.max(failed)
+}
+
+/// Writes a help or version text; 0, or 2 after saying why it could not.
+fn print_text(text: &str) -> i32 {
+    match output::write_stdout(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("dents: write error: {}", errors::describe(&e));
+            errors::SERIOUS
+        }
+    }
 }

@@ -29,6 +29,10 @@ pub struct Output {
     on_error: Option<Reporter>,
     /// A write failed and was reported: the rest is dropped.
     failed: AtomicBool,
+    /// Standard output was closed when the process started (Rust's
+    /// runtime put `/dev/null` there): every write fails as `EBADF`, as
+    /// it fails for ls and find.
+    closed: bool,
 }
 
 impl std::fmt::Debug for Output {
@@ -47,7 +51,10 @@ impl Output {
             .as_fd()
             .try_clone_to_owned()
             .unwrap_or_else(|e| fatal_write_error(&e));
-        Output::from_file(File::from(fd))
+        Output {
+            closed: dents::sys::closed_at_start(1),
+            ..Output::from_file(File::from(fd))
+        }
     }
 
     /// An open file (`find -fprint FILE` and the like).
@@ -56,6 +63,7 @@ impl Output {
             file: Mutex::new(file),
             on_error: None,
             failed: AtomicBool::new(false),
+            closed: false,
         }
     }
 
@@ -79,6 +87,12 @@ impl Output {
         // first, then the file: the order every writer takes them in).
         crate::progress::suspended(|| {
             let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+            if self.closed {
+                // Said at the end, as ls and find say it when they close
+                // standard output.
+                WROTE_TO_CLOSED.store(true, Ordering::Relaxed);
+                return;
+            }
             if let Err(e) = file.write_all(bytes) {
                 match &self.on_error {
                     None => fatal_write_error(&e),
@@ -91,6 +105,36 @@ impl Output {
             }
         });
     }
+}
+
+/// Writes `bytes` to standard output at once (a help text): an error if
+/// the write fails or standard output was closed when the process started.
+pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
+    if dents::sys::closed_at_start(1) {
+        return Err(io::Error::from_raw_os_error(libc_ebadf()));
+    }
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()
+}
+
+/// Whether output was written to a standard output closed at start.
+static WROTE_TO_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether output was written to a standard output closed at start
+/// (nothing was said yet: ls and find say it when they close it).
+pub fn written_to_closed() -> bool {
+    WROTE_TO_CLOSED.load(Ordering::Relaxed)
+}
+
+/// `EBADF`: the error of a write to a closed descriptor.
+pub fn ebadf() -> io::Error {
+    io::Error::from_raw_os_error(libc_ebadf())
+}
+
+/// `EBADF`: the error of a write to a closed descriptor.
+fn libc_ebadf() -> i32 {
+    rustix::io::Errno::BADF.raw_os_error()
 }
 
 /// Reports a failed write to standard output and exits with status 2, as

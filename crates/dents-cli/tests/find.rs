@@ -250,20 +250,25 @@ fn run(mut cmd: Command, cwd: &Path, args: &[Vec<u8>], stdin: Option<&[u8]>) -> 
     }
 }
 
-/// `bytes` split at `sep`, sorted.
+/// `bytes` cut into records each ending with `sep` (the last one as it
+/// is, terminated or not), sorted: separators are compared too.
 fn sorted(bytes: &[u8], sep: u8) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes.split(|&b| b == sep).map(<[u8]>::to_vec).collect();
+    let mut v: Vec<Vec<u8>> = bytes
+        .split_inclusive(|&b| b == sep)
+        .map(<[u8]>::to_vec)
+        .collect();
     v.sort();
     v
 }
 
-/// Stderr lines with the program name made the same, sorted.
-fn stderr_lines(bytes: &[u8], prog: &str) -> Vec<String> {
-    let mut v: Vec<String> = String::from_utf8_lossy(bytes)
-        .lines()
-        .map(|l| match l.strip_prefix(prog) {
-            Some(rest) => format!("PROG:{rest}"),
-            None => l.to_string(),
+/// Stderr lines as bytes with the program name at their start made the
+/// same, sorted.
+fn stderr_lines(bytes: &[u8], prog: &str) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| match l.strip_prefix(prog.as_bytes()) {
+            Some(rest) => [&b"PROG:"[..], rest].concat(),
+            None => l.to_vec(),
         })
         .collect();
     v.sort();
@@ -294,7 +299,9 @@ fn compare(case: &str, args: &[Vec<u8>], d: &Output, g: &Output) -> Option<Strin
     );
     if de != ge {
         problems.push(format!(
-            "stderr differs\n--- dents\n{de:#?}\n--- find\n{ge:#?}"
+            "stderr differs\n--- dents\n{}\n--- find\n{}",
+            String::from_utf8_lossy(&de.concat()),
+            String::from_utf8_lossy(&ge.concat())
         ));
     }
     (!problems.is_empty()).then(|| format!("== find {case}   {args:?}\n{}", problems.join("\n")))
@@ -934,57 +941,125 @@ fn ok_prompts_and_reads_answers_like_gnu() {
     }
 }
 
-/// Counts the stat calls of `dents find ARGS` with strace.
-fn stat_calls(fx: &Fixture, args: &str) -> usize {
-    let out = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-e",
-            "trace=statx,newfstatat,lstat,stat,fstatat64",
-            "-o",
-        ])
-        .arg(fx.path("strace.out"))
-        .arg(env!("CARGO_BIN_EXE_dents"))
-        .arg("find")
-        .args(words(args).iter().map(|a| OsStr::from_bytes(a)))
-        .current_dir(fx.root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    assert!(out.is_ok(), "strace is needed");
-    let log = fs::read_to_string(fx.path("strace.out")).unwrap();
-    log.lines()
-        .filter(|l| l.contains("stat") && !l.contains("/proc/") && !l.contains("\"/etc"))
+/// The names of every entry under `root` (not `root` itself), and their
+/// paths as given on the command line (`root` is relative to `cwd`).
+fn entry_names(cwd: &Path, root: &str) -> (BTreeSet<Vec<u8>>, BTreeSet<Vec<u8>>) {
+    fn rec(cwd: &Path, rel: &Path, names: &mut BTreeSet<Vec<u8>>, paths: &mut BTreeSet<Vec<u8>>) {
+        for e in fs::read_dir(cwd.join(rel)).unwrap() {
+            let e = e.unwrap();
+            let p = rel.join(e.file_name());
+            names.insert(e.file_name().as_bytes().to_vec());
+            paths.insert(p.as_os_str().as_bytes().to_vec());
+            if e.file_type().unwrap().is_dir() {
+                rec(cwd, &p, names, paths);
+            }
+        }
+    }
+    let (mut names, mut paths) = (BTreeSet::new(), BTreeSet::new());
+    rec(cwd, Path::new(root), &mut names, &mut paths);
+    (names, paths)
+}
+
+/// A string as `strace -xx` shows it: every byte `\xNN`, in quotes.
+fn strace_quoted(s: &[u8]) -> String {
+    let mut q = String::from("\"");
+    for b in s {
+        q.push_str(&format!("\\x{b:02x}"));
+    }
+    q.push('"');
+    q
+}
+
+/// The stat calls (any of the stat family) that `dents find ARGS` makes on
+/// the entries under its starting point `tree`: calls whose path argument
+/// is one of their names (relative to a directory's descriptor) or paths.
+/// The starting point itself, the program's own start-up (locale, time
+/// zone, /proc) and `AT_EMPTY_PATH` calls on descriptors are not counted.
+fn entry_stats(cwd: &Path, tree: &str, args: &[Vec<u8>], env: &[(&str, &str)]) -> usize {
+    let (names, paths) = entry_names(cwd, tree);
+    let wanted: BTreeSet<String> = names
+        .iter()
+        .chain(&paths)
+        .map(|n| strace_quoted(n))
+        .collect();
+    let log = cwd.join("strace.out");
+    let mut cmd = Command::new("strace");
+    cmd.args([
+        "-f",
+        "-qq",
+        "-xx",
+        "-s",
+        "4096",
+        "-e",
+        "trace=statx,newfstatat,fstatat64,stat,lstat,stat64,lstat64",
+        "-o",
+    ])
+    .arg(&log)
+    .arg(env!("CARGO_BIN_EXE_dents"))
+    .arg("find")
+    .args(args.iter().map(|a| OsStr::from_bytes(a)))
+    .current_dir(cwd)
+    .env_remove("LS_COLORS")
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let st = cmd.status().expect("strace is needed");
+    assert!(st.success(), "{cmd:?}: {st}");
+    let text = fs::read_to_string(&log).unwrap();
+    fs::remove_file(&log).unwrap();
+    text.lines()
+        .filter(|l| {
+            // The first quoted argument: the path.
+            l.split_once('"').is_some_and(|(_, rest)| {
+                let end = rest.find('"').unwrap_or(rest.len());
+                wanted.contains(&format!("\"{}\"", &rest[..end]))
+            })
+        })
         .count()
+}
+
+/// Whether strace runs; if not, the test is skipped (a failure under CI).
+fn have_strace(what: &str) -> bool {
+    let ok = Command::new("strace").arg("-V").output().is_ok();
+    if !ok {
+        dents_testfs::skip(&format!("strace not installed; {what} did not run"));
+    }
+    ok
 }
 
 #[test]
 fn name_and_type_tests_do_not_stat() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: strace not installed; the no-stat check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: strace not installed; the no-stat check did not run"
-        );
+    if !have_strace("the no-stat check") {
         return;
     }
     let fx = Fixture::new();
-    // Only the root is stat'ed, and the fixture has a few entries whose
-    // type a directory entry may not give on some filesystems; on the
-    // test's filesystem (tmpfs or ext4 with d_type) none.
-    let baseline = stat_calls(&fx, "-j1 t/sub -false");
+    let entries = entry_names(fx.root(), "t/sub").1.len();
+    assert_eq!(entries, 11, "t/sub changed: update the counts below");
+    let stats = |case: &str| entry_stats(fx.root(), "t/sub", &words(case), &[]);
+    // The test's filesystem gives every entry's type: no test below needs
+    // a stat, and the walk itself needs none.
     for case in [
+        "-j1 t/sub -false",
+        "-j1 t/sub",
         "-j1 t/sub -name '*.c'",
         "-j1 t/sub -type f",
         "-j1 t/sub -path '*deep*' -o -type d",
         "-j1 t/sub -regex '.*x'",
+        "t/sub -type d -name 'd*'",
     ] {
-        let n = stat_calls(&fx, case);
-        assert!(n <= baseline, "{case}: {n} stats, {baseline} without tests");
+        assert_eq!(stats(case), 0, "{case}");
     }
-    let with_size = stat_calls(&fx, "-j1 t/sub -size +1");
-    assert!(with_size > baseline + 5, "-size must stat: {with_size}");
+    // -size needs one stat of each entry, no more.
+    for case in [
+        "-j1 t/sub -size +1",
+        "t/sub -size -1k -print",
+        "-S dfs t/sub -size +0",
+    ] {
+        assert_eq!(stats(case), entries, "{case}");
+    }
 }
 
 #[test]
@@ -1027,12 +1102,7 @@ fn threads_and_order_change_nothing_but_order() {
 #[test]
 fn print_on_a_terminal_shows_unprintables_as_question_marks() {
     if Command::new("script").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: script(1) not installed; the terminal check did not run"
-        );
-        return;
+        return dents_testfs::skip("script(1) not installed; the terminal check did not run");
     }
     let fx = Fixture::new();
     for (locale, expr) in [
@@ -1318,7 +1388,10 @@ fn debug_options_write_diagnostics_to_stderr() {
     };
     let w = warn(dents(), "dents");
     assert_eq!(w, warn(gnu(), "find"));
-    assert!(w.concat().contains("\u{2018}-name\u{2019}"), "{w:?}");
+    assert!(
+        String::from_utf8_lossy(&w.concat()).contains("\u{2018}-name\u{2019}"),
+        "{w:?}"
+    );
     let err = |args: &str| {
         let o = run(dents(), fx.root(), &words(args), None);
         assert_eq!(o.status.code(), Some(0), "{args}");
@@ -1472,7 +1545,7 @@ fn names_in(dir: &Path) -> BTreeSet<String> {
 
 #[test]
 fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink() {
-    for (case, batch) in [
+    for (case, batch, j) in [
         // Each command records where it ran (`pwd -P`) and removes its
         // file by the name it was given.
         (
@@ -1485,12 +1558,16 @@ fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink(
             true,
         ),
         ("t/a -type f -exec ./swap.sh ; -delete", false),
-    ] {
+    ]
+    .into_iter()
+    .flat_map(|(case, batch)| ["-j1", "-j2", "-j8"].map(|j| (case, batch, j)))
+    {
+        let case = &format!("{j} {case}");
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().canonicalize().unwrap();
         swap_fixture(&root);
-        let mut args = words("-j1");
-        args.extend(words(case));
+        let mut args = words(j);
+        args.extend(words(case.strip_prefix(j).unwrap()));
         let o = run(dents(), &root, &args, None);
         assert_eq!(o.status.code(), Some(0), "{case}: {o:?}");
         // The swap happened, and by path `t/a` now leads elsewhere: a
@@ -1914,22 +1991,25 @@ fn birth_times_are_the_filesystems() {
 
 #[test]
 fn printf_stats_only_what_its_directives_read() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: strace not installed; the stat-mask check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: strace not installed; the stat-mask check did not run"
-        );
+    if !have_strace("the stat-mask check") {
         return;
     }
     let fx = Fixture::new();
-    let baseline = stat_calls(&fx, "-j1 t/sub -false");
     for case in [
         "-j1 t/sub -printf '%p|%f|%h|%d|%y|%l\\x5cn'",
+        "t/sub -printf '%P %H %y\\x5cn'",
         "-j1 t/sub -fprint out-x",
     ] {
-        let n = stat_calls(&fx, case);
-        assert!(n <= baseline, "{case}: {n} stats, {baseline} without tests");
+        let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
+        assert_eq!(n, 0, "{case}: {n} stats of entries");
+    }
+    let n_entries = entry_names(fx.root(), "t/sub").1.len();
+    for case in [
+        "-j1 t/sub -printf '%s\\x5cn'",
+        "t/sub -printf '%p %m %u\\x5cn'",
+    ] {
+        let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
+        assert_eq!(n, n_entries, "{case}: {n} stats of {n_entries} entries");
     }
     // %s asks for the size alone.
     let log = |args: &str| {
@@ -1961,7 +2041,7 @@ fn printf_stats_only_what_its_directives_read() {
             .lines()
             .filter(|l| l.contains("statx(") && !l.contains("AT_FDCWD") && !l.contains("\"\""))
             .collect();
-        assert!(entries.len() >= 3, "{args}: {text}");
+        assert_eq!(entries.len(), n_entries, "{args}: {text}");
         for l in entries {
             assert!(l.contains(mask), "{args}: {l}");
         }
@@ -1971,12 +2051,7 @@ fn printf_stats_only_what_its_directives_read() {
 #[test]
 fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
     if Command::new("script").arg("-V").output().is_err() {
-        eprintln!("SKIPPED: script(1) not installed; the terminal check did not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: script(1) not installed; the terminal check did not run"
-        );
-        return;
+        return dents_testfs::skip("script(1) not installed; the terminal check did not run");
     }
     let fx = Fixture::new();
     let names = "-name 'new*' -o -name 'bad*' -o -name 'caf*' -o -name 'link-one'";
@@ -2034,6 +2109,114 @@ fn ls_counts_512_byte_blocks_when_posixly_correct() {
         assert!(out[1].stdout.len() > 500, "{case}");
         if let Some(f) = compare(case, &args, &out[0], &out[1]) {
             panic!("{f}");
+        }
+    }
+}
+
+/// Runs `cmd` with its standard output on a pipe, reads the first record
+/// (up to `sep`), closes the pipe and waits at most `bound` for the process to end (it is
+/// killed after that).  Returns the first line, how it ended (`None`: it
+/// was still running at the bound), its standard error and how long it
+/// took to end after the pipe was closed.
+fn first_line_then_close(
+    mut cmd: Command,
+    sep: u8,
+    bound: std::time::Duration,
+) -> (
+    Vec<u8>,
+    Option<std::process::ExitStatus>,
+    Vec<u8>,
+    std::time::Duration,
+) {
+    use std::io::{BufRead, Read};
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = Vec::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_until(sep, &mut line)
+        .unwrap();
+    // The reader is dropped here: the pipe has no reader any more.
+    let closed = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break Some(st);
+        }
+        if closed.elapsed() > bound {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let took = closed.elapsed();
+    let mut err = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
+    (line, status, err, took)
+}
+
+#[test]
+fn a_closed_pipe_ends_find_at_once_and_quietly_like_gnu() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = tempfile::tempdir().unwrap();
+    dents_testfs::fill_flat(&tmp.path().join("d"), 20_000, |i| format!("f{i:06}"));
+    // 2,000 starting points of 20,000 entries each: 40 million lines, tens
+    // of seconds to walk and write in full (about 2 s per 4 million on the
+    // project's machines), far beyond the bound.
+    let bound = std::time::Duration::from_secs(2);
+    let starts = vec!["d"; 2000];
+    for expr in [
+        &[][..],
+        &["-printf", "%p %y\\n"],
+        &["-type", "f", "-print0"],
+    ] {
+        let mut results = Vec::new();
+        for mut cmd in [dents(), gnu()] {
+            cmd.current_dir(tmp.path())
+                .env("LC_ALL", "C")
+                .args(&starts)
+                .args(expr);
+            let sep = if expr.contains(&"-print0") { 0 } else { b'\n' };
+            results.push(first_line_then_close(cmd, sep, bound));
+        }
+        let (g_line, g_status, g_err, _) = results.pop().unwrap();
+        let (d_line, d_status, d_err, took) = results.pop().unwrap();
+        // GNU is killed by SIGPIPE at its next write, and says nothing.
+        assert_eq!(g_status.and_then(|s| s.signal()), Some(13), "GNU {expr:?}");
+        assert!(
+            g_err.is_empty(),
+            "GNU {expr:?}: {}",
+            String::from_utf8_lossy(&g_err)
+        );
+        assert!(
+            d_status.is_some(),
+            "dents find {expr:?} still running {took:?} after its output was closed"
+        );
+        assert_eq!(
+            d_status.and_then(|s| s.signal()),
+            g_status.and_then(|s| s.signal()),
+            "{expr:?}: {d_status:?}"
+        );
+        assert!(
+            d_err.is_empty(),
+            "{expr:?}: {}",
+            String::from_utf8_lossy(&d_err)
+        );
+        // The first record is whole (which entry it is depends on the walk).
+        let end: &[u8] = if expr.contains(&"-print0") {
+            b"\0"
+        } else {
+            b"\n"
+        };
+        for line in [&d_line, &g_line] {
+            assert!(
+                line.starts_with(b"d") && line.ends_with(end),
+                "{expr:?}: {:?}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
 }

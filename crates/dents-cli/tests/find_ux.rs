@@ -148,12 +148,7 @@ const SHARED_LS_COLORS: &[&str] = &[
 #[test]
 fn colors_match_gnu_ls_name_by_name() {
     if !have("ls", "--version") {
-        eprintln!("SKIPPED: no GNU ls");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: no GNU ls"
-        );
-        return;
+        return dents_testfs::skip("no GNU ls");
     }
     let t = tmp();
     let names = kinds(t.path());
@@ -342,11 +337,7 @@ fn colors_only_where_asked_off_a_terminal() {
 /// missing.
 fn on_pty(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Option<Vec<u8>> {
     if !have("script", "--version") {
-        eprintln!("SKIPPED: util-linux script is not installed");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: util-linux script is not installed"
-        );
+        dents_testfs::skip("util-linux script is not installed");
         return None;
     }
     let log = cwd.join("typescript");
@@ -837,11 +828,61 @@ fn status_line_cleared_before_our_own_messages() {
     }
 }
 
-/// Counts the stat calls of `dents find ARGS` with strace.
-fn stat_calls(cwd: &Path, args: &[&str]) -> usize {
+/// The names of every entry under `root` (not `root` itself) and their
+/// paths (`root` is relative to `cwd`), with each entry's type.
+fn entries(cwd: &Path, root: &str) -> Vec<(Vec<u8>, Vec<u8>, fs::FileType)> {
+    fn rec(cwd: &Path, rel: &Path, out: &mut Vec<(Vec<u8>, Vec<u8>, fs::FileType)>) {
+        for e in fs::read_dir(cwd.join(rel)).unwrap() {
+            let e = e.unwrap();
+            let p = rel.join(e.file_name());
+            let ft = e.file_type().unwrap();
+            out.push((
+                e.file_name().as_bytes().to_vec(),
+                p.as_os_str().as_bytes().to_vec(),
+                ft,
+            ));
+            if ft.is_dir() {
+                rec(cwd, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    rec(cwd, Path::new(root), &mut out);
+    out
+}
+
+/// A string as `strace -xx` shows it: every byte `\xNN`, in quotes.
+fn strace_quoted(s: &[u8]) -> String {
+    let mut q = String::from("\"");
+    for b in s {
+        q.push_str(&format!("\\x{b:02x}"));
+    }
+    q.push('"');
+    q
+}
+
+/// The stat calls (any of the stat family) of `dents find ARGS` on the
+/// entries under its starting point `tree`: calls whose path argument is
+/// one of their names (relative to a directory's descriptor) or paths.
+/// The starting point itself, the program's start-up and `AT_EMPTY_PATH`
+/// calls on descriptors are not counted.
+fn stat_calls(cwd: &Path, tree: &str, args: &[&str]) -> usize {
+    let wanted: std::collections::BTreeSet<String> = entries(cwd, tree)
+        .iter()
+        .flat_map(|(n, p, _)| [strace_quoted(n), strace_quoted(p)])
+        .collect();
     let log = cwd.join("strace.out");
-    Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=statx,newfstatat,lstat,stat", "-o"])
+    let st = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-xx",
+            "-s",
+            "4096",
+            "-e",
+            "trace=statx,newfstatat,fstatat64,stat,lstat,stat64,lstat64",
+            "-o",
+        ])
         .arg(&log)
         .arg(dents_bin())
         .arg("find")
@@ -852,28 +893,30 @@ fn stat_calls(cwd: &Path, args: &[&str]) -> usize {
         .stderr(Stdio::null())
         .status()
         .unwrap();
-    fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains("stat") && !l.contains("/proc/") && !l.contains("\"/etc"))
+    assert!(st.success(), "strace dents find {args:?}: {st}");
+    let text = fs::read_to_string(&log).unwrap();
+    fs::remove_file(&log).unwrap();
+    text.lines()
+        .filter(|l| {
+            l.split_once('"').is_some_and(|(_, rest)| {
+                let end = rest.find('"').unwrap_or(rest.len());
+                wanted.contains(&format!("\"{}\"", &rest[..end]))
+            })
+        })
         .count()
 }
 
 #[test]
 fn colors_stat_only_when_on() {
     if !have("strace", "-V") {
-        eprintln!("SKIPPED: strace not installed");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "required in CI: strace not installed"
-        );
-        return;
+        return dents_testfs::skip("strace not installed");
     }
     let t = sort_tree();
-    let base = stat_calls(t.path(), &["-j1", "t", "-false"]);
-    let off = stat_calls(t.path(), &["-j1", "t", "-name", "*a*"]);
+    let base = stat_calls(t.path(), "t", &["-j1", "t", "-false"]);
+    let off = stat_calls(t.path(), "t", &["-j1", "t", "-name", "*a*"]);
     let hidden = stat_calls(
         t.path(),
+        "t",
         &[
             "-j1",
             "t",
@@ -885,15 +928,16 @@ fn colors_stat_only_when_on() {
             "5",
         ],
     );
-    let on = stat_calls(t.path(), &["-j1", "t", "-name", "*a*", "-color"]);
-    assert!(
-        off <= base,
-        "without colors: {off} stats, {base} without tests"
+    let on = stat_calls(t.path(), "t", &["-j1", "t", "-name", "*a*", "-color"]);
+    assert_eq!(base, 0, "the walk alone stats no entry");
+    assert_eq!(off, 0, "without colors: {off} stats");
+    assert_eq!(hidden, 0, "name-only bfs tests: {hidden} stats");
+    // With colors, each entry printed is stat'ed once (ex, su, st... need
+    // the mode), and no other.
+    let printed = dents(t.path(), &["t", "-mindepth", "1", "-name", "*a*"], &[]);
+    let printed = lines(&printed.stdout).len();
+    assert_eq!(
+        on, printed,
+        "with colors: {on} stats, {printed} entries printed"
     );
-    assert!(
-        hidden <= base,
-        "name-only bfs tests: {hidden} stats, {base}"
-    );
-    // Regular files and directories are stat'ed for ex, su, st...
-    assert!(on > base + 20, "with colors: {on} stats, {base} without");
 }

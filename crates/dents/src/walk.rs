@@ -158,6 +158,14 @@ pub struct WalkOptions {
     /// Visit each directory's entries sorted by name (bytes), in an order
     /// that does not depend on the threads: see [`sort mode`](self#sorted-walks).
     pub sort: bool,
+    /// Post-order visits of directories below a root come with their
+    /// parent's descriptor (reopened for the visit: an `openat` and a
+    /// `close` per directory).  `false` spares those two calls for a
+    /// visitor that learnt what it needs before descending (du): the
+    /// visit's [`Visit::parent_fd`] is then the current directory and its
+    /// [`Visit::at_name`] the whole path, so a stat still works, through
+    /// a path lookup (which fails beyond `PATH_MAX`).
+    pub post_order_parent_fd: bool,
 }
 
 impl Default for WalkOptions {
@@ -175,6 +183,7 @@ impl Default for WalkOptions {
             read: ReadOptions::default(),
             fd_budget: None,
             sort: false,
+            post_order_parent_fd: true,
         }
     }
 }
@@ -1488,7 +1497,9 @@ impl<V: Visitor> Shared<'_, V> {
     /// Visits a directory after everything below it.
     fn visit_post_order(&self, state: &mut V::State, node: &Node) {
         let path = build_path(node);
+        let by_path = !self.opts.post_order_parent_fd && node.parent.is_some();
         let parent_fd = match &node.parent {
+            Some(_) if by_path => None,
             Some(p) => match self.reopen(p) {
                 Ok(fd) => Some(fd),
                 Err(e) => return self.report(state, &path, WalkErrorKind::Io(e)),
@@ -1496,6 +1507,13 @@ impl<V: Visitor> Shared<'_, V> {
             None => None,
         };
         let dir = parent_fd.as_ref().map_or(rustix::fs::CWD, |f| f.as_fd());
+        let whole_path;
+        let at_name: &CStr = if by_path {
+            whole_path = CString::new(path.clone()).expect("names have no NUL");
+            &whole_path
+        } else {
+            &node.name
+        };
         let name_start = if node.parent.is_some() {
             path.len() - node.name.as_bytes().len()
         } else {
@@ -1507,7 +1525,7 @@ impl<V: Visitor> Shared<'_, V> {
             root_len: node.root_len,
             depth: node.depth,
             dir,
-            at_name: &node.name,
+            at_name,
             known: Kind::Dir,
             ino: node.id.get().map_or(0, |id| id.1),
             follow: node.is_root && self.opts.follow != Follow::Never

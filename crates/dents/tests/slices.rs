@@ -502,10 +502,16 @@ fn a_million_entries_on_xfs() {
     million_on(FsKind::Xfs);
 }
 
+/// How many creations later the churning thread removes a name.
+const CHURN_LAG: u64 = 1000;
+
 /// Sliced reads of a directory of 20,000 stable files while another thread
 /// creates and removes other files in it: every stable file is reported
-/// exactly once, and nothing but stable and churning names is reported.
-/// A churning name may be seen twice (it can move past a slice boundary
+/// exactly once; every churning name that existed for the whole read
+/// (created before it started, removed after it ended) is reported; no
+/// name removed before the read started, or created after it ended, is
+/// reported; and nothing but stable and churning names is reported.  A
+/// churning name may be seen twice (it can move past a slice boundary
 /// between two reads); that is only reported.
 fn churn_on(kind: FsKind) {
     let Some(fs) = LoopFs::new_or_skip(kind, 512) else {
@@ -517,7 +523,12 @@ fn churn_on(kind: FsKind) {
     assert_eq!(stable.len(), 20_000);
     let stable_set: HashSet<&Vec<u8>> = stable.iter().collect();
     let stop = AtomicBool::new(false);
-    let ops = AtomicU64::new(0);
+    // `churn{j}` exists from before `created` passes `j` until after
+    // `removing` passes `j`, and is gone once `removed` passes `j`
+    // (SeqCst: the reader's loads order the churn's steps around its read).
+    let created = AtomicU64::new(0);
+    let removing = AtomicU64::new(0);
+    let removed = AtomicU64::new(0);
     let started = Instant::now();
     std::thread::scope(|s| {
         // Stops the churn however this thread leaves the scope: a failed
@@ -525,32 +536,42 @@ fn churn_on(kind: FsKind) {
         let _stop = StopOnDrop(&stop);
         s.spawn(|| {
             // New names all the time (the directory grows, blocks split),
-            // each removed 1,000 creations later.
+            // each removed CHURN_LAG creations later.
             let mut i = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 fs::File::create(d.join(format!("churn{i}"))).unwrap();
-                if i >= 1000 {
-                    fs::remove_file(d.join(format!("churn{}", i - 1000))).unwrap();
+                created.store(i + 1, Ordering::SeqCst);
+                if i >= CHURN_LAG {
+                    let gone = i - CHURN_LAG;
+                    removing.store(gone + 1, Ordering::SeqCst);
+                    fs::remove_file(d.join(format!("churn{gone}"))).unwrap();
+                    removed.store(gone + 1, Ordering::SeqCst);
                 }
                 i += 1;
-                ops.store(i, Ordering::Relaxed);
             }
         });
-        while ops.load(Ordering::Relaxed) == 0 {
+        while removed.load(Ordering::SeqCst) == 0 {
             std::thread::yield_now();
         }
         let mut doubled = 0;
         let mut churn_seen = 0;
         let mut raced = 0;
+        let mut windows = 0;
+        let mut required = 0;
         for round in 0..20 {
             let slices = 2 + round % 15;
-            let before = ops.load(Ordering::Relaxed);
+            let gone_before = removed.load(Ordering::SeqCst);
+            let made_before = created.load(Ordering::SeqCst);
             let fd = open(&d);
             let size = dir_size(fd.as_fd());
             let space = slice::offset_space(fd.as_fd(), size).unwrap().unwrap();
             // Small buffers: many getdents calls, interleaved with changes.
             let out = read_sliced(fd.as_fd(), space, slices, 4096);
-            raced += (ops.load(Ordering::Relaxed) != before) as usize;
+            drop(fd);
+            let going_after = removing.load(Ordering::SeqCst);
+            let made_after = created.load(Ordering::SeqCst);
+            raced += (made_after != made_before) as usize;
+            let what = format!("{kind:?} round {round}, {slices} slices of {space:?}");
             let mut seen: HashMap<Vec<u8>, usize> = HashMap::new();
             for n in out.sinks.into_iter().flat_map(|s| s.names) {
                 *seen.entry(n).or_default() += 1;
@@ -559,18 +580,47 @@ fn churn_on(kind: FsKind) {
                 assert_eq!(
                     seen.get(n).copied().unwrap_or(0),
                     1,
-                    "{kind:?} round {round}, {slices} slices of {space:?}: {:?}",
+                    "{what}: {:?}",
                     String::from_utf8_lossy(n)
+                );
+            }
+            // Present for the whole read: created before it, not yet
+            // being removed after it.
+            let whole = going_after..made_before;
+            if !whole.is_empty() {
+                windows += 1;
+            }
+            for j in whole.clone() {
+                required += 1;
+                assert!(
+                    seen.contains_key(format!("churn{j}").as_bytes()),
+                    "{what}: churn{j} existed during the whole read (churn{}..churn{} did) \
+                     and was not reported",
+                    whole.start,
+                    whole.end - 1
                 );
             }
             for (n, c) in &seen {
                 if stable_set.contains(n) {
                     continue;
                 }
+                let j: u64 = std::str::from_utf8(n)
+                    .ok()
+                    .and_then(|n| n.strip_prefix("churn"))
+                    .and_then(|j| j.parse().ok())
+                    .unwrap_or_else(|| {
+                        panic!("{what}: {:?} came from nowhere", String::from_utf8_lossy(n))
+                    });
                 assert!(
-                    n.starts_with(b"churn"),
-                    "{kind:?}: {:?} came from nowhere",
-                    String::from_utf8_lossy(n)
+                    j >= gone_before,
+                    "{what}: churn{j} was removed before the read started \
+                     (churn0..churn{} were) and was reported",
+                    gone_before - 1
+                );
+                assert!(
+                    j <= made_after,
+                    "{what}: churn{j} was created after the read ended \
+                     (churn{made_after} at the latest) and was reported"
                 );
                 churn_seen += 1;
                 if *c > 1 {
@@ -581,13 +631,19 @@ fn churn_on(kind: FsKind) {
         stop.store(true, Ordering::Relaxed);
         eprintln!(
             "{kind:?}: 20 sliced reads in {:.1?}, {raced} of them during changes; \
-             {churn_seen} churning names seen, {doubled} of them twice",
+             {churn_seen} churning names seen, {doubled} of them twice; \
+             {windows} reads with names present throughout, {required} such names checked",
             started.elapsed()
         );
         // Reads that met no change prove nothing about changes.
         assert!(
             raced >= 10,
             "{kind:?}: only {raced} of 20 reads met a change"
+        );
+        // Nor do reads during which every churning name changed.
+        assert!(
+            windows >= 10,
+            "{kind:?}: only {windows} of 20 reads had churning names present throughout"
         );
     });
 }

@@ -43,6 +43,11 @@ pub struct Finder<'a> {
     post_order: bool,
     /// `-ignore_readdir_race`: vanished files are not errors.
     ignore_race: bool,
+    /// The starting points of the walk under way: a missing one is an
+    /// error even with `-ignore_readdir_race`, as GNU's.
+    roots: Mutex<Vec<Vec<u8>>>,
+    /// A message was written about the last starting point itself.
+    last_root_failed: AtomicBool,
     /// `-L`: loops are possible.
     follow_all: bool,
     /// `-maxdepth`
@@ -70,6 +75,8 @@ pub struct State<'a> {
     cache: printf::Cache,
     /// Entries counted for the status line, not yet added to its total.
     tally: Tally,
+    /// The last parent directory probed and whether it can be searched.
+    searchable: Option<(Vec<u8>, bool)>,
 }
 
 impl<'a> Finder<'a> {
@@ -90,6 +97,8 @@ impl<'a> Finder<'a> {
             quit: AtomicBool::new(false),
             post_order,
             ignore_race,
+            roots: Mutex::new(Vec::new()),
+            last_root_failed: AtomicBool::new(false),
             follow_all,
             max_depth,
             terminal: sys::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
@@ -129,9 +138,47 @@ impl<'a> Finder<'a> {
         self.quit.load(Ordering::Relaxed)
     }
 
-    /// Whether an error for a file that vanished is to be kept quiet.
+    /// Tells the starting points of the walk about to run.
+    pub fn set_roots(&self, roots: &[Vec<u8>]) {
+        *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = roots.to_vec();
+    }
+
+    /// Whether an error for a file below a starting point that vanished is
+    /// to be kept quiet.
     fn quiet(&self, e: &std::io::Error) -> bool {
         self.ignore_race && e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error())
+    }
+
+    /// Whether `v` is in a directory that cannot be searched, where every
+    /// stat fails: GNU's walk stats directories and entries whose type
+    /// the directory entry does not give, and fails.  The parent's search
+    /// permission is probed once per directory and thread.
+    fn in_unsearchable(&self, st: &mut State<'a>, v: &Visit<'_>) -> bool {
+        if v.depth() == 0 || v.follows_links() {
+            return false;
+        }
+        let path = v.path();
+        let parent = &path[..path.len() - v.name().len()];
+        if let Some((p, ok)) = &st.searchable {
+            if p.as_slice() == parent {
+                return !ok;
+            }
+        }
+        let ok =
+            rustix::fs::accessat(v.parent_fd(), c".", Access::EXEC_OK, AtFlags::EACCESS).is_ok();
+        st.searchable = Some((parent.to_vec(), ok));
+        !ok
+    }
+
+    /// Whether the last message was about the last starting point.
+    pub fn last_root_failed(&self) -> bool {
+        self.last_root_failed.load(Ordering::Relaxed)
+    }
+
+    /// Whether `path` is a starting point of the walk under way.
+    fn is_root(&self, path: &[u8]) -> bool {
+        let roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
+        roots.iter().any(|r| r.as_slice() == path)
     }
 }
 
@@ -149,6 +196,7 @@ impl<'a> Visitor for Finder<'a> {
                 .collect(),
             cache: printf::Cache::default(),
             tally: Tally::default(),
+            searchable: None,
         }
     }
 
@@ -183,7 +231,7 @@ impl<'a> Visitor for Finder<'a> {
             match v.file_type() {
                 FileType::UNKNOWN => {
                     if let Err(e) = v.metadata() {
-                        if !self.quiet(&e) {
+                        if v.depth() == 0 || !self.quiet(&e) {
                             msg::path_error(v.path(), &e);
                         }
                         return Flow::Continue;
@@ -226,9 +274,25 @@ impl<'a> Visitor for Finder<'a> {
             );
             debug::say(&m);
         }
+        let in_unsearchable = self.in_unsearchable(st, v);
+        let unstatable =
+            in_unsearchable && matches!(v.known_type(), None | Some(FileType::DIRECTORY));
         let mut cx = Ctx::new(v, self, st);
+        cx.in_unsearchable = in_unsearchable;
+        if unstatable {
+            // GNU's walk stats this entry, fails, says so, and evaluates
+            // it knowing nothing (every test that needs a stat or the
+            // type is false); a directory is not entered (its failed
+            // open would be a second message).  After the walk's own
+            // message (post-order), the failure is not repeated.
+            cx.stat_reported = v.is_post_order();
+            cx.type_unknown = true;
+            if cx.meta().is_some() {
+                cx.type_unknown = false;
+            }
+        }
         eval(self.expr, &mut cx);
-        let (prune, quit) = (cx.prune, cx.quit);
+        let (prune, quit) = (cx.prune || cx.type_unknown, cx.quit);
         st.buf.maybe_flush();
         for b in st.outs.iter_mut().flatten() {
             b.maybe_flush();
@@ -237,7 +301,7 @@ impl<'a> Visitor for Finder<'a> {
             self.quit.store(true, Ordering::Relaxed);
             return Flow::Quit;
         }
-        if prune && !self.post_order {
+        if prune && (!self.post_order || unstatable) {
             Flow::Prune
         } else {
             Flow::Continue
@@ -247,8 +311,12 @@ impl<'a> Visitor for Finder<'a> {
     fn error(&self, _st: &mut State<'a>, e: &WalkError) {
         match &e.kind {
             WalkErrorKind::Io(err) => {
-                if !self.quiet(err) {
+                if !self.quiet(err) || self.is_root(&e.path) {
                     msg::path_error(&e.path, err);
+                    let roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
+                    if roots.last().is_some_and(|r| *r == e.path) {
+                        self.last_root_failed.store(true, Ordering::Relaxed);
+                    }
                 }
             }
             WalkErrorKind::Loop(ancestor) => report_loop(&e.path, ancestor),
@@ -360,6 +428,12 @@ struct Ctx<'c, 'v, 'a> {
     quit: bool,
     /// A failed stat was reported already.
     stat_reported: bool,
+    /// The entry could not be stat'ed where GNU learns its type by a
+    /// stat: tests of the type are false.
+    type_unknown: bool,
+    /// The entry's directory cannot be searched: a link's target cannot
+    /// be stat'ed either.
+    in_unsearchable: bool,
 }
 
 impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
@@ -372,6 +446,8 @@ impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
             prune: false,
             quit: false,
             stat_reported: false,
+            type_unknown: false,
+            in_unsearchable: false,
         }
     }
 
@@ -512,6 +588,11 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             }
         },
         Pred::Regex(re) => regex::matches(re, cx.v.path()),
+        Pred::Type { .. } if cx.type_unknown => false,
+        Pred::Type { x: true, .. } if cx.in_unsearchable => {
+            cx.meta();
+            false
+        }
         Pred::Type { types, x: false } => types & type_bit(cx.v.file_type()) != 0,
         Pred::Type { types, x: true } => types & type_bit(other_type(cx)) != 0,
         Pred::Size { cmp, unit } => cx
@@ -601,6 +682,13 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         Pred::Exec(x) => crate::progress::suspended(|| x.eval(cx.v, &mut cx.st.buf)),
         Pred::Printf { dest, fmt } => {
             if fmt.needs_stat() && cx.meta().is_none() {
+                return false;
+            }
+            if fmt.needs_type() && cx.type_unknown {
+                return false;
+            }
+            if fmt.needs_target_type() && cx.in_unsearchable {
+                cx.meta();
                 return false;
             }
             let st = if fmt.needs_stat() {
@@ -731,11 +819,21 @@ fn other_type(cx: &mut Ctx<'_, '_, '_>) -> FileType {
 
 /// `-empty`: an empty regular file, or a directory with no entries.
 fn empty(cx: &mut Ctx<'_, '_, '_>) -> bool {
+    // GNU stats every candidate; where that fails, it says so.
+    if cx.type_unknown || cx.in_unsearchable {
+        cx.meta();
+        return false;
+    }
     let t = cx.v.file_type();
     if t == FileType::REGULAR {
         return cx.meta().is_some_and(|st| st.stx_size == 0);
     }
     if !t.is_dir() {
+        return false;
+    }
+    // GNU learns the type by a stat, which later tests reuse: after a
+    // `-delete`, `-size` must not fail on a directory gone.
+    if cx.meta().is_none() {
         return false;
     }
     let (dir, name) = cx.at();

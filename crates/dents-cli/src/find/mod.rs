@@ -12,7 +12,8 @@
 //! | `debug`  | `-D` flags and the diagnostics they write |
 //! | `glob`   | `fnmatch` patterns for `-name`, `-path`, `-lname` |
 //! | `regex`  | `-regex` dialects on Oniguruma, whole-path matches |
-//! | `time`   | `-mtime`/`-mmin` windows, `-daystart`, `-newerXt` dates |
+//! | `time`   | `-mtime`/`-mmin` windows, `-daystart` |
+//! | `datetime` | `-newerXt` date strings, as GNU's date parser reads them |
 //! | `mode`   | `-perm` modes, octal and symbolic |
 //! | `users`  | user and group names and ids |
 //! | `msg`    | GNU's message style and quoting; the exit status |
@@ -35,6 +36,7 @@
 
 mod color;
 mod datefmt;
+mod datetime;
 mod debug;
 mod eval;
 mod exec;
@@ -75,6 +77,7 @@ fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &
             Some(files0::Item::Path(p)) => run.push(p.clone()),
             _ => {
                 if !run.is_empty() && !finder.quit_requested() {
+                    finder.set_roots(&run);
                     walk::walk(&run, wopts, finder);
                 }
                 run.clear();
@@ -160,6 +163,8 @@ pub fn main(argv: &[OsString]) -> i32 {
         msg::error(b"write error");
     });
     let follow_all = opts.follow == walk::Follow::Always;
+    let mut has_quit = false;
+    expr.each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
     let finder = eval::Finder::new(
         &expr,
         &out,
@@ -176,7 +181,20 @@ pub fn main(argv: &[OsString]) -> i32 {
             p.wait_shown();
         }
         match &opts.files0_from {
+            None if has_quit => {
+                // GNU takes the starting points one after the other: after
+                // `-quit`, the later ones are not even looked at.
+                for root in &opts.paths {
+                    if finder.quit_requested() {
+                        break;
+                    }
+                    let one = std::slice::from_ref(root);
+                    finder.set_roots(one);
+                    walk::walk(one, &wopts, &finder);
+                }
+            }
             None => {
+                finder.set_roots(&opts.paths);
                 walk::walk(&opts.paths, &wopts, &finder);
             }
             Some(from) => match files0::read(from) {
@@ -192,6 +210,19 @@ pub fn main(argv: &[OsString]) -> i32 {
     finder.finish_commands();
     if debug::on(debug::RATES) {
         debug::report_rates(&expr);
+    }
+    // Standard output was closed: GNU's last flush fails if output is
+    // still pending, then closing it fails.  Its stdio flushes standard
+    // output before each message: nothing is pending after a message
+    // about the last starting point (the output before it was flushed).
+    if crate::output::written_to_closed() {
+        let e = crate::output::ebadf();
+        if !finder.last_root_failed() {
+            msg::path_error(b"standard output", &e);
+        }
+        let mut m = b"write error: ".to_vec();
+        m.extend_from_slice(errors::describe(&e).as_bytes());
+        msg::error(&m);
     }
     errors::status()
 }

@@ -536,8 +536,7 @@ Try 'dents find --help' for more information."
                     for flag in &list {
                         match *flag {
                             b"help" => {
-                                print!("{}", debug::HELP);
-                                return Ok(Some(0));
+                                return Ok(Some(print_text(debug::HELP)));
                             }
                             f if debug::flag(f).is_some() => {
                                 let bits = debug::flag(f).unwrap_or_default();
@@ -552,17 +551,7 @@ Try 'dents find --help' for more information."
                         }
                     }
                 }
-                [b'-', b'O', rest @ ..] => match rest {
-                    [d @ b'0'..=b'9', ..] if rest.iter().all(u8::is_ascii_digit) => {
-                        self.opts.opt_level = (d - b'0').min(3);
-                        if rest.len() > 1 {
-                            self.opts.opt_level = 3;
-                        }
-                    }
-                    _ => {
-                        return Err(b"Please specify a decimal number immediately after -O".to_vec())
-                    }
-                },
+                [b'-', b'O', rest @ ..] => self.opts.opt_level = opt_level(rest)?,
                 [b'-', b'j', rest @ ..] => {
                     let n = if rest.is_empty() {
                         self.i += 1;
@@ -733,6 +722,9 @@ mean {l}-{}wholename{r}?",
                 let field = time_field(name[1]);
                 let minutes = name.ends_with(b"min");
                 let origin = time::day_origin(self.start, self.daystart);
+                if let Some(m) = time::age_overflow(&s, minutes, origin) {
+                    return Err(m.into_bytes());
+                }
                 let (rel, reference, window) =
                     time::age(&s, minutes, origin).ok_or_else(|| invalid_argument(&s, &name))?;
                 words.push(s);
@@ -745,6 +737,9 @@ mean {l}-{}wholename{r}?",
             }
             b"-used" => {
                 let s = self.arg(&name)?;
+                if let Some(m) = time::age_overflow(&s, false, self.start) {
+                    return Err(m.into_bytes());
+                }
                 let (sign, days) = time::used(&s).ok_or_else(|| {
                     let mut m = b"Invalid argument ".to_vec();
                     m.extend_from_slice(&s);
@@ -779,7 +774,7 @@ mean {l}-{}wholename{r}?",
                 };
                 self.i += 1;
                 let than = if y == b't' {
-                    time::parse_date(&r).ok_or_else(|| {
+                    super::datetime::parse(&r, self.start).ok_or_else(|| {
                         let mut m = b"I cannot figure out how to interpret ".to_vec();
                         m.extend_from_slice(&self.quote(&r));
                         m.extend_from_slice(b" as a date or time");
@@ -834,7 +829,7 @@ used to match no files, it now matches all files.",
                 let id = match id {
                     Some(id) => id as u64,
                     None if !n.is_empty() && n.iter().all(u8::is_ascii_digit) => {
-                        unsigned(&n).ok_or_else(|| invalid_argument(&n, &name))?
+                        gnu_int(&n)? as u64
                     }
                     None if n.is_empty() => {
                         return Err(if user {
@@ -914,8 +909,9 @@ used to match no files, it now matches all files.",
             b"-maxdepth" | b"-mindepth" => {
                 let s = self.arg(&name)?;
                 let n = (!s.is_empty() && s.iter().all(u8::is_ascii_digit))
-                    .then(|| std::str::from_utf8(&s).ok()?.parse::<usize>().ok())
-                    .flatten()
+                    .then(|| gnu_int(&s))
+                    .transpose()?
+                    .map(|n| n as usize)
                     .ok_or_else(|| {
                         let mut m = format!(
                             "Expected a positive decimal integer argument to {}, but got ",
@@ -1008,12 +1004,10 @@ latter is a POSIX-compliant feature.",
                 return Ok(None);
             }
             b"-help" | b"--help" => {
-                print!("{HELP}");
-                return Ok(Some(0));
+                return Ok(Some(print_text(HELP)));
             }
             b"-version" | b"--version" => {
-                print!("{}", version_text(self.opts.opt_level));
-                return Ok(Some(0));
+                return Ok(Some(print_text(&version_text(self.opts.opt_level))));
             }
             b"-files0-from" => {
                 let f = self.arg(&name)?;
@@ -1114,7 +1108,19 @@ latter is a POSIX-compliant feature.",
         let c = CString::new(path.to_vec())
             .map_err(|_| fail(std::io::Error::from_raw_os_error(libc_enoent())))?;
         let r = if self.follow_refs {
-            sys::statx_follow_at(rustix::fs::CWD, &c, mask)
+            // As GNU: a link that cannot be followed (its target is
+            // missing, or passes through a non-directory) is itself the
+            // reference.
+            sys::statx_follow_at(rustix::fs::CWD, &c, mask).or_else(|e| {
+                let unfollowable = [rustix::io::Errno::NOENT, rustix::io::Errno::NOTDIR]
+                    .iter()
+                    .any(|n| e.raw_os_error() == Some(n.raw_os_error()));
+                if unfollowable {
+                    sys::statx_at(rustix::fs::CWD, &c, mask)
+                } else {
+                    Err(e)
+                }
+            })
         } else {
             sys::statx_at(rustix::fs::CWD, &c, mask)
         };
@@ -1136,16 +1142,7 @@ latter is a POSIX-compliant feature.",
                 break;
             }
             if !ok && a == b"+" && end > start && contains_braces(&self.args[end - 1]) {
-                let prev = &self.args[end - 1];
-                if prev != b"{}" {
-                    let mut m = format!(
-                        "In '{} ... {{}} +' the '{{}}' must appear by itself, but you specified ",
-                        String::from_utf8_lossy(name)
-                    )
-                    .into_bytes();
-                    m.extend_from_slice(&self.quote(prev));
-                    return Err(m);
-                }
+                // GNU counts first.
                 if self.args[start..end]
                     .iter()
                     .filter(|a| contains_braces(a))
@@ -1157,6 +1154,16 @@ latter is a POSIX-compliant feature.",
                         m.extend_from_slice(b"dir");
                     }
                     m.extend_from_slice(b" ... +");
+                    return Err(m);
+                }
+                let prev = &self.args[end - 1];
+                if prev != b"{}" {
+                    let mut m = format!(
+                        "In '{} ... {{}} +' the '{{}}' must appear by itself, but you specified ",
+                        String::from_utf8_lossy(name)
+                    )
+                    .into_bytes();
+                    m.extend_from_slice(&self.quote(prev));
                     return Err(m);
                 }
                 batch = true;
@@ -1173,6 +1180,69 @@ latter is a POSIX-compliant feature.",
         let argv = self.args[start..end].to_vec();
         self.i = end + 1;
         Ok(Exec::new(argv, batch, ok, in_dir))
+    }
+}
+
+/// A number of decimal digits that GNU reads as a C `int` (user and group
+/// ids, depths), or GNU's message: the value beyond `int`, with the cause
+/// unless it is `LONG_MAX` itself (where `strtol` sets no error).
+fn gnu_int(s: &[u8]) -> Result<u32, Error> {
+    let v = std::str::from_utf8(s)
+        .ok()
+        .and_then(|t| t.parse::<u64>().ok());
+    match v {
+        Some(v) if v <= i32::MAX as u64 => Ok(v as u32),
+        Some(v) if v == i64::MAX as u64 => Err(s.to_vec()),
+        _ => {
+            let mut m = s.to_vec();
+            m.extend_from_slice(b": Numerical result out of range");
+            Err(m)
+        }
+    }
+}
+
+/// The level of `-OLEVEL` (at most 3, what dents tells apart), or GNU's
+/// message.
+fn opt_level(rest: &[u8]) -> Result<u8, Error> {
+    let text = String::from_utf8_lossy(rest);
+    match rest.first() {
+        None => {
+            return Err(b"The -O option must be immediately followed by a decimal integer".to_vec())
+        }
+        Some(d) if !d.is_ascii_digit() => {
+            return Err(b"Please specify a decimal number immediately after -O".to_vec())
+        }
+        _ => {}
+    }
+    if !rest.iter().all(u8::is_ascii_digit) {
+        return Err(format!("Invalid optimisation level {text}").into_bytes());
+    }
+    let Ok(n) = text.parse::<u64>() else {
+        return Err(
+            format!("Invalid optimisation level {text}: Numerical result out of range")
+                .into_bytes(),
+        );
+    };
+    if n > 65535 {
+        return Err(format!(
+            "Optimisation level {n} is too high.  If you want to find files very quickly, consider using GNU locate."
+        )
+        .into_bytes());
+    }
+    Ok(n.min(3) as u8)
+}
+
+/// Writes a help or version text; returns the exit status: 1 and GNU's
+/// message if it could not be written.
+fn print_text(text: &str) -> i32 {
+    match crate::output::write_stdout(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            let mut m = b"write error: ".to_vec();
+            m.extend_from_slice(crate::errors::describe(&e).as_bytes());
+            super::msg::error(&m);
+            super::msg::FAILURE
+        }
     }
 }
 

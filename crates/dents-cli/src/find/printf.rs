@@ -160,6 +160,10 @@ pub struct Format {
     segs: Vec<Seg>,
     mask: StatxFlags,
     needs_stat: bool,
+    /// `%y` or `%Y`: the file type, which GNU may learn by a stat.
+    needs_type: bool,
+    /// `%Y`: a link's target's type, learnt by a stat.
+    needs_target_type: bool,
 }
 
 impl Format {
@@ -239,10 +243,30 @@ impl Format {
                 }
             }
         }
+        let needs_type = segs.iter().any(|s| {
+            matches!(
+                s,
+                Seg::Dir(Directive {
+                    field: Field::Type | Field::TargetType,
+                    ..
+                })
+            )
+        });
+        let needs_target_type = segs.iter().any(|s| {
+            matches!(
+                s,
+                Seg::Dir(Directive {
+                    field: Field::TargetType,
+                    ..
+                })
+            )
+        });
         Ok(Format {
             segs,
             mask,
             needs_stat,
+            needs_type,
+            needs_target_type,
         })
     }
 
@@ -255,6 +279,17 @@ impl Format {
     /// a file that cannot be stat'ed, as in GNU find).
     pub fn needs_stat(&self) -> bool {
         self.needs_stat
+    }
+
+    /// Whether a directive prints the file type (false where a stat GNU
+    /// needs for it failed).
+    pub fn needs_type(&self) -> bool {
+        self.needs_type
+    }
+
+    /// Whether a directive prints a link's target's type (`%Y`).
+    pub fn needs_target_type(&self) -> bool {
+        self.needs_target_type
     }
 
     /// Appends the format applied to `f` to `out`.

@@ -346,6 +346,45 @@ fn reversed_interval(pattern: &[u8], escaped_braces: bool) -> bool {
     false
 }
 
+/// Whether a bracket expression opens (`[` or `[^`) at the very end of
+/// `pattern`, where the GNU C library's message is not "Unmatched [".
+fn bracket_opened_at_end(pattern: &[u8]) -> bool {
+    let mut i = 0;
+    while i < pattern.len() {
+        match pattern[i] {
+            b'\\' => i += 2,
+            b'[' => {
+                let mut j = i + 1;
+                if pattern.get(j) == Some(&b'^') {
+                    j += 1;
+                }
+                if j == pattern.len() {
+                    return true;
+                }
+                // A `]` first is a member; the bracket ends at the next.
+                j += 1;
+                while j < pattern.len() && pattern[j] != b']' {
+                    if pattern[j] == b'[' && matches!(pattern.get(j + 1), Some(b':' | b'.' | b'='))
+                    {
+                        let close = pattern[j + 1];
+                        j += 2;
+                        while j + 1 < pattern.len()
+                            && !(pattern[j] == close && pattern[j + 1] == b']')
+                        {
+                            j += 1;
+                        }
+                        j += 1;
+                    }
+                    j += 1;
+                }
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 /// Compiles `pattern`; on failure, the GNU C library's words for it.
 pub fn compile(pattern: &[u8], dialect: Dialect, icase: bool) -> Result<Regex, String> {
     let mut opts = RegexOptions::REGEX_OPTION_NONE;
@@ -365,6 +404,9 @@ pub fn compile(pattern: &[u8], dialect: Dialect, icase: bool) -> Result<Regex, S
         || ere_intervals && reversed_interval(pattern, false)
     {
         return Err("Invalid content of \\{\\}".to_string());
+    }
+    if bracket_opened_at_end(pattern) {
+        return Err("Invalid regular expression".to_string());
     }
     let pattern = dialect.rewrite(pattern);
     Regex::with_options_and_encoding(EncodedBytes::ascii(&pattern), opts, &syntax).map_err(|e| {

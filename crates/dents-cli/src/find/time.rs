@@ -1,5 +1,5 @@
 //! Times: the start of the run, `-daystart`, GNU's day and minute windows
-//! for `-mtime` and `-mmin`, and the date strings of `-newerXt`.
+//! for `-mtime` and `-mmin` (the date strings of `-newerXt`: `datetime`).
 //!
 //! Times are nanoseconds since the epoch in an `i128`, so that GNU's
 //! comparisons (made on `timespec`s) are exact.
@@ -125,6 +125,22 @@ pub fn age(arg: &[u8], minutes: bool, origin: Timestamp) -> Option<(Rel, i128, i
     Some((rel, reference, window as i128 * NS))
 }
 
+/// GNU's message where the argument of `-mtime` (`minutes: false`),
+/// `-mmin` or `-used` puts the reference after the last time a `time_t`
+/// holds (a negative number of days: in the future).
+pub fn age_overflow(arg: &[u8], minutes: bool, origin: Timestamp) -> Option<String> {
+    let s = std::str::from_utf8(arg).ok()?;
+    let rest = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let value = strtod(rest)?;
+    let unit = if minutes { 60.0 } else { DAY as f64 };
+    (origin.sec as f64 + 2.0 * DAY as f64 - value * unit >= i64::MAX as f64).then(|| {
+        format!(
+            "arithmetic overflow while converting {rest} {} to a number of seconds",
+            if minutes { "minutes" } else { "days" }
+        )
+    })
+}
+
 /// Reads the argument of `-used`: its sign (`+N` 1, `-N` -1, `N` 0) and
 /// N days in nanoseconds.
 pub fn used(arg: &[u8]) -> Option<(i8, i128)> {
@@ -134,8 +150,8 @@ pub fn used(arg: &[u8]) -> Option<(i8, i128)> {
         _ => (0, arg),
     };
     let value = strtod(std::str::from_utf8(rest).ok()?)?;
-    let ns = value * DAY as f64 * 1e9;
-    (ns.is_finite() && ns.abs() < 1e35).then_some((sign, ns as i128))
+    let ns = (value * DAY as f64 * 1e9).clamp(-1e35, 1e35);
+    (!ns.is_nan()).then_some((sign, ns as i128))
 }
 
 /// Whether `delta` (ns from the status change to the access) satisfies
@@ -164,19 +180,49 @@ fn relative(arg: &[u8], unit: i64, origin: i128) -> Option<(Rel, i128)> {
     };
     let value = strtod(rest)?;
     let offset = value * unit as f64;
-    if !offset.is_finite() || offset.abs() > 1e17 {
+    if offset.is_nan() {
         return None;
+    }
+    // Far beyond any file's time, a reference is as good as infinitely
+    // far (GNU takes any number strtod takes).
+    const FAR: f64 = 1e30;
+    if offset.abs() >= FAR / 1e9 {
+        let far = FAR as i128;
+        return Some((
+            rel,
+            if offset > 0.0 {
+                origin - far
+            } else {
+                origin + far
+            },
+        ));
     }
     let secs = offset.trunc();
     let nanos = ((offset - secs) * 1e9) as i128;
     Some((rel, origin - (secs as i128 * NS + nanos)))
 }
 
-/// A decimal floating-point number as `strtod` reads it whole: leading
-/// white space, a sign, digits with a point, an exponent.
+/// A floating-point number as `strtod` reads it whole: leading white
+/// space, a sign, then decimal digits with a point and an exponent,
+/// hexadecimal ones (`0x1.8p3`), `inf`, `infinity` or `nan`.
 fn strtod(s: &str) -> Option<f64> {
     let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
     let body = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let negative = t.starts_with('-');
+    let lower = body.to_ascii_lowercase();
+    if ["inf", "infinity", "nan"].contains(&lower.as_str()) {
+        let v = if lower == "nan" {
+            f64::NAN
+        } else {
+            f64::INFINITY
+        };
+        return Some(if negative { -v } else { v });
+    }
+    if let Some(hex) = lower.strip_prefix("0x") {
+        let v = hex_float(hex)?;
+        // Out of range (ERANGE): refused.
+        return v.is_finite().then_some(if negative { -v } else { v });
+    }
     let mantissa_end = body
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(body.len());
@@ -184,104 +230,53 @@ fn strtod(s: &str) -> Option<f64> {
     if !mantissa.bytes().any(|b| b.is_ascii_digit()) || mantissa.matches('.').count() > 1 {
         return None;
     }
-    t.parse::<f64>().ok()
+    // Out of range (ERANGE, "1e400"): refused.
+    t.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
-/// Parses the date of `-newerXt`: `@SECONDS[.FRACTION]`, or
-/// `YYYY-MM-DD[( |T)HH:MM[:SS[.FRACTION]]]` in local time, optionally
-/// followed by `Z`, `UTC` or a `+HH[:]MM` offset.
-pub fn parse_date(arg: &[u8]) -> Option<Timestamp> {
-    let s = std::str::from_utf8(arg).ok()?.trim();
-    if let Some(num) = s.strip_prefix('@') {
-        let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-        let sec: i64 = int.parse().ok()?;
-        let nsec = fraction(frac)?;
-        // "-1.5" is 1.5 s before the epoch.
-        return Some(if sec < 0 || int.starts_with('-') && nsec > 0 {
-            let total = sec as i128 * NS - nsec as i128;
-            Timestamp {
-                sec: total.div_euclid(NS) as i64,
-                nsec: total.rem_euclid(NS) as u32,
-            }
-        } else {
-            Timestamp { sec, nsec }
-        });
-    }
-    let b = s.as_bytes();
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let part = s.get(r)?;
-        part.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| part.parse().ok())?
-    };
-    let dash1 = s.find('-')?;
-    let year = num(0..dash1)?;
-    if b.get(dash1 + 3) != Some(&b'-') {
-        return None;
-    }
-    let month = num(dash1 + 1..dash1 + 3)?;
-    let day = num(dash1 + 4..dash1 + 6)?;
-    let mut rest = s.get(dash1 + 6..)?;
-    let (mut hour, mut min, mut sec, mut nsec) = (0, 0, 0, 0);
-    if let Some(t) = rest.strip_prefix([' ', 'T']) {
-        let t = t.trim_start();
-        let tb = t.as_bytes();
-        if tb.len() < 5 || tb[2] != b':' {
-            return None;
-        }
-        hour = t[..2].parse().ok()?;
-        min = t[3..5].parse().ok()?;
-        rest = &t[5..];
-        if let Some(r) = rest.strip_prefix(':') {
-            let end = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-            sec = r[..end].parse().ok()?;
-            rest = &r[end..];
-            if let Some(r) = rest.strip_prefix(['.', ',']) {
-                let end = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-                nsec = fraction(&r[..end])?;
-                rest = &r[end..];
-            }
-        }
-    }
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || min > 59 || sec > 60 {
-        return None;
-    }
-    let civil = days_from_civil(year, month, day) * DAY + hour * 3600 + min * 60 + sec;
-    let rest = rest.trim();
-    let sec = match rest {
-        "" => local_to_utc(civil),
-        "Z" | "UTC" | "GMT" => civil,
-        zone => {
-            let (sign, z) = match zone.as_bytes()[0] {
-                b'+' => (1, &zone[1..]),
-                b'-' => (-1, &zone[1..]),
-                _ => return None,
-            };
-            let z = z.replace(':', "");
-            if z.len() != 4 || !z.bytes().all(|c| c.is_ascii_digit()) {
+/// The value of hexadecimal digits with an optional point and binary
+/// exponent (`1.8p3`), all of `s`.
+fn hex_float(s: &str) -> Option<f64> {
+    let (mantissa, exp) = match s.split_once('p') {
+        Some((m, e)) => {
+            let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+            if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
                 return None;
             }
-            let off = z[..2].parse::<i64>().ok()? * 3600 + z[2..].parse::<i64>().ok()? * 60;
-            civil - sign * off
+            (
+                m,
+                e.parse::<i32>().unwrap_or(if e.starts_with('-') {
+                    -100_000
+                } else {
+                    100_000
+                }),
+            )
         }
+        None => (s, 0),
     };
-    Some(Timestamp { sec, nsec })
-}
-
-/// Nanoseconds from the digits after a decimal point.
-fn fraction(digits: &str) -> Option<u32> {
-    if !digits.bytes().all(|c| c.is_ascii_digit()) {
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if int.is_empty() && frac.is_empty()
+        || !int
+            .bytes()
+            .chain(frac.bytes())
+            .all(|c| c.is_ascii_hexdigit())
+    {
         return None;
     }
-    let mut n = 0u32;
-    for i in 0..9 {
-        n = n * 10 + digits.as_bytes().get(i).map_or(0, |c| (c - b'0') as u32);
+    let mut v = 0f64;
+    for c in int.chars() {
+        v = v * 16.0 + c.to_digit(16)? as f64;
     }
-    Some(n)
+    let mut scale = 1.0 / 16.0;
+    for c in frac.chars() {
+        v += c.to_digit(16)? as f64 * scale;
+        scale /= 16.0;
+    }
+    Some(v * 2f64.powi(exp))
 }
 
 /// Days since 1970-01-01 of a date in the proleptic Gregorian calendar.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -294,7 +289,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// The epoch time of a wall-clock time in the local time zone (what
 /// `mktime` does): the UTC offset is learnt from `localtime_r` near the
 /// answer, twice, to land on the right side of a change of offset.
-fn local_to_utc(civil: i64) -> i64 {
+pub(super) fn local_to_utc(civil: i64) -> i64 {
     let offset_at = |t: i64| sys::local_time(t).map_or(0, |tm| tm.tm_gmtoff);
     let guess = civil - offset_at(civil);
     let again = civil - offset_at(guess);
@@ -316,18 +311,13 @@ mod tests {
     }
 
     #[test]
-    fn dates() {
-        let t = parse_date(b"2020-01-02 03:04:05Z").unwrap();
-        assert_eq!(t.sec, 1_577_934_245);
-        assert_eq!(parse_date(b"@12.5").unwrap().nsec, 500_000_000);
-        assert!(parse_date(b"garbage").is_none());
-    }
-
-    #[test]
     fn numbers() {
         assert_eq!(strtod(" 1.5"), Some(1.5));
         assert_eq!(strtod("-1"), Some(-1.0));
         assert_eq!(strtod("1x"), None);
         assert_eq!(strtod(""), None);
+        assert_eq!(strtod("0x10"), Some(16.0));
+        assert_eq!(strtod("0x1.8p1"), Some(3.0));
+        assert_eq!(strtod("-Inf"), Some(f64::NEG_INFINITY));
     }
 }

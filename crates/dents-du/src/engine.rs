@@ -1,0 +1,679 @@
+//! The walk: each argument's tree on the library's parallel walker,
+//! sizes summed into the directories still open, one line per directory
+//! (and per file with `-a`) once everything below it is counted.
+//!
+//! # Sums without a record per file
+//!
+//! A directory's sum lives in an [`Acc`] (three atomics) from its first
+//! contribution until its post-order visit, keyed by its path with a
+//! trailing `/` (its entries' paths up to their names: no allocation to
+//! find it).  Each worker remembers the last directory it added to, so
+//! the map is looked up once per directory and worker, not per entry.
+//! The walker visits a directory after every entry and subdirectory
+//! below it (its pending count reaches zero only then), so the sum is
+//! complete when it is read; the directory then adds its total to its
+//! parent's and its [`Acc`] goes.  Memory: one `Acc` and key per
+//! directory whose subtree is being walked — depth first, about the
+//! directories on the current paths and their waiting siblings — plus
+//! the hard-link set; never one record per file.
+//!
+//! # Order of the lines
+//!
+//! Lines go into one shared buffer under a lock, as they are made: an
+//! entry's line is in the buffer before its directory is complete, so
+//! every directory's line comes after all lines of its subtree
+//! (post-order, as GNU's).  Siblings come in the order the workers finish
+//! them.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use dents::dir::FileType;
+use dents::sys::{self, Statx};
+use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use rustix::fs::StatxFlags;
+
+use crate::links::LinkSet;
+use crate::ncdu::{Export, ExportDir};
+use crate::{Follow, Options, TimeKind};
+
+/// Output gathered before it is handed to the sink.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// Directory-sum shards.
+const SHARDS: usize = 64;
+
+/// What the engine tells its caller: output, problems, progress.
+pub trait Sink: Sync {
+    /// A worker's own progress counts.
+    type Tally: Send + Default;
+    /// Writes output bytes (whole lines, in order).
+    fn write(&self, bytes: &[u8]);
+    /// Reports a problem (the caller words it and sets the exit status).
+    fn problem(&self, p: &Problem<'_>);
+    /// Appends a path as it is to appear in a line (quoted on a terminal).
+    fn push_name(&self, out: &mut Vec<u8>, path: &[u8]) {
+        out.extend_from_slice(path);
+    }
+    /// Appends a time for `--time` (seconds and nanoseconds since the epoch).
+    fn push_time(&self, out: &mut Vec<u8>, sec: i64, nsec: u32);
+    /// Counts an entry seen (for a status line).
+    fn seen(&self, _tally: &mut Self::Tally, _path: &[u8], _is_dir: bool) {}
+    /// Hands a worker's counts in at its end.
+    fn flush_tally(&self, _tally: &mut Self::Tally) {}
+}
+
+/// A problem met, in GNU du's terms.
+#[derive(Debug)]
+pub enum Problem<'a> {
+    /// `cannot access 'PATH'[: CAUSE]`: an argument or entry that could
+    /// not be stat'ed (no cause for a dangling symlink under `-L`).
+    CannotAccess(&'a [u8], Option<&'a io::Error>),
+    /// `cannot read directory 'PATH': CAUSE`: its size still counts.
+    CannotRead(&'a [u8], &'a io::Error),
+}
+
+/// A size, an inode count and the latest time, summed as GNU's `duinfo`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dui {
+    /// Bytes (blocks × 512, or apparent sizes).
+    pub size: u64,
+    /// Inodes.
+    pub inodes: u64,
+    /// Latest time, packed as `sec << 30 | nsec` (ordered as the times).
+    pub tmax: i64,
+}
+
+impl Dui {
+    fn add(&mut self, o: &Dui) {
+        self.size += o.size;
+        self.inodes += o.inodes;
+        self.tmax = self.tmax.max(o.tmax);
+    }
+}
+
+/// No time yet (below any packed time).
+const NO_TIME: i64 = i64::MIN;
+
+fn pack_time(sec: i64, nsec: u32) -> i64 {
+    sec.clamp(-(1 << 32), 1 << 32) * (1 << 30) + nsec as i64
+}
+
+fn unpack_time(t: i64) -> (i64, u32) {
+    (t.div_euclid(1 << 30), t.rem_euclid(1 << 30) as u32)
+}
+
+/// A directory's running sum.
+#[derive(Debug)]
+struct Acc {
+    size: AtomicU64,
+    inodes: AtomicU64,
+    tmax: AtomicI64,
+    /// The ncdu export's record of the directory, if exporting.
+    export: Option<ExportDir>,
+    /// The directory's own stat, kept for the export.
+    own_st: OnceLock<Statx>,
+}
+
+impl Acc {
+    fn new(export: bool) -> Acc {
+        Acc {
+            size: AtomicU64::new(0),
+            inodes: AtomicU64::new(0),
+            tmax: AtomicI64::new(NO_TIME),
+            export: export.then(ExportDir::default),
+            own_st: OnceLock::new(),
+        }
+    }
+
+    fn add(&self, d: &Dui) {
+        self.size.fetch_add(d.size, Ordering::Relaxed);
+        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
+        self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> Dui {
+        Dui {
+            size: self.size.load(Ordering::Relaxed),
+            inodes: self.inodes.load(Ordering::Relaxed),
+            tmax: self.tmax.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// du over any number of arguments, one after the other (as GNU: an
+/// argument's hard links and directories count against the later ones).
+pub struct Du<'s, S: Sink> {
+    opts: Options,
+    sink: &'s S,
+    links: LinkSet,
+    /// Several arguments: every directory walked (`du a a/b` counts
+    /// `a/b` once), as GNU's "hash all".
+    dirs: LinkSet,
+    /// Some argument that is not a directory was hashed: later walks look
+    /// single-link files up too.
+    root_files_hashed: AtomicBool,
+    total: Mutex<Dui>,
+    out: Mutex<Vec<u8>>,
+    ok: AtomicBool,
+    export: Option<Export>,
+}
+
+impl<'s, S: Sink> Du<'s, S> {
+    /// An engine writing to `sink`.
+    pub fn new(opts: Options, sink: &'s S) -> Du<'s, S> {
+        let export = opts.export.then(Export::new);
+        Du {
+            opts,
+            sink,
+            links: LinkSet::default(),
+            dirs: LinkSet::default(),
+            root_files_hashed: AtomicBool::new(false),
+            total: Mutex::new(Dui {
+                tmax: NO_TIME,
+                ..Dui::default()
+            }),
+            out: Mutex::new(Vec::with_capacity(FLUSH_AT * 2)),
+            ok: AtomicBool::new(true),
+            export,
+        }
+    }
+
+    /// Whether directories are stat'ed before they are read (all but
+    /// `-L -l`, where a directory closing a loop must not be counted and
+    /// the walker tells of the loop only when it opens the directory).
+    fn early_dirs(&self) -> bool {
+        !(self.opts.follow == Follow::Always && self.opts.count_links)
+    }
+
+    /// Whether every entry hashes (several arguments, `--files0-from`, `-L`).
+    fn hash_all(&self) -> bool {
+        self.opts.hash_all || self.opts.follow == Follow::Always
+    }
+
+    fn mask(&self) -> StatxFlags {
+        let mut m = StatxFlags::TYPE
+            | StatxFlags::MODE
+            | StatxFlags::NLINK
+            | StatxFlags::INO
+            | StatxFlags::SIZE
+            | StatxFlags::BLOCKS;
+        m |= match self.opts.time {
+            Some(TimeKind::Access) => StatxFlags::ATIME,
+            Some(TimeKind::Change) => StatxFlags::CTIME,
+            Some(TimeKind::Modification) => StatxFlags::MTIME,
+            None => StatxFlags::empty(),
+        };
+        m
+    }
+
+    /// The size, inode count and time of one entry.
+    fn dui(&self, st: &Statx) -> Dui {
+        // Apparent sizes: st_size of every type, as coreutils 9.1 counts
+        // them (a directory's own size too).
+        let size = if self.opts.apparent {
+            st.stx_size
+        } else {
+            st.stx_blocks.saturating_mul(512)
+        };
+        let tmax = match self.opts.time {
+            None => NO_TIME,
+            Some(k) => {
+                let ts = match k {
+                    TimeKind::Modification => st.stx_mtime,
+                    TimeKind::Access => st.stx_atime,
+                    TimeKind::Change => st.stx_ctime,
+                };
+                pack_time(ts.tv_sec, ts.tv_nsec)
+            }
+        };
+        Dui {
+            size,
+            inodes: 1,
+            tmax,
+        }
+    }
+
+    /// Walks one argument (as given), printing its lines.
+    pub fn add_root(&self, root: &[u8]) {
+        // Several trailing slashes count as one, as fts trims them
+        // (`du a//` prints `a/` and `a/b`).
+        let mut len = root.len();
+        if len > 2 && root[len - 1] == b'/' {
+            while len > 1 && root[len - 2] == b'/' {
+                len -= 1;
+            }
+        }
+        let root = &root[..len];
+        let Ok(name) = CString::new(root) else {
+            let e = io::Error::from_raw_os_error(libc_enoent());
+            return self.fail(Problem::CannotAccess(root, Some(&e)));
+        };
+        let follow_root = self.opts.follow != Follow::Never;
+        let st = if follow_root {
+            match sys::statx_follow_at(rustix::fs::CWD, &name, self.mask()) {
+                Err(e) if e.raw_os_error() == Some(libc_enoent()) => {
+                    sys::statx_at(rustix::fs::CWD, &name, self.mask())
+                }
+                r => r,
+            }
+        } else {
+            sys::statx_at(rustix::fs::CWD, &name, self.mask())
+        };
+        let st = match st {
+            Ok(st) => st,
+            Err(e) => return self.fail(Problem::CannotAccess(root, Some(&e))),
+        };
+        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
+        if self.hash_all() && !is_dir && !self.opts.count_links {
+            // `du a a/f`: a/f was counted in a's walk (a directory walked
+            // whole), though its single link was not hashed there.
+            if let Some(parent) = parent_dir_id(root) {
+                if self.dirs.contains(parent.0, parent.1) {
+                    return;
+                }
+            }
+            self.root_files_hashed.store(true, Ordering::Relaxed);
+        }
+        let wopts = WalkOptions {
+            threads: self.opts.threads.max(1),
+            order: walk::Order::DepthFirst,
+            post_order: true,
+            follow: match self.opts.follow {
+                Follow::Never => walk::Follow::Never,
+                Follow::Roots => walk::Follow::Roots,
+                Follow::Always => walk::Follow::Always,
+            },
+            same_fs: self.opts.one_file_system,
+            stat_mask: self.mask(),
+            post_order_parent_fd: !self.early_dirs(),
+            ..WalkOptions::default()
+        };
+        let v = WalkVisitor {
+            du: self,
+            root_dev: sys::makedev(st.stx_dev_major, st.stx_dev_minor),
+            accs: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            loops: Mutex::new(Vec::new()),
+            any_loop: AtomicBool::new(false),
+        };
+        walk::walk(&[root.to_vec()], &wopts, &v);
+    }
+
+    /// Reports a problem and remembers the run failed.
+    fn fail(&self, p: Problem<'_>) {
+        self.ok.store(false, Ordering::Relaxed);
+        self.sink.problem(&p);
+    }
+
+    /// Appends one line (subject to the threshold) to the shared output.
+    fn line(&self, d: &Dui, path: &[u8], quote: bool) {
+        let v = if self.opts.inodes { d.inodes } else { d.size };
+        let t = self.opts.threshold;
+        let shown = if t < 0 {
+            v <= t.unsigned_abs()
+        } else {
+            v >= t as u64
+        };
+        if !shown {
+            return;
+        }
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        crate::size::push_size(&mut out, v, &self.opts.units);
+        if self.opts.time.is_some() {
+            out.push(b'\t');
+            let (sec, nsec) = unpack_time(d.tmax);
+            self.sink.push_time(&mut out, sec, nsec);
+        }
+        out.push(b'\t');
+        if quote {
+            self.sink.push_name(&mut out, path);
+        } else {
+            out.extend_from_slice(path);
+        }
+        out.push(if self.opts.nul { 0 } else { b'\n' });
+        if out.len() >= FLUSH_AT {
+            self.sink.write(&out);
+            out.clear();
+        }
+    }
+
+    /// Ends the run: the grand total with `-c`, the output flushed, the
+    /// export written.  `true` if no problem was met.
+    pub fn finish(self) -> io::Result<bool> {
+        if self.opts.total {
+            let t = *self.total.lock().unwrap_or_else(|e| e.into_inner());
+            self.line(&t, b"total", false);
+        }
+        let out = std::mem::take(&mut *self.out.lock().unwrap_or_else(|e| e.into_inner()));
+        self.sink.write(&out);
+        Ok(self.ok.load(Ordering::Relaxed))
+    }
+
+    /// The ncdu export being built, if any.
+    pub fn export(&self) -> Option<&Export> {
+        self.export.as_ref()
+    }
+
+    /// Counts the hard-link set's size (for tests and memory reports).
+    pub fn links_held(&self) -> usize {
+        self.links.len() + self.dirs.len()
+    }
+}
+
+/// `ENOENT`'s number (a name with a NUL byte cannot exist).
+fn libc_enoent() -> i32 {
+    rustix::io::Errno::NOENT.raw_os_error()
+}
+
+/// (dev, ino) of the directory holding `path`.
+fn parent_dir_id(path: &[u8]) -> Option<(u64, u64)> {
+    let trimmed = {
+        let mut p = path;
+        while p.len() > 1 && p.ends_with(b"/") {
+            p = &p[..p.len() - 1];
+        }
+        p
+    };
+    let parent: &[u8] = match trimmed.iter().rposition(|&c| c == b'/') {
+        Some(0) => b"/",
+        Some(i) => &trimmed[..i],
+        None => b".",
+    };
+    let c = CString::new(parent).ok()?;
+    let st = sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::INO).ok()?;
+    Some((sys::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino))
+}
+
+/// The visitor of one argument's walk.
+struct WalkVisitor<'d, 's, S: Sink> {
+    du: &'d Du<'s, S>,
+    root_dev: u64,
+    accs: Vec<Mutex<HashMap<Vec<u8>, Arc<Acc>>>>,
+    /// Directories that close a loop (`-L -l`): skipped, as GNU does.
+    loops: Mutex<Vec<Vec<u8>>>,
+    any_loop: AtomicBool,
+}
+
+/// A worker's state.
+struct State<T> {
+    /// The directory last added to: its key and sum.
+    cache: Option<(Vec<u8>, Arc<Acc>)>,
+    total: Dui,
+    tally: T,
+}
+
+/// The key of a directory's sum: its path and a `/` (the head of its
+/// entries' paths).
+fn dir_key(path: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(path.len() + 1);
+    key.extend_from_slice(path);
+    if !key.ends_with(b"/") {
+        key.push(b'/');
+    }
+    key
+}
+
+fn shard_of(key: &[u8]) -> usize {
+    // FNV-1a: the keys are short, and only cache misses hash.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in key {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    (h >> 32) as usize % SHARDS
+}
+
+impl<S: Sink> WalkVisitor<'_, '_, S> {
+    /// The sum of the directory whose key is `key`, made on first use.
+    fn acc<'a>(&self, cache: &'a mut Option<(Vec<u8>, Arc<Acc>)>, key: &[u8]) -> &'a Acc {
+        let hit = matches!(cache, Some((k, _)) if k.as_slice() == key);
+        if !hit {
+            let mut map = self.accs[shard_of(key)]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let a = map
+                .entry(key.to_vec())
+                .or_insert_with(|| Arc::new(Acc::new(self.du.export.is_some())))
+                .clone();
+            drop(map);
+            match cache {
+                Some((k, acc)) => {
+                    k.clear();
+                    k.extend_from_slice(key);
+                    *acc = a;
+                }
+                None => *cache = Some((key.to_vec(), a)),
+            }
+        }
+        &cache.as_ref().expect("cached").1
+    }
+
+    /// A directory's post-order visit when it was stat'ed before its read
+    /// (in `excluded`): its sum holds its own size too.
+    fn dir_done(&self, state: &mut State<S::Tally>, v: &Visit<'_>) -> Flow {
+        let du = self.du;
+        let path = v.path();
+        let Some(acc) = self.take_acc(&dir_key(path)) else {
+            // Never stat'ed (it failed, and was reported): nothing to count.
+            return Flow::Continue;
+        };
+        let shown = acc.get();
+        if v.depth() <= du.opts.max_depth {
+            du.line(&shown, path, true);
+        }
+        let st = acc.own_st.get();
+        if v.depth() > 0 {
+            let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
+            if !du.opts.separate_dirs {
+                parent.add(&shown);
+            }
+            if let (Some(x), Some(st)) = (&parent.export, st) {
+                x.push_dir(v.name(), st, acc.export.as_ref());
+            }
+        } else if let (Some(x), Some(st)) = (&du.export, st) {
+            x.root_dir(path, st, acc.export.as_ref());
+        }
+        Flow::Continue
+    }
+
+    /// Takes a completed directory's sum out of the map.
+    fn take_acc(&self, key: &[u8]) -> Option<Arc<Acc>> {
+        self.accs[shard_of(key)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key)
+    }
+
+    /// The stat of an entry, or the problem reported; `None` to skip it.
+    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Statx> {
+        match v.metadata() {
+            Ok(st) => {
+                // Following links, a link whose target is missing is
+                // stat'ed as itself: GNU says it cannot access it.
+                if v.follows_links()
+                    && FileType::from_mode(st.stx_mode as u32) == FileType::SYMLINK
+                    && (v.depth() > 0 || self.du.opts.follow != Follow::Never)
+                {
+                    self.du.fail(Problem::CannotAccess(v.path(), None));
+                    return None;
+                }
+                Some(st)
+            }
+            Err(e) => {
+                self.du.fail(Problem::CannotAccess(v.path(), Some(&e)));
+                None
+            }
+        }
+    }
+}
+
+impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
+    type State = State<S::Tally>;
+
+    fn state(&self) -> Self::State {
+        State {
+            cache: None,
+            total: Dui {
+                tmax: NO_TIME,
+                ..Dui::default()
+            },
+            tally: S::Tally::default(),
+        }
+    }
+
+    fn excluded(&self, state: &mut Self::State, v: &Visit<'_>) -> bool {
+        let du = self.du;
+        if !du.opts.excludes.is_empty() && du.opts.excludes.matches(v.path()) {
+            return true;
+        }
+        if !v.file_type().is_dir() {
+            return false;
+        }
+        if !du.early_dirs() {
+            // -L -l: the directory is stat'ed at its post-order visit.
+            return false;
+        }
+        // A directory, before it is read: stat'ed now, through its open
+        // parent, so that its post-order visit needs no system call.
+        let Some(st) = self.stat(v) else {
+            return true;
+        };
+        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        if du.opts.one_file_system && v.depth() > 0 && dev != self.root_dev {
+            return true;
+        }
+        // Several arguments (or -L): a directory seen before is skipped
+        // whole, before it is read.
+        if du.hash_all() && !du.opts.count_links && !du.dirs.insert(dev, st.stx_ino) {
+            return true;
+        }
+        let own = du.dui(st);
+        state.total.add(&own);
+        let acc = Acc::new(du.export.is_some());
+        acc.add(&own);
+        if du.export.is_some() {
+            let _ = acc.own_st.set(*st);
+        }
+        let key = dir_key(v.path());
+        self.accs[shard_of(&key)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key, Arc::new(acc));
+        false
+    }
+
+    fn visit(&self, state: &mut Self::State, v: &Visit<'_>) -> Flow {
+        let du = self.du;
+        let opts = &du.opts;
+        let post = v.is_post_order();
+        let depth = v.depth();
+        let path = v.path();
+        du.sink.seen(&mut state.tally, path, post);
+        if post && self.any_loop.load(Ordering::Relaxed) {
+            let loops = self.loops.lock().unwrap_or_else(|e| e.into_inner());
+            if loops.iter().any(|l| l.as_slice() == path) {
+                return Flow::Continue;
+            }
+        }
+        if post && du.early_dirs() {
+            return self.dir_done(state, v);
+        }
+        let Some(st) = self.stat(v) else {
+            return Flow::Continue;
+        };
+        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        if opts.one_file_system && depth > 0 && dev != self.root_dev {
+            return Flow::Continue;
+        }
+        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
+        let key_end = path.len() - v.name().len();
+        if !is_dir && !opts.count_links {
+            let seen = if st.stx_nlink > 1
+                || du.hash_all() && (depth == 0 || opts.follow == Follow::Always)
+            {
+                !du.links.insert(dev, st.stx_ino)
+            } else {
+                du.hash_all()
+                    && du.root_files_hashed.load(Ordering::Relaxed)
+                    && du.links.contains(dev, st.stx_ino)
+            };
+            if seen {
+                // Counted already; the export still lists every link
+                // (its readers count hard links once themselves).
+                if depth > 0 && du.export.is_some() {
+                    let acc = self.acc(&mut state.cache, &path[..key_end]);
+                    if let Some(x) = &acc.export {
+                        x.push_file(v.name(), st);
+                    }
+                }
+                return Flow::Continue;
+            }
+        }
+        let own = self.du.dui(st);
+        state.total.add(&own);
+        if !post {
+            // A file (or anything not walked into).
+            if depth > 0 {
+                let acc = self.acc(&mut state.cache, &path[..key_end]);
+                acc.add(&own);
+                if let Some(x) = &acc.export {
+                    x.push_file(v.name(), st);
+                }
+            } else if let Some(x) = &du.export {
+                x.root_file(path, st);
+            }
+            if depth == 0 || opts.all && depth <= opts.max_depth {
+                du.line(&own, path, true);
+            }
+            return Flow::Continue;
+        }
+        // A directory, after everything below it (-L -l only).
+        let below = self.take_acc(&dir_key(path));
+        let mut shown = own;
+        if let Some(b) = &below {
+            shown.add(&b.get());
+        }
+        if depth <= opts.max_depth {
+            du.line(&shown, path, true);
+        }
+        let export = below.as_ref().and_then(|b| b.export.as_ref());
+        if depth > 0 {
+            let parent = self.acc(&mut state.cache, &path[..key_end]);
+            if !opts.separate_dirs {
+                parent.add(&shown);
+            }
+            if let Some(x) = &parent.export {
+                x.push_dir(v.name(), st, export);
+            }
+        } else if let Some(x) = &du.export {
+            x.root_dir(path, st, export);
+        }
+        Flow::Continue
+    }
+
+    fn error(&self, _state: &mut Self::State, e: &WalkError) {
+        match &e.kind {
+            WalkErrorKind::Io(err) => self.du.fail(Problem::CannotRead(&e.path, err)),
+            // Only with -L -l (else the directory set skips loops before
+            // they are read): GNU skips them silently.
+            WalkErrorKind::Loop(_) => {
+                self.loops
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(e.path.clone());
+                self.any_loop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn finish(&self, mut state: Self::State) {
+        self.du
+            .total
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add(&state.total);
+        self.du.sink.flush_tally(&mut state.tally);
+    }
+}

@@ -1,0 +1,195 @@
+//! ncdu's JSON export (format 1.2, <https://dev.yorhel.nl/ncdu/jsonfmt>):
+//! what `ncdu -f FILE` and `gdu -f FILE` browse.
+//!
+//! ```text
+//! [1,2,{"progname":"dents",...},
+//!   [{"name":"/root","asize":..,"dsize":..,"dev":..,"ino":..},   a directory: an array,
+//!    {"name":"file","asize":..,"dsize":..,"ino":..},              its own info first,
+//!    [{"name":"sub",...}, ...]]]                                  then its items
+//! ```
+//!
+//! Items carry their own sizes only (readers add them up); hard links
+//! carry `hlnkc`, `ino` and `nlink` so that readers count them once
+//! (every link is exported, as ncdu does).  Names are bytes: `"`, `\`
+//! and control bytes are escaped, every other byte (UTF-8 or not) is
+//! written as it is, as ncdu writes them.
+//!
+//! The format nests a directory's items inside it, in pre-order, while
+//! the parallel walk finishes subtrees in any order: each directory's
+//! items are gathered in its [`ExportDir`] and the finished subtree is
+//! appended to its parent's as a whole.  The export therefore holds, in
+//! memory, the JSON of the subtrees finished below the directories still
+//! open: at the end, the whole export (about 70 bytes an entry).  The
+//! du lines themselves do not depend on it.
+
+use std::io::{self, Write};
+use std::sync::Mutex;
+
+use dents::dir::FileType;
+use dents::sys::{self, Statx};
+
+/// The items of one directory, gathered as JSON (each item preceded by a
+/// comma: the directory's own info object comes first).
+#[derive(Debug, Default)]
+pub struct ExportDir {
+    items: Mutex<Vec<u8>>,
+}
+
+/// The whole export of one argument.
+#[derive(Debug, Default)]
+pub struct Export {
+    root: Mutex<Vec<u8>>,
+    /// The name the top directory is given (ncdu writes its absolute path).
+    root_name: Mutex<Option<Vec<u8>>>,
+}
+
+/// Appends `s` as a JSON string.
+fn push_str(out: &mut Vec<u8>, s: &[u8]) {
+    out.push(b'"');
+    for &c in s {
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            c if c < 0x20 => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(c >> 4) as usize]);
+                out.push(HEX[(c & 15) as usize]);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(b'"');
+}
+
+fn push_num(out: &mut Vec<u8>, key: &str, n: u64) {
+    out.push(b',');
+    out.push(b'"');
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":");
+    crate::size::push_u64(out, n);
+}
+
+/// The info object of an entry.
+fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Statx, with_dev: bool) {
+    let t = FileType::from_mode(st.stx_mode as u32);
+    out.extend_from_slice(b"{\"name\":");
+    push_str(out, name);
+    let asize = if t == FileType::REGULAR || t == FileType::SYMLINK || t.is_dir() {
+        st.stx_size
+    } else {
+        0
+    };
+    push_num(out, "asize", asize);
+    push_num(out, "dsize", st.stx_blocks.saturating_mul(512));
+    if with_dev || t.is_dir() {
+        push_num(out, "dev", sys::makedev(st.stx_dev_major, st.stx_dev_minor));
+    }
+    push_num(out, "ino", st.stx_ino);
+    if !t.is_dir() && st.stx_nlink > 1 {
+        out.extend_from_slice(b",\"hlnkc\":true");
+        push_num(out, "nlink", st.stx_nlink as u64);
+    }
+    if !t.is_dir() && t != FileType::REGULAR {
+        out.extend_from_slice(b",\"notreg\":true");
+    }
+    out.push(b'}');
+}
+
+/// Appends a directory as an array: its info, then its items.
+fn push_dir_array(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    st: &Statx,
+    items: Option<&ExportDir>,
+    root: bool,
+) {
+    out.push(b'[');
+    push_info(out, name, st, root);
+    if let Some(d) = items {
+        out.extend_from_slice(&d.items.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+    out.push(b']');
+}
+
+impl ExportDir {
+    /// Adds a file (anything not walked into).
+    pub fn push_file(&self, name: &[u8], st: &Statx) {
+        let mut out = Vec::with_capacity(96 + name.len());
+        out.push(b',');
+        push_info(&mut out, name, st, false);
+        self.items
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(&out);
+    }
+
+    /// Adds a finished subdirectory with its items.
+    pub fn push_dir(&self, name: &[u8], st: &Statx, items: Option<&ExportDir>) {
+        let mut out = Vec::new();
+        out.push(b',');
+        push_dir_array(&mut out, name, st, items, false);
+        self.items
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(&out);
+    }
+}
+
+impl Export {
+    /// An empty export.
+    pub fn new() -> Export {
+        Export::default()
+    }
+
+    /// Names the top directory (ncdu and gdu show it as the path
+    /// scanned: an absolute one); by default, the argument as given.
+    pub fn set_root_name(&self, name: &[u8]) {
+        *self.root_name.lock().unwrap_or_else(|e| e.into_inner()) = Some(name.to_vec());
+    }
+
+    fn name_for<'a>(&self, path: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match &*self.root_name.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(n) => std::borrow::Cow::Owned(n.clone()),
+            None => std::borrow::Cow::Borrowed(path),
+        }
+    }
+
+    /// The argument was a directory: its tree.
+    pub fn root_dir(&self, path: &[u8], st: &Statx, items: Option<&ExportDir>) {
+        let name = self.name_for(path);
+        let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
+        r.clear();
+        push_dir_array(&mut r, &name, st, items, true);
+    }
+
+    /// The argument was not a directory: exported as a directory of
+    /// nothing (the format's top level is a directory).
+    pub fn root_file(&self, path: &[u8], st: &Statx) {
+        let name = self.name_for(path);
+        let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
+        r.clear();
+        r.push(b'[');
+        push_info(&mut r, &name, st, true);
+        r.push(b']');
+    }
+
+    /// Writes the export; `timestamp`: seconds since the epoch.
+    pub fn write_to(&self, w: &mut dyn Write, timestamp: i64) -> io::Result<()> {
+        let mut head = Vec::new();
+        head.extend_from_slice(b"[1,2,{\"progname\":\"dents\",\"progver\":");
+        push_str(&mut head, env!("CARGO_PKG_VERSION").as_bytes());
+        head.extend_from_slice(b",\"timestamp\":");
+        crate::size::push_u64(&mut head, timestamp.max(0) as u64);
+        head.extend_from_slice(b"},\n");
+        w.write_all(&head)?;
+        w.write_all(&self.root.lock().unwrap_or_else(|e| e.into_inner()))?;
+        w.write_all(b"]\n")?;
+        w.flush()
+    }
+}
