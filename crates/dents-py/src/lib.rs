@@ -6,6 +6,7 @@
 //! | `walk` | `dents.walk`: `os.walk`'s tuples and order, directories read ahead on worker threads |
 //! | `scandir` | `dents.scandir`: `os.scandir`'s iterator and entries, a huge directory read in slices |
 //! | `split` | `dents.scandir_split`: `aio_scandir`'s `(dirs, nondirs)` with the fewest stats |
+//! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
 //! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
 //!
 //! The Python side (`python/dents/__init__.py`) holds the signatures and
@@ -13,6 +14,7 @@
 
 #![deny(unsafe_code)]
 
+mod du;
 mod scandir;
 mod split;
 mod util;
@@ -86,11 +88,55 @@ fn py_scandir_split(
     Ok((list(dirs)?, list(nondirs)?, counters))
 }
 
+/// `du(path, apparent, count_links, one_file_system, threads, onerror)`:
+/// see `dents.du`.
+#[pyfunction]
+#[pyo3(name = "du", signature = (path, apparent = false, count_links = false, one_file_system = false, threads = None, onerror = None))]
+fn py_du(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    apparent: bool,
+    count_links: bool,
+    one_file_system: bool,
+    threads: Option<usize>,
+    onerror: Option<PyObject>,
+) -> PyResult<u64> {
+    let p = util::fspath(py, path)?;
+    util::cstring(&p.bytes)?;
+    let opts = du::DuOptions {
+        apparent,
+        count_links,
+        one_file_system,
+        threads,
+    };
+    let (total, problems) = py.allow_threads(|| du::du(&p.bytes, &opts));
+    let error = |path: &[u8], errno: i32| {
+        let filename = if path == p.bytes.as_slice() {
+            p.obj.clone_ref(py)
+        } else {
+            util::name_obj(py, path, p.is_bytes)
+        };
+        util::os_error(py, &std::io::Error::from_raw_os_error(errno), &filename)
+    };
+    let onerror = onerror.filter(|o| !o.is_none(py));
+    for (path, errno) in &problems {
+        let e = error(path, *errno);
+        match (&onerror, total) {
+            (Some(f), Some(_)) => {
+                f.call1(py, (e.value(py),))?;
+            }
+            _ => return Err(e),
+        }
+    }
+    total.ok_or_else(|| error(&p.bytes, 2))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
     m.add_function(wrap_pyfunction!(py_walk, m)?)?;
     m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;
+    m.add_function(wrap_pyfunction!(py_du, m)?)?;
     m.add_class::<scandir::DirEntry>()?;
     m.add_class::<scandir::ScandirIterator>()?;
     m.add_class::<walk::Walk>()?;

@@ -114,3 +114,12 @@ def walk(
     threads: Optional[int] = ...,
     stat: Literal[False] = ...,
 ) -> WalkIterator[bytes]: ...
+def du(
+    path: Union[_Path, _BPath],
+    *,
+    apparent: bool = ...,
+    count_links: bool = ...,
+    one_file_system: bool = ...,
+    threads: Optional[int] = ...,
+    onerror: Optional[Callable[[OSError], object]] = ...,
+) -> int: ...
