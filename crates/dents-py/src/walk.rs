@@ -51,6 +51,8 @@ use crate::util::{self, PyPath};
 /// Entries of finished listings that may wait for the walk before the
 /// workers pause.
 const BUFFERED_ENTRIES: usize = 256 * 1024;
+/// Jobs waiting before sleeping workers are woken.
+const WAKE_AT: usize = 8;
 /// Finished listings that may wait (each keeps its directory open).
 const BUFFERED_LISTINGS: usize = 256;
 
@@ -314,7 +316,14 @@ impl Pool {
         if !jobs.is_empty() {
             let mut q = self.shared.queue.lock().unwrap();
             q.jobs.extend(jobs.iter().cloned());
-            let wake = jobs.len().min(q.idle);
+            // Workers are woken only once a few jobs wait: the walk reads
+            // the newest itself, and a wake per directory (futex, context
+            // switch) costs more than reading a small one.
+            let wake = if q.jobs.len() >= WAKE_AT {
+                q.jobs.len().min(q.idle)
+            } else {
+                0
+            };
             drop(q);
             for _ in 0..wake {
                 self.shared.wake.notify_one();
