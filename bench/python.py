@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Sanity timings of the Python package against os (and scandir-rs, if
+installed): medians of hot runs, ratios within one run.
+
+    python bench/python.py [--runs N] [TREE] [FLAT_DIR]
+
+TREE defaults to /var/tmp/dents-bench/tree/shape (the shape corpus, ~400k
+entries), FLAT_DIR to /var/tmp/dents-bench/ext4/flat1m (1M entries).  Run it
+with the wheel installed (scripts/test-python leaves a venv in
+target/py-venv).  Every timed walk also counts its entries, and counts that
+differ from os's are reported.
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import dents
+
+try:
+    import scandir_rs
+except ImportError:  # optional peer
+    scandir_rs = None
+
+
+def count_walk(it):
+    n = 0
+    for _, dirs, files in it:
+        n += len(dirs) + len(files)
+    return n
+
+
+def walk_lstat_os(top):
+    n = 0
+    for d, dirs, files in os.walk(top):
+        for f in files:
+            os.lstat(os.path.join(d, f)).st_size
+            n += 1
+    return n
+
+
+def walk_lstat_dents(top):
+    n = 0
+    for d, dirs, files, stats in dents.walk(top, stat=True):
+        for f in files:
+            stats[f].st_size
+            n += 1
+    return n
+
+
+def group(title, runs, cases):
+    """Times `cases` [(name, f)], the first being the baseline, their runs
+    interleaved (one of each in turn) so that the machine's other load
+    falls on all alike; prints medians of the wall time, of the calling
+    (Python) thread's CPU time and of the whole process's CPU time, and the
+    ratios of the baseline's to each.  On a machine busy with other work the
+    wall time shows only what share of the cores this process got; the CPU
+    times show the work: the Python thread's is what cannot overlap."""
+    for _, f in cases:
+        f()  # warm the cache and the code
+    times = [[] for _ in cases]
+    for _ in range(runs):
+        for i, (_, f) in enumerate(cases):
+            w, t, p = time.perf_counter(), time.thread_time(), time.process_time()
+            f()
+            times[i].append((time.perf_counter() - w, time.thread_time() - t, time.process_time() - p))
+    med = [tuple(statistics.median(x[k] for x in t) for k in range(3)) for t in times]
+    for (name, _), m in zip(cases, med):
+        ratios = "  ".join(f"{b / x:5.2f}x" if x else "    -" for b, x in zip(med[0], m))
+        print(f"{title:10} {name:34} wall {m[0] * 1000:7.1f} ms  py-thread cpu {m[1] * 1000:7.1f} ms"
+              f"  all cpu {m[2] * 1000:7.1f} ms   vs base: {ratios}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("tree", nargs="?", default="/var/tmp/dents-bench/tree/shape")
+    ap.add_argument("flat", nargs="?", default="/var/tmp/dents-bench/ext4/flat1m")
+    a = ap.parse_args()
+    t, flat = a.tree, a.flat
+
+    if os.path.isdir(t):
+        want = count_walk(os.walk(t))
+        for name, it in [("dents.walk", dents.walk(t)), ("dents.walk threads=0", dents.walk(t, threads=0))]:
+            got = count_walk(it)
+            if got != want:
+                print(f"!! {name} counted {got} entries, os.walk {want}")
+        cases = [
+            ("os.walk", lambda: count_walk(os.walk(t))),
+            ("dents.walk", lambda: count_walk(dents.walk(t))),
+            ("dents.walk threads=0", lambda: count_walk(dents.walk(t, threads=0))),
+        ]
+        if scandir_rs:
+            cases.append(("scandir_rs.Walk", lambda: sum(len(d) + len(f) for _, d, f in scandir_rs.Walk(t))))
+        group("walk", a.runs, cases)
+        group("walk+lstat", a.runs, [
+            ("os.walk + os.lstat of each file", lambda: walk_lstat_os(t)),
+            ("dents.walk(stat=True)", lambda: walk_lstat_dents(t)),
+        ])
+    else:
+        print(f"no tree at {t}: walk rows skipped")
+
+    if os.path.isdir(flat):
+        group("scandir", a.runs, [
+            ("os.scandir (names)", lambda: [e.name for e in os.scandir(flat)]),
+            ("dents.scandir (names)", lambda: [e.name for e in dents.scandir(flat)]),
+            ("dents.scandir threads=1 (names)", lambda: [e.name for e in dents.scandir(flat, threads=1)]),
+        ])
+        group("split", a.runs, [
+            ("os.scandir + is_dir(follow=False)", lambda: [e.is_dir(follow_symlinks=False) for e in os.scandir(flat)]),
+            ("dents.scandir_split", lambda: dents.scandir_split(flat)),
+        ])
+    else:
+        print(f"no directory at {flat}: scandir rows skipped")
+    if not scandir_rs:
+        print("scandir-rs not installed: its rows skipped (pip install scandir-rs)")
+
+
+if __name__ == "__main__":
+    main()

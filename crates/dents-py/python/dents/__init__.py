@@ -1,0 +1,109 @@
+"""dents: os.walk and os.scandir, parallel and exact (Linux).
+
+    import dents
+    for dirpath, dirnames, filenames in dents.walk("/data"):   # os.walk's tuples, same order
+        ...
+    with dents.scandir("/data/huge") as it:                    # os.scandir's entries
+        names = [e.name for e in it if e.is_file()]
+    dirs, nondirs = dents.scandir_split("/data/huge")           # aio_scandir's split
+    total = dents.du("/data")                                   # du -s -B1, in bytes
+
+Directories are read with getdents64 into large buffers, on worker threads
+with the GIL released; a huge ext4 or XFS directory is read on several threads
+at once.  Errors are the OSError subclasses os raises, with errno, strerror
+and filename set.
+"""
+
+import os as _os
+import sys as _sys
+
+from . import _native
+from ._native import DirEntry, ScandirIterator, Stat, WalkIterator
+
+__all__ = ["du", "scandir", "scandir_split", "walk", "DirEntry", "ScandirIterator", "Stat", "WalkIterator"]
+
+
+def scandir(path=".", *, threads=None):
+    """Return an iterator of DirEntry objects for the entries of ``path``.
+
+    As ``os.scandir``: the entries are os.DirEntry-like (``name``, ``path``,
+    ``inode()``, ``is_dir()``, ``is_file()``, ``is_symlink()``, ``stat()``,
+    ``__fspath__``), ``.`` and ``..`` left out, names ``str`` (decoded with
+    surrogateescape, as ``os.fsdecode``) or ``bytes`` if ``path`` is
+    ``bytes``; the iterator is a context manager with ``close()``.  An error
+    opening ``path`` raises at once; an error while reading raises from
+    ``next()``.
+
+    The directory is read on a background thread and handed over through a
+    bounded queue.  A large ext4 or XFS directory is read on up to
+    ``threads`` threads at once (default: the cores, at least 4): then the
+    entries do not come in ``os.scandir``'s order (each one still comes
+    exactly once); smaller directories come in the kernel's order, as
+    ``os.scandir``'s.
+    """
+    return _native.scandir(path, threads)
+
+
+def scandir_split(path, *, threads=None):
+    """Return ``(dirs, nondirs)``: the names of the subdirectories of ``path``
+    and of its other entries, as IO::AIO's ``aio_scandir`` returns them.
+
+    A symlink to a directory is a non-directory (``lstat``'s view).  Where the
+    filesystem gives no type in its entries, as few entries as possible are
+    stat'ed: the directory's link count says how many subdirectories to look
+    for, likely directories (names without a dot, shorter first) are stat'ed
+    first, and the directory is stat'ed before and after so a change while it
+    was read falls back to stat'ing everything.  Entries that vanish before
+    they could be stat'ed are left out.  Names are ``str`` or ``bytes`` as
+    ``path`` is.
+    """
+    dirs, nondirs, _counters = _native.scandir_split(path, threads)
+    return dirs, nondirs
+
+
+def walk(top, topdown=True, onerror=None, followlinks=False, *, threads=None, stat=False):
+    """Directory tree generator: ``os.walk``'s tuples in ``os.walk``'s order.
+
+    Yields ``(dirpath, dirnames, filenames)`` for ``top`` and each directory
+    under it, exactly as ``os.walk(top, topdown, onerror, followlinks)``: the
+    same tuples in the same order (each directory's names in the order the
+    kernel lists them, which is ``os.scandir``'s), pruning by editing
+    ``dirnames`` in place when ``topdown``, ``onerror`` called with the
+    ``OSError`` of a directory that cannot be listed, symlinks to directories
+    listed in ``dirnames`` and descended only with ``followlinks`` (no loop
+    detection, as in ``os.walk``), ``bytes`` in, ``bytes`` out.
+
+    Underneath, the directories the walk will ask for next are read ahead on
+    ``threads`` worker threads (default: the cores, at least 4; 0 reads
+    everything on the calling thread), with the GIL released and a bounded
+    buffer of finished listings.  A pruned directory is never read.
+
+    With ``stat=True`` each tuple has a fourth member, a dict mapping each
+    name of ``dirnames`` and ``filenames`` to its ``lstat`` (made on the
+    worker threads, as ``os.lstat(os.path.join(dirpath, name))`` would give
+    it; a name that vanished before it was stat'ed is missing).  The values
+    are ``dents.Stat`` objects: ``os.stat_result``'s attributes (``st_mode``,
+    ``st_size``, ``st_mtime``, ``st_mtime_ns``...), turned into Python
+    objects only when read; ``.to_stat_result()`` gives the
+    ``os.stat_result``.
+    """
+    _sys.audit("os.walk", top, topdown, onerror, followlinks)
+    return _native.walk(top, topdown, onerror, followlinks, threads, stat)
+
+
+def du(path, *, apparent=False, count_links=False, one_file_system=False, threads=None, onerror=None):
+    """Return the disk usage of ``path`` in bytes, as ``du -s -B1 path``
+    (``apparent=True``: ``du -sb``, the sizes of the files rather than the
+    blocks they take) counts it: hard links once (``count_links=True``:
+    each time, as ``du -l``), symlinks not followed, other filesystems
+    skipped with ``one_file_system=True`` (``du -x``).  The tree is walked
+    on ``threads`` worker threads (default: du's, 8 per core) with the GIL
+    released: the engine of ``dents du``.
+
+    A ``path`` that cannot be accessed raises its ``OSError``.  An entry or
+    directory below it that cannot be stat'ed or read raises its
+    ``OSError`` too, unless ``onerror`` is given: then ``onerror`` is called
+    with each such error (``filename`` set), and the total counts what could
+    be counted, as ``du`` prints it.
+    """
+    return _native.du(path, apparent, count_links, one_file_system, threads, onerror)

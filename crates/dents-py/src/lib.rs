@@ -1,0 +1,145 @@
+//! The Python package `dents`: `os.walk` and `os.scandir`, parallel and
+//! exact, on the dents library.
+//!
+//! | module | concern |
+//! |--------|---------|
+//! | `walk` | `dents.walk`: `os.walk`'s tuples and order, directories read ahead on worker threads |
+//! | `scandir` | `dents.scandir`: `os.scandir`'s iterator and entries, a huge directory read in slices |
+//! | `split` | `dents.scandir_split`: `aio_scandir`'s `(dirs, nondirs)` with the fewest stats |
+//! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
+//! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
+//!
+//! The Python side (`python/dents/__init__.py`) holds the signatures and
+//! docstrings users see; this module is `dents._native`.
+
+#![deny(unsafe_code)]
+
+mod du;
+mod scandir;
+mod split;
+mod util;
+mod walk;
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+/// Worker threads when the caller gives none: what the library uses to
+/// read one directory (the cores, at least 4).
+fn default_threads() -> usize {
+    dents::slice::default_threads()
+}
+
+/// `scandir(path, threads)`: see `dents.scandir`.
+#[pyfunction]
+#[pyo3(name = "scandir", signature = (path, threads = None))]
+fn py_scandir(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    threads: Option<usize>,
+) -> PyResult<scandir::ScandirIterator> {
+    let p = util::fspath(py, path)?;
+    scandir::open(py, p, threads.unwrap_or_else(default_threads).max(1))
+}
+
+/// `walk(top, topdown, onerror, followlinks, threads)`: see `dents.walk`.
+#[pyfunction]
+#[pyo3(name = "walk", signature = (top, topdown = true, onerror = None, followlinks = false, threads = None, stat = false))]
+fn py_walk(
+    py: Python<'_>,
+    top: &Bound<'_, PyAny>,
+    topdown: bool,
+    onerror: Option<PyObject>,
+    followlinks: bool,
+    threads: Option<usize>,
+    stat: bool,
+) -> PyResult<walk::Walk> {
+    let p = util::fspath(py, top)?;
+    let onerror = onerror.filter(|o| !o.is_none(py));
+    Ok(walk::new(
+        p,
+        topdown,
+        onerror,
+        followlinks,
+        threads.unwrap_or_else(default_threads),
+        stat,
+    ))
+}
+
+/// `scandir_split(path, threads)` → `(dirs, nondirs, counters)`: see
+/// `dents.scandir_split`; `counters` is `(stats, by_dtype, by_nlink,
+/// fallbacks)`.
+#[pyfunction]
+#[pyo3(name = "scandir_split", signature = (path, threads = None))]
+fn py_scandir_split(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    threads: Option<usize>,
+) -> PyResult<(PyObject, PyObject, [u64; 4])> {
+    let p = util::fspath(py, path)?;
+    let c = util::cstring(&p.bytes)?;
+    let threads = threads.unwrap_or_else(default_threads).max(1);
+    let (dirs, nondirs, counters) = py
+        .allow_threads(|| split::split(&c, threads))
+        .map_err(|e| util::os_error(py, &e, &p.obj))?;
+    let list = |names: Vec<Vec<u8>>| -> PyResult<PyObject> {
+        let objs = names.iter().map(|n| util::name_obj(py, n, p.is_bytes));
+        Ok(PyList::new(py, objs)?.into_any().unbind())
+    };
+    Ok((list(dirs)?, list(nondirs)?, counters))
+}
+
+/// `du(path, apparent, count_links, one_file_system, threads, onerror)`:
+/// see `dents.du`.
+#[pyfunction]
+#[pyo3(name = "du", signature = (path, apparent = false, count_links = false, one_file_system = false, threads = None, onerror = None))]
+fn py_du(
+    py: Python<'_>,
+    path: &Bound<'_, PyAny>,
+    apparent: bool,
+    count_links: bool,
+    one_file_system: bool,
+    threads: Option<usize>,
+    onerror: Option<PyObject>,
+) -> PyResult<u64> {
+    let p = util::fspath(py, path)?;
+    util::cstring(&p.bytes)?;
+    let opts = du::DuOptions {
+        apparent,
+        count_links,
+        one_file_system,
+        threads,
+    };
+    let (total, problems) = py.allow_threads(|| du::du(&p.bytes, &opts));
+    let error = |path: &[u8], errno: i32| {
+        let filename = if path == p.bytes.as_slice() {
+            p.obj.clone_ref(py)
+        } else {
+            util::name_obj(py, path, p.is_bytes)
+        };
+        util::os_error(py, &std::io::Error::from_raw_os_error(errno), &filename)
+    };
+    let onerror = onerror.filter(|o| !o.is_none(py));
+    for (path, errno) in &problems {
+        let e = error(path, *errno);
+        match (&onerror, total) {
+            (Some(f), Some(_)) => {
+                f.call1(py, (e.value(py),))?;
+            }
+            _ => return Err(e),
+        }
+    }
+    total.ok_or_else(|| error(&p.bytes, 2))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
+    m.add_function(wrap_pyfunction!(py_walk, m)?)?;
+    m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;
+    m.add_function(wrap_pyfunction!(py_du, m)?)?;
+    m.add_class::<scandir::DirEntry>()?;
+    m.add_class::<scandir::ScandirIterator>()?;
+    m.add_class::<walk::Walk>()?;
+    m.add_class::<walk::Stat>()?;
+    Ok(())
+}

@@ -1,0 +1,437 @@
+//! `dents.scandir`: `os.scandir`'s iterator, read on a background thread
+//! (one huge ext4 or XFS directory on several, `dents::slice`) and handed
+//! over in batches through a bounded channel.
+
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+use dents::dir::{DirReader, Entry, FileType};
+use dents::slice::{self, EntrySink, ReadOptions, ReadPlan};
+use dents::sys;
+use pyo3::exceptions::PyFileNotFoundError;
+use pyo3::prelude::*;
+
+use crate::util::{self, PyPath};
+
+/// Entries per batch sent from the reader to the iterator.
+const BATCH: usize = 512;
+/// Batches the channel holds: the most entries read ahead of the consumer
+/// is about `BATCH * (QUEUE + threads)`.
+const QUEUE: usize = 16;
+/// The `getdents64` buffer of a serial read.
+pub const READ_BUFFER: usize = 128 * 1024;
+
+/// Entries as read, names packed in one buffer (no allocation per entry).
+#[derive(Default)]
+pub struct Entries {
+    names: Vec<u8>,
+    /// Per entry: where its name ends in `names`, `d_ino`, `d_type`.
+    ents: Vec<(usize, u64, u8)>,
+}
+
+impl Entries {
+    fn with_capacity(n: usize) -> Entries {
+        Entries {
+            names: Vec::with_capacity(n * 24),
+            ents: Vec::with_capacity(n),
+        }
+    }
+
+    fn push(&mut self, e: &Entry<'_>) {
+        self.names.extend_from_slice(e.name());
+        self.ents
+            .push((self.names.len(), e.ino(), e.file_type().as_dtype()));
+    }
+
+    fn len(&self) -> usize {
+        self.ents.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ents.is_empty()
+    }
+
+    /// The `i`th entry: name, inode, `d_type`.
+    fn get(&self, i: usize) -> Option<(&[u8], u64, u8)> {
+        let &(end, ino, dtype) = self.ents.get(i)?;
+        let start = if i == 0 { 0 } else { self.ents[i - 1].0 };
+        Some((&self.names[start..end], ino, dtype))
+    }
+}
+
+type Batch = io::Result<Entries>;
+
+/// A slice's sink: batches its entries into the channel; stops taking
+/// entries once the consumer has gone.
+struct BatchSink {
+    tx: SyncSender<Batch>,
+    batch: Entries,
+    stop: Arc<AtomicBool>,
+}
+
+impl BatchSink {
+    fn flush(&mut self) {
+        if !self.batch.is_empty() && !self.stop.load(Ordering::Relaxed) {
+            let b = std::mem::take(&mut self.batch);
+            if self.tx.send(Ok(b)).is_err() {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl EntrySink for BatchSink {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &Entry<'_>) {
+        if self.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        self.batch.push(entry);
+        if self.batch.len() >= BATCH {
+            self.flush();
+        }
+    }
+}
+
+/// Reads the directory `fd` into `tx`: serially in the kernel's order, or
+/// in slices where the library finds that pays (large ext4/XFS directories).
+fn read_into(fd: OwnedFd, tx: SyncSender<Batch>, stop: Arc<AtomicBool>, threads: usize) {
+    let opts = ReadOptions {
+        threads,
+        ..ReadOptions::default()
+    };
+    let plan = slice::plan(fd.as_fd(), &opts).unwrap_or(ReadPlan::Serial);
+    if let ReadPlan::Sliced { .. } = plan {
+        let outcome =
+            slice::read_dir_with_plan(fd.as_fd(), plan, opts.buffer_size, |_| BatchSink {
+                tx: tx.clone(),
+                batch: Entries::with_capacity(BATCH),
+                stop: stop.clone(),
+            });
+        for mut sink in outcome.sinks {
+            sink.flush();
+        }
+        if let Some(e) = outcome.errors.into_iter().next() {
+            let _ = tx.send(Err(e));
+        }
+        return;
+    }
+    let mut reader = DirReader::with_buffer_size(fd, READ_BUFFER);
+    let mut batch = Entries::with_capacity(BATCH);
+    loop {
+        match reader.next_entry() {
+            Ok(Some(e)) => {
+                batch.push(&e);
+                if batch.len() >= BATCH {
+                    let full = std::mem::replace(&mut batch, Entries::with_capacity(BATCH));
+                    if tx.send(Ok(full)).is_err() {
+                        return;
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                if !batch.is_empty() {
+                    let _ = tx.send(Ok(batch));
+                }
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
+    }
+    if !batch.is_empty() {
+        let _ = tx.send(Ok(batch));
+    }
+}
+
+/// The iterator `dents.scandir` returns: `os.scandir`'s, also a context
+/// manager with `close()`.
+#[pyclass(module = "dents", name = "ScandirIterator")]
+pub struct ScandirIterator {
+    state: Mutex<State>,
+}
+
+/// The directory being listed, shared by its entries.
+struct Dir {
+    obj: PyObject,
+    bytes: Vec<u8>,
+    is_bytes: bool,
+}
+
+struct State {
+    dir: Arc<Dir>,
+    rx: Option<Receiver<Batch>>,
+    buf: Entries,
+    /// The next entry of `buf`.
+    next: usize,
+    stop: Arc<AtomicBool>,
+    reader: Option<JoinHandle<()>>,
+}
+
+impl State {
+    /// Stops the reader and waits for its threads to end.
+    fn close(&mut self, py: Python<'_>) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.rx = None;
+        self.buf = Entries::default();
+        self.next = 0;
+        if let Some(h) = self.reader.take() {
+            py.allow_threads(|| {
+                let _ = h.join();
+            });
+        }
+    }
+}
+
+impl Drop for ScandirIterator {
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if state.reader.is_some() {
+            Python::with_gil(|py| state.close(py));
+        }
+    }
+}
+
+/// Opens `path` and starts reading it (`threads` readers at most).
+pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIterator> {
+    let c = util::cstring(&path.bytes)?;
+    let fd = match py.allow_threads(|| sys::open_dir_path(&c)) {
+        Ok(fd) => fd,
+        Err(e) => return Err(util::os_error(py, &e, &path.obj)),
+    };
+    let (tx, rx) = sync_channel(QUEUE);
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let reader = std::thread::Builder::new()
+        .name("dents-scandir".into())
+        .spawn(move || read_into(fd, tx, stop2, threads))
+        .map_err(|e| util::os_error(py, &e, &path.obj))?;
+    Ok(ScandirIterator {
+        state: Mutex::new(State {
+            dir: Arc::new(Dir {
+                obj: path.obj,
+                bytes: path.bytes,
+                is_bytes: path.is_bytes,
+            }),
+            rx: Some(rx),
+            buf: Entries::default(),
+            next: 0,
+            stop,
+            reader: Some(reader),
+        }),
+    })
+}
+
+#[pymethods]
+impl ScandirIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<DirEntry>> {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some((name, ino, dtype)) = st.buf.get(st.next) {
+                st.next += 1;
+                return Ok(Some(DirEntry {
+                    name: util::name_obj(py, name, st.dir.is_bytes),
+                    dir: st.dir.clone(),
+                    path: OnceLock::new(),
+                    ino,
+                    dtype,
+                    stat: OnceLock::new(),
+                    lstat: OnceLock::new(),
+                }));
+            }
+            let Some(rx) = st.rx.take() else {
+                return Ok(None);
+            };
+            let (rx, got) = py.allow_threads(move || {
+                let got = rx.recv_timeout(util::SIGNAL_CHECK);
+                (rx, got)
+            });
+            st.rx = Some(rx);
+            match got {
+                Ok(Ok(batch)) => {
+                    st.buf = batch;
+                    st.next = 0;
+                }
+                Ok(Err(e)) => {
+                    let err = util::os_error(py, &e, &st.dir.obj);
+                    st.close(py);
+                    return Err(err);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        st.close(py);
+                        return Err(e);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    st.close(py);
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// Stops reading and frees the resources (also done at the end of the
+    /// iteration and when the iterator is garbage collected).
+    fn close(&mut self, py: Python<'_>) {
+        self.state
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .close(py);
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&mut self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close(py);
+        false
+    }
+}
+
+/// An entry of `dents.scandir`, with `os.DirEntry`'s interface.
+#[pyclass(module = "dents", name = "DirEntry", frozen)]
+pub struct DirEntry {
+    name: PyObject,
+    dir: Arc<Dir>,
+    /// Made on first use (`os.DirEntry` makes it at once: no difference
+    /// to see, one string less per entry never asked for its path).
+    path: OnceLock<PyObject>,
+    ino: u64,
+    dtype: u8,
+    stat: OnceLock<PyObject>,
+    lstat: OnceLock<PyObject>,
+}
+
+impl DirEntry {
+    fn path_obj(&self, py: Python<'_>) -> &PyObject {
+        self.path.get_or_init(|| {
+            // The name's bytes again: os.fsencode of it.
+            let name = self.name.bind(py);
+            let bytes = match name.downcast::<pyo3::types::PyBytes>() {
+                Ok(b) => b.as_bytes().to_vec(),
+                Err(_) => name
+                    .extract::<std::ffi::OsString>()
+                    .map(std::os::unix::ffi::OsStringExt::into_vec)
+                    .unwrap_or_default(),
+            };
+            let p = util::join(&self.dir.bytes, &bytes);
+            util::name_obj(py, &p, self.dir.is_bytes)
+        })
+    }
+
+    fn get_lstat(&self, py: Python<'_>) -> PyResult<PyObject> {
+        if let Some(s) = self.lstat.get() {
+            return Ok(s.clone_ref(py));
+        }
+        let s = util::stat_path(py, self.path_obj(py), false)?;
+        Ok(self.lstat.get_or_init(|| s).clone_ref(py))
+    }
+
+    fn get_stat(&self, py: Python<'_>, follow_symlinks: bool) -> PyResult<PyObject> {
+        if !follow_symlinks {
+            return self.get_lstat(py);
+        }
+        if let Some(s) = self.stat.get() {
+            return Ok(s.clone_ref(py));
+        }
+        let s = if self.is_symlink(py)? {
+            util::stat_path(py, self.path_obj(py), true)?
+        } else {
+            self.get_lstat(py)?
+        };
+        Ok(self.stat.get_or_init(|| s).clone_ref(py))
+    }
+
+    /// `os.DirEntry`'s test: from `d_type` where it says enough, else from
+    /// a stat; a vanished file is of no type.
+    fn test_mode(&self, py: Python<'_>, follow_symlinks: bool, dtype: FileType) -> PyResult<bool> {
+        let t = FileType::from_dtype(self.dtype);
+        let need_stat = t.is_unknown() || (follow_symlinks && t == FileType::SYMLINK);
+        if !need_stat {
+            return Ok(t == dtype);
+        }
+        match self.get_stat(py, follow_symlinks) {
+            Ok(st) => {
+                let mode: u32 = st
+                    .bind(py)
+                    .getattr(pyo3::intern!(py, "st_mode"))?
+                    .extract()?;
+                Ok(FileType::from_mode(mode) == dtype)
+            }
+            Err(e) if e.is_instance_of::<PyFileNotFoundError>(py) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[pymethods]
+impl DirEntry {
+    /// The entry's file name (`str` or `bytes`, as the directory was given).
+    #[getter]
+    fn name(&self, py: Python<'_>) -> PyObject {
+        self.name.clone_ref(py)
+    }
+
+    /// The directory given to `scandir` joined with `name`.
+    #[getter]
+    fn path(&self, py: Python<'_>) -> PyObject {
+        self.path_obj(py).clone_ref(py)
+    }
+
+    /// The inode number from the directory entry (`d_ino`).
+    fn inode(&self) -> u64 {
+        self.ino
+    }
+
+    /// Whether the entry is a directory (or a symlink to one, unless
+    /// `follow_symlinks` is false).
+    #[pyo3(signature = (*, follow_symlinks = true))]
+    fn is_dir(&self, py: Python<'_>, follow_symlinks: bool) -> PyResult<bool> {
+        self.test_mode(py, follow_symlinks, FileType::DIRECTORY)
+    }
+
+    /// Whether the entry is a regular file (or a symlink to one, unless
+    /// `follow_symlinks` is false).
+    #[pyo3(signature = (*, follow_symlinks = true))]
+    fn is_file(&self, py: Python<'_>, follow_symlinks: bool) -> PyResult<bool> {
+        self.test_mode(py, follow_symlinks, FileType::REGULAR)
+    }
+
+    /// Whether the entry is a symbolic link.
+    fn is_symlink(&self, py: Python<'_>) -> PyResult<bool> {
+        self.test_mode(py, false, FileType::SYMLINK)
+    }
+
+    /// Never a junction on Linux (Python 3.12's `os.DirEntry.is_junction`).
+    fn is_junction(&self) -> bool {
+        false
+    }
+
+    /// `os.stat_result` of the entry (of its target with
+    /// `follow_symlinks`), fetched on first use and cached.
+    #[pyo3(signature = (*, follow_symlinks = true))]
+    fn stat(&self, py: Python<'_>, follow_symlinks: bool) -> PyResult<PyObject> {
+        self.get_stat(py, follow_symlinks)
+    }
+
+    fn __fspath__(&self, py: Python<'_>) -> PyObject {
+        self.path_obj(py).clone_ref(py)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("<DirEntry {}>", self.name.bind(py).repr()?))
+    }
+}

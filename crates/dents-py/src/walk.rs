@@ -1,0 +1,758 @@
+//! `dents.walk`: `os.walk`'s tuples in `os.walk`'s order, with the
+//! directories it will ask for next read ahead on worker threads.
+//!
+//! The walk itself (the order, pruning through `dirnames`, `onerror`,
+//! symlinks) runs on the Python thread exactly as `os.walk` runs it: a
+//! stack of directories still to list, depth first.  What changes is where
+//! a listing comes from.  When a directory's subdirectories are pushed on
+//! the walk's stack (for a top-down walk: once the caller has had its
+//! chance to prune `dirnames`, at the next step), a read job for each is
+//! pushed on the pool's deque in the same order.  The walk works at the
+//! deque's back (what it needs next: a job nobody has started is read right
+//! there, no waiting behind the pool), the workers at its front (the
+//! oldest jobs, needed last: done long before the walk gets there), so the
+//! two seldom meet on one job; when they do, the walk waits with the GIL
+//! released, checking for signals.
+//!
+//! ```text
+//!   walk stack (top = next)     pool deque
+//!   | b/x |  <- next             back  | b/x |  <- read by the walk itself
+//!   | b/y |                            | b/y |
+//!   | c   |                            | c   |  <- worker 2 reading
+//!   | d   |                      front | d   |  <- done by worker 1, buffered
+//! ```
+//!
+//! Each listing is one directory read front to back (`getdents64` into a
+//! large buffer): the kernel's order, which is `os.scandir`'s.  A listing
+//! holds what `os.walk` asks of each entry: `is_dir()` (following
+//! symlinks: a symlink to a directory is in `dirnames`) and `is_symlink()`,
+//! from `d_type` or, where that is missing, `statx` relative to the
+//! directory.  Finished listings wait in a buffer of bounded size
+//! (workers pause when it is full), so memory does not grow with the tree
+//! when the consumer is slow.
+
+use std::collections::{HashMap, VecDeque};
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use dents::dir::{DirReader, FileType};
+use dents::sys;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use rustix::fs::{AtFlags, StatxFlags};
+
+use crate::scandir::READ_BUFFER;
+use crate::util::{self, PyPath};
+
+/// Entries of finished listings that may wait for the walk before the
+/// workers pause.
+const BUFFERED_ENTRIES: usize = 256 * 1024;
+/// Jobs waiting before sleeping workers are woken.
+const WAKE_AT: usize = 8;
+/// Finished listings that may wait (each keeps its directory open).
+const BUFFERED_LISTINGS: usize = 256;
+
+/// One entry of a listing: what `os.walk` asks of it.
+pub struct WalkEntry {
+    name: Box<[u8]>,
+    is_dir: bool,
+    is_symlink: bool,
+    /// Its `lstat`, for `walk(stat=True)` (`None`: not asked, or vanished).
+    lstat: Option<Box<rustix::fs::Stat>>,
+}
+
+/// How directories are read for a walk.
+#[derive(Copy, Clone)]
+pub struct How {
+    /// Stat entries by their paths (`followlinks`: see [`classify`]).
+    pub by_path: bool,
+    /// `lstat` every entry (`walk(stat=True)`).
+    pub stat: bool,
+}
+
+/// `lstat` of the entry `name` of `dir` (at `dir_path`), as `os.lstat` of
+/// the joined path would give it.
+fn lstat(
+    dir: BorrowedFd<'_>,
+    dir_path: &[u8],
+    name: &CStr,
+    by_path: bool,
+) -> Option<Box<rustix::fs::Stat>> {
+    let st = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
+        let p = CString::new(util::join(dir_path, name.to_bytes())).ok()?;
+        rustix::fs::lstat(p.as_c_str())
+    } else {
+        rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+    };
+    st.ok().map(Box::new)
+}
+
+type Listing = io::Result<Vec<WalkEntry>>;
+
+/// A listing read ahead, with its directory still open: when the walk
+/// takes it, a directory removed since (link count 0) is reported as
+/// `os.walk`, listing it only then, would report it.
+type Ahead = io::Result<(Vec<WalkEntry>, OwnedFd)>;
+
+/// The listing of a directory read ahead, as of now.
+fn check_ahead(ahead: Ahead) -> Listing {
+    let (entries, fd) = ahead?;
+    if sys::fstat(fd.as_fd())?.st_nlink == 0 {
+        return Err(io::Error::from_raw_os_error(2)); // ENOENT
+    }
+    Ok(entries)
+}
+
+/// `os.DirEntry.is_dir()` (following symlinks) and `is_symlink()` of the
+/// entry `name` of `dir` (at `dir_path`): an entry that cannot be stat'ed
+/// is neither.
+///
+/// `os` stats `dir_path/name`; the stats here are relative to the open
+/// directory where that gives the same answer, and by the path where it may
+/// not: following a symlink (whose target may lie along a path too long or
+/// with too many symlinks to resolve: a loop walked with `followlinks`),
+/// under `followlinks` (the path itself may hold many symlinks), and for
+/// paths near `PATH_MAX`.
+fn classify(
+    dir: BorrowedFd<'_>,
+    dir_path: &[u8],
+    name: &CStr,
+    t: FileType,
+    by_path: bool,
+) -> (bool, bool) {
+    let full = || CString::new(util::join(dir_path, name.to_bytes())).ok();
+    let path_stat = |flags: AtFlags| -> Option<FileType> {
+        let p = full()?;
+        let st = rustix::fs::statx(rustix::fs::CWD, p.as_c_str(), flags, StatxFlags::TYPE).ok()?;
+        Some(FileType::from_mode(st.stx_mode as u32))
+    };
+    let follow_is_dir = || path_stat(AtFlags::empty()).is_some_and(|m| m.is_dir());
+    if t.is_dir() {
+        (true, false)
+    } else if t == FileType::SYMLINK {
+        (follow_is_dir(), true)
+    } else if t.is_unknown() {
+        let lstat = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
+            path_stat(AtFlags::SYMLINK_NOFOLLOW)
+        } else {
+            sys::statx_at(dir, name, StatxFlags::TYPE)
+                .ok()
+                .map(|st| FileType::from_mode(st.stx_mode as u32))
+        };
+        match lstat {
+            Some(FileType::SYMLINK) => (follow_is_dir(), true),
+            Some(m) => (m.is_dir(), false),
+            None => (false, false),
+        }
+    } else {
+        (false, false)
+    }
+}
+
+/// Linux's `PATH_MAX`.
+const PATH_MAX: usize = 4096;
+
+/// Lists the directory at `path` in the kernel's order, reusing `buf`.
+fn read_listing(path: &CStr, buf: &mut Vec<u8>, how: How) -> Listing {
+    read_ahead(path, buf, how).map(|(entries, _)| entries)
+}
+
+/// [`read_listing`], keeping the directory open.
+fn read_ahead(path: &CStr, buf: &mut Vec<u8>, how: How) -> Ahead {
+    let fd = sys::open_dir_path(path)?;
+    let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
+    let mut out = Vec::new();
+    let r = loop {
+        match reader.next_with_fd() {
+            Ok(Some((dir, e))) => {
+                let (is_dir, is_symlink) = classify(
+                    dir,
+                    path.to_bytes(),
+                    e.name_cstr(),
+                    e.file_type(),
+                    how.by_path,
+                );
+                let lstat = if how.stat {
+                    lstat(dir, path.to_bytes(), e.name_cstr(), how.by_path)
+                } else {
+                    None
+                };
+                out.push(WalkEntry {
+                    name: e.name().into(),
+                    is_dir,
+                    is_symlink,
+                    lstat,
+                });
+            }
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    let (fd, b) = reader.into_parts();
+    *buf = b;
+    r.map(|()| (out, fd))
+}
+
+/// A directory to read ahead.
+struct Job {
+    path: CString,
+    state: Mutex<JobState>,
+    done: Condvar,
+}
+
+enum JobState {
+    Queued,
+    Running,
+    Done(Ahead),
+    Taken,
+}
+
+/// The workers' side: the jobs (the walk's next at the back) and the
+/// count of buffered entries.
+struct Queue {
+    jobs: VecDeque<Arc<Job>>,
+    buffered: usize,
+    /// Finished listings not taken yet.
+    listings: usize,
+    /// Workers asleep on `Shared::wake`: woken only when there are some,
+    /// since a futex wake per directory costs as much as reading it.
+    idle: usize,
+    shutdown: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    wake: Condvar,
+    how: How,
+}
+
+/// Worker threads reading directories ahead of the walk.
+struct Pool {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+fn size_of(l: &Ahead) -> usize {
+    l.as_ref().map_or(1, |v| v.0.len() + 1)
+}
+
+fn worker(shared: Arc<Shared>) {
+    let mut buf = vec![0u8; READ_BUFFER];
+    loop {
+        let job = {
+            let mut q = shared.queue.lock().unwrap();
+            loop {
+                if q.shutdown {
+                    return;
+                }
+                if q.buffered < BUFFERED_ENTRIES && q.listings < BUFFERED_LISTINGS {
+                    if let Some(j) = q.jobs.pop_front() {
+                        break j;
+                    }
+                }
+                q.idle += 1;
+                q = shared.wake.wait(q).unwrap();
+                q.idle -= 1;
+            }
+        };
+        {
+            let mut st = job.state.lock().unwrap();
+            if !matches!(*st, JobState::Queued) {
+                continue; // taken by the walk itself
+            }
+            *st = JobState::Running;
+        }
+        let listing = read_ahead(&job.path, &mut buf, shared.how);
+        {
+            let mut q = shared.queue.lock().unwrap();
+            q.buffered += size_of(&listing);
+            q.listings += 1;
+        }
+        *job.state.lock().unwrap() = JobState::Done(listing);
+        job.done.notify_all();
+    }
+}
+
+impl Pool {
+    fn new(threads: usize, how: How) -> Pool {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                buffered: 0,
+                listings: 0,
+                idle: 0,
+                shutdown: false,
+            }),
+            wake: Condvar::new(),
+            how,
+        });
+        let workers = (0..threads)
+            .filter_map(|_| {
+                let s = shared.clone();
+                std::thread::Builder::new()
+                    .name("dents-walk".into())
+                    .spawn(move || worker(s))
+                    .ok()
+            })
+            .collect();
+        Pool { shared, workers }
+    }
+
+    /// Queues `paths` at the back, the last one to be read first by the walk.
+    fn submit(&self, paths: impl Iterator<Item = CString>) -> Vec<Arc<Job>> {
+        let jobs: Vec<Arc<Job>> = paths
+            .map(|path| {
+                Arc::new(Job {
+                    path,
+                    state: Mutex::new(JobState::Queued),
+                    done: Condvar::new(),
+                })
+            })
+            .collect();
+        if !jobs.is_empty() {
+            let mut q = self.shared.queue.lock().unwrap();
+            q.jobs.extend(jobs.iter().cloned());
+            // Workers are woken only once a few jobs wait: the walk reads
+            // the newest itself, and a wake per directory (futex, context
+            // switch) costs more than reading a small one.
+            let wake = if q.jobs.len() >= WAKE_AT {
+                q.jobs.len().min(q.idle)
+            } else {
+                0
+            };
+            drop(q);
+            for _ in 0..wake {
+                self.shared.wake.notify_one();
+            }
+        }
+        jobs
+    }
+
+    /// The listing of `job`: read here if no worker has started it, else
+    /// waited for with the GIL released.
+    fn take(&self, py: Python<'_>, job: &Job, buf: &mut Vec<u8>) -> PyResult<Listing> {
+        loop {
+            let got = py.allow_threads(|| {
+                let mut st = job.state.lock().unwrap();
+                loop {
+                    match std::mem::replace(&mut *st, JobState::Taken) {
+                        JobState::Queued => return Some(None),
+                        JobState::Done(l) => return Some(Some(l)),
+                        JobState::Running => {
+                            *st = JobState::Running;
+                            let (s, timeout) =
+                                job.done.wait_timeout(st, util::SIGNAL_CHECK).unwrap();
+                            st = s;
+                            if timeout.timed_out() && matches!(*st, JobState::Running) {
+                                return None;
+                            }
+                        }
+                        JobState::Taken => unreachable!("a job is taken once"),
+                    }
+                }
+            });
+            match got {
+                Some(Some(listing)) => {
+                    let mut q = self.shared.queue.lock().unwrap();
+                    let full = |q: &Queue| {
+                        q.buffered >= BUFFERED_ENTRIES || q.listings >= BUFFERED_LISTINGS
+                    };
+                    let was_full = full(&q);
+                    q.buffered -= size_of(&listing);
+                    q.listings -= 1;
+                    let wake = was_full && !full(&q) && q.idle > 0;
+                    drop(q);
+                    if wake {
+                        self.shared.wake.notify_all();
+                    }
+                    return Ok(py.allow_threads(|| check_ahead(listing)));
+                }
+                Some(None) => {
+                    // Read here; drop the job from the deque if it is still
+                    // the last one (the usual case), else workers skip it.
+                    let mut q = self.shared.queue.lock().unwrap();
+                    if q.jobs.back().is_some_and(|j| std::ptr::eq(&**j, job)) {
+                        q.jobs.pop_back();
+                    }
+                    drop(q);
+                    let how = self.shared.how;
+                    return Ok(py.allow_threads(|| read_listing(&job.path, buf, how)));
+                }
+                None => py.check_signals()?,
+            }
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.shared.queue.lock().unwrap().shutdown = true;
+        self.shared.wake.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+/// What is left to do, on the walk's stack.
+enum Step {
+    /// List a directory (and yield it, top-down).
+    Visit {
+        path: PyObject,
+        bytes: Vec<u8>,
+        job: Option<Arc<Job>>,
+    },
+    /// Yield a directory's tuple (bottom-up, after its subdirectories).
+    Yield(PyObject),
+}
+
+/// A directory just yielded top-down: its subdirectories are pushed once
+/// the caller comes back, from `dirnames` as the caller left it.
+struct Yielded {
+    top: PyObject,
+    top_bytes: Vec<u8>,
+    dirs: Py<PyList>,
+    /// The name objects put in `dirs`, with their entries.
+    names: Vec<(PyObject, WalkEntry)>,
+}
+
+/// The iterator behind `dents.walk`.
+#[pyclass(module = "dents", name = "WalkIterator")]
+pub struct Walk {
+    state: Mutex<WalkState>,
+}
+
+struct WalkState {
+    stack: Vec<Step>,
+    yielded: Option<Yielded>,
+    pool: Option<Pool>,
+    onerror: Option<PyObject>,
+    topdown: bool,
+    followlinks: bool,
+    how: How,
+    is_bytes: bool,
+    finished: bool,
+    buf: Vec<u8>,
+}
+
+/// Starts a walk of `top` (read on `threads` threads besides the caller's).
+pub fn new(
+    top: PyPath,
+    topdown: bool,
+    onerror: Option<PyObject>,
+    followlinks: bool,
+    threads: usize,
+    stat: bool,
+) -> Walk {
+    let how = How {
+        by_path: followlinks,
+        stat,
+    };
+    let pool = (threads > 0).then(|| Pool::new(threads, how));
+    Walk {
+        state: Mutex::new(WalkState {
+            stack: vec![Step::Visit {
+                path: top.obj,
+                bytes: top.bytes,
+                job: None,
+            }],
+            yielded: None,
+            pool,
+            onerror,
+            topdown,
+            followlinks,
+            how,
+            is_bytes: top.is_bytes,
+            finished: false,
+            buf: vec![0u8; READ_BUFFER],
+        }),
+    }
+}
+
+impl WalkState {
+    /// Pushes the subdirectories to walk (in `dirs`' order: the first on
+    /// top), with read-ahead jobs for them.
+    fn push_children(&mut self, children: Vec<(PyObject, Vec<u8>)>) -> PyResult<()> {
+        let mut jobs: Vec<Option<Arc<Job>>> = vec![None; children.len()];
+        if let Some(pool) = &self.pool {
+            // Names with a NUL (only possible from a caller's edit of
+            // `dirnames`) are left to the walk, which reports them.
+            let ok: Vec<usize> = (0..children.len())
+                .rev()
+                .filter(|&i| !children[i].1.contains(&0))
+                .collect();
+            let submitted = pool.submit(
+                ok.iter()
+                    .map(|&i| CString::new(children[i].1.clone()).unwrap()),
+            );
+            for (i, j) in ok.into_iter().zip(submitted) {
+                jobs[i] = Some(j);
+            }
+        }
+        for ((path, bytes), job) in children.into_iter().zip(jobs).rev() {
+            self.stack.push(Step::Visit { path, bytes, job });
+        }
+        Ok(())
+    }
+
+    /// After a top-down yield: the subdirectories left in `dirnames`, as
+    /// `os.walk` takes them (a symlink is descended only with
+    /// `followlinks`; names the caller added are checked with
+    /// `os.path.islink`, as `os.walk` checks every name).
+    fn descend(&mut self, py: Python<'_>, y: Yielded) -> PyResult<()> {
+        let list = y.dirs.bind(py);
+        let mut children = Vec::with_capacity(list.len());
+        let mut next = 0; // where the caller's list is expected to go on in `names`
+        let mut index: Option<HashMap<usize, usize>> = None;
+        for item in list.iter() {
+            let ptr = item.as_ptr() as usize;
+            let known = if y
+                .names
+                .get(next)
+                .is_some_and(|(o, _)| o.as_ptr() as usize == ptr)
+            {
+                next += 1;
+                Some(next - 1)
+            } else {
+                index
+                    .get_or_insert_with(|| {
+                        y.names
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (o, _))| (o.as_ptr() as usize, i))
+                            .collect()
+                    })
+                    .get(&ptr)
+                    .copied()
+            };
+            match known {
+                Some(i) => {
+                    let e = &y.names[i].1;
+                    if self.followlinks || !e.is_symlink {
+                        let bytes = util::join(&y.top_bytes, &e.name);
+                        children.push((util::name_obj(py, &bytes, self.is_bytes), bytes));
+                    }
+                }
+                None => {
+                    let os_path = util::os_module(py)?.getattr(intern!(py, "path"))?;
+                    let path =
+                        os_path.call_method1(intern!(py, "join"), (y.top.bind(py), &item))?;
+                    if self.followlinks
+                        || !os_path
+                            .call_method1(intern!(py, "islink"), (&path,))?
+                            .is_truthy()?
+                    {
+                        let p = util::fspath(py, &path)?;
+                        children.push((p.obj, p.bytes));
+                    }
+                }
+            }
+        }
+        self.push_children(children)
+    }
+
+    fn next(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        if let Some(y) = self.yielded.take() {
+            self.descend(py, y)?;
+        }
+        while let Some(step) = self.stack.pop() {
+            let (path, bytes, job) = match step {
+                Step::Yield(t) => return Ok(Some(t)),
+                Step::Visit { path, bytes, job } => (path, bytes, job),
+            };
+            let listing = match (&job, &self.pool) {
+                (Some(job), Some(pool)) => pool.take(py, job, &mut self.buf)?,
+                _ => {
+                    let c = util::cstring(&bytes)?;
+                    let buf = &mut self.buf;
+                    let how = self.how;
+                    py.allow_threads(|| read_listing(&c, buf, how))
+                }
+            };
+            let entries = match listing {
+                Ok(entries) => entries,
+                Err(e) => {
+                    if let Some(onerror) = &self.onerror {
+                        onerror.call1(py, (util::os_error(py, &e, &path),))?;
+                    }
+                    continue;
+                }
+            };
+            let (mut dirs, mut nondirs) = (Vec::new(), Vec::new());
+            let mut names = Vec::new();
+            let mut children = Vec::new();
+            let stats = self.how.stat.then(|| PyDict::new(py));
+            for mut e in entries {
+                let name = util::name_obj(py, &e.name, self.is_bytes);
+                if let (Some(stats), Some(st)) = (&stats, e.lstat.take()) {
+                    stats.set_item(&name, Stat(*st))?;
+                }
+                if !e.is_dir {
+                    nondirs.push(name);
+                    continue;
+                }
+                dirs.push(name.clone_ref(py));
+                if self.topdown {
+                    names.push((name, e));
+                } else if self.followlinks || !e.is_symlink {
+                    let child = util::join(&bytes, &e.name);
+                    children.push((util::name_obj(py, &child, self.is_bytes), child));
+                }
+            }
+            let dirs = PyList::new(py, dirs)?;
+            let mut items = vec![
+                path.clone_ref(py),
+                dirs.clone().into_any().unbind(),
+                PyList::new(py, nondirs)?.into_any().unbind(),
+            ];
+            if let Some(stats) = stats {
+                items.push(stats.into_any().unbind());
+            }
+            let tuple = PyTuple::new(py, items)?.into_any().unbind();
+            if self.topdown {
+                self.yielded = Some(Yielded {
+                    top: path,
+                    top_bytes: bytes,
+                    dirs: dirs.unbind(),
+                    names,
+                });
+                return Ok(Some(tuple));
+            }
+            self.stack.push(Step::Yield(tuple));
+            self.push_children(children)?;
+        }
+        Ok(None)
+    }
+}
+
+#[pymethods]
+impl Walk {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        if st.finished {
+            return Ok(None);
+        }
+        let r = st.next(py);
+        if !matches!(r, Ok(Some(_))) {
+            // The end, or an exception (from onerror, Ctrl-C): like a
+            // generator, the walk is over; its threads stop now.
+            st.finished = true;
+            st.stack.clear();
+            st.yielded = None;
+            st.pool = None;
+        }
+        r
+    }
+
+    /// Stops the walk and its threads (also done when it is garbage
+    /// collected).
+    fn close(&mut self) {
+        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        st.finished = true;
+        st.stack.clear();
+        st.yielded = None;
+        st.pool = None;
+    }
+}
+
+/// An `lstat` result from `walk(stat=True)`: `os.stat_result`'s attributes,
+/// made into Python objects only when read.
+#[pyclass(module = "dents", name = "Stat", frozen)]
+pub struct Stat(rustix::fs::Stat);
+
+// The field types differ between architectures.
+#[allow(clippy::unnecessary_cast)]
+#[pymethods]
+impl Stat {
+    #[getter]
+    fn st_mode(&self) -> u32 {
+        self.0.st_mode as u32
+    }
+    #[getter]
+    fn st_ino(&self) -> u64 {
+        self.0.st_ino as u64
+    }
+    #[getter]
+    fn st_dev(&self) -> u64 {
+        self.0.st_dev as u64
+    }
+    #[getter]
+    fn st_nlink(&self) -> u64 {
+        self.0.st_nlink as u64
+    }
+    #[getter]
+    fn st_uid(&self) -> u32 {
+        self.0.st_uid
+    }
+    #[getter]
+    fn st_gid(&self) -> u32 {
+        self.0.st_gid
+    }
+    #[getter]
+    fn st_size(&self) -> i64 {
+        self.0.st_size as i64
+    }
+    #[getter]
+    fn st_atime(&self) -> f64 {
+        self.0.st_atime as i64 as f64 + self.0.st_atime_nsec as u64 as f64 * 1e-9
+    }
+    #[getter]
+    fn st_mtime(&self) -> f64 {
+        self.0.st_mtime as i64 as f64 + self.0.st_mtime_nsec as u64 as f64 * 1e-9
+    }
+    #[getter]
+    fn st_ctime(&self) -> f64 {
+        self.0.st_ctime as i64 as f64 + self.0.st_ctime_nsec as u64 as f64 * 1e-9
+    }
+    #[getter]
+    fn st_atime_ns(&self) -> i128 {
+        self.0.st_atime as i128 * 1_000_000_000 + self.0.st_atime_nsec as i128
+    }
+    #[getter]
+    fn st_mtime_ns(&self) -> i128 {
+        self.0.st_mtime as i128 * 1_000_000_000 + self.0.st_mtime_nsec as i128
+    }
+    #[getter]
+    fn st_ctime_ns(&self) -> i128 {
+        self.0.st_ctime as i128 * 1_000_000_000 + self.0.st_ctime_nsec as i128
+    }
+    #[getter]
+    fn st_blksize(&self) -> i64 {
+        self.0.st_blksize as i64
+    }
+    #[getter]
+    fn st_blocks(&self) -> i64 {
+        self.0.st_blocks as i64
+    }
+    #[getter]
+    fn st_rdev(&self) -> u64 {
+        self.0.st_rdev as u64
+    }
+
+    /// The same as an `os.stat_result` (what `os.lstat` returns).
+    fn to_stat_result(&self, py: Python<'_>) -> PyResult<PyObject> {
+        util::stat_result(py, &self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "dents.Stat(st_mode={}, st_ino={}, st_dev={}, st_nlink={}, st_uid={}, st_gid={}, st_size={}, st_mtime_ns={})",
+            self.st_mode(),
+            self.st_ino(),
+            self.st_dev(),
+            self.st_nlink(),
+            self.st_uid(),
+            self.st_gid(),
+            self.st_size(),
+            self.st_mtime_ns()
+        )
+    }
+}

@@ -1,0 +1,311 @@
+"""dents.walk against os.walk: the same tuples in the same order."""
+
+import gc
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+import dents
+from conftest import make_tree, threads_now
+
+
+def snapshot(it, action=None):
+    """The tuples a walk yields (lists copied as yielded; `action` may edit
+    dirnames or the tree, as a caller of os.walk would)."""
+    out = []
+    for top, dirs, files in it:
+        out.append((top, list(dirs), list(files)))
+        if action:
+            action(top, dirs, files)
+    return out
+
+
+def error_key(e):
+    return (type(e), e.errno, e.strerror, e.filename, e.filename2)
+
+
+def both(top, action=None, threads=None, **kw):
+    """os.walk's and dents.walk's tuples and errors for the same call."""
+    res = []
+    for walk in (os.walk, dents.walk):
+        errors = []
+        more = {} if walk is os.walk else {"threads": threads}
+        tuples = snapshot(walk(top, onerror=errors.append, **kw, **more), action)
+        res.append((tuples, [error_key(e) for e in errors]))
+    return res
+
+
+@pytest.mark.parametrize("topdown", [True, False])
+@pytest.mark.parametrize("followlinks", [False, True])
+@pytest.mark.parametrize("as_bytes", [False, True])
+@pytest.mark.parametrize("threads", [None, 0, 1, 3])
+def test_same_as_os_walk(tree, topdown, followlinks, as_bytes, threads):
+    top = os.fsencode(tree) if as_bytes else tree
+    want = list(os.walk(top, topdown, None, followlinks))
+    got = list(dents.walk(top, topdown, None, followlinks, threads=threads))
+    assert got == want
+    assert len(want) > 20
+    # Types follow the argument's: bytes in, bytes out.
+    t = bytes if as_bytes else str
+    assert all(isinstance(x, t) for d, ds, fs in got for x in [d, *ds, *fs])
+
+
+def test_undecodable_and_unicode_names(tree):
+    got = list(dents.walk(tree))
+    names = {n for _, ds, fs in got for n in ds + fs}
+    assert "bad\udcff\udcfename" in names  # surrogateescape, as os.fsdecode
+    assert any("ñandú" in n for n in names)
+    assert got == list(os.walk(tree))
+
+
+def test_trailing_slash_and_relative_top(tree, monkeypatch):
+    assert list(dents.walk(tree + "/")) == list(os.walk(tree + "/"))
+    monkeypatch.chdir(tree)
+    assert list(dents.walk(".")) == list(os.walk("."))
+    assert list(dents.walk(b".")) == list(os.walk(b"."))
+
+
+def test_pathlike_top(tree):
+    import pathlib
+
+    assert list(dents.walk(pathlib.Path(tree))) == list(os.walk(pathlib.Path(tree)))
+
+
+@pytest.mark.parametrize("threads", [None, 0])
+def test_pruning(tree, threads):
+    def prune(top, dirs, files):
+        dirs[:] = [d for d in dirs if not d.startswith(("a", "Z"))]
+
+    want, got = both(tree, prune, threads=threads)
+    assert got == want
+    assert not any(os.path.basename(t).startswith("a") for t, _, _ in got[0][1:])
+
+
+def test_pruning_reorder_and_add(tree):
+    """dirnames sorted, reversed, and given names os.walk would list or
+    not: a name that is a symlink to a directory (islink: not descended),
+    a name that does not exist (onerror)."""
+
+    def edit(top, dirs, files):
+        dirs.sort(reverse=True)
+        if top == tree:
+            dirs.append("link_to_dir")
+            dirs.append("no-such-dir")
+            dirs.insert(0, dirs.pop())
+
+    want, got = both(tree, edit)
+    assert got == want
+    assert any(e[0] is FileNotFoundError for e in want[1])
+
+
+def test_pruning_clears_everything(tree):
+    want, got = both(tree, lambda t, d, f: d.clear())
+    assert got == want and len(got[0]) == 1
+
+
+def test_onerror_missing_and_not_a_directory(tree):
+    for top in [os.path.join(tree, "nope"), os.path.join(tree, "plain"), b"/nonexistent/x"]:
+        want, got = both(top)
+        assert got == want
+        assert len(want[1]) == 1
+    assert both(os.path.join(tree, "plain"))[1][1][0][0] is NotADirectoryError
+    # Without onerror errors are ignored, as os.walk ignores them.
+    assert list(dents.walk(os.path.join(tree, "nope"))) == []
+
+
+def test_onerror_exception_propagates(tree):
+    def boom(e):
+        raise RuntimeError(e.filename)
+
+    with pytest.raises(RuntimeError):
+        list(dents.walk(os.path.join(tree, "nope"), onerror=boom))
+
+
+def test_symlink_loop_followlinks(tmp_path):
+    """os.walk with followlinks=True does not detect loops: it goes round
+    until the symlink can no longer be resolved (ELOOP: too many symlinks
+    in the path); there is_dir() fails, so the symlink is listed among the
+    non-directories and the walk ends, with no error.  dents.walk does the
+    same."""
+    d = tmp_path / "loop"
+    (d / "sub").mkdir(parents=True)
+    os.symlink("..", d / "sub" / "up")
+    want, got = both(os.fspath(d), followlinks=True)
+    assert got == want
+    assert len(want[0]) > 10
+    assert want[0][-1][1:] == ([], ["up"]) and want[1] == []
+    want, got = both(os.fspath(d), followlinks=True, topdown=False)
+    assert got == want
+
+
+def test_directory_removed_during_walk(tree):
+    """A directory removed after the walk has read ahead, before it reaches
+    it: os.walk, listing it only then, reports FileNotFoundError; so does
+    dents.walk (the read-ahead listing is checked when taken)."""
+    victims = []
+
+    def make_action(copy_root):
+        def remove_later_sibling(top, dirs, files):
+            # From the second directory on, remove the root's last
+            # subdirectory (queued since the root was yielded).
+            if top != copy_root and not victims_for[copy_root]:
+                last = sorted(os.listdir(copy_root))
+                cand = [n for n in last if os.path.isdir(os.path.join(copy_root, n))
+                        and not os.path.islink(os.path.join(copy_root, n))]
+                victim = os.path.join(copy_root, cand[-1])
+                time.sleep(0.3)  # dents's workers have read the victim by now
+                shutil.rmtree(victim)
+                victims_for[copy_root].append(victim)
+        return remove_later_sibling
+
+    victims_for = {}
+    results = []
+    for walk in (os.walk, dents.walk):
+        root = make_tree(tree + "-" + walk.__module__)  # same seed: same tree
+        victims_for[root] = []
+        errors = []
+        tuples = snapshot(walk(root, onerror=errors.append), make_action(root))
+        # Compare relative to each copy's root.
+        rel = lambda p: os.path.relpath(p, root)
+        results.append(([(rel(t), d, f) for t, d, f in tuples],
+                        [(type(e), e.errno, rel(e.filename)) for e in errors]))
+        victims.append(victims_for[root])
+    assert results[0] == results[1]
+    # The victim was walked to only if os.walk visits it after the removal.
+    assert victims[0] and victims[1]
+
+
+def test_early_break_stops_threads(tree):
+    gc.collect()
+    before = threads_now()
+    for _ in range(3):
+        it = dents.walk(tree, threads=4)
+        next(it)
+        next(it)
+        assert threads_now() > before  # the workers run
+        del it
+        gc.collect()
+    assert threads_now() == before
+    # A finished walk has stopped its threads too.
+    it = dents.walk(tree, threads=4)
+    list(it)
+    assert threads_now() == before
+
+
+def test_close_ends_the_walk(tree):
+    it = dents.walk(tree)
+    next(it)
+    it.close()
+    assert list(it) == []
+
+
+def test_big_tree_threads_agree(tmp_path):
+    root = make_tree(tmp_path / "big", seed=7, width=6, depth=4)
+    want = list(os.walk(root))
+    assert len(want) > 500
+    for threads in (0, 1, 2, 8):
+        assert list(dents.walk(root, threads=threads)) == want
+    assert list(dents.walk(root, topdown=False)) == list(os.walk(root, topdown=False))
+
+
+PERMISSION_SCRIPT = r"""
+import os, sys, json
+import dents
+top = sys.argv[1]
+res = []
+for walk in (os.walk, dents.walk):
+    errs = []
+    tuples = [(t, d, f) for t, d, f in walk(top, onerror=errs.append)]
+    res.append([tuples, [(type(e).__name__, e.errno, e.strerror, e.filename) for e in errs]])
+print(json.dumps(res))
+"""
+
+
+def run_unprivileged(args):
+    """Runs python with args as nobody when root (setpriv), else as is."""
+    cmd = [sys.executable, *args]
+    if os.geteuid() == 0:
+        cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(__file__))
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd="/")
+
+
+def test_permission_errors(tmp_path_factory):
+    """An unreadable directory: onerror gets the same PermissionError from
+    both, and the rest of the tree is walked (as nobody when run as root,
+    since root reads everything)."""
+    import json
+    import tempfile
+
+    base = tempfile.mkdtemp(prefix="dents-perm-", dir="/tmp")
+    try:
+        os.chmod(base, 0o755)
+        root = make_tree(os.path.join(base, "t"), seed=3)
+        for dirpath, dirs, files in os.walk(root):
+            os.chmod(dirpath, 0o755)
+        locked = [d for d in next(os.walk(root))[1] if not os.path.islink(os.path.join(root, d))]
+        os.chmod(os.path.join(root, locked[0]), 0o000)
+        os.chmod(os.path.join(root, locked[-1]), 0o311)  # searchable, not readable
+        p = run_unprivileged(["-c", PERMISSION_SCRIPT, root])
+        assert p.returncode == 0, p.stderr
+        want, got = json.loads(p.stdout)
+        assert got == want
+        assert [e[0] for e in want[1]] == ["PermissionError", "PermissionError"]
+    finally:
+        for dirpath, dirs, files in os.walk(base):
+            for d in dirs:
+                os.chmod(os.path.join(dirpath, d), 0o755)
+        shutil.rmtree(base)
+
+
+def test_ctrl_c_interrupts(tmp_path):
+    """SIGINT while the walk waits on its workers raises KeyboardInterrupt."""
+    script = r"""
+import os, signal, sys, threading, time
+import dents
+top = sys.argv[1]
+threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+try:
+    while True:
+        for _ in dents.walk(top):
+            time.sleep(0.001)
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+    root = make_tree(tmp_path / "c", seed=5)
+    p = subprocess.run([sys.executable, "-c", script, root], capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == "interrupted", p.stderr
+
+
+@pytest.mark.parametrize("threads", [None, 0])
+@pytest.mark.parametrize("followlinks", [False, True])
+def test_walk_stat(tree, threads, followlinks):
+    """stat=True: the same walk, and for every name its lstat, field for
+    field as os.lstat gives it."""
+    fields = ["st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size",
+              "st_atime", "st_mtime", "st_ctime", "st_atime_ns", "st_mtime_ns", "st_ctime_ns",
+              "st_blksize", "st_blocks", "st_rdev"]
+    got = list(dents.walk(tree, followlinks=followlinks, threads=threads, stat=True))
+    assert [t[:3] for t in got] == list(os.walk(tree, followlinks=followlinks))
+    n = 0
+    for top, dirs, files, stats in got:
+        assert sorted(stats) == sorted(dirs + files)
+        for name, st in stats.items():
+            o = os.lstat(os.path.join(top, name))
+            # The access time of a directory or symlink moves when the walk
+            # reads it (after its stat): compare it for the others only.
+            moves = stat.S_ISDIR(o.st_mode) or stat.S_ISLNK(o.st_mode)
+            fs = [f for f in fields if not (moves and "atime" in f)]
+            assert [getattr(st, f) for f in fs] == [getattr(o, f) for f in fs], name
+            r = st.to_stat_result()
+            assert type(r) is os.stat_result
+            assert [getattr(r, f) for f in fs] == [getattr(o, f) for f in fs], name
+            n += 1
+    assert n > 50
+    b = next(dents.walk(os.fsencode(tree), stat=True))
+    assert set(b[3]) == set(b[1] + b[2]) and all(isinstance(k, bytes) for k in b[3])
