@@ -7,9 +7,9 @@
 //! quotes, and control characters and bytes that are not valid UTF-8 are
 //! written as `$'\n'`-style escapes, so that no name can corrupt the screen.
 
-/// Appends `name` as ls shows it on a terminal: quoted only if needed.
-/// (ls now quotes through its own `ls::quoting`; kept for its tests.)
-#[cfg_attr(not(test), allow(dead_code))]
+/// Appends `name` as shown on a terminal (du's lines): quoted only if
+/// needed.  (ls quotes through its own `ls::quoting`, which knows every
+/// quoting style.)
 pub fn for_terminal(out: &mut Vec<u8>, name: &[u8]) {
     if needs_quoting(name) {
         quoted(out, name);
@@ -24,7 +24,6 @@ pub fn for_message(out: &mut Vec<u8>, path: &[u8]) {
 }
 
 /// Whether a shell would need `name` quoted to read it back as one word.
-#[cfg_attr(not(test), allow(dead_code))]
 fn needs_quoting(name: &[u8]) -> bool {
     if name.is_empty() {
         return true;
