@@ -636,6 +636,12 @@ impl Sink for CliSink {
         }
     }
 
+    fn counted(&self, tally: &mut Tally, size: u64) {
+        if let Some(p) = &self.progress {
+            p.counted(tally, size);
+        }
+    }
+
     fn flush_tally(&self, tally: &mut Tally) {
         if let Some(p) = &self.progress {
             p.flush(tally);
@@ -726,6 +732,7 @@ fn run(mut a: Args) -> i32 {
             progress::When::After(std::time::Duration::from_secs(1)),
             utf8_locale(),
         )
+        .with_bytes()
     });
     let out = Output::stdout().reporting_errors(|e| {
         let mut m = b"write error: ".to_vec();

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Redraws per second, at most.
 pub const HZ: u8 = 10;
@@ -102,6 +102,7 @@ pub enum When {
 pub struct Tally {
     entries: u64,
     dirs: u64,
+    bytes: u64,
     /// The ticker's tick when this worker last added its counts.
     tick: u64,
 }
@@ -111,6 +112,9 @@ pub struct Tally {
 pub struct Progress {
     entries: AtomicU64,
     dirs: AtomicU64,
+    /// Bytes summed so far (du), shown when `with_bytes`.
+    bytes: AtomicU64,
+    with_bytes: bool,
     /// The ticker wants a fresh path: the next entry seen leaves its own.
     want_path: AtomicBool,
     /// Ticks so far: a worker that has not added its counts since the
@@ -135,6 +139,8 @@ impl Progress {
         Progress {
             entries: AtomicU64::new(0),
             dirs: AtomicU64::new(0),
+            bytes: AtomicU64::new(0),
+            with_bytes: false,
             want_path: AtomicBool::new(true),
             ticks: AtomicU64::new(0),
             path: Mutex::new(Vec::new()),
@@ -145,6 +151,20 @@ impl Progress {
             when,
             utf8,
         }
+    }
+
+    /// Shows the bytes counted with [`Progress::counted`] too (du's
+    /// "bytes so far").
+    pub fn with_bytes(mut self) -> Progress {
+        self.with_bytes = true;
+        self
+    }
+
+    /// Counts `size` bytes summed by a worker (added to the shared count
+    /// with the entries).
+    #[inline]
+    pub fn counted(&self, t: &mut Tally, size: u64) {
+        t.bytes += size;
     }
 
     /// Counts one entry (`path`, a directory if `is_dir`) seen by a worker.
@@ -170,6 +190,7 @@ impl Progress {
     pub fn flush(&self, t: &mut Tally) {
         self.entries.fetch_add(t.entries, Ordering::Relaxed);
         self.dirs.fetch_add(t.dirs, Ordering::Relaxed);
+        self.bytes.fetch_add(t.bytes, Ordering::Relaxed);
         *t = Tally {
             tick: self.ticks.load(Ordering::Relaxed),
             ..Tally::default()
@@ -239,8 +260,13 @@ impl Progress {
             self.ticks.fetch_add(1, Ordering::Relaxed);
             // One update, one draw (under the bar's lock, so never between
             // a suspended write's clear and its redraw).
+            let bytes = if self.with_bytes {
+                format!(", {}", HumanBytes(self.bytes.load(Ordering::Relaxed)))
+            } else {
+                String::new()
+            };
             b.set_message(format!(
-                "{} entries, {} dirs{rate}  {path}",
+                "{} entries, {} dirs{bytes}{rate}  {path}",
                 HumanCount(entries),
                 HumanCount(self.dirs.load(Ordering::Relaxed)),
             ));

@@ -649,3 +649,64 @@ fn concurrent_mutation() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     churn.join().unwrap();
 }
+
+/// The status line on a terminal (stderr a pseudo-terminal from
+/// `script`): entries, directories and the bytes summed so far, on
+/// stderr only, once the scan has run a second; never in the lines.
+#[test]
+fn status_line_counts_entries_and_bytes() {
+    if Command::new("script").arg("--version").output().is_err() {
+        dents_testfs::skip("util-linux script is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    fs::create_dir(&t).unwrap();
+    for d in 0..10 {
+        let dir = t.join(format!("d{d}"));
+        fs::create_dir(&dir).unwrap();
+        for f in 0..800 {
+            fs::write(dir.join(format!("file-with-a-longish-name-{f:04}")), b"x").unwrap();
+        }
+    }
+    // About 400 KiB of lines into a pipe read only after 1.5 s: the scan
+    // waits on the full pipe, so it outlasts the status line's delay.
+    let log = tmp.path().join("typescript");
+    let status = Command::new("script")
+        .args(["-q", "-e", "-c"])
+        .arg("\"$DENTS\" du -a -j1 t | (sleep 1.5; cat > out)")
+        .arg(&log)
+        .current_dir(tmp.path())
+        .env("DENTS", env!("CARGO_BIN_EXE_dents"))
+        .env("TERM", "xterm")
+        .env("LC_ALL", "C")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let tty = String::from_utf8_lossy(&fs::read(&log).unwrap()).into_owned();
+    // "N entries, N dirs, SIZE" with SIZE as indicatif's HumanBytes
+    // writes it ("12 B", "1.50 MiB").
+    let shown = tty.split(" dirs, ").skip(1).any(|rest| {
+        let size: String = rest.chars().take_while(|&c| c != ',' && c != ' ').collect();
+        let unit: String = rest[size.len()..].chars().skip(1).take(3).collect();
+        size.parse::<f64>().is_ok() && (unit.starts_with("B") || unit.ends_with("iB"))
+    });
+    assert!(
+        tty.contains(" entries, ") && shown,
+        "no status line with bytes in:\n{tty:?}"
+    );
+    let out = fs::read(tmp.path().join("out")).unwrap();
+    assert!(!out.windows(8).any(|w| w == b" entries"));
+    let plain = run(dents(tmp.path(), &["-a", "t"]), false);
+    let mut got: Vec<&[u8]> = out
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    got.sort();
+    let mut want: Vec<&[u8]> = plain.lines.iter().map(|l| l.as_slice()).collect();
+    want.sort();
+    assert_eq!(got, want);
+}

@@ -62,6 +62,9 @@ pub trait Sink: Sync {
     fn push_time(&self, out: &mut Vec<u8>, sec: i64, nsec: u32);
     /// Counts an entry seen (for a status line).
     fn seen(&self, _tally: &mut Self::Tally, _path: &[u8], _is_dir: bool) {}
+    /// Counts the size (in bytes, as summed) of an entry just counted in
+    /// the totals (for a status line).
+    fn counted(&self, _tally: &mut Self::Tally, _size: u64) {}
     /// Hands a worker's counts in at its end.
     fn flush_tally(&self, _tally: &mut Self::Tally) {}
 }
@@ -551,6 +554,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         }
         let own = du.dui(st);
         state.total.add(&own);
+        du.sink.counted(&mut state.tally, own.size);
         let acc = Acc::new(du.export.is_some());
         acc.add(&own);
         if du.export.is_some() {
@@ -613,6 +617,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         }
         let own = self.du.dui(st);
         state.total.add(&own);
+        du.sink.counted(&mut state.tally, own.size);
         if !post {
             // A file (or anything not walked into).
             if depth > 0 {
