@@ -285,11 +285,7 @@ impl<'s, S: Sink> Du<'s, S> {
             threads: self.opts.threads.max(1),
             order: walk::Order::DepthFirst,
             post_order: true,
-            follow: match self.opts.follow {
-                Follow::Never => walk::Follow::Never,
-                Follow::Roots => walk::Follow::Roots,
-                Follow::Always => walk::Follow::Always,
-            },
+            follow: self.opts.follow,
             same_fs: self.opts.one_file_system,
             stat_mask: self.mask(),
             post_order_parent_fd: !self.early_dirs(),

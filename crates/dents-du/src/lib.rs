@@ -71,16 +71,9 @@ pub fn default_threads() -> usize {
     (cores * 8).clamp(8, 128)
 }
 
-/// Which symbolic links are followed.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Follow {
-    /// `-P` (the default): none.
-    Never,
-    /// `-H`, `-D`: those given as arguments.
-    Roots,
-    /// `-L`: all.
-    Always,
-}
+/// Which symbolic links are followed: the walker's policy (`-P`, the
+/// default: none; `-H`, `-D`: those given as arguments; `-L`: all).
+pub use dents::walk::Follow;
 
 /// The time `--time` shows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
