@@ -33,6 +33,12 @@ TITLES = {
     "tree-flat1m-print": "ext4: one directory of 1M files, print",
     "printf-shape": "shape (~430k): -printf '%p %s %TY-%Tm-%Td\\n'",
     "exec-files100k": "100 directories of 1,000 files: -exec /bin/true {} +",
+    "du-shape": "du: shape of /usr and toolchains (~405k)",
+    "du-home": "du: synthetic home (~2.1M), hot only",
+    "du-flat1m": "du: ext4, one directory of 1M files",
+    "lsterm-shape-R": "ls -R: shape (~405k)",
+    "lsterm-shape-color": "ls -R --color=always -C: shape (~405k)",
+    "lsterm-flat1m-color": "ls --color=always -C: ext4, 1M files",
 }
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

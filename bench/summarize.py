@@ -23,12 +23,21 @@ REFERENCES = {
     "ls-": ["ls -f", "ls -l"],
     "bufsize-": ["dents-floor 64K"],
     "threshold-": ["dents ls -j1", "slicer 1"],
+    "du-": ["du -s"],
+    "lsterm-": ["ls -R", "ls -R --color=always -C", "ls --color=always -C"],
 }
+# Groups whose tables also show the first command's time ÷ each command's
+# (e.g. `dents du -s` ÷ every peer) and the median CPU time (user + system,
+# hyperfine's per-round means) of each command.
+VERSUS_FIRST = ("du-",)
+CPU_COLUMNS = ("du-", "lsterm-", "tree-")
 
 # The issues' targets: (label, ID, kind, numerator, denominator, temperature, limit).
 # kind "time": median ratio in one run; "time_per_core": that ratio times
 # the number of cores (a time against a one-thread floor divided by the
-# cores); "rss": peak RSS ratio; "rss_abs": MiB.
+# cores); "rss": peak RSS ratio; "rss_abs": MiB.  "time_fastest" and
+# "rss_least": the denominator is a tuple of names, the fastest (the least
+# peak RSS) of those present in the group is taken.
 TARGETS = [
     ("`dents ls` ≤ 0.5× `ls -f`, hot", "ls-ext4", "time", "dents ls", "ls -f", "hot", 0.5),
     ("`dents ls` ≤ 0.4× `ls -f`, cold", "ls-ext4", "time", "dents ls", "ls -f", "cold", 0.4),
@@ -107,6 +116,35 @@ TARGETS += [
 ]
 
 
+# Issue 13: dents du.  Parallel peers: every du peer but GNU du and ncdu.
+DU_PARALLEL = ("diskus", "pdu --max-depth=1", "dua", "dust -P -d 0", "gdu -n -s -p")
+DU_ALL = ("du -s", "ncdu -o /dev/null") + DU_PARALLEL
+for corpus, temps in (("shape", ("hot", "cold")), ("home", ("hot",)), ("flat1m", ("hot", "cold"))):
+    gid = f"du-{corpus}"
+    for temp in temps:
+        TARGETS.append((f"13: {corpus} `dents du -s` ≤ {0.5 if temp == 'hot' else 0.35}× GNU du -s, {temp}",
+                        gid, "time", "dents du -s", "du -s", temp, 0.5 if temp == "hot" else 0.35))
+    for temp in temps:
+        TARGETS.append((f"13: {corpus} ≤ 0.8× the fastest parallel peer, {temp}", gid,
+                        "time_fastest", "dents du -s", DU_PARALLEL, temp, 0.8))
+    if corpus == "flat1m":
+        for temp in temps:
+            TARGETS.append((f"13: flat1m ≤ 0.5× the fastest peer, {temp}", gid,
+                            "time_fastest", "dents du -s", DU_ALL, temp, 0.5))
+    TARGETS.append((f"13: {corpus} peak RSS ≤ GNU du's", gid, "rss", "dents du -s", "du -s", None, 1.0))
+    TARGETS.append((f"13: {corpus} peak RSS < every parallel peer's (≤ 1.0× the least)", gid,
+                    "rss_least", "dents du -s", DU_PARALLEL, None, 1.0))
+# Issue 14: dents ls in GNU's look.
+for gid, num, den in (("lsterm-shape-R", "dents ls -R", "ls -R"),
+                      ("lsterm-shape-R", "dents ls -R --sort=name", "ls -R"),
+                      ("lsterm-shape-color", "dents ls -R --color=always -C --sort=name",
+                       "ls -R --color=always -C"),
+                      ("lsterm-flat1m-color", "dents ls --color=always -C --sort=name",
+                       "ls --color=always -C")):
+    TARGETS.append((f"14: `{num}` ≤ 0.5× `{den}`, hot", gid, "time", num, den, "hot", 0.5))
+    TARGETS.append((f"14: `{num}` peak RSS ≤ `{den}`'s", gid, "rss", num, den, None, 1.0))
+
+
 def fmt_time(t):
     if t is None:
         return "–"
@@ -136,6 +174,7 @@ def load_group(out, gid):
     for temp in ("hot", "cold"):
         # One hyperfine export per round: the runs of all rounds are pooled.
         times = {c["name"]: [] for c in cmds}
+        cpu = {c["name"]: [] for c in cmds}
         rounds = 0
         pat = re.compile(re.escape(f"{gid}-{temp}-r") + r"\d+\.json$")
         for f in sorted(os.listdir(out)):
@@ -144,12 +183,15 @@ def load_group(out, gid):
                 with open(os.path.join(out, f)) as fh:
                     for r in json.load(fh)["results"]:
                         times[r["command"]] += r["times"]
+                        cpu[r["command"]].append(r.get("user", 0.0) + r.get("system", 0.0))
         for c in cmds:
             t = sorted(times[c["name"]])
             c[temp] = None if not t else {
                 "median": statistics.median(t), "mean": statistics.fmean(t),
                 "stddev": statistics.stdev(t) if len(t) > 1 else 0.0,
                 "min": t[0], "max": t[-1], "runs": len(t), "rounds": rounds,
+                # user + system seconds: median of the rounds' means
+                "cpu_median": statistics.median(cpu[c["name"]]),
             }
     group = {"id": gid, "commands": cmds}
     load = os.path.join(out, gid + "-load.tsv")
@@ -210,6 +252,14 @@ def table(group, lines):
     for r in refs:
         head += f" hot ÷ `{r}` | cold ÷ `{r}` |"
         sep += " ---: | ---: |"
+    first = group["commands"][0]["name"] if gid.startswith(VERSUS_FIRST) else None
+    if first:
+        head += f" `{first}` ÷ this, hot | cold |"
+        sep += " ---: | ---: |"
+    cpu = gid.startswith(CPU_COLUMNS)
+    if cpu:
+        head += " CPU hot | CPU cold |"
+        sep += " ---: | ---: |"
     head += " peak RSS | output lines |"
     sep += " ---: | ---: |"
     lines += [head, sep]
@@ -219,6 +269,12 @@ def table(group, lines):
         for r in refs:
             row += f" {fmt_ratio(ratio(group, c['name'], r, 'hot'))} |"
             row += f" {fmt_ratio(ratio(group, c['name'], r, 'cold'))} |"
+        if first:
+            row += f" {fmt_ratio(ratio(group, first, c['name'], 'hot'))} |"
+            row += f" {fmt_ratio(ratio(group, first, c['name'], 'cold'))} |"
+        if cpu:
+            for t in ("hot", "cold"):
+                row += f" {fmt_time(c[t]['cpu_median'])} |" if c[t] else " – |"
         rss = c["peak_rss_kib"]
         row += f" {rss / MIB:.1f} MiB |" if rss else " – |"
         row += f" {c['output_lines']} |"
@@ -272,10 +328,21 @@ def targets(groups):
     gs = {g["id"]: g for g in groups}
     res = []
     for label, gid, kind, num, den, temp, limit in TARGETS:
+        best_of = kind in ("time_fastest", "rss_least")
         g = gs.get(gid)
         value = None
         if g:
             c = by_name(g)
+            if kind in ("time_fastest", "rss_least"):
+                # The best of the named peers present, then as "time"/"rss".
+                present = [n for n in den if c.get(n) and (kind == "rss_least" or c[n].get(temp))]
+                if not present:
+                    den = None
+                elif kind == "time_fastest":
+                    den = min(present, key=lambda n: c[n][temp]["median"])
+                else:
+                    den = min(present, key=lambda n: c[n]["peak_rss_kib"])
+                kind = kind == "time_fastest" and "time" or "rss"
             if kind == "time":
                 value = ratio(g, num, den, temp)
             elif kind == "time_per_core":
@@ -286,7 +353,8 @@ def targets(groups):
             elif kind == "rss_abs" and c.get(num):
                 value = c[num]["peak_rss_kib"] / MIB
         res.append({"target": label, "group": gid, "value": value, "limit": limit,
-                    "met": None if value is None else value <= limit})
+                    "met": None if value is None else value <= limit,
+                    "against": den if isinstance(den, str) else None, "best_of": best_of})
     return res
 
 
@@ -317,6 +385,8 @@ def main() -> None:
                   "| target | measured | met |", "| --- | ---: | --- |"]
         for t in tg:
             v = "–" if t["value"] is None else f"{t['value']:.2f}"
+            if t["value"] is not None and t.get("best_of"):
+                v += f" (vs `{t['against']}`)"
             met = "–" if t["met"] is None else ("yes" if t["met"] else "**no**")
             lines.append(f"| {t['target']} | {v} | {met} |")
         lines.append("")
