@@ -2113,51 +2113,6 @@ fn ls_counts_512_byte_blocks_when_posixly_correct() {
     }
 }
 
-/// Runs `cmd` with its standard output on a pipe, reads the first record
-/// (up to `sep`), closes the pipe and waits at most `bound` for the process to end (it is
-/// killed after that).  Returns the first line, how it ended (`None`: it
-/// was still running at the bound), its standard error and how long it
-/// took to end after the pipe was closed.
-fn first_line_then_close(
-    mut cmd: Command,
-    sep: u8,
-    bound: std::time::Duration,
-) -> (
-    Vec<u8>,
-    Option<std::process::ExitStatus>,
-    Vec<u8>,
-    std::time::Duration,
-) {
-    use std::io::{BufRead, Read};
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = Vec::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_until(sep, &mut line)
-        .unwrap();
-    // The reader is dropped here: the pipe has no reader any more.
-    let closed = std::time::Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break Some(st);
-        }
-        if closed.elapsed() > bound {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            break None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
-    let took = closed.elapsed();
-    let mut err = Vec::new();
-    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
-    (line, status, err, took)
-}
-
 #[test]
 fn a_closed_pipe_ends_find_at_once_and_quietly_like_gnu() {
     use std::os::unix::process::ExitStatusExt;
@@ -2180,7 +2135,7 @@ fn a_closed_pipe_ends_find_at_once_and_quietly_like_gnu() {
                 .args(&starts)
                 .args(expr);
             let sep = if expr.contains(&"-print0") { 0 } else { b'\n' };
-            results.push(first_line_then_close(cmd, sep, bound));
+            results.push(dents_testfs::first_line_then_close(cmd, sep, bound));
         }
         let (g_line, g_status, g_err, _) = results.pop().unwrap();
         let (d_line, d_status, d_err, took) = results.pop().unwrap();

@@ -551,50 +551,6 @@ fn libc_sigpipe() -> i32 {
     13
 }
 
-/// Runs `cmd` with its standard output on a pipe, reads the first line,
-/// closes the pipe and waits at most `bound` for the process to end (it is
-/// killed after that).  Returns the first line, how it ended (`None`: it
-/// was still running at the bound), its standard error and how long it
-/// took to end after the pipe was closed.
-fn first_line_then_close(
-    mut cmd: Command,
-    bound: std::time::Duration,
-) -> (
-    Vec<u8>,
-    Option<std::process::ExitStatus>,
-    Vec<u8>,
-    std::time::Duration,
-) {
-    use std::io::{BufRead, Read};
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = Vec::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_until(b'\n', &mut line)
-        .unwrap();
-    // The reader is dropped here: the pipe has no reader any more.
-    let closed = std::time::Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break Some(st);
-        }
-        if closed.elapsed() > bound {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            break None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
-    let took = closed.elapsed();
-    let mut err = Vec::new();
-    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
-    (line, status, err, took)
-}
-
 #[test]
 fn a_closed_pipe_ends_a_long_listing_at_once_and_quietly_like_gnu() {
     use std::os::unix::process::ExitStatusExt;
@@ -618,8 +574,8 @@ fn a_closed_pipe_ends_a_long_listing_at_once_and_quietly_like_gnu() {
             .args(&operands);
         let mut g = gnu_ls();
         g.current_dir(tmp.path()).args(&gnu_opts).args(&operands);
-        let (d_line, d_status, d_err, took) = first_line_then_close(d, bound);
-        let (g_line, g_status, g_err, _) = first_line_then_close(g, bound);
+        let (d_line, d_status, d_err, took) = dents_testfs::first_line_then_close(d, b'\n', bound);
+        let (g_line, g_status, g_err, _) = dents_testfs::first_line_then_close(g, b'\n', bound);
         // GNU is killed by SIGPIPE at its next write, and says nothing.
         assert_eq!(
             g_status.and_then(|s| s.signal()),

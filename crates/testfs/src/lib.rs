@@ -419,6 +419,48 @@ pub fn awkward_names() -> Vec<Vec<u8>> {
     v
 }
 
+/// Runs `cmd` with its standard output on a pipe, reads the first record
+/// (up to `sep`), closes the pipe and waits at most `bound` for the process
+/// to end (it is killed after that): how a program meets `| head -1`.
+/// Returns the first record, how it ended (`None`: it was still running at
+/// the bound), its standard error and how long it took to end after the
+/// pipe was closed.
+pub fn first_line_then_close(
+    mut cmd: Command,
+    sep: u8,
+    bound: Duration,
+) -> (Vec<u8>, Option<std::process::ExitStatus>, Vec<u8>, Duration) {
+    use std::io::{BufRead, Read};
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = Vec::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_until(sep, &mut line)
+        .unwrap();
+    // The reader is dropped here: the pipe has no reader any more.
+    let closed = std::time::Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break Some(st);
+        }
+        if closed.elapsed() > bound {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let took = closed.elapsed();
+    let mut err = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
+    (line, status, err, took)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
