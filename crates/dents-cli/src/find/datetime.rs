@@ -313,15 +313,7 @@ fn items(toks: &[Tok], p: &mut Parts) -> Option<()> {
                         _ => None,
                     };
                     if let Some((s, z)) = glued {
-                        let mut z = z.clone();
-                        i += 1;
-                        if punct(i, ':') {
-                            if let Some(Tok::Num(mm)) = toks.get(i + 1) {
-                                z.push_str(mm);
-                                i += 2;
-                            }
-                        }
-                        set_zone(p, s * offset(&z)?)?;
+                        numeric_zone(toks, &mut i, p, s, z)?;
                     }
                     continue;
                 }
@@ -378,18 +370,7 @@ fn items(toks: &[Tok], p: &mut Parts) -> Option<()> {
                         add_rel(p, slot, s * n * size);
                         i += 2;
                     }
-                    _ => {
-                        // A numeric zone: +HH, +HHMM, +HH:MM.
-                        let mut z = d.clone();
-                        i += 1;
-                        if punct(i, ':') {
-                            if let Some(Tok::Num(mm)) = toks.get(i + 1) {
-                                z.push_str(mm);
-                                i += 2;
-                            }
-                        }
-                        set_zone(p, s * offset(&z)?)?;
-                    }
+                    _ => numeric_zone(toks, &mut i, p, *s, d)?,
                 }
             }
             Tok::Word(w) => {
@@ -495,6 +476,21 @@ fn meridian(hour: i64, pm: bool) -> Option<i64> {
         return None;
     }
     Some(hour % 12 + if pm { 12 } else { 0 })
+}
+
+/// Reads the numeric zone whose digits `digits` (after the sign `sign`)
+/// stand at `toks[*i]`: `+HH`, `+HHMM`, or `+HH:MM` with the minutes in the
+/// tokens after it; leaves `*i` after the zone.
+fn numeric_zone(toks: &[Tok], i: &mut usize, p: &mut Parts, sign: i64, digits: &str) -> Option<()> {
+    let mut z = digits.to_string();
+    *i += 1;
+    if toks.get(*i) == Some(&Tok::Punct(':')) {
+        if let Some(Tok::Num(mm)) = toks.get(*i + 1) {
+            z.push_str(mm);
+            *i += 2;
+        }
+    }
+    set_zone(p, sign * offset(&z)?)
 }
 
 /// Seconds east of UTC of the digits of a numeric zone: `H`, `HH`,
