@@ -14,15 +14,11 @@
 //! | `threads` | threads that may not start: their work done on the caller's |
 
 mod du;
-mod errors;
-mod filemode;
-mod find;
 mod ls;
-mod numfmt;
-mod output;
-mod progress;
-mod quote;
 mod threads;
+
+use dents_find as find;
+use dents_tools::{errors, filemode, numfmt, output, progress, quote};
 
 use std::ffi::OsString;
 

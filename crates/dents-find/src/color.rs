@@ -157,7 +157,7 @@ pub type Tty = Option<bool>;
 /// Reads one chunk of `LS_COLORS` up to `end` (or the end), undoing
 /// dircolors' escapes; returns the bytes and the rest after `end`, or
 /// `None` at a dangling `\` or `^`.
-pub(crate) fn unescape(s: &[u8], end: u8) -> Option<(Vec<u8>, Option<&[u8]>)> {
+pub fn unescape(s: &[u8], end: u8) -> Option<(Vec<u8>, Option<&[u8]>)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < s.len() && s[i] != end {

@@ -34,7 +34,7 @@
 //! parallel: a directory's entries are visited by the thread that read
 //! it); the lines themselves are GNU's, byte for byte.
 
-pub(crate) mod color;
+pub mod color;
 mod datefmt;
 mod datetime;
 mod debug;
@@ -62,9 +62,8 @@ use std::os::unix::ffi::OsStrExt;
 use dents::sys;
 use dents::walk::{self, WalkOptions};
 
-use crate::errors;
-use crate::output::Output;
-use crate::progress;
+use dents_tools::output::Output;
+use dents_tools::{errors, filemode, numfmt, output, progress};
 use parse::Parsed;
 
 /// Walks the starting points of `-files0-from`: each run of names
