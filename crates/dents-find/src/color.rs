@@ -154,6 +154,29 @@ pub struct Colors {
 /// locale)`).
 pub type Tty = Option<bool>;
 
+/// Appends `path` with each unprintable character (or byte that is no
+/// character, in a UTF-8 locale) as `?`, as GNU find prints on a terminal.
+pub fn qmarks(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
+    if !utf8 {
+        out.extend(
+            path.iter()
+                .map(|&b| if (0x20..0x7f).contains(&b) { b } else { b'?' }),
+        );
+        return;
+    }
+    for chunk in path.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            if ch.is_control() {
+                out.push(b'?');
+            } else {
+                let mut tmp = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+            }
+        }
+        out.extend(chunk.invalid().iter().map(|_| b'?'));
+    }
+}
+
 /// Reads one chunk of `LS_COLORS` up to `end` (or the end), undoing
 /// dircolors' escapes; returns the bytes and the rest after `end`, or
 /// `None` at a dangling `\` or `^`.
@@ -638,7 +661,7 @@ fn name_offset(v: &Visit<'_>) -> usize {
 /// terminal.
 fn put_text(out: &mut Vec<u8>, text: &[u8], tty: Tty) {
     match tty {
-        Some(utf8) => super::eval::qmarks(out, text, utf8),
+        Some(utf8) => qmarks(out, text, utf8),
         None => out.extend_from_slice(text),
     }
 }

@@ -34,6 +34,7 @@
 //! parallel: a directory's entries are visited by the thread that read
 //! it); the lines themselves are GNU's, byte for byte.
 
+mod cache;
 pub mod color;
 mod datefmt;
 mod datetime;
@@ -47,6 +48,7 @@ mod glob;
 mod lsfmt;
 mod mode;
 mod msg;
+mod names;
 mod opt;
 mod outfiles;
 mod parse;
@@ -199,7 +201,7 @@ pub fn main(argv: &[OsString]) -> i32 {
     });
     finder.finish_commands();
     if debug::on(debug::RATES) {
-        debug::report_rates(&expr);
+        expr.report_rates();
     }
     // Standard output was closed: GNU's last flush fails if output is
     // still pending, then closing it fails.  Its stdio flushes standard

@@ -30,13 +30,13 @@ use dents::walk::{Follow, Order};
 use rustix::fs::StatxFlags;
 
 use super::exec::Exec;
-use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred, TimeField};
+use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred};
 use super::glob::Glob;
 use super::lsfmt::Ls;
 use super::outfiles::{Dest, Registry};
 use super::printf::Format;
 use super::regex::{self, Dialect};
-use super::time::{self, Timestamp};
+use super::time::{self, TimeField, Timestamp};
 use super::{debug, mode, msg, users};
 
 /// What the command line asks for.
