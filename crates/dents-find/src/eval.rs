@@ -114,6 +114,13 @@ impl<'a> Finder<'a> {
         self
     }
 
+    /// Names written raw, never with `?` for unprintable characters
+    /// (the output is a caller's, not a terminal).
+    pub fn raw_names(mut self) -> Finder<'a> {
+        self.terminal = None;
+        self
+    }
+
     /// Runs the commands of `-exec ... +` still waiting for paths.
     pub fn finish_commands(&self) {
         let mut buf = ThreadBuf::new(self.out);
