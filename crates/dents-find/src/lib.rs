@@ -63,6 +63,8 @@
 //! parallel: a directory's entries are visited by the thread that read
 //! it); the lines themselves are GNU's, byte for byte.
 
+#![warn(missing_docs)]
+
 mod cache;
 mod color;
 mod datefmt;

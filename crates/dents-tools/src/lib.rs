@@ -10,6 +10,8 @@
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 //! | `progress` | the status line on standard error while a walk runs |
 
+#![warn(missing_docs)]
+
 pub mod dircolors;
 pub mod errors;
 pub mod filemode;
