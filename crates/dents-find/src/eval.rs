@@ -32,7 +32,8 @@ use super::{msg, names};
 use crate::output::{Output, ThreadBuf};
 use crate::progress::{Progress, Tally};
 
-/// The visitor of `dents find`.
+/// The visitor of `dents find`: each entry of a walk through the
+/// expression (made by [`Search::evaluator`](crate::Search::evaluator)).
 pub struct Finder<'a> {
     expr: &'a Expr,
     out: &'a Output,
@@ -61,7 +62,7 @@ pub struct Finder<'a> {
     exclude: Option<&'a Expr>,
 }
 
-/// A worker's state.
+/// A worker's state: its output buffers and caches.
 pub struct State<'a> {
     buf: ThreadBuf<'a>,
     /// Buffers for the output files, by number.
@@ -76,7 +77,7 @@ pub struct State<'a> {
 
 impl<'a> Finder<'a> {
     /// A visitor evaluating `expr`, printing to `out`.
-    pub fn new(
+    pub(crate) fn new(
         expr: &'a Expr,
         out: &'a Output,
         serial: bool,
@@ -102,7 +103,7 @@ impl<'a> Finder<'a> {
 
     /// Colors `-print` with `colors`, counts entries for the status line
     /// in `progress`, and leaves out of the walk what `exclude` matches.
-    pub fn with_ux(
+    pub(crate) fn with_ux(
         mut self,
         colors: Option<&'a Colors>,
         progress: Option<&'a Progress>,
@@ -116,13 +117,13 @@ impl<'a> Finder<'a> {
 
     /// Names written raw, never with `?` for unprintable characters
     /// (the output is a caller's, not a terminal).
-    pub fn raw_names(mut self) -> Finder<'a> {
+    pub(crate) fn raw_names(mut self) -> Finder<'a> {
         self.terminal = None;
         self
     }
 
     /// Runs the commands of `-exec ... +` still waiting for paths.
-    pub fn finish_commands(&self) {
+    pub(crate) fn finish_commands(&self) {
         let mut buf = ThreadBuf::new(self.out);
         self.expr.each(&mut |p| {
             if let Pred::Exec(x) = p {

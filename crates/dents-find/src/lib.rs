@@ -98,6 +98,7 @@ use dents::walk::{self, WalkOptions};
 
 use dents_tools::output::Output;
 use dents_tools::{errors, filemode, numfmt, output, progress};
+pub use eval::{Finder as Evaluator, State as EvaluatorState};
 pub use parse::ParseError;
 use parse::Parsed;
 
@@ -340,6 +341,27 @@ impl Command {
         self.run_on(Destination::Sink(out), terminals)
     }
 
+    /// Makes the command ready for walks of the caller's own (its own
+    /// starting points or work items, as a distributed mode has), output
+    /// handed to `sink` as [`Command::run_to`] hands it; `Err` with the
+    /// status for a command that is already done (`--help`).
+    pub fn search_to(self, sink: impl Write + Send + 'static) -> Result<Search, ExitStatus> {
+        let out = Output::from_writer(sink).reporting_errors(|e| {
+            msg::path_error(b"output", e);
+            msg::error(b"write error");
+        });
+        let stderr = Terminals::of_process().stderr;
+        let color_err = |opts: &parse::Options| opts.color.unwrap_or_else(|| color::auto(stderr));
+        match self.plan {
+            Plan::Walk(o) => {
+                color::set_stderr(color_err(&o).then_some(&self.colors));
+                let colors = (o.color == Some(true)).then_some(self.colors);
+                Ok(Search::new(*o, colors, out, true).0)
+            }
+            Plan::Done(code) => Err(ExitStatus(code)),
+        }
+    }
+
     /// Runs the command to `dest`.
     fn run_on(self, dest: Destination, terminals: Terminals) -> ExitStatus {
         let opts = match self.plan {
@@ -350,7 +372,138 @@ impl Command {
         let color_out = opts.color.unwrap_or_else(|| color::auto(terminals.stdout));
         let color_err = opts.color.unwrap_or_else(|| color::auto(terminals.stderr));
         color::set_stderr(color_err.then_some(&table));
-        let colors = color_out.then_some(&table);
+        // The status line: asked for (-status), or unasked on a terminal once
+        // the walk has taken a second; never with -nostatus or off a terminal.
+        let when = match opts.status {
+            Some(false) => None,
+            Some(true) => Some(progress::When::Now),
+            None => Some(progress::When::After(std::time::Duration::from_secs(1))),
+        };
+        let progress = when
+            .filter(|_| terminals.stderr)
+            .map(|w| progress::Progress::new(w, msg::utf8_locale()));
+        let to_stdout = matches!(dest, Destination::Stdout);
+        let out = match dest {
+            // A failed write to standard output: GNU's two messages, status 1.
+            Destination::Stdout => Output::stdout().reporting_errors(|e| {
+                msg::path_error(b"standard output", e);
+                msg::error(b"write error");
+            }),
+            Destination::Sink(out) => out,
+        };
+        let (search, roots) = Search::new(opts, color_out.then_some(table), out, !to_stdout);
+        let wopts = &search.wopts;
+        let mut has_quit = false;
+        search
+            .expr
+            .each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
+        let finder = search.evaluator_with(progress.as_ref());
+        std::thread::scope(|s| {
+            if let Some(p) = &progress {
+                s.spawn(|| p.run());
+                p.wait_shown();
+            }
+            match &roots.files0_from {
+                None if has_quit => {
+                    // GNU takes the starting points one after the other: after
+                    // `-quit`, the later ones are not even looked at.
+                    for root in &roots.paths {
+                        if finder.quit_requested() {
+                            break;
+                        }
+                        let one = std::slice::from_ref(root);
+                        finder.set_roots(one);
+                        walk::walk(one, wopts, &finder);
+                    }
+                }
+                None => {
+                    finder.set_roots(&roots.paths);
+                    walk::walk(&roots.paths, wopts, &finder);
+                }
+                Some(from) => match files0::read(from) {
+                    Ok(items) => walk_list(&items, from, wopts, &finder),
+                    Err(m) => msg::error(&m),
+                },
+            }
+            // The walk is over: no more status (batched commands may still run).
+            if let Some(p) = &progress {
+                p.stop();
+            }
+        });
+        search.finish_commands(&finder);
+        // Standard output was closed: GNU's last flush fails if output is
+        // still pending, then closing it fails.  Its stdio flushes standard
+        // output before each message: nothing is pending after a message
+        // about the last starting point (the output before it was flushed).
+        if to_stdout && crate::output::written_to_closed() {
+            let e = crate::output::ebadf();
+            if !finder.last_root_failed() {
+                msg::path_error(b"standard output", &e);
+            }
+            let mut m = b"write error: ".to_vec();
+            m.extend_from_slice(errors::describe(&e).as_bytes());
+            msg::error(&m);
+        }
+        ExitStatus(errors::status())
+    }
+}
+
+/// Where a command's walks start: its paths, or the file of
+/// `-files0-from` that names them.
+struct Roots {
+    paths: Vec<Vec<u8>>,
+    files0_from: Option<Vec<u8>>,
+}
+
+/// A command made ready to walk ([`Command::search_to`]): the optimised
+/// expression, the walk's options, where the output goes.  For a
+/// program that walks by itself (its own starting points or work items,
+/// as a distributed mode has) and runs find's evaluator on what it
+/// meets:
+///
+/// ```no_run
+/// let command = dents_find::Command::parse(["-name", "*.h", "-print0"])?;
+/// let Ok(search) = command.search_to(std::io::sink()) else { return Ok(()) };
+/// let evaluator = search.evaluator();
+/// for root in [b"/usr/include".to_vec(), b"/usr/local/include".to_vec()] {
+///     let roots = std::slice::from_ref(&root);
+///     evaluator.set_roots(roots);
+///     dents::walk::walk(roots, search.walk_options(), &evaluator);
+/// }
+/// let status = search.finish(&evaluator);
+/// # Ok::<(), dents_find::ParseError>(())
+/// ```
+pub struct Search {
+    expr: expr::Expr,
+    exclude: Option<expr::Expr>,
+    wopts: WalkOptions,
+    out: Output,
+    colors: Option<color::Colors>,
+    serial: bool,
+    post_order: bool,
+    ignore_race: bool,
+    /// Names raw: the output is no terminal.
+    raw_names: bool,
+}
+
+impl std::fmt::Debug for Search {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Search")
+            .field("expr", &self.expr)
+            .field("wopts", &self.wopts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Search {
+    /// Optimises the command's expression and works out what the walk
+    /// must fetch; the starting points are handed back apart.
+    fn new(
+        opts: parse::Options,
+        colors: Option<color::Colors>,
+        out: Output,
+        raw_names: bool,
+    ) -> (Search, Roots) {
         let expr = opt::optimise(opts.expr, opts.opt_level);
         let exclude = opts.exclude.map(|e| opt::optimise(e, opts.opt_level));
         if opts.debug_tree {
@@ -364,7 +517,7 @@ impl Command {
             needs.stat_mask |= opt::analyse(x).stat_mask;
         }
         // Coloring reads modes (and link counts), but only when it is on.
-        if let Some(c) = colors {
+        if let Some(c) = &colors {
             needs.stat_mask |= c.stat_mask();
         }
         let defaults = WalkOptions::default();
@@ -385,81 +538,66 @@ impl Command {
             },
             ..defaults
         };
-        // The status line: asked for (-status), or unasked on a terminal once
-        // the walk has taken a second; never with -nostatus or off a terminal.
-        let when = match opts.status {
-            Some(false) => None,
-            Some(true) => Some(progress::When::Now),
-            None => Some(progress::When::After(std::time::Duration::from_secs(1))),
+        let search = Search {
+            expr,
+            exclude,
+            wopts,
+            out,
+            colors,
+            serial: needs.serial,
+            post_order: opts.depth,
+            ignore_race: opts.ignore_race,
+            raw_names,
         };
-        let progress = when
-            .filter(|_| terminals.stderr)
-            .map(|w| progress::Progress::new(w, msg::utf8_locale()));
-        let to_stdout = matches!(dest, Destination::Stdout);
-        let out = match dest {
-            // A failed write to standard output: GNU's two messages, status 1.
-            Destination::Stdout => Output::stdout().reporting_errors(|e| {
-                msg::path_error(b"standard output", e);
-                msg::error(b"write error");
-            }),
-            Destination::Sink(out) => out,
+        let roots = Roots {
+            paths: opts.paths,
+            files0_from: opts.files0_from,
         };
-        let mut has_quit = false;
-        expr.each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
-        let mut finder = eval::Finder::new(&expr, &out, needs.serial, opts.depth, opts.ignore_race)
-            .with_ux(colors, progress.as_ref(), exclude.as_ref());
-        if !to_stdout {
-            finder = finder.raw_names();
+        (search, roots)
+    }
+
+    /// The walk the command asks for: threads, order, depths, symlinks,
+    /// one filesystem, and the stat fields its tests read.
+    pub fn walk_options(&self) -> &WalkOptions {
+        &self.wopts
+    }
+
+    /// The evaluator: a [`dents::walk::Visitor`] that runs the expression
+    /// on each entry of the walks it is given.
+    pub fn evaluator(&self) -> Evaluator<'_> {
+        self.evaluator_with(None)
+    }
+
+    /// [`Search::evaluator`], counting entries for a status line.
+    fn evaluator_with<'a>(&'a self, progress: Option<&'a progress::Progress>) -> Evaluator<'a> {
+        let finder = eval::Finder::new(
+            &self.expr,
+            &self.out,
+            self.serial,
+            self.post_order,
+            self.ignore_race,
+        )
+        .with_ux(self.colors.as_ref(), progress, self.exclude.as_ref());
+        if self.raw_names {
+            finder.raw_names()
+        } else {
+            finder
         }
-        std::thread::scope(|s| {
-            if let Some(p) = &progress {
-                s.spawn(|| p.run());
-                p.wait_shown();
-            }
-            match &opts.files0_from {
-                None if has_quit => {
-                    // GNU takes the starting points one after the other: after
-                    // `-quit`, the later ones are not even looked at.
-                    for root in &opts.paths {
-                        if finder.quit_requested() {
-                            break;
-                        }
-                        let one = std::slice::from_ref(root);
-                        finder.set_roots(one);
-                        walk::walk(one, &wopts, &finder);
-                    }
-                }
-                None => {
-                    finder.set_roots(&opts.paths);
-                    walk::walk(&opts.paths, &wopts, &finder);
-                }
-                Some(from) => match files0::read(from) {
-                    Ok(items) => walk_list(&items, from, &wopts, &finder),
-                    Err(m) => msg::error(&m),
-                },
-            }
-            // The walk is over: no more status (batched commands may still run).
-            if let Some(p) = &progress {
-                p.stop();
-            }
-        });
-        finder.finish_commands();
+    }
+
+    /// Runs the commands of `-exec ... +` still waiting for paths, and
+    /// writes `-D rates`.
+    fn finish_commands(&self, evaluator: &Evaluator<'_>) {
+        evaluator.finish_commands();
         if debug::on(debug::RATES) {
-            expr.report_rates();
+            self.expr.report_rates();
         }
-        // Standard output was closed: GNU's last flush fails if output is
-        // still pending, then closing it fails.  Its stdio flushes standard
-        // output before each message: nothing is pending after a message
-        // about the last starting point (the output before it was flushed).
-        if to_stdout && crate::output::written_to_closed() {
-            let e = crate::output::ebadf();
-            if !finder.last_root_failed() {
-                msg::path_error(b"standard output", &e);
-            }
-            let mut m = b"write error: ".to_vec();
-            m.extend_from_slice(errors::describe(&e).as_bytes());
-            msg::error(&m);
-        }
+    }
+
+    /// After the last walk: runs the commands still waiting for paths
+    /// (`-exec ... +`) and returns GNU find's exit status.
+    pub fn finish(&self, evaluator: &Evaluator<'_>) -> ExitStatus {
+        self.finish_commands(evaluator);
         ExitStatus(errors::status())
     }
 }

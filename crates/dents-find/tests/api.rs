@@ -89,6 +89,35 @@ fn runs_to_a_sink_as_gnu_find_prints() {
 }
 
 #[test]
+fn an_evaluator_on_walks_of_the_callers_own() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tree();
+    let roots: Vec<String> = ["d1", "d7/e1", "d10"]
+        .iter()
+        .map(|r| t.path().join(r).to_str().unwrap().to_string())
+        .collect();
+    let sink = Gathered::default();
+    let command = Command::parse(["-name", "*.h", "-size", "+30c", "-print0"]).unwrap();
+    let search = command.search_to(sink.clone()).unwrap();
+    let evaluator = search.evaluator();
+    // One walk per root, as a caller with work items of its own walks.
+    for root in &roots {
+        let one = [root.as_bytes().to_vec()];
+        evaluator.set_roots(&one);
+        dents::walk::walk(&one, search.walk_options(), &evaluator);
+    }
+    let status = search.finish(&evaluator);
+    drop(evaluator);
+    drop(search);
+    assert!(status.success());
+    let found = records(&sink.0.lock().unwrap(), 0);
+    let mut args: Vec<&str> = roots.iter().map(String::as_str).collect();
+    args.extend(["-name", "*.h", "-size", "+30c", "-print0"]);
+    assert!(!found.is_empty());
+    assert_eq!(found, gnu(&args, 0));
+}
+
+#[test]
 fn exit_status_of_each_run() {
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let t = tree();
