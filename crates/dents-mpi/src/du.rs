@@ -28,7 +28,10 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use dents::dir::FileType;
+use std::os::fd::{AsFd, BorrowedFd};
+
+use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
+use dents::slice::{self, EntrySink};
 use dents::sys::{self, Statx};
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents_du::links::LinkSet;
@@ -66,6 +69,8 @@ struct Acc {
     pending: AtomicUsize,
     path: Vec<u8>,
     depth: usize,
+    /// Whether it gets a line (a slice's sum does not: its directory does).
+    line: bool,
     parent: Parent,
     /// Its id in the table of sums that other ranks (or later walks) add to.
     remote_id: OnceLock<u64>,
@@ -116,6 +121,7 @@ impl DuJob {
                 root: i as u32,
                 root_dev: 0,
                 reply: (NO_RANK, 0),
+                slice: None,
             })
             .collect()
     }
@@ -210,7 +216,7 @@ impl DuJob {
             acc.size.load(Ordering::Relaxed),
             acc.inodes.load(Ordering::Relaxed),
         );
-        if acc.depth <= self.opts.max_depth {
+        if acc.line && acc.depth <= self.opts.max_depth {
             self.line(ctx, size, inodes, &acc.path);
         }
         match &acc.parent {
@@ -274,6 +280,17 @@ impl Job for DuJob {
             // An argument's device, for -x below it (the walker checks its
             // own walks; spilled items carry it).
             i.root_dev = dev_of(&i.path, self.opts.follow != Follow::Never).unwrap_or(0);
+        }
+        let (slices, items): (Vec<Item>, Vec<Item>) =
+            items.into_iter().partition(|i| i.slice.is_some());
+        std::thread::scope(|s| {
+            for item in &slices {
+                s.spawn(move || self.run_slice(item, ctx));
+            }
+        });
+        if items.is_empty() {
+            self.flush(ctx);
+            return;
         }
         let roots: Vec<Vec<u8>> = items.iter().map(|i| i.path.clone()).collect();
         let by_root: HashMap<&[u8], &Item> = items.iter().map(|i| (i.path.as_slice(), i)).collect();
@@ -373,6 +390,214 @@ impl DuVisitor<'_> {
     }
 }
 
+impl DuVisitor<'_> {
+    /// Hands the huge directory `v` out as slices of its offset space, a
+    /// few per rank: its sum waits for each slice's total.
+    fn split(
+        &self,
+        v: &Visit<'_>,
+        st: &Statx,
+        item: &Item,
+        depth: usize,
+        parent: Option<Arc<Acc>>,
+        space: slice::OffsetSpace,
+    ) {
+        let du = self.du;
+        let starts =
+            slice::slice_starts(space, (self.ctx.size() as usize * 4).min(slice::MAX_SLICES));
+        let (size, inodes) = du.own(st);
+        du.count_total(size, inodes);
+        let acc = Arc::new(Acc {
+            size: AtomicU64::new(size),
+            inodes: AtomicU64::new(inodes),
+            pending: AtomicUsize::new(starts.len()),
+            path: v.path().to_vec(),
+            depth,
+            line: true,
+            parent: match parent {
+                Some(p) => {
+                    p.pending.fetch_add(1, Ordering::AcqRel);
+                    Parent::Local(p)
+                }
+                None if item.reply.0 == NO_RANK => Parent::None,
+                None => Parent::Remote(item.reply.0, item.reply.1),
+            },
+            remote_id: OnceLock::new(),
+        });
+        let id = du.remote_id(&acc);
+        for (i, &lo) in starts.iter().enumerate() {
+            self.ctx.spill(Item {
+                path: v.path().to_vec(),
+                depth: depth as u32,
+                root: item.root,
+                root_dev: item.root_dev,
+                reply: (self.ctx.rank(), id),
+                slice: Some((lo, starts.get(i + 1).copied().unwrap_or(u64::MAX))),
+            });
+        }
+    }
+}
+
+/// Directories at least this large (bytes of `st_size`, about 30,000
+/// entries on ext4) are read in slices spread over the ranks.
+const HUGE_DIR: u64 = 1 << 20;
+
+/// The offset space of the directory `v`, if slicing it is exact.
+fn sliceable(v: &Visit<'_>) -> Option<slice::OffsetSpace> {
+    let fd = sys::open_dir_at(v.parent_fd(), v.at_name()).ok()?;
+    let size = sys::fstat(fd.as_fd()).ok()?.st_size as u64;
+    slice::offset_space(fd.as_fd(), size).ok().flatten()
+}
+
+/// One slice of a huge directory: its entries counted into the slice's
+/// sum, its subdirectories queued as items reporting to that sum.
+struct SliceSink<'a> {
+    du: &'a DuJob,
+    ctx: &'a Ctx,
+    item: &'a Item,
+    acc: Arc<Acc>,
+    id: u64,
+    path: Vec<u8>,
+}
+
+impl EntrySink for SliceSink<'_> {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+        let du = self.du;
+        let base = self.item.path.len() + 1;
+        self.path.truncate(base);
+        self.path.extend_from_slice(e.name());
+        if !du.opts.excludes.is_empty() && du.opts.excludes.matches(&self.path) {
+            return;
+        }
+        let st = match sys::statx_at(dir, e.name_cstr(), du.mask()) {
+            Ok(st) => st,
+            Err(err) => return du.problem(self.ctx, "cannot access", &self.path, Some(&err)),
+        };
+        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        if du.opts.one_file_system && dev != self.item.root_dev {
+            return;
+        }
+        let depth = self.item.depth as usize + 1;
+        if FileType::from_mode(st.stx_mode as u32).is_dir() {
+            self.acc.pending.fetch_add(1, Ordering::AcqRel);
+            self.ctx.spill(Item {
+                path: self.path.clone(),
+                depth: depth as u32,
+                root: self.item.root,
+                root_dev: self.item.root_dev,
+                reply: (self.ctx.rank(), self.id),
+                slice: None,
+            });
+            return;
+        }
+        du.file(self.ctx, &st, dev, depth, &self.path, Some(&self.acc));
+    }
+}
+
+impl DuJob {
+    /// Counts one file (anything not walked into) below `parent`: hard
+    /// links through their owner, the `-a` line.
+    fn file(
+        &self,
+        ctx: &Ctx,
+        st: &Statx,
+        dev: u64,
+        depth: usize,
+        path: &[u8],
+        parent: Option<&Arc<Acc>>,
+    ) {
+        let (size, inodes) = self.own(st);
+        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
+        if st.stx_nlink > 1 && !is_dir && !self.opts.count_links {
+            let owner = link_owner(dev, st.stx_ino, ctx.size());
+            if owner != ctx.rank() {
+                if let Some(p) = parent {
+                    let id = self.remote_id(p);
+                    p.pending.fetch_add(1, Ordering::AcqRel);
+                    let mut b = Vec::with_capacity(80 + path.len());
+                    for n in [LINK, dev, st.stx_ino, size, inodes] {
+                        wire::put_u64(&mut b, n);
+                    }
+                    for n in [ctx.rank() as u64, id, depth as u64] {
+                        wire::put_u64(&mut b, n);
+                    }
+                    wire::put_bytes(&mut b, path);
+                    ctx.send_job(owner, b);
+                    return;
+                }
+                // An argument that is a hard link: asked of no one (its
+                // line is printed whatever), counted here.
+            } else if !self.first_link(dev, st.stx_ino) {
+                return;
+            }
+        }
+        self.count_total(size, inodes);
+        if let Some(p) = parent {
+            p.add(size, inodes);
+        }
+        if depth == 0 || self.opts.all && depth <= self.opts.max_depth {
+            self.line(ctx, size, inodes, path);
+        }
+    }
+
+    /// Reads one slice of a huge directory (an item from `split`).
+    fn run_slice(&self, item: &Item, ctx: &Ctx) {
+        let (lo, hi) = item.slice.expect("a slice item");
+        let acc = Arc::new(Acc {
+            size: AtomicU64::new(0),
+            inodes: AtomicU64::new(0),
+            pending: AtomicUsize::new(1),
+            path: item.path.clone(),
+            depth: item.depth as usize,
+            line: false,
+            parent: Parent::Remote(item.reply.0, item.reply.1),
+            remote_id: OnceLock::new(),
+        });
+        let id = self.remote_id(&acc);
+        let opened = std::ffi::CString::new(item.path.clone())
+            .map_err(|_| io::Error::from_raw_os_error(libc_enoent()))
+            .and_then(|c| sys::open_dir_path(&c));
+        match opened {
+            Ok(fd) => {
+                let mut path = item.path.clone();
+                path.push(b'/');
+                let mut sink = SliceSink {
+                    du: self,
+                    ctx,
+                    item,
+                    acc: acc.clone(),
+                    id,
+                    path,
+                };
+                let hi = (hi != u64::MAX).then_some(hi);
+                if let Err(e) =
+                    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink)
+                {
+                    // One message for the directory, from its first slice.
+                    if lo == 0 {
+                        self.problem(ctx, "cannot read directory", &item.path, Some(&e));
+                    } else {
+                        ctx.fail(1);
+                    }
+                }
+            }
+            Err(e) => {
+                if lo == 0 {
+                    self.problem(ctx, "cannot read directory", &item.path, Some(&e));
+                } else {
+                    ctx.fail(1);
+                }
+            }
+        }
+        self.settle(ctx, &acc);
+    }
+}
+
+/// `ENOENT`'s number (a path with a NUL byte cannot exist).
+fn libc_enoent() -> i32 {
+    rustix::io::Errno::NOENT.raw_os_error()
+}
+
 impl Visitor for DuVisitor<'_> {
     type State = ();
 
@@ -404,6 +629,12 @@ impl Visitor for DuVisitor<'_> {
                 None => return true,
             }
         };
+        if self.may_spill && self.ctx.size() > 1 && st.stx_size >= HUGE_DIR {
+            if let Some(space) = sliceable(v) {
+                self.split(v, st, item, depth, parent, space);
+                return true;
+            }
+        }
         if let Some(p) = &parent {
             if self.may_spill && self.ctx.wants_spill() {
                 let id = du.remote_id(p);
@@ -414,6 +645,7 @@ impl Visitor for DuVisitor<'_> {
                     root: item.root,
                     root_dev: item.root_dev,
                     reply: (self.ctx.rank(), id),
+                    slice: None,
                 });
                 return true;
             }
@@ -426,6 +658,7 @@ impl Visitor for DuVisitor<'_> {
             pending: AtomicUsize::new(1),
             path: v.path().to_vec(),
             depth,
+            line: true,
             parent: match parent {
                 Some(p) => {
                     // Its parent completes only after it.
@@ -462,7 +695,6 @@ impl Visitor for DuVisitor<'_> {
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
             return Flow::Continue;
         }
-        let (size, inodes) = du.own(st);
         let parent = if v.depth() > 0 {
             match self.parent_acc(v) {
                 Some(p) => Some(p),
@@ -471,37 +703,7 @@ impl Visitor for DuVisitor<'_> {
         } else {
             None
         };
-        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
-        if st.stx_nlink > 1 && !is_dir && !du.opts.count_links {
-            let owner = link_owner(dev, st.stx_ino, self.ctx.size());
-            if owner != self.ctx.rank() {
-                if let Some(p) = &parent {
-                    let id = du.remote_id(p);
-                    p.pending.fetch_add(1, Ordering::AcqRel);
-                    let mut b = Vec::with_capacity(80 + v.path().len());
-                    for n in [LINK, dev, st.stx_ino, size, inodes] {
-                        wire::put_u64(&mut b, n);
-                    }
-                    for n in [self.ctx.rank() as u64, id, depth as u64] {
-                        wire::put_u64(&mut b, n);
-                    }
-                    wire::put_bytes(&mut b, v.path());
-                    self.ctx.send_job(owner, b);
-                    return Flow::Continue;
-                }
-                // An argument that is a hard link: asked of no one (its
-                // line is printed whatever), counted here.
-            } else if !du.first_link(dev, st.stx_ino) {
-                return Flow::Continue;
-            }
-        }
-        du.count_total(size, inodes);
-        if let Some(p) = &parent {
-            p.add(size, inodes);
-        }
-        if depth == 0 || du.opts.all && depth <= du.opts.max_depth {
-            du.line(self.ctx, size, inodes, v.path());
-        }
+        du.file(self.ctx, st, dev, depth, v.path(), parent.as_ref());
         Flow::Continue
     }
 

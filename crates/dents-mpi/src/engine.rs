@@ -281,7 +281,13 @@ impl Ctx {
                     return;
                 }
                 q.busy = true;
-                let n = q.items.len().min(BATCH);
+                // With other ranks, half the queue at most: the rest is
+                // there for thieves (a huge directory's slices, say).
+                let n = if self.size > 1 {
+                    q.items.len().div_ceil(2).min(BATCH)
+                } else {
+                    q.items.len().min(BATCH)
+                };
                 q.items.drain(..n).collect()
             };
             self.items_walked
@@ -367,9 +373,7 @@ pub fn run<J: Job>(
         s.spawn(move || {
             let world = SimpleCommunicator::world();
             for m in rx {
-                world
-                    .process_at_rank(m.dest)
-                    .send_with_tag(&m.body[..], m.tag);
+                send_politely(&world, &m);
             }
         });
         let worker = s.spawn(|| ctx.work(job));
@@ -386,11 +390,14 @@ pub fn run<J: Job>(
         ctx.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
     });
     if std::env::var_os("DENTS_MPI_STATS").is_some() {
-        eprintln!(
-            "dents-mpi: rank {rank}: {} items walked, {} received by stealing",
+        // One write, so that the ranks' lines never mix.
+        let line = format!(
+            "dents-mpi: rank {rank}: {} items walked, {} received by stealing, peak RSS {} KiB\n",
             ctx.items_walked.load(Ordering::Relaxed),
-            ctx.items_stolen.load(Ordering::Relaxed)
+            ctx.items_stolen.load(Ordering::Relaxed),
+            peak_rss_kib().map_or("?".to_string(), |k| k.to_string()),
         );
+        write_whole(&mut std::io::stderr().lock(), line.as_bytes());
     }
     let mut worst = 0i32;
     world.all_reduce_into(
@@ -399,6 +406,34 @@ pub fn run<J: Job>(
         mpi::collective::SystemOperation::max(),
     );
     Outcome { status: worst }
+}
+
+/// Sends one message, polling for its completion with sleeps in between:
+/// a blocking send of a big message would spin on a core (rendezvous with
+/// a receiver that polls too) that the walkers need.
+fn send_politely(world: &SimpleCommunicator, m: &Outgoing) {
+    mpi::request::scope(|scope| {
+        let mut req =
+            world
+                .process_at_rank(m.dest)
+                .immediate_send_with_tag(scope, &m.body[..], m.tag);
+        let mut nap = 1u64;
+        loop {
+            match req.test() {
+                Ok(_) => return,
+                Err(r) => req = r,
+            }
+            std::thread::sleep(Duration::from_micros(nap));
+            nap = (nap * 2).min(500);
+        }
+    });
+}
+
+/// This process's peak resident set (`VmHWM`), in KiB.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The termination token.
@@ -437,6 +472,10 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
     });
     let mut round = false;
     let mut asking = false;
+    // After a "no work", the next request waits (doubling, up to 10 ms):
+    // idle ranks asking each other without pause would take the cores.
+    let mut ask_pause = Duration::ZERO;
+    let mut next_ask = std::time::Instant::now();
     let mut idle_rounds = 0u32;
     loop {
         let mut progress = false;
@@ -457,6 +496,7 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
                 wire::WORK => {
                     ctx.received_basic();
                     asking = false;
+                    ask_pause = Duration::ZERO;
                     let items = wire::decode_items(&body);
                     ctx.items_stolen
                         .fetch_add(items.len() as u64, Ordering::Relaxed);
@@ -466,7 +506,12 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
                         ctx.wake.notify_one();
                     }
                 }
-                wire::NO_WORK => asking = false,
+                wire::NO_WORK => {
+                    asking = false;
+                    ask_pause = (ask_pause * 2)
+                        .clamp(Duration::from_micros(100), Duration::from_millis(10));
+                    next_ask = std::time::Instant::now() + ask_pause;
+                }
                 wire::TOKEN => token = Some(Token::decode(&body)),
                 wire::DONE => return asking,
                 wire::QUIT => {
@@ -498,7 +543,7 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
         if !ctx.is_passive() {
             idle_rounds = 0;
         } else {
-            if size > 1 && !asking && !ctx.quitting() {
+            if size > 1 && !asking && !ctx.quitting() && std::time::Instant::now() >= next_ask {
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
                 rng ^= rng << 17;

@@ -37,6 +37,10 @@ pub struct Item {
     /// Where its result goes back to: (rank, the job's own key); du sends
     /// the directory's total there.
     pub reply: (u32, u64),
+    /// A slice `[lo, hi)` of the directory's offset space (`hi` =
+    /// `u64::MAX`: to the end) rather than the whole directory: only its
+    /// entries are visited (and their trees walked), not the directory.
+    pub slice: Option<(u64, u64)>,
 }
 
 /// Appends `n` to `out`.
@@ -87,6 +91,14 @@ pub fn encode_items(items: &[Item]) -> Vec<u8> {
         put_u64(&mut out, i.root_dev);
         put_u64(&mut out, i.reply.0 as u64);
         put_u64(&mut out, i.reply.1);
+        match i.slice {
+            None => put_u64(&mut out, 0),
+            Some((lo, hi)) => {
+                put_u64(&mut out, 1);
+                put_u64(&mut out, lo);
+                put_u64(&mut out, hi);
+            }
+        }
     }
     out
 }
@@ -103,6 +115,10 @@ pub fn decode_items(body: &[u8]) -> Vec<Item> {
             root: r.u64() as u32,
             root_dev: r.u64(),
             reply: (r.u64() as u32, r.u64()),
+            slice: match r.u64() {
+                0 => None,
+                _ => Some((r.u64(), r.u64())),
+            },
         });
     }
     items
@@ -121,6 +137,7 @@ mod tests {
                 root: 1,
                 root_dev: 7,
                 reply: (3, u64::MAX),
+                slice: Some((5, u64::MAX)),
             },
             Item {
                 path: Vec::new(),
@@ -128,6 +145,7 @@ mod tests {
                 root: 0,
                 root_dev: 0,
                 reply: (0, 0),
+                slice: None,
             },
         ];
         assert_eq!(decode_items(&encode_items(&items)), items);
