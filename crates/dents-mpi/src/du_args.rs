@@ -138,6 +138,11 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         }
         opts.max_depth = 0;
     }
+    if opts.inodes {
+        // Counts are not sizes: no block size divides them (`-h` still
+        // scales them, as GNU's).
+        opts.units.block = 1;
+    }
     if files.is_empty() {
         files.push(b".".to_vec());
     }
