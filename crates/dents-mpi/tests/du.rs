@@ -42,7 +42,11 @@ fn assert_like_gnu(root: &Path, cases: &[&[&str]]) {
         let np = i % 4 + 1;
         let want = gnu_du(root, args);
         let got = mpi_du(np, root, args);
-        assert_eq!(got.status, want.status, "status of du {args:?} at -np {np}: {}", got.stderr);
+        assert_eq!(
+            got.status, want.status,
+            "status of du {args:?} at -np {np}: {}",
+            got.stderr
+        );
         assert_eq!(
             sorted(&got.stdout, args),
             sorted(&want.stdout, args),
@@ -81,7 +85,11 @@ fn like_gnu_du_on_a_built_tree() {
     for np in 1..=4 {
         let want = gnu_du(tmp.path(), &["-a", "."]);
         let got = mpi_du(np, tmp.path(), &["-a", "."]);
-        assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]), "-np {np}");
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
     }
 }
 
@@ -94,7 +102,10 @@ fn like_gnu_du_on_the_shape_corpus() {
     if !shape.is_dir() {
         // Not a skip: the built trees and loop filesystems cover the same
         // ground; the corpus is a bigger tree where there is one.
-        eprintln!("note: {} not mounted; the corpus case did not run", shape.display());
+        eprintln!(
+            "note: {} not mounted; the corpus case did not run",
+            shape.display()
+        );
         return;
     }
     let Some(_) = common::mpirun() else { return };
@@ -102,7 +113,11 @@ fn like_gnu_du_on_the_shape_corpus() {
         let want = gnu_du(shape, args);
         let got = mpi_du(np, shape, args);
         assert_eq!(got.status, want.status);
-        assert_eq!(sorted(&got.stdout, args), sorted(&want.stdout, args), "du {args:?} -np {np}");
+        assert_eq!(
+            sorted(&got.stdout, args),
+            sorted(&want.stdout, args),
+            "du {args:?} -np {np}"
+        );
     }
 }
 
@@ -123,7 +138,12 @@ fn hard_links_counted_once_across_ranks() {
         fs::hard_link(a.join(format!("f{i}")), b.join(format!("g{i}"))).unwrap();
     }
     for np in 1..=4 {
-        for args in [&["-s", "."][..], &["-sc", "a", "b"], &["--inodes", "-s", "."], &["-sb", "."]] {
+        for args in [
+            &["-s", "."][..],
+            &["-sc", "a", "b"],
+            &["--inodes", "-s", "."],
+            &["-sb", "."],
+        ] {
             let want = gnu_du(root, args);
             let got = mpi_du(np, root, args);
             // Several arguments: the split between a and b depends on
@@ -131,12 +151,19 @@ fn hard_links_counted_once_across_ranks() {
             let keep = |s: &[u8]| -> Vec<Vec<u8>> {
                 let lines = sorted(s, args);
                 if args.contains(&"-sc") {
-                    lines.into_iter().filter(|l| l.ends_with(b"total")).collect()
+                    lines
+                        .into_iter()
+                        .filter(|l| l.ends_with(b"total"))
+                        .collect()
                 } else {
                     lines
                 }
             };
-            assert_eq!(keep(&got.stdout), keep(&want.stdout), "du {args:?} -np {np}");
+            assert_eq!(
+                keep(&got.stdout),
+                keep(&want.stdout),
+                "du {args:?} -np {np}"
+            );
         }
     }
 }
@@ -155,7 +182,9 @@ fn huge_directory_split_over_ranks_every_entry_once() {
     if corpus.join("flat1m").is_dir() {
         cases.push((None, 1_000_000));
     } else if let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 400) {
-        dents_testfs::fill_flat(&fs.path().join("flat1m"), 200_000, |i| format!("entry-{i:07}"));
+        dents_testfs::fill_flat(&fs.path().join("flat1m"), 200_000, |i| {
+            format!("entry-{i:07}")
+        });
         cases.push((Some(fs), 200_000));
     }
     for kind in [FsKind::Xfs, FsKind::Ext4NoDirIndex] {
@@ -219,15 +248,26 @@ fn unreadable_directories_on_some_ranks() {
         let got = common::as_nobody(common::mpi_du_cmd(np, root, &["-a", "."]));
         assert_eq!(got.status, 1, "-np {np}: {}", got.stderr);
         assert_eq!(want.status, 1);
-        assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]), "-np {np}");
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
         // mpirun adds its own report of a rank's non-zero status.
-        let mut msgs: Vec<&str> = got.stderr.lines().filter(|l| l.starts_with("du: ")).collect();
+        let mut msgs: Vec<&str> = got
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("du: "))
+            .collect();
         msgs.sort();
         let mut gnu_msgs: Vec<&str> = want.stderr.lines().collect();
         gnu_msgs.sort();
         assert_eq!(msgs, gnu_msgs, "messages at -np {np}");
         for l in &locked {
-            assert!(got.stderr.contains(&format!("cannot read directory '{l}'")), "{l}");
+            assert!(
+                got.stderr.contains(&format!("cannot read directory '{l}'")),
+                "{l}"
+            );
         }
     }
 }
@@ -256,9 +296,8 @@ fn ranks_that_run_out_of_work_steal() {
         }
     }
     let want = gnu_du(root, &["-a", "."]);
-    let got: Run = common::run(
-        common::mpi_du_cmd(4, root, &["-a", "."]).env("DENTS_MPI_STATS", "1"),
-    );
+    let got: Run =
+        common::run(common::mpi_du_cmd(4, root, &["-a", "."]).env("DENTS_MPI_STATS", "1"));
     assert_eq!(got.status, 0);
     assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]));
     let stolen: u64 = got
@@ -266,7 +305,13 @@ fn ranks_that_run_out_of_work_steal() {
         .lines()
         .filter_map(|l| l.split(", ").nth(1)?.split(' ').next()?.parse::<u64>().ok())
         .sum();
-    assert_eq!(got.stderr.lines().filter(|l| l.contains("items walked")).count(), 4);
+    assert_eq!(
+        got.stderr
+            .lines()
+            .filter(|l| l.contains("items walked"))
+            .count(),
+        4
+    );
     assert!(stolen > 0, "no rank stole anything: {}", got.stderr);
 }
 

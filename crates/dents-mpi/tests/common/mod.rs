@@ -38,12 +38,18 @@ pub fn mpirun() -> Option<PathBuf> {
 /// `mpirun -np N dents-mpi` in `dir`, arguments to follow.
 pub fn mpi_cmd(np: usize, dir: &Path) -> Command {
     let mut c = Command::new("mpirun");
-    c.args(["--oversubscribe", "--allow-run-as-root", "--bind-to", "none", "-np"])
-        .arg(np.to_string())
-        .arg(env!("CARGO_BIN_EXE_dents-mpi"))
-        .current_dir(dir)
-        // No interactive locale surprises in GNU's tools or ours.
-        .env("LC_ALL", "C");
+    c.args([
+        "--oversubscribe",
+        "--allow-run-as-root",
+        "--bind-to",
+        "none",
+        "-np",
+    ])
+    .arg(np.to_string())
+    .arg(env!("CARGO_BIN_EXE_dents-mpi"))
+    .current_dir(dir)
+    // No interactive locale surprises in GNU's tools or ours.
+    .env("LC_ALL", "C");
     c
 }
 
@@ -61,7 +67,10 @@ pub fn mpi_du(np: usize, dir: &Path, args: &[&str]) -> Run {
 
 /// Runs GNU du.
 pub fn gnu_du(dir: &Path, args: &[&str]) -> Run {
-    run(Command::new("du").args(args).current_dir(dir).env("LC_ALL", "C"))
+    run(Command::new("du")
+        .args(args)
+        .current_dir(dir)
+        .env("LC_ALL", "C"))
 }
 
 /// `cmd` run as nobody (through `setpriv`).
