@@ -292,7 +292,6 @@ impl Job for DuJob {
             self.flush(ctx);
             return;
         }
-        let roots: Vec<Vec<u8>> = items.iter().map(|i| i.path.clone()).collect();
         let by_root: HashMap<&[u8], &Item> = items.iter().map(|i| (i.path.as_slice(), i)).collect();
         let wopts = WalkOptions {
             threads: self.opts.threads.max(1),
@@ -313,7 +312,15 @@ impl Job for DuJob {
             may_spill: self.opts.follow != Follow::Always,
             quit: AtomicBool::new(false),
         };
-        walk::walk(&roots, &wopts, &v);
+        let starts: Vec<walk::Start<'_>> = items
+            .iter()
+            .map(|i| walk::Start {
+                path: &i.path,
+                root_len: i.path.len(),
+                depth: i.depth as usize,
+            })
+            .collect();
+        walk::walk_from(&starts, &wopts, &v);
         self.flush(ctx);
     }
 
@@ -367,7 +374,7 @@ impl DuVisitor<'_> {
             Ok(st) => {
                 if v.follows_links()
                     && FileType::from_mode(st.stx_mode as u32) == FileType::SYMLINK
-                    && (v.depth() > 0 || self.du.opts.follow != Follow::Never)
+                    && (!is_start(v) || self.du.opts.follow != Follow::Never)
                 {
                     self.du.problem(self.ctx, "cannot access", v.path(), None);
                     return None;
@@ -615,12 +622,12 @@ impl Visitor for DuVisitor<'_> {
             return true;
         };
         let item = self.item(v);
-        let depth = item.depth as usize + v.depth();
+        let depth = v.depth();
         let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
             return true;
         }
-        let parent = if v.depth() == 0 {
+        let parent = if is_start(v) {
             None
         } else {
             match self.parent_acc(v) {
@@ -690,12 +697,12 @@ impl Visitor for DuVisitor<'_> {
             return Flow::Continue;
         };
         let item = self.item(v);
-        let depth = item.depth as usize + v.depth();
+        let depth = v.depth();
         let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
             return Flow::Continue;
         }
-        let parent = if v.depth() > 0 {
+        let parent = if !is_start(v) {
             match self.parent_acc(v) {
                 Some(p) => Some(p),
                 None => return Flow::Continue,
@@ -716,6 +723,11 @@ impl Visitor for DuVisitor<'_> {
             WalkErrorKind::Loop(_) => {}
         }
     }
+}
+
+/// Whether `v` is one of the walk's starts (an item), not an entry below.
+fn is_start(v: &Visit<'_>) -> bool {
+    v.path().len() == v.root().len()
 }
 
 /// The rank that owns (dev, ino) in the hard-link set.

@@ -332,6 +332,7 @@ pub fn run<J: Job>(
 ) -> Outcome {
     let rank = world.rank() as u32;
     let size = world.size() as u32;
+    let started = std::time::Instant::now();
     let (tx, rx) = mpsc::channel::<Outgoing>();
     let out = match &setup.per_rank_output {
         Some(prefix) => match File::create(format!("{prefix}.{rank}")) {
@@ -392,10 +393,11 @@ pub fn run<J: Job>(
     if std::env::var_os("DENTS_MPI_STATS").is_some() {
         // One write, so that the ranks' lines never mix.
         let line = format!(
-            "dents-mpi: rank {rank}: {} items walked, {} received by stealing, peak RSS {} KiB\n",
+            "dents-mpi: rank {rank}: {} items walked, {} received by stealing, peak RSS {} KiB, {} ms from start to termination\n",
             ctx.items_walked.load(Ordering::Relaxed),
             ctx.items_stolen.load(Ordering::Relaxed),
             peak_rss_kib().map_or("?".to_string(), |k| k.to_string()),
+            started.elapsed().as_millis(),
         );
         write_whole(&mut std::io::stderr().lock(), line.as_bytes());
     }
