@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
-use std::sync::{mpsc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use mpi::topology::SimpleCommunicator;
@@ -102,18 +102,11 @@ pub struct Ctx {
     queue: Mutex<Queue>,
     wake: Condvar,
     quit: AtomicBool,
-    /// Safra's counter: basic messages sent minus received.
-    count: AtomicI64,
     /// Safra's color: a basic message was received since the token passed.
     black: AtomicBool,
     /// A thief went away empty-handed: spill more.
     hungry: AtomicBool,
-    /// Taken away at the end, which ends the sender thread.
-    sender: Mutex<Option<mpsc::Sender<Outgoing>>>,
-    /// Output batches under way to rank 0.
-    window: Mutex<usize>,
-    window_cv: Condvar,
-    out: Sink,
+    mailer: Arc<Mailer>,
     status: AtomicI32,
     /// Items walked and stolen here (reported with `DENTS_MPI_STATS`).
     items_walked: AtomicU64,
@@ -161,59 +154,28 @@ impl Ctx {
     /// Sends a job message to another rank (counted for termination).
     pub fn send_job(&self, dest: u32, body: Vec<u8>) {
         debug_assert_ne!(dest, self.rank);
-        self.send_basic(dest as i32, wire::JOB, body);
+        self.mailer.send_basic(dest as i32, wire::JOB, body);
     }
 
     fn send_basic(&self, dest: i32, tag: i32, body: Vec<u8>) {
-        self.count.fetch_add(1, Ordering::SeqCst);
-        self.send_control(dest, tag, body);
+        self.mailer.send_basic(dest, tag, body);
     }
 
     fn send_control(&self, dest: i32, tag: i32, body: Vec<u8>) {
-        let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(s) = sender.as_ref() {
-            let _ = s.send(Outgoing { dest, tag, body });
-        }
+        self.mailer.send_control(dest, tag, body);
     }
 
     /// Writes whole lines to the command's standard output (rank 0's),
     /// waiting while this rank has too many batches under way.
     pub fn write_out(&self, lines: Vec<u8>) {
-        if lines.is_empty() {
-            return;
-        }
-        match &self.out {
-            Sink::Stdout => write_whole(&mut std::io::stdout().lock(), &lines),
-            Sink::File(f) => {
-                let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
-                if f.write_all(&lines).is_err() {
-                    self.fail(1);
-                }
-            }
-            Sink::Forward => self.forward(wire::STDOUT, lines),
+        if !self.mailer.write_out(lines) {
+            self.fail(1);
         }
     }
 
     /// Writes whole messages to the command's standard error (rank 0's).
     pub fn write_err(&self, msg: Vec<u8>) {
-        if self.rank == 0 || matches!(self.out, Sink::File(_)) {
-            write_whole(&mut std::io::stderr().lock(), &msg);
-        } else {
-            self.forward(wire::STDERR, msg);
-        }
-    }
-
-    fn forward(&self, tag: i32, bytes: Vec<u8>) {
-        let mut w = self.window.lock().unwrap_or_else(|e| e.into_inner());
-        // The main thread receives the acknowledgements: it never waits
-        // for one (what it writes, du's lines of directories completed by
-        // a message, is bounded by the message).
-        while *w >= WINDOW && !ON_MAIN_LOOP.with(|m| m.get()) {
-            w = self.window_cv.wait(w).unwrap_or_else(|e| e.into_inner());
-        }
-        *w += 1;
-        drop(w);
-        self.send_basic(0, tag, bytes);
+        self.mailer.write_err(msg);
     }
 
     /// Records an exit status (the worst one wins).
@@ -264,7 +226,7 @@ impl Ctx {
     }
 
     fn received_basic(&self) {
-        self.count.fetch_sub(1, Ordering::SeqCst);
+        self.mailer.count.fetch_sub(1, Ordering::SeqCst);
         self.black.store(true, Ordering::SeqCst);
     }
 
@@ -309,7 +271,7 @@ fn write_whole(w: &mut dyn Write, bytes: &[u8]) {
     let _ = w.flush();
 }
 
-/// How a run is set up.
+/// How a process is set up.
 pub struct Setup {
     /// Each rank writes its output lines to `PREFIX.RANK` instead of
     /// sending them to rank 0.
@@ -320,31 +282,140 @@ pub struct Setup {
 pub struct Outcome {
     /// The worst exit status over all ranks.
     pub status: i32,
+    /// Whether some rank met a `-quit`.
+    pub quit: bool,
+}
+
+/// What outlives one run in a process: the sender thread, Safra's
+/// counter (cumulative: it sums to zero over the ranks whenever no run
+/// is under way), the output window and where output goes.  A job's
+/// output sink may hold it beyond a run (find's writer is `'static`).
+pub struct Mailer {
+    rank: u32,
+    /// Taken away at the end, which ends the sender thread.
+    sender: Mutex<Option<mpsc::Sender<Outgoing>>>,
+    /// Safra's counter: basic messages sent minus received.
+    count: AtomicI64,
+    /// Output batches under way to rank 0.
+    window: Mutex<usize>,
+    window_cv: Condvar,
+    out: Sink,
+}
+
+impl Mailer {
+    /// Starts the sender thread; `Err` with a message if the per-rank
+    /// output file cannot be made.
+    pub fn start(
+        world: &SimpleCommunicator,
+        setup: &Setup,
+    ) -> Result<(Arc<Mailer>, std::thread::JoinHandle<()>), String> {
+        let rank = world.rank() as u32;
+        let out = match &setup.per_rank_output {
+            Some(prefix) => match File::create(format!("{prefix}.{rank}")) {
+                Ok(f) => Sink::File(Mutex::new(f)),
+                Err(e) => return Err(format!("{prefix}.{rank}: {e}")),
+            },
+            None if rank == 0 => Sink::Stdout,
+            None => Sink::Forward,
+        };
+        let (tx, rx) = mpsc::channel::<Outgoing>();
+        let thread = std::thread::spawn(move || {
+            let world = SimpleCommunicator::world();
+            for m in rx {
+                send_politely(&world, &m);
+            }
+        });
+        let mailer = Mailer {
+            rank,
+            sender: Mutex::new(Some(tx)),
+            count: AtomicI64::new(0),
+            window: Mutex::new(0),
+            window_cv: Condvar::new(),
+            out,
+        };
+        Ok((Arc::new(mailer), thread))
+    }
+
+    /// Ends the sender thread once it has sent what is queued.
+    pub fn close(&self, thread: std::thread::JoinHandle<()>) {
+        self.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let _ = thread.join();
+    }
+
+    fn send_basic(&self, dest: i32, tag: i32, body: Vec<u8>) {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        self.send_control(dest, tag, body);
+    }
+
+    fn send_control(&self, dest: i32, tag: i32, body: Vec<u8>) {
+        let sender = self.sender.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = sender.as_ref() {
+            let _ = s.send(Outgoing { dest, tag, body });
+        }
+    }
+
+    /// Writes whole lines to the command's standard output (see
+    /// [`Ctx::write_out`]); `false` if a per-rank file failed.
+    pub fn write_out(&self, lines: Vec<u8>) -> bool {
+        if lines.is_empty() {
+            return true;
+        }
+        match &self.out {
+            Sink::Stdout => write_whole(&mut std::io::stdout().lock(), &lines),
+            Sink::File(f) => {
+                let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
+                return f.write_all(&lines).is_ok();
+            }
+            Sink::Forward => self.forward(wire::STDOUT, lines),
+        }
+        true
+    }
+
+    /// Writes a whole message to the command's standard error.
+    pub fn write_err(&self, msg: Vec<u8>) {
+        if self.rank == 0 || matches!(self.out, Sink::File(_)) {
+            write_whole(&mut std::io::stderr().lock(), &msg);
+        } else {
+            self.forward(wire::STDERR, msg);
+        }
+    }
+
+    fn forward(&self, tag: i32, bytes: Vec<u8>) {
+        let mut w = self.window.lock().unwrap_or_else(|e| e.into_inner());
+        // The main thread receives the acknowledgements: it never waits
+        // for one (what it writes, du's lines of directories completed by
+        // a message, is bounded by the message).
+        while *w >= WINDOW && !ON_MAIN_LOOP.with(|m| m.get()) {
+            w = self.window_cv.wait(w).unwrap_or_else(|e| e.into_inner());
+        }
+        *w += 1;
+        drop(w);
+        self.send_basic(0, tag, bytes);
+    }
+
+    /// An output batch reached rank 0: one more may go.
+    fn ack(&self) {
+        let mut w = self.window.lock().unwrap_or_else(|e| e.into_inner());
+        *w = w.saturating_sub(1);
+        self.window_cv.notify_all();
+    }
+
+    fn settled(&self) -> bool {
+        *self.window.lock().unwrap_or_else(|e| e.into_inner()) == 0
+    }
 }
 
 /// Runs `job` on every rank of `world`, starting from `initial` (given on
 /// rank 0; the others start idle and steal).
 pub fn run<J: Job>(
     world: &SimpleCommunicator,
-    setup: &Setup,
+    mailer: &Arc<Mailer>,
     job: &J,
     initial: Vec<Item>,
 ) -> Outcome {
     let rank = world.rank() as u32;
     let size = world.size() as u32;
     let started = std::time::Instant::now();
-    let (tx, rx) = mpsc::channel::<Outgoing>();
-    let out = match &setup.per_rank_output {
-        Some(prefix) => match File::create(format!("{prefix}.{rank}")) {
-            Ok(f) => Sink::File(Mutex::new(f)),
-            Err(e) => {
-                eprintln!("dents-mpi: {prefix}.{rank}: {e}");
-                return Outcome { status: 1 };
-            }
-        },
-        None if rank == 0 => Sink::Stdout,
-        None => Sink::Forward,
-    };
     let ctx = Ctx {
         rank,
         size,
@@ -359,24 +430,14 @@ pub fn run<J: Job>(
         }),
         wake: Condvar::new(),
         quit: AtomicBool::new(false),
-        count: AtomicI64::new(0),
         black: AtomicBool::new(false),
         hungry: AtomicBool::new(false),
-        sender: Mutex::new(Some(tx)),
-        window: Mutex::new(0),
-        window_cv: Condvar::new(),
-        out,
+        mailer: mailer.clone(),
         status: AtomicI32::new(0),
         items_walked: AtomicU64::new(0),
         items_stolen: AtomicU64::new(0),
     };
     std::thread::scope(|s| {
-        s.spawn(move || {
-            let world = SimpleCommunicator::world();
-            for m in rx {
-                send_politely(&world, &m);
-            }
-        });
         let worker = s.spawn(|| ctx.work(job));
         ON_MAIN_LOOP.with(|m| m.set(true));
         let asking = main_loop(world, &ctx, job);
@@ -387,8 +448,7 @@ pub fn run<J: Job>(
         }
         let _ = worker.join();
         wind_down(world, &ctx, asking);
-        // Dropping the sender ends the sender thread.
-        ctx.sender.lock().unwrap_or_else(|e| e.into_inner()).take();
+        ON_MAIN_LOOP.with(|m| m.set(false));
     });
     if std::env::var_os("DENTS_MPI_STATS").is_some() {
         // One write, so that the ranks' lines never mix.
@@ -401,13 +461,16 @@ pub fn run<J: Job>(
         );
         write_whole(&mut std::io::stderr().lock(), line.as_bytes());
     }
-    let mut worst = 0i32;
+    let mut worst = [0i32; 2];
     world.all_reduce_into(
-        &ctx.status(),
-        &mut worst,
+        &[ctx.status(), ctx.quitting() as i32][..],
+        &mut worst[..],
         mpi::collective::SystemOperation::max(),
     );
-    Outcome { status: worst }
+    Outcome {
+        status: worst[0],
+        quit: worst[1] != 0,
+    }
 }
 
 /// Sends one message, polling for its completion with sleeps in between:
@@ -555,7 +618,7 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
             }
             if let Some(t) = token.take() {
                 progress = true;
-                let mine = ctx.count.load(Ordering::SeqCst);
+                let mine = ctx.mailer.count.load(Ordering::SeqCst);
                 if rank == 0 {
                     let white = !ctx.black.load(Ordering::SeqCst);
                     if round && !t.black && white && t.count + mine == 0 {
@@ -610,9 +673,7 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
 
 /// An output batch reached rank 0: one more may go.
 fn ack(ctx: &Ctx) {
-    let mut w = ctx.window.lock().unwrap_or_else(|e| e.into_inner());
-    *w = w.saturating_sub(1);
-    ctx.window_cv.notify_all();
+    ctx.mailer.ack();
 }
 
 /// After termination: awaits the control messages still under way to
@@ -632,7 +693,7 @@ fn wind_down(world: &SimpleCommunicator, ctx: &Ctx, mut asking: bool) {
         }
         match barrier.take() {
             None => {
-                let settled = !asking && *ctx.window.lock().unwrap_or_else(|e| e.into_inner()) == 0;
+                let settled = !asking && ctx.mailer.settled();
                 if settled {
                     barrier = Some(world.immediate_barrier());
                 }

@@ -22,6 +22,8 @@ mod engine;
 mod msg;
 mod wire;
 
+use std::sync::Arc;
+
 use mpi::environment::Threading;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -61,13 +63,23 @@ fn main() {
         }
         2
     } else {
-        match cmd.as_slice() {
-            b"du" => run_du(&world, &setup, rest),
-            _ => {
-                if world.rank() == 0 {
-                    eprint!("{USAGE}");
-                }
+        match engine::Mailer::start(&world, &setup) {
+            Err(m) => {
+                eprintln!("dents-mpi: {m}");
                 2
+            }
+            Ok((mailer, sender)) => {
+                let status = match cmd.as_slice() {
+                    b"du" => run_du(&world, &mailer, rest),
+                    _ => {
+                        if world.rank() == 0 {
+                            eprint!("{USAGE}");
+                        }
+                        2
+                    }
+                };
+                mailer.close(sender);
+                status
             }
         }
     };
@@ -77,7 +89,7 @@ fn main() {
 }
 
 /// `du`: GNU du's lines, each directory's total over all ranks.
-fn run_du(world: &SimpleCommunicator, setup: &engine::Setup, args: &[Vec<u8>]) -> i32 {
+fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<u8>]) -> i32 {
     let parsed = match du_args::parse(args) {
         Ok(p) => p,
         Err(m) => {
@@ -89,7 +101,7 @@ fn run_du(world: &SimpleCommunicator, setup: &engine::Setup, args: &[Vec<u8>]) -
     };
     let total = parsed.opts.total;
     let job = du::DuJob::new(parsed.opts);
-    let outcome = engine::run(world, setup, &job, du::DuJob::initial_items(&parsed.files));
+    let outcome = engine::run(world, mailer, &job, du::DuJob::initial_items(&parsed.files));
     let (size, inodes) = job.total();
     let mut sums = [0u64; 2];
     world.all_reduce_into(
