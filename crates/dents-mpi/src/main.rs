@@ -19,9 +19,11 @@
 mod du;
 mod du_args;
 mod engine;
+mod find;
 mod msg;
 mod wire;
 
+use std::os::unix::ffi::OsStringExt;
 use std::sync::Arc;
 
 use mpi::environment::Threading;
@@ -52,6 +54,10 @@ fn main() {
         eprint!("{USAGE}");
         std::process::exit(2);
     };
+    // Time zone and month names for find's -printf and -ls, read while
+    // this is the only thread.
+    dents::sys::tzset();
+    dents::sys::use_time_locale();
     let Some((universe, threading)) = mpi::initialize_with_threading(Threading::Multiple) else {
         eprintln!("dents-mpi: MPI was initialized already");
         std::process::exit(2);
@@ -71,6 +77,7 @@ fn main() {
             Ok((mailer, sender)) => {
                 let status = match cmd.as_slice() {
                     b"du" => run_du(&world, &mailer, rest),
+                    b"find" => run_find(&world, &mailer, rest),
                     _ => {
                         if world.rank() == 0 {
                             eprint!("{USAGE}");
@@ -86,6 +93,37 @@ fn main() {
     // MPI is finalized when the universe goes, which exit would skip.
     drop(universe);
     std::process::exit(status);
+}
+
+/// `find`: GNU find's lines (those of `dents find`), from every rank.
+fn run_find(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<u8>]) -> i32 {
+    let args: Vec<std::ffi::OsString> = args
+        .iter()
+        .map(|a| std::ffi::OsString::from_vec(a.clone()))
+        .collect();
+    let command = match dents_find::Command::parse(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            if world.rank() == 0 {
+                e.report();
+            }
+            return 1;
+        }
+    };
+    let mut walker = find::MpiWalk {
+        world,
+        mailer: mailer.clone(),
+        quit: false,
+        status: 0,
+    };
+    let status = command.run_to_with(find::MailerSink(mailer.clone()), &mut walker);
+    let mut worst = 0i32;
+    world.all_reduce_into(
+        &status.code().max(walker.status),
+        &mut worst,
+        mpi::collective::SystemOperation::max(),
+    );
+    worst
 }
 
 /// `du`: GNU du's lines, each directory's total over all ranks.
