@@ -21,7 +21,7 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
     };
     if let Some(spec) = ["DU_BLOCK_SIZE", "BLOCK_SIZE"]
         .iter()
-        .find_map(|v| std::env::var_os(v))
+        .find_map(std::env::var_os)
     {
         if let Ok(u) = parse_block_size(spec.as_encoded_bytes()) {
             opts.units = u;
