@@ -355,15 +355,7 @@ impl Command {
     /// filled the buffer.  Names are given raw (no colors unless
     /// `-color` asks, no `?` for unprintable characters).
     pub fn run_to(self, sink: impl Write + Send + 'static) -> ExitStatus {
-        let out = Output::from_writer(sink).reporting_errors(|e| {
-            msg::path_error(b"output", e);
-            msg::error(b"write error");
-        });
-        let terminals = Terminals {
-            stdout: false,
-            ..Terminals::of_process()
-        };
-        self.run_on(Destination::Sink(out), terminals, &mut LocalWalk)
+        self.run_to_with(sink, &mut LocalWalk)
     }
 
     /// [`Command::run_to`], with the walks done by `walker` rather than

@@ -38,6 +38,7 @@ use dents_du::links::LinkSet;
 use dents_du::{Follow, Options};
 use rustix::fs::StatxFlags;
 
+use crate::dev::dev_of;
 use crate::engine::{Ctx, Job, FLUSH_AT};
 use crate::msg;
 use crate::wire::{self, Item, Reader};
@@ -421,14 +422,7 @@ impl DuVisitor<'_> {
             path: v.path().to_vec(),
             depth,
             line: true,
-            parent: match parent {
-                Some(p) => {
-                    p.pending.fetch_add(1, Ordering::AcqRel);
-                    Parent::Local(p)
-                }
-                None if item.reply.0 == NO_RANK => Parent::None,
-                None => Parent::Remote(item.reply.0, item.reply.1),
-            },
+            parent: parent_link(parent, item),
             remote_id: OnceLock::new(),
         });
         let id = du.remote_id(&acc);
@@ -666,15 +660,7 @@ impl Visitor for DuVisitor<'_> {
             path: v.path().to_vec(),
             depth,
             line: true,
-            parent: match parent {
-                Some(p) => {
-                    // Its parent completes only after it.
-                    p.pending.fetch_add(1, Ordering::AcqRel);
-                    Parent::Local(p)
-                }
-                None if item.reply.0 == NO_RANK => Parent::None,
-                None => Parent::Remote(item.reply.0, item.reply.1),
-            },
+            parent: parent_link(parent, item),
             remote_id: OnceLock::new(),
         });
         lock(&du.walking).insert(dir_key(v.path()), acc);
@@ -725,6 +711,19 @@ impl Visitor for DuVisitor<'_> {
     }
 }
 
+/// Where a directory's total goes: its parent's sum here (which then
+/// completes only after it), or back where its item came from.
+fn parent_link(parent: Option<Arc<Acc>>, item: &Item) -> Parent {
+    match parent {
+        Some(p) => {
+            p.pending.fetch_add(1, Ordering::AcqRel);
+            Parent::Local(p)
+        }
+        None if item.reply.0 == NO_RANK => Parent::None,
+        None => Parent::Remote(item.reply.0, item.reply.1),
+    }
+}
+
 /// Whether `v` is one of the walk's starts (an item), not an entry below.
 fn is_start(v: &Visit<'_>) -> bool {
     v.path().len() == v.root().len()
@@ -734,18 +733,6 @@ fn is_start(v: &Visit<'_>) -> bool {
 fn link_owner(dev: u64, ino: u64, ranks: u32) -> u32 {
     let h = (ino ^ dev.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     ((h >> 32) % ranks as u64) as u32
-}
-
-/// The device of the file at `path` (through a symlink if `follow`).
-fn dev_of(path: &[u8], follow: bool) -> Option<u64> {
-    let c = std::ffi::CString::new(path).ok()?;
-    let st = if follow {
-        sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::TYPE)
-    } else {
-        sys::statx_at(rustix::fs::CWD, &c, StatxFlags::TYPE)
-    }
-    .ok()?;
-    Some(sys::makedev(st.stx_dev_major, st.stx_dev_minor))
 }
 
 /// The key of a directory's sum: its path and a `/`.

@@ -12,7 +12,6 @@
 //! rank's own file).
 
 use std::collections::{HashMap, HashSet};
-use std::ffi::CString;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -20,8 +19,8 @@ use dents::dir::FileType;
 use dents::sys;
 use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
 use mpi::topology::SimpleCommunicator;
-use rustix::fs::StatxFlags;
 
+use crate::dev::dev_of;
 use crate::engine::{self, Ctx, Job, Mailer};
 use crate::wire::Item;
 
@@ -216,16 +215,4 @@ impl<V: Visitor> Visitor for Spill<'_, V> {
     fn finish(&self, state: V::State) {
         self.inner.finish(state);
     }
-}
-
-/// The device of the file at `path` (through a symlink if `follow`).
-fn dev_of(path: &[u8], follow: bool) -> Option<u64> {
-    let c = CString::new(path).ok()?;
-    let st = if follow {
-        sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::TYPE)
-    } else {
-        sys::statx_at(rustix::fs::CWD, &c, StatxFlags::TYPE)
-    }
-    .ok()?;
-    Some(sys::makedev(st.stx_dev_major, st.stx_dev_minor))
 }

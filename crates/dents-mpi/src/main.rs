@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! mpirun -np N dents-mpi [--per-rank-output=PREFIX] du [OPTION]... [FILE]...
+//! mpirun -np N dents-mpi [--per-rank-output=PREFIX] find [STARTING-POINT]... [EXPRESSION]
 //! ```
 //!
 //! | module | concern |
@@ -9,13 +10,16 @@
 //! | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
 //! | `wire`   | message tags and the encoding of work items |
 //! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
+//! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
 //! | `du_args` | du's command line |
+//! | `dev`    | the device a path lies on |
 //! | `msg`    | GNU's quoting and error descriptions |
 //!
 //! The design is written down in docs/distributed.md.
 
 #![deny(unsafe_code)]
 
+mod dev;
 mod du;
 mod du_args;
 mod engine;

@@ -7,34 +7,12 @@ mod common;
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Command;
 
-use common::{gnu_du, mpi_du, sorted, Run};
+use common::{build_tree, gnu_du, mpi_du, sorted, Run};
 use dents_testfs::{FsKind, LoopFs};
-
-/// A tree of a few thousand entries: nested directories of several
-/// widths and depths, files of several sizes, a sparse file, symlinks,
-/// empty directories, names with spaces and newlines.
-fn build_tree(root: &Path) {
-    for a in 0..6 {
-        for b in 0..(a * 3 + 1) {
-            let d = root.join(format!("d{a}/sub {b}/deeper/still"));
-            fs::create_dir_all(&d).unwrap();
-            for f in 0..(b * 7 % 40) {
-                fs::write(d.join(format!("f{f}")), vec![b'x'; f * 1000 + a]).unwrap();
-            }
-            fs::write(root.join(format!("d{a}/sub {b}/top")), vec![b'y'; b * 5000]).unwrap();
-        }
-    }
-    fs::create_dir_all(root.join("empty/dirs/only")).unwrap();
-    fs::write(root.join("d1/new\nline"), b"n").unwrap();
-    let sparse = fs::File::create(root.join("d2/sparse")).unwrap();
-    sparse.set_len(50 << 20).unwrap();
-    symlink("d1", root.join("link-to-d1")).unwrap();
-    symlink("missing", root.join("d3/dangling")).unwrap();
-}
 
 /// Lines and status equal to GNU du's for each option set, each with a
 /// different number of ranks, on the tree at `root` (relative paths).

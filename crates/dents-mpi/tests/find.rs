@@ -5,29 +5,11 @@
 mod common;
 
 use std::fs;
-use std::os::unix::fs::{symlink, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use common::{run, sorted, Run};
-
-/// Nested directories of several widths and depths, files of several
-/// sizes, symlinks, empty directories, a name with a newline.
-fn build_tree(root: &Path) {
-    for a in 0..6 {
-        for b in 0..(a * 3 + 1) {
-            let d = root.join(format!("d{a}/sub {b}/deeper/still"));
-            fs::create_dir_all(&d).unwrap();
-            for f in 0..(b * 7 % 40) {
-                fs::write(d.join(format!("f{f}")), vec![b'x'; f * 1000 + a]).unwrap();
-            }
-        }
-    }
-    fs::create_dir_all(root.join("empty/dirs/only")).unwrap();
-    fs::write(root.join("d1/new\nline"), b"n").unwrap();
-    symlink("d1", root.join("link-to-d1")).unwrap();
-    symlink("missing", root.join("d3/dangling")).unwrap();
-}
+use common::{build_tree, run, sorted, Run};
 
 fn gnu_find(dir: &Path, args: &[&str]) -> Run {
     run(Command::new("find")
