@@ -105,7 +105,13 @@ use parse::Parsed;
 /// Walks the starting points of `-files0-from`: each run of names
 /// between empty ones as one walk, each empty name reported after the
 /// names before it, as GNU reads them one by one.
-fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &eval::Finder<'_>) {
+fn walk_list(
+    items: &[files0::Item],
+    from: &[u8],
+    wopts: &WalkOptions,
+    finder: &eval::Finder<'_>,
+    walker: &mut impl Walk,
+) {
     let mut run: Vec<Vec<u8>> = Vec::new();
     for item in items.iter().map(Some).chain([None]) {
         match item {
@@ -113,7 +119,7 @@ fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &
             _ => {
                 if !run.is_empty() && !finder.quit_requested() {
                     finder.set_roots(&run);
-                    walk::walk(&run, wopts, finder);
+                    walker.walk(&run, wopts, finder);
                 }
                 run.clear();
                 if let Some(files0::Item::Empty(n)) = item {
@@ -140,11 +146,31 @@ pub fn main(argv: &[OsString]) -> i32 {
         stderr: stderr_tty,
     };
     match Command::parse_on(&argv[1..], terminals) {
-        Ok(command) => command.run_on(Destination::Stdout, terminals).code(),
+        Ok(command) => command
+            .run_on(Destination::Stdout, terminals, &mut LocalWalk)
+            .code(),
         Err(e) => {
             e.report();
             msg::FAILURE
         }
+    }
+}
+
+/// Does a command's walks: [`walk::walk`] in this process for
+/// [`Command::run`] and [`Command::run_to`]; a program that spreads a walk
+/// over processes gives its own to [`Command::run_to_with`].
+pub trait Walk {
+    /// Walks the trees under `roots`, visiting every entry with `visitor`
+    /// (find's evaluator), as [`walk::walk`] does.
+    fn walk<V: walk::Visitor>(&mut self, roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V);
+}
+
+/// [`walk::walk`], in this process.
+struct LocalWalk;
+
+impl Walk for LocalWalk {
+    fn walk<V: walk::Visitor>(&mut self, roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) {
+        walk::walk(roots, opts, visitor);
     }
 }
 
@@ -320,7 +346,7 @@ impl Command {
     /// (colored and with `?` for unprintable characters on a terminal),
     /// messages to standard error; returns GNU find's exit status.
     pub fn run(self) -> ExitStatus {
-        self.run_on(Destination::Stdout, Terminals::of_process())
+        self.run_on(Destination::Stdout, Terminals::of_process(), &mut LocalWalk)
     }
 
     /// Runs the command with what it would write to standard output
@@ -330,6 +356,17 @@ impl Command {
     /// filled the buffer.  Names are given raw (no colors unless
     /// `-color` asks, no `?` for unprintable characters).
     pub fn run_to(self, sink: impl Write + Send + 'static) -> ExitStatus {
+        self.run_to_with(sink, &mut LocalWalk)
+    }
+
+    /// [`Command::run_to`], with the walks done by `walker` rather than
+    /// by [`walk::walk`] in this process: `dents-mpi` spreads them over
+    /// the ranks of an MPI job, each rank running the same command.
+    pub fn run_to_with(
+        self,
+        sink: impl Write + Send + 'static,
+        walker: &mut impl Walk,
+    ) -> ExitStatus {
         let out = Output::from_writer(sink).reporting_errors(|e| {
             msg::path_error(b"output", e);
             msg::error(b"write error");
@@ -338,7 +375,7 @@ impl Command {
             stdout: false,
             ..Terminals::of_process()
         };
-        self.run_on(Destination::Sink(out), terminals)
+        self.run_on(Destination::Sink(out), terminals, walker)
     }
 
     /// Makes the command ready for walks of the caller's own (its own
@@ -363,7 +400,7 @@ impl Command {
     }
 
     /// Runs the command to `dest`.
-    fn run_on(self, dest: Destination, terminals: Terminals) -> ExitStatus {
+    fn run_on(self, dest: Destination, terminals: Terminals, walker: &mut impl Walk) -> ExitStatus {
         let opts = match self.plan {
             Plan::Walk(o) => *o,
             Plan::Done(code) => return ExitStatus(code),
@@ -413,15 +450,15 @@ impl Command {
                         }
                         let one = std::slice::from_ref(root);
                         finder.set_roots(one);
-                        walk::walk(one, wopts, &finder);
+                        walker.walk(one, wopts, &finder);
                     }
                 }
                 None => {
                     finder.set_roots(&roots.paths);
-                    walk::walk(&roots.paths, wopts, &finder);
+                    walker.walk(&roots.paths, wopts, &finder);
                 }
                 Some(from) => match files0::read(from) {
-                    Ok(items) => walk_list(&items, from, wopts, &finder),
+                    Ok(items) => walk_list(&items, from, wopts, &finder, walker),
                     Err(m) => msg::error(&m),
                 },
             }

@@ -361,6 +361,24 @@ pub fn read_serial<S: EntrySink + ?Sized>(reader: &mut DirReader, sink: &mut S) 
     Ok(())
 }
 
+/// Reads one slice, `[lo, hi)` of `dir`'s offset space (`hi` = `None`: to
+/// the end), on a descriptor of its own, feeding `sink`.
+///
+/// For a caller that spreads the slices of one directory over processes
+/// (`dents-mpi`): slices that tile the space (the [`slice_starts`] of a
+/// space [`offset_space`] calls exact) read every entry present for the
+/// whole read exactly once between them, wherever each is read.  Returns
+/// whether a probe was needed to place the slice's first entry.
+pub fn read_slice_range<S: EntrySink>(
+    dir: BorrowedFd<'_>,
+    lo: u64,
+    hi: Option<u64>,
+    buffer_size: usize,
+    sink: &mut S,
+) -> io::Result<bool> {
+    read_slice(dir, lo, hi, buffer_size, sink)
+}
+
 /// Reads the slice `[lo, hi)` (`hi` = `None`: to the end) of `dir` on a
 /// descriptor of its own.  Returns whether a probe was needed.
 fn read_slice<S: EntrySink>(

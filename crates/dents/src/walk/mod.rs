@@ -465,6 +465,44 @@ struct Shared<'v, V: Visitor> {
 /// println!("{} entries", count.0.load(Ordering::Relaxed));
 /// ```
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+    let starts: Vec<Start<'_>> = roots.iter().map(|r| Start::root(r)).collect();
+    walk_from(&starts, opts, visitor)
+}
+
+/// Where a walk starts: a starting point (a root), or a directory below
+/// one that another walk met and left out (through
+/// [`Visitor::excluded`]) to be walked apart, on another thread or
+/// another machine (`dents-mpi`).
+#[derive(Copy, Clone, Debug)]
+pub struct Start<'a> {
+    /// The path, as the walk that met it built it.
+    pub path: &'a [u8],
+    /// The length of the starting point at its head ([`Visit::root`]).
+    pub root_len: usize,
+    /// Its depth below that starting point (0: a root).
+    pub depth: usize,
+}
+
+impl<'a> Start<'a> {
+    /// A starting point.
+    pub fn root(path: &'a [u8]) -> Start<'a> {
+        Start {
+            path,
+            root_len: path.len(),
+            depth: 0,
+        }
+    }
+}
+
+/// Walks from each of `starts` as [`walk`] from roots, each visit with
+/// the path, root and depth it has in the walk of the whole tree: a
+/// start below a root is visited (and its tree walked) as that walk
+/// would have, its depth counting against [`WalkOptions::min_depth`] and
+/// [`WalkOptions::max_depth`], its symlinks not followed under
+/// [`Follow::Roots`].  Its ancestors are unknown here: loops through
+/// them (`-L`) are not found, nor is a start on another filesystem than
+/// its root checked for [`WalkOptions::same_fs`] (the caller's part).
+pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: &V) -> WalkStats {
     let (workers, fd_budget) = fd_plan(opts);
     let mut opts = opts.clone();
     // Under `ulimit -v`, a thread's stack (2 MiB) is address space taken
@@ -500,15 +538,15 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
     };
     {
         let mut state = visitor.state();
-        let mut roots: Vec<&[u8]> = roots.iter().map(|r| r.as_slice()).collect();
+        let mut starts = starts.to_vec();
         if opts.sort {
-            roots.sort_unstable();
+            starts.sort_unstable_by(|a, b| a.path.cmp(b.path));
         }
-        for root in roots {
+        for start in &starts {
             if shared.quit.load(Ordering::Relaxed) {
                 break;
             }
-            shared.visit_root(&mut state, root);
+            shared.visit_root(&mut state, start);
         }
         visitor.finish(state);
     }

@@ -102,7 +102,11 @@ impl<V: Visitor> Shared<'_, V> {
         let name_start = if node.parent.is_some() {
             path.len() - node.name.as_bytes().len()
         } else {
-            0
+            super::read::start_name(&super::Start {
+                path: &path,
+                root_len: node.root_len,
+                depth: node.depth,
+            })
         };
         let v = Visit {
             path: &path,

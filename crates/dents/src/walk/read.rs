@@ -17,7 +17,7 @@ use crate::{slice, sys};
 
 use super::mounts::{dev_of, MountScope, Mounts};
 use super::node::{build_path, Node, PATH_KEEP};
-use super::{Flow, Follow, Shared, Visit, Visitor, WalkErrorKind};
+use super::{Flow, Follow, Shared, Start, Visit, Visitor, WalkErrorKind};
 
 /// Entries read serially before a directory is considered for slicing, at
 /// the latest.
@@ -31,14 +31,33 @@ const FIRST_READ: usize = 8 * 1024;
 /// threads from this many on.
 const PARALLEL_VISIT_MIN: usize = 16 * 1024;
 
+/// Where the name of a start's visit begins: the whole path for a root
+/// (as find shows it), the last component below one.
+pub(super) fn start_name(start: &Start<'_>) -> usize {
+    if start.depth == 0 {
+        return 0;
+    }
+    let trimmed = start.path.len() - start.path.iter().rev().take_while(|&&c| c == b'/').count();
+    start.path[..trimmed]
+        .iter()
+        .rposition(|&c| c == b'/')
+        .map_or(0, |i| i + 1)
+}
+
 impl<V: Visitor> Shared<'_, V> {
-    /// Visits a root and queues it if it is a directory to read.
-    pub(super) fn visit_root(&self, state: &mut V::State, root: &[u8]) {
+    /// Visits a root (or a start below one) and queues it if it is a
+    /// directory to read.
+    pub(super) fn visit_root(&self, state: &mut V::State, start: &Start<'_>) {
+        let (root, depth) = (start.path, start.depth);
         let Ok(name) = CString::new(root) else {
             let e = io::Error::from_raw_os_error(libc::ENOENT);
             return self.report(state, root, WalkErrorKind::Io(e));
         };
-        let follow = self.opts.follow != Follow::Never;
+        let follow = if depth == 0 {
+            self.opts.follow != Follow::Never
+        } else {
+            self.opts.follow == Follow::Always
+        };
         // The root's stat is its visit's metadata: it holds the fields
         // the visitor asked for too (a birth time, say).
         let mask = StatxFlags::BASIC_STATS | self.opts.stat_mask;
@@ -60,13 +79,13 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let t = FileType::from_mode(st.stx_mode as u32);
         let is_dir = t.is_dir();
-        let descend = is_dir && self.opts.max_depth > 0;
+        let descend = is_dir && self.opts.max_depth > depth;
         let mut flow = Flow::Continue;
         let v = Visit {
             path: root,
-            name_start: 0,
-            root_len: root.len(),
-            depth: 0,
+            name_start: start_name(start),
+            root_len: start.root_len,
+            depth,
             dir: rustix::fs::CWD,
             at_name: &name,
             known: Kind::from_type(t),
@@ -79,7 +98,7 @@ impl<V: Visitor> Shared<'_, V> {
         if self.visitor.excluded(state, &v) {
             return;
         }
-        if !(self.opts.post_order && descend) && self.opts.min_depth == 0 {
+        if !(self.opts.post_order && descend) && self.opts.min_depth <= depth {
             flow = self.visitor.visit(state, &v);
         }
         if flow == Flow::Quit {
@@ -95,7 +114,7 @@ impl<V: Visitor> Shared<'_, V> {
             let node = Arc::new(Node {
                 parent: None,
                 name,
-                depth: 0,
+                depth,
                 id: (dev_of(&st), st.stx_ino),
                 opened: OnceLock::new(),
                 path: None,
@@ -105,8 +124,8 @@ impl<V: Visitor> Shared<'_, V> {
                 children_left: AtomicUsize::new(0),
                 pending: AtomicUsize::new(1),
                 root_dev: dev_of(&st),
-                is_root: true,
-                root_len: root.len(),
+                is_root: depth == 0,
+                root_len: start.root_len,
             });
             self.queue.lock().expect("queue lock").dirs.push_back(node);
         }

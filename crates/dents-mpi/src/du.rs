@@ -1,0 +1,761 @@
+//! `dents-mpi du`: du's sums over work items spread across ranks.
+//!
+//! Each directory's running sum is an [`Acc`] that lives from the
+//! directory's stat (in the walker's `excluded` hook, before it is read)
+//! until it is *complete*: its own walk has visited it in post-order and
+//! every part of its tree walked elsewhere has reported.  `pending`
+//! counts those: one for its own walk, one per subdirectory spilled as a
+//! work item (which may be walked on another rank), one per
+//! subdirectory complete in this walk only later, and one per hard link
+//! asked about on the rank that owns it.  Whoever brings `pending` to
+//! zero completes the directory: its line is written (at most
+//! `--max-depth` deep), its total added to its parent's sum, locally or
+//! by a message to the rank holding the parent (the item's `reply`).
+//!
+//! Hard links: the (device, inode) of a file with more than one link is
+//! owned by one rank (a hash of the pair); the owner's set says whether
+//! it was counted before, so each is counted once over all ranks.  A
+//! file owned here is decided at once; otherwise the owner is asked and
+//! answers with the size to add (zero when counted before).
+//!
+//! Memory: sums of the directories being walked and of those waiting for
+//! a spilled part of their tree (at most the items in flight times their
+//! depth), and the hard-link set's share of this rank; never a record
+//! per file.
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use std::os::fd::{AsFd, BorrowedFd};
+
+use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
+use dents::slice::{self, EntrySink};
+use dents::sys::{self, Statx};
+use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use dents_du::links::LinkSet;
+use dents_du::{Follow, Options};
+use rustix::fs::StatxFlags;
+
+use crate::dev::dev_of;
+use crate::engine::{Ctx, Job, FLUSH_AT};
+use crate::msg;
+use crate::wire::{self, Item, Reader};
+
+/// No parent to report to (an argument).
+const NO_RANK: u32 = u32::MAX;
+
+/// A job message: add to a waiting sum (id, size, inodes, whether it is a
+/// subdirectory's total).
+const ADD: u64 = 1;
+/// A job message: was this hard link counted? (dev, ino, size, inodes,
+/// reply rank, reply id, the line to print if not: depth, path).
+const LINK: u64 = 2;
+
+/// Where a completed directory's total goes.
+enum Parent {
+    /// Its parent's sum, on this rank.
+    Local(Arc<Acc>),
+    /// A sum on some rank, by its id there.
+    Remote(u32, u64),
+    /// An argument: nowhere.
+    None,
+}
+
+/// A directory's running sum.
+struct Acc {
+    size: AtomicU64,
+    inodes: AtomicU64,
+    pending: AtomicUsize,
+    path: Vec<u8>,
+    depth: usize,
+    /// Whether it gets a line (a slice's sum does not: its directory does).
+    line: bool,
+    parent: Parent,
+    /// Its id in the table of sums that other ranks (or later walks) add to.
+    remote_id: OnceLock<u64>,
+}
+
+impl Acc {
+    fn add(&self, size: u64, inodes: u64) {
+        self.size.fetch_add(size, Ordering::Relaxed);
+        self.inodes.fetch_add(inodes, Ordering::Relaxed);
+    }
+}
+
+/// du's engine on one rank.
+pub struct DuJob {
+    opts: Options,
+    /// Sums by directory path (with a trailing `/`) while it is walked.
+    walking: Mutex<HashMap<Vec<u8>, Arc<Acc>>>,
+    /// Sums waiting for parts of their tree walked elsewhere, by id.
+    waiting: Mutex<HashMap<u64, Arc<Acc>>>,
+    next_id: AtomicU64,
+    links: LinkSet,
+    total: Mutex<(u64, u64)>,
+    out: Mutex<Vec<u8>>,
+}
+
+impl DuJob {
+    /// A job with du's options.
+    pub fn new(opts: Options) -> DuJob {
+        DuJob {
+            opts,
+            walking: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(0),
+            links: LinkSet::default(),
+            total: Mutex::new((0, 0)),
+            out: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The work items for the arguments (all on rank 0 at first).
+    pub fn initial_items(roots: &[Vec<u8>]) -> Vec<Item> {
+        roots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Item {
+                path: trim_slashes(r).to_vec(),
+                depth: 0,
+                root: i as u32,
+                root_dev: 0,
+                reply: (NO_RANK, 0),
+                slice: None,
+            })
+            .collect()
+    }
+
+    /// This rank's share of the grand total: (size, inodes).
+    pub fn total(&self) -> (u64, u64) {
+        *lock(&self.total)
+    }
+
+    /// The grand total's line (`-c`).
+    pub fn total_line(&self, size: u64, inodes: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.push_line(&mut out, size, inodes, b"total");
+        out
+    }
+
+    fn mask(&self) -> StatxFlags {
+        StatxFlags::TYPE
+            | StatxFlags::MODE
+            | StatxFlags::NLINK
+            | StatxFlags::INO
+            | StatxFlags::SIZE
+            | StatxFlags::BLOCKS
+    }
+
+    /// (size, inodes) of one entry.
+    fn own(&self, st: &Statx) -> (u64, u64) {
+        let size = if self.opts.apparent {
+            st.stx_size
+        } else {
+            st.stx_blocks.saturating_mul(512)
+        };
+        (size, 1)
+    }
+
+    fn push_line(&self, out: &mut Vec<u8>, size: u64, inodes: u64, path: &[u8]) {
+        let v = if self.opts.inodes { inodes } else { size };
+        let t = self.opts.threshold;
+        let shown = if t < 0 {
+            v <= t.unsigned_abs()
+        } else {
+            v >= t as u64
+        };
+        if !shown {
+            return;
+        }
+        dents_du::size::push_size(out, v, &self.opts.units);
+        out.push(b'\t');
+        out.extend_from_slice(path);
+        out.push(if self.opts.nul { 0 } else { b'\n' });
+    }
+
+    fn line(&self, ctx: &Ctx, size: u64, inodes: u64, path: &[u8]) {
+        let mut out = lock(&self.out);
+        self.push_line(&mut out, size, inodes, path);
+        if out.len() >= FLUSH_AT {
+            let batch = std::mem::take(&mut *out);
+            drop(out);
+            ctx.write_out(batch);
+        }
+    }
+
+    fn count_total(&self, size: u64, inodes: u64) {
+        let mut t = lock(&self.total);
+        t.0 += size;
+        t.1 += inodes;
+    }
+
+    /// The id other ranks add to `acc` by, registering it on first use.
+    fn remote_id(&self, acc: &Arc<Acc>) -> u64 {
+        *acc.remote_id.get_or_init(|| {
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            lock(&self.waiting).insert(id, acc.clone());
+            id
+        })
+    }
+
+    /// One of `acc`'s pending parts is done.
+    fn settle(&self, ctx: &Ctx, acc: &Arc<Acc>) {
+        if acc.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.complete(ctx, acc);
+        }
+    }
+
+    /// Everything below `acc` is counted: its line, and its total to its
+    /// parent.
+    fn complete(&self, ctx: &Ctx, acc: &Arc<Acc>) {
+        if let Some(id) = acc.remote_id.get() {
+            lock(&self.waiting).remove(id);
+        }
+        let (size, inodes) = (
+            acc.size.load(Ordering::Relaxed),
+            acc.inodes.load(Ordering::Relaxed),
+        );
+        if acc.line && acc.depth <= self.opts.max_depth {
+            self.line(ctx, size, inodes, &acc.path);
+        }
+        match &acc.parent {
+            Parent::Local(p) => {
+                if !self.opts.separate_dirs {
+                    p.add(size, inodes);
+                }
+                self.settle(ctx, p);
+            }
+            Parent::Remote(rank, id) => self.add_to(ctx, *rank, *id, size, inodes, true),
+            Parent::None => {}
+        }
+    }
+
+    /// Adds to the waiting sum `id` on `rank`, and settles one of its parts.
+    fn add_to(&self, ctx: &Ctx, rank: u32, id: u64, size: u64, inodes: u64, dir: bool) {
+        if rank == ctx.rank() {
+            self.added(ctx, id, size, inodes, dir);
+        } else {
+            let mut b = Vec::with_capacity(48);
+            for n in [ADD, id, size, inodes, dir as u64] {
+                wire::put_u64(&mut b, n);
+            }
+            ctx.send_job(rank, b);
+        }
+    }
+
+    fn added(&self, ctx: &Ctx, id: u64, size: u64, inodes: u64, dir: bool) {
+        let Some(acc) = lock(&self.waiting).get(&id).cloned() else {
+            return;
+        };
+        if !(dir && self.opts.separate_dirs) {
+            acc.add(size, inodes);
+        }
+        self.settle(ctx, &acc);
+    }
+
+    /// Counts a hard link owned here; `true` if it was not counted before.
+    fn first_link(&self, dev: u64, ino: u64) -> bool {
+        self.links.insert(dev, ino)
+    }
+
+    fn problem(&self, ctx: &Ctx, what: &str, path: &[u8], e: Option<&io::Error>) {
+        let mut m = b"du: ".to_vec();
+        m.extend_from_slice(what.as_bytes());
+        m.push(b' ');
+        m.extend_from_slice(&msg::quote(path));
+        if let Some(e) = e {
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(msg::describe(e).as_bytes());
+        }
+        m.push(b'\n');
+        ctx.write_err(m);
+        ctx.fail(1);
+    }
+}
+
+impl Job for DuJob {
+    fn run(&self, mut items: Vec<Item>, ctx: &Ctx) {
+        for i in items.iter_mut().filter(|i| i.depth == 0) {
+            // An argument's device, for -x below it (the walker checks its
+            // own walks; spilled items carry it).
+            i.root_dev = dev_of(&i.path, self.opts.follow != Follow::Never).unwrap_or(0);
+        }
+        let (slices, items): (Vec<Item>, Vec<Item>) =
+            items.into_iter().partition(|i| i.slice.is_some());
+        std::thread::scope(|s| {
+            for item in &slices {
+                s.spawn(move || self.run_slice(item, ctx));
+            }
+        });
+        if items.is_empty() {
+            self.flush(ctx);
+            return;
+        }
+        let by_root: HashMap<&[u8], &Item> = items.iter().map(|i| (i.path.as_slice(), i)).collect();
+        let wopts = WalkOptions {
+            threads: self.opts.threads.max(1),
+            order: walk::Order::DepthFirst,
+            post_order: true,
+            follow: self.opts.follow,
+            same_fs: self.opts.one_file_system,
+            stat_mask: self.mask(),
+            post_order_parent_fd: false,
+            ..WalkOptions::default()
+        };
+        let v = DuVisitor {
+            du: self,
+            ctx,
+            by_root,
+            // Under -L the walker finds loops from its ancestors' inodes,
+            // which a spilled item would not carry: no spilling.
+            may_spill: self.opts.follow != Follow::Always,
+            quit: AtomicBool::new(false),
+        };
+        let starts: Vec<walk::Start<'_>> = items
+            .iter()
+            .map(|i| walk::Start {
+                path: &i.path,
+                root_len: i.path.len(),
+                depth: i.depth as usize,
+            })
+            .collect();
+        walk::walk_from(&starts, &wopts, &v);
+        self.flush(ctx);
+    }
+
+    fn flush(&self, ctx: &Ctx) {
+        let out = std::mem::take(&mut *lock(&self.out));
+        ctx.write_out(out);
+    }
+
+    fn message(&self, body: &[u8], ctx: &Ctx) {
+        let mut r = Reader(body);
+        match r.u64() {
+            ADD => {
+                let (id, size, inodes, dir) = (r.u64(), r.u64(), r.u64(), r.u64() != 0);
+                self.added(ctx, id, size, inodes, dir);
+            }
+            LINK => {
+                let (dev, ino, size, inodes) = (r.u64(), r.u64(), r.u64(), r.u64());
+                let (rank, id, depth) = (r.u64() as u32, r.u64(), r.u64());
+                let path = r.bytes();
+                let first = self.first_link(dev, ino);
+                if first {
+                    self.count_total(size, inodes);
+                    if self.opts.all && depth as usize <= self.opts.max_depth {
+                        self.line(ctx, size, inodes, path);
+                    }
+                }
+                let (size, inodes) = if first { (size, inodes) } else { (0, 0) };
+                self.add_to(ctx, rank, id, size, inodes, false);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The visitor of one batch's walk.
+struct DuVisitor<'a> {
+    du: &'a DuJob,
+    ctx: &'a Ctx,
+    by_root: HashMap<&'a [u8], &'a Item>,
+    may_spill: bool,
+    quit: AtomicBool,
+}
+
+impl DuVisitor<'_> {
+    fn item(&self, v: &Visit<'_>) -> &Item {
+        self.by_root[v.root()]
+    }
+
+    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Statx> {
+        match v.metadata() {
+            Ok(st) => {
+                if v.follows_links()
+                    && FileType::from_mode(st.stx_mode as u32) == FileType::SYMLINK
+                    && (!is_start(v) || self.du.opts.follow != Follow::Never)
+                {
+                    self.du.problem(self.ctx, "cannot access", v.path(), None);
+                    return None;
+                }
+                Some(st)
+            }
+            Err(e) => {
+                self.du
+                    .problem(self.ctx, "cannot access", v.path(), Some(&e));
+                None
+            }
+        }
+    }
+
+    /// The sum of the directory holding `v` (walked here).
+    fn parent_acc(&self, v: &Visit<'_>) -> Option<Arc<Acc>> {
+        let path = v.path();
+        let key = &path[..path.len() - v.name().len()];
+        lock(&self.du.walking).get(key).cloned()
+    }
+}
+
+impl DuVisitor<'_> {
+    /// Hands the huge directory `v` out as slices of its offset space, a
+    /// few per rank: its sum waits for each slice's total.
+    fn split(
+        &self,
+        v: &Visit<'_>,
+        st: &Statx,
+        item: &Item,
+        depth: usize,
+        parent: Option<Arc<Acc>>,
+        space: slice::OffsetSpace,
+    ) {
+        let du = self.du;
+        let starts =
+            slice::slice_starts(space, (self.ctx.size() as usize * 4).min(slice::MAX_SLICES));
+        let (size, inodes) = du.own(st);
+        du.count_total(size, inodes);
+        let acc = Arc::new(Acc {
+            size: AtomicU64::new(size),
+            inodes: AtomicU64::new(inodes),
+            pending: AtomicUsize::new(starts.len()),
+            path: v.path().to_vec(),
+            depth,
+            line: true,
+            parent: parent_link(parent, item),
+            remote_id: OnceLock::new(),
+        });
+        let id = du.remote_id(&acc);
+        for (i, &lo) in starts.iter().enumerate() {
+            self.ctx.spill(Item {
+                path: v.path().to_vec(),
+                depth: depth as u32,
+                root: item.root,
+                root_dev: item.root_dev,
+                reply: (self.ctx.rank(), id),
+                slice: Some((lo, starts.get(i + 1).copied().unwrap_or(u64::MAX))),
+            });
+        }
+    }
+}
+
+/// Directories at least this large (bytes of `st_size`, about 30,000
+/// entries on ext4) are read in slices spread over the ranks.
+const HUGE_DIR: u64 = 1 << 20;
+
+/// The offset space of the directory `v`, if slicing it is exact.
+fn sliceable(v: &Visit<'_>) -> Option<slice::OffsetSpace> {
+    let fd = sys::open_dir_at(v.parent_fd(), v.at_name()).ok()?;
+    let size = sys::fstat(fd.as_fd()).ok()?.st_size as u64;
+    slice::offset_space(fd.as_fd(), size).ok().flatten()
+}
+
+/// One slice of a huge directory: its entries counted into the slice's
+/// sum, its subdirectories queued as items reporting to that sum.
+struct SliceSink<'a> {
+    du: &'a DuJob,
+    ctx: &'a Ctx,
+    item: &'a Item,
+    acc: Arc<Acc>,
+    id: u64,
+    path: Vec<u8>,
+}
+
+impl EntrySink for SliceSink<'_> {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+        let du = self.du;
+        let base = self.item.path.len() + 1;
+        self.path.truncate(base);
+        self.path.extend_from_slice(e.name());
+        if !du.opts.excludes.is_empty() && du.opts.excludes.matches(&self.path) {
+            return;
+        }
+        let st = match sys::statx_at(dir, e.name_cstr(), du.mask()) {
+            Ok(st) => st,
+            Err(err) => return du.problem(self.ctx, "cannot access", &self.path, Some(&err)),
+        };
+        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        if du.opts.one_file_system && dev != self.item.root_dev {
+            return;
+        }
+        let depth = self.item.depth as usize + 1;
+        if FileType::from_mode(st.stx_mode as u32).is_dir() {
+            self.acc.pending.fetch_add(1, Ordering::AcqRel);
+            self.ctx.spill(Item {
+                path: self.path.clone(),
+                depth: depth as u32,
+                root: self.item.root,
+                root_dev: self.item.root_dev,
+                reply: (self.ctx.rank(), self.id),
+                slice: None,
+            });
+            return;
+        }
+        du.file(self.ctx, &st, dev, depth, &self.path, Some(&self.acc));
+    }
+}
+
+impl DuJob {
+    /// Counts one file (anything not walked into) below `parent`: hard
+    /// links through their owner, the `-a` line.
+    fn file(
+        &self,
+        ctx: &Ctx,
+        st: &Statx,
+        dev: u64,
+        depth: usize,
+        path: &[u8],
+        parent: Option<&Arc<Acc>>,
+    ) {
+        let (size, inodes) = self.own(st);
+        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
+        if st.stx_nlink > 1 && !is_dir && !self.opts.count_links {
+            let owner = link_owner(dev, st.stx_ino, ctx.size());
+            if owner != ctx.rank() {
+                if let Some(p) = parent {
+                    let id = self.remote_id(p);
+                    p.pending.fetch_add(1, Ordering::AcqRel);
+                    let mut b = Vec::with_capacity(80 + path.len());
+                    for n in [LINK, dev, st.stx_ino, size, inodes] {
+                        wire::put_u64(&mut b, n);
+                    }
+                    for n in [ctx.rank() as u64, id, depth as u64] {
+                        wire::put_u64(&mut b, n);
+                    }
+                    wire::put_bytes(&mut b, path);
+                    ctx.send_job(owner, b);
+                    return;
+                }
+                // An argument that is a hard link: asked of no one (its
+                // line is printed whatever), counted here.
+            } else if !self.first_link(dev, st.stx_ino) {
+                return;
+            }
+        }
+        self.count_total(size, inodes);
+        if let Some(p) = parent {
+            p.add(size, inodes);
+        }
+        if depth == 0 || self.opts.all && depth <= self.opts.max_depth {
+            self.line(ctx, size, inodes, path);
+        }
+    }
+
+    /// Reads one slice of a huge directory (an item from `split`).
+    fn run_slice(&self, item: &Item, ctx: &Ctx) {
+        let (lo, hi) = item.slice.expect("a slice item");
+        let acc = Arc::new(Acc {
+            size: AtomicU64::new(0),
+            inodes: AtomicU64::new(0),
+            pending: AtomicUsize::new(1),
+            path: item.path.clone(),
+            depth: item.depth as usize,
+            line: false,
+            parent: Parent::Remote(item.reply.0, item.reply.1),
+            remote_id: OnceLock::new(),
+        });
+        let id = self.remote_id(&acc);
+        let opened = std::ffi::CString::new(item.path.clone())
+            .map_err(|_| io::Error::from_raw_os_error(libc_enoent()))
+            .and_then(|c| sys::open_dir_path(&c));
+        match opened {
+            Ok(fd) => {
+                let mut path = item.path.clone();
+                path.push(b'/');
+                let mut sink = SliceSink {
+                    du: self,
+                    ctx,
+                    item,
+                    acc: acc.clone(),
+                    id,
+                    path,
+                };
+                let hi = (hi != u64::MAX).then_some(hi);
+                if let Err(e) =
+                    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink)
+                {
+                    // One message for the directory, from its first slice.
+                    if lo == 0 {
+                        self.problem(ctx, "cannot read directory", &item.path, Some(&e));
+                    } else {
+                        ctx.fail(1);
+                    }
+                }
+            }
+            Err(e) => {
+                if lo == 0 {
+                    self.problem(ctx, "cannot read directory", &item.path, Some(&e));
+                } else {
+                    ctx.fail(1);
+                }
+            }
+        }
+        self.settle(ctx, &acc);
+    }
+}
+
+/// `ENOENT`'s number (a path with a NUL byte cannot exist).
+fn libc_enoent() -> i32 {
+    rustix::io::Errno::NOENT.raw_os_error()
+}
+
+impl Visitor for DuVisitor<'_> {
+    type State = ();
+
+    fn state(&self) {}
+
+    fn excluded(&self, _: &mut (), v: &Visit<'_>) -> bool {
+        let du = self.du;
+        if !du.opts.excludes.is_empty() && du.opts.excludes.matches(v.path()) {
+            return true;
+        }
+        if !v.file_type().is_dir() {
+            return false;
+        }
+        let Some(st) = self.stat(v) else {
+            return true;
+        };
+        let item = self.item(v);
+        let depth = v.depth();
+        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
+            return true;
+        }
+        let parent = if is_start(v) {
+            None
+        } else {
+            match self.parent_acc(v) {
+                Some(p) => Some(p),
+                // The parent failed its stat (reported): nothing to add to.
+                None => return true,
+            }
+        };
+        if self.may_spill && self.ctx.size() > 1 && st.stx_size >= HUGE_DIR {
+            if let Some(space) = sliceable(v) {
+                self.split(v, st, item, depth, parent, space);
+                return true;
+            }
+        }
+        if let Some(p) = &parent {
+            if self.may_spill && self.ctx.wants_spill() {
+                let id = du.remote_id(p);
+                p.pending.fetch_add(1, Ordering::AcqRel);
+                self.ctx.spill(Item {
+                    path: v.path().to_vec(),
+                    depth: depth as u32,
+                    root: item.root,
+                    root_dev: item.root_dev,
+                    reply: (self.ctx.rank(), id),
+                    slice: None,
+                });
+                return true;
+            }
+        }
+        let (size, inodes) = du.own(st);
+        du.count_total(size, inodes);
+        let acc = Arc::new(Acc {
+            size: AtomicU64::new(size),
+            inodes: AtomicU64::new(inodes),
+            pending: AtomicUsize::new(1),
+            path: v.path().to_vec(),
+            depth,
+            line: true,
+            parent: parent_link(parent, item),
+            remote_id: OnceLock::new(),
+        });
+        lock(&du.walking).insert(dir_key(v.path()), acc);
+        false
+    }
+
+    fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
+        if self.ctx.quitting() {
+            self.quit.store(true, Ordering::Relaxed);
+            return Flow::Quit;
+        }
+        let du = self.du;
+        if v.is_post_order() {
+            if let Some(acc) = lock(&du.walking).remove(&dir_key(v.path())) {
+                du.settle(self.ctx, &acc);
+            }
+            return Flow::Continue;
+        }
+        let Some(st) = self.stat(v) else {
+            return Flow::Continue;
+        };
+        let item = self.item(v);
+        let depth = v.depth();
+        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
+            return Flow::Continue;
+        }
+        let parent = if !is_start(v) {
+            match self.parent_acc(v) {
+                Some(p) => Some(p),
+                None => return Flow::Continue,
+            }
+        } else {
+            None
+        };
+        du.file(self.ctx, st, dev, depth, v.path(), parent.as_ref());
+        Flow::Continue
+    }
+
+    fn error(&self, _: &mut (), e: &WalkError) {
+        match &e.kind {
+            WalkErrorKind::Io(err) => {
+                self.du
+                    .problem(self.ctx, "cannot read directory", &e.path, Some(err))
+            }
+            WalkErrorKind::Loop(_) => {}
+        }
+    }
+}
+
+/// Where a directory's total goes: its parent's sum here (which then
+/// completes only after it), or back where its item came from.
+fn parent_link(parent: Option<Arc<Acc>>, item: &Item) -> Parent {
+    match parent {
+        Some(p) => {
+            p.pending.fetch_add(1, Ordering::AcqRel);
+            Parent::Local(p)
+        }
+        None if item.reply.0 == NO_RANK => Parent::None,
+        None => Parent::Remote(item.reply.0, item.reply.1),
+    }
+}
+
+/// Whether `v` is one of the walk's starts (an item), not an entry below.
+fn is_start(v: &Visit<'_>) -> bool {
+    v.path().len() == v.root().len()
+}
+
+/// The rank that owns (dev, ino) in the hard-link set.
+fn link_owner(dev: u64, ino: u64, ranks: u32) -> u32 {
+    let h = (ino ^ dev.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((h >> 32) % ranks as u64) as u32
+}
+
+/// The key of a directory's sum: its path and a `/`.
+fn dir_key(path: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(path.len() + 1);
+    key.extend_from_slice(path);
+    if !key.ends_with(b"/") {
+        key.push(b'/');
+    }
+    key
+}
+
+/// Several trailing slashes count as one, as du's fts trims them.
+fn trim_slashes(root: &[u8]) -> &[u8] {
+    let mut len = root.len();
+    if len > 2 && root[len - 1] == b'/' {
+        while len > 1 && root[len - 2] == b'/' {
+            len -= 1;
+        }
+    }
+    &root[..len]
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,197 @@
+//! `dents-mpi du`'s command line: GNU du's options that the distributed
+//! engine supports.
+
+use dents_du::size::{parse_block_size, parse_depth, parse_threshold, Units};
+use dents_du::{Follow, Options};
+
+/// The options and the files (`.` when none).
+pub struct DuArgs {
+    /// du's options.
+    pub opts: Options,
+    /// The arguments.
+    pub files: Vec<Vec<u8>>,
+}
+
+/// Reads `args` (after `du`); `Err` with the message for a bad one.
+pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
+    let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
+    let mut opts = Options {
+        units: Units::default_for(posix),
+        ..Options::default()
+    };
+    if let Some(spec) = ["DU_BLOCK_SIZE", "BLOCK_SIZE"]
+        .iter()
+        .find_map(std::env::var_os)
+    {
+        if let Ok(u) = parse_block_size(spec.as_encoded_bytes()) {
+            opts.units = u;
+        }
+    }
+    let mut files = Vec::new();
+    let mut summarize = false;
+    let mut i = 0;
+    let mut only_files = false;
+    let value = |i: &mut usize, inline: &[u8], name: &str| -> Result<Vec<u8>, String> {
+        if !inline.is_empty() {
+            return Ok(inline.to_vec());
+        }
+        *i += 1;
+        args.get(*i)
+            .cloned()
+            .ok_or_else(|| format!("option requires an argument -- '{name}'"))
+    };
+    while i < args.len() {
+        let a = &args[i];
+        if only_files || a.len() < 2 || a[0] != b'-' {
+            files.push(a.clone());
+        } else if a == b"--" {
+            only_files = true;
+        } else if let Some(long) = a.strip_prefix(b"--") {
+            let (name, inline) = match long.iter().position(|&c| c == b'=') {
+                Some(p) => (&long[..p], Some(&long[p + 1..])),
+                None => (long, None),
+            };
+            let mut val = |what: &str| -> Result<Vec<u8>, String> {
+                match inline {
+                    Some(v) => Ok(v.to_vec()),
+                    None => value(&mut i, b"", what),
+                }
+            };
+            match name {
+                b"all" => opts.all = true,
+                b"summarize" => summarize = true,
+                b"total" => opts.total = true,
+                b"max-depth" => opts.max_depth = depth(&val("max-depth")?)?,
+                b"human-readable" => opts.units = Units::human(),
+                b"si" => opts.units = Units::si(),
+                b"bytes" => {
+                    opts.apparent = true;
+                    opts.units = Units::blocks(1);
+                }
+                b"apparent-size" => opts.apparent = true,
+                b"block-size" => opts.units = block_size(&val("block-size")?)?,
+                b"inodes" => opts.inodes = true,
+                b"count-links" => opts.count_links = true,
+                b"dereference" => opts.follow = Follow::Always,
+                b"no-dereference" => opts.follow = Follow::Never,
+                b"dereference-args" => opts.follow = Follow::Roots,
+                b"one-file-system" => opts.one_file_system = true,
+                b"separate-dirs" => opts.separate_dirs = true,
+                b"threshold" => opts.threshold = threshold(&val("threshold")?)?,
+                b"null" => opts.nul = true,
+                b"exclude" => opts.excludes.add(&val("exclude")?),
+                _ => {
+                    return Err(format!(
+                        "unrecognized option '{}'",
+                        String::from_utf8_lossy(a)
+                    ))
+                }
+            }
+        } else {
+            let mut j = 1;
+            while j < a.len() {
+                let c = a[j];
+                let rest = &a[j + 1..];
+                match c {
+                    b'a' => opts.all = true,
+                    b's' => summarize = true,
+                    b'c' => opts.total = true,
+                    b'h' => opts.units = Units::human(),
+                    b'k' => opts.units = Units::blocks(1024),
+                    b'm' => opts.units = Units::blocks(1 << 20),
+                    b'b' => {
+                        opts.apparent = true;
+                        opts.units = Units::blocks(1);
+                    }
+                    b'l' => opts.count_links = true,
+                    b'x' => opts.one_file_system = true,
+                    b'S' => opts.separate_dirs = true,
+                    b'0' => opts.nul = true,
+                    b'L' => opts.follow = Follow::Always,
+                    b'P' => opts.follow = Follow::Never,
+                    b'H' | b'D' => opts.follow = Follow::Roots,
+                    b'd' | b'B' | b't' => {
+                        let v = value(&mut i, rest, &(c as char).to_string())?;
+                        match c {
+                            b'd' => opts.max_depth = depth(&v)?,
+                            b'B' => opts.units = block_size(&v)?,
+                            _ => opts.threshold = threshold(&v)?,
+                        }
+                        break;
+                    }
+                    _ => return Err(format!("invalid option -- '{}'", c as char)),
+                }
+                j += 1;
+            }
+        }
+        i += 1;
+    }
+    if summarize {
+        if opts.all {
+            return Err("cannot both summarize and show all entries".into());
+        }
+        if opts.max_depth != usize::MAX && opts.max_depth != 0 {
+            return Err(format!(
+                "warning: summarizing conflicts with --max-depth={}",
+                opts.max_depth
+            ));
+        }
+        opts.max_depth = 0;
+    }
+    if opts.inodes {
+        // Counts are not sizes: no block size divides them (`-h` still
+        // scales them, as GNU's).
+        opts.units.block = 1;
+    }
+    if files.is_empty() {
+        files.push(b".".to_vec());
+    }
+    opts.hash_all = files.len() > 1;
+    Ok(DuArgs { opts, files })
+}
+
+fn depth(v: &[u8]) -> Result<usize, String> {
+    parse_depth(v).ok_or_else(|| format!("invalid maximum depth '{}'", String::from_utf8_lossy(v)))
+}
+
+fn block_size(v: &[u8]) -> Result<Units, String> {
+    parse_block_size(v).map_err(|_| {
+        format!(
+            "invalid --block-size argument '{}'",
+            String::from_utf8_lossy(v)
+        )
+    })
+}
+
+fn threshold(v: &[u8]) -> Result<i64, String> {
+    parse_threshold(v).map_err(|_| {
+        format!(
+            "invalid --threshold argument '{}'",
+            String::from_utf8_lossy(v)
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<Vec<u8>> {
+        a.iter().map(|s| s.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn short_options_combine_and_take_values() {
+        let p = parse(&args(&["-ahd2", "x", "-B", "1M", "y"])).unwrap();
+        assert!(p.opts.all);
+        assert_eq!(p.opts.max_depth, 2);
+        assert_eq!(p.opts.units.block, 1 << 20);
+        assert_eq!(p.files, args(&["x", "y"]));
+        let p = parse(&args(&["-sb", "--exclude=*.o"])).unwrap();
+        assert_eq!(p.opts.max_depth, 0);
+        assert!(p.opts.apparent);
+        assert_eq!(p.files, args(&["."]));
+        assert!(parse(&args(&["-q"])).is_err());
+        assert!(parse(&args(&["-sa"])).is_err());
+    }
+}

@@ -1,0 +1,218 @@
+//! `dents-mpi find`: find's evaluator (`dents-find`) on work items spread
+//! over the ranks.
+//!
+//! Every rank parses the same command line and runs the same
+//! [`dents_find::Command`]; its walks go through [`MpiWalk`], which runs
+//! the distributed engine with find's evaluator wrapped in [`Spill`]:
+//! while the rank's queue is short, directories met are handed to the
+//! queue (as items other ranks may steal) instead of walked here, and an
+//! item is walked with `walk_from`, so that each entry is visited with
+//! the path, name, root and depth it has in the whole walk.  Output
+//! records go through the engine to rank 0's standard output (or the
+//! rank's own file).
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use dents::dir::FileType;
+use dents::sys;
+use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use mpi::topology::SimpleCommunicator;
+
+use crate::dev::dev_of;
+use crate::engine::{self, Ctx, Job, Mailer};
+use crate::wire::Item;
+
+/// No result goes back anywhere (find's items report nothing).
+const NO_REPLY: (u32, u64) = (u32::MAX, 0);
+
+/// find's output records, to the engine (rank 0's standard output).
+pub struct MailerSink(pub Arc<Mailer>);
+
+impl Write for MailerSink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.0.write_out(buf.to_vec()) {
+            Ok(buf.len())
+        } else {
+            Err(io::Error::other("per-rank output file"))
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The walks of a find command, over all ranks.
+pub struct MpiWalk<'w> {
+    /// The ranks.
+    pub world: &'w SimpleCommunicator,
+    /// This rank's messages.
+    pub mailer: Arc<Mailer>,
+    /// A `-quit` was met on some rank: later walks do nothing (on every
+    /// rank alike, so that all take part in the same runs).
+    pub quit: bool,
+    /// The worst status the runs ended with.
+    pub status: i32,
+}
+
+impl dents_find::Walk for MpiWalk<'_> {
+    fn walk<V: Visitor>(&mut self, roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) {
+        if self.quit {
+            return;
+        }
+        let follow_roots = opts.follow != Follow::Never;
+        let root_devs: Vec<u64> = roots
+            .iter()
+            .map(|r| dev_of(r, follow_roots).unwrap_or(0))
+            .collect();
+        let initial = roots
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Item {
+                path: r.clone(),
+                depth: 0,
+                root: i as u32,
+                root_dev: root_devs[i],
+                reply: NO_REPLY,
+                slice: None,
+            })
+            .collect();
+        let job = FindJob {
+            roots,
+            opts,
+            inner: visitor,
+        };
+        let outcome = engine::run(self.world, &self.mailer, &job, initial);
+        self.quit |= outcome.quit;
+        self.status = self.status.max(outcome.status);
+    }
+}
+
+/// One walk of the command, as the engine's job.
+struct FindJob<'a, V> {
+    roots: &'a [Vec<u8>],
+    opts: &'a WalkOptions,
+    inner: &'a V,
+}
+
+impl<V: Visitor> Job for FindJob<'_, V> {
+    fn run(&self, items: Vec<Item>, ctx: &Ctx) {
+        let starts: Vec<walk::Start<'_>> = items
+            .iter()
+            .map(|i| walk::Start {
+                path: &i.path,
+                root_len: self.roots[i.root as usize].len(),
+                depth: i.depth as usize,
+            })
+            .collect();
+        let spill = Spill {
+            inner: self.inner,
+            ctx,
+            opts: self.opts,
+            starts: items.iter().map(|i| i.path.as_slice()).collect(),
+            roots: self
+                .roots
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.as_slice(), i))
+                .collect(),
+            root_devs: items
+                .iter()
+                .map(|i| (i.root as usize, i.root_dev))
+                .collect(),
+        };
+        walk::walk_from(&starts, self.opts, &spill);
+    }
+
+    fn message(&self, _body: &[u8], _ctx: &Ctx) {}
+
+    fn flush(&self, _ctx: &Ctx) {}
+}
+
+/// find's evaluator, with directories handed to the queue while it is
+/// short, and `-quit` told to every rank.
+struct Spill<'a, V> {
+    inner: &'a V,
+    ctx: &'a Ctx,
+    opts: &'a WalkOptions,
+    /// The paths of this walk's items (their visits are not spilled).
+    starts: HashSet<&'a [u8]>,
+    /// The starting points, by path.
+    roots: HashMap<&'a [u8], usize>,
+    /// The starting points' devices (`-xdev`), by index.
+    root_devs: HashMap<usize, u64>,
+}
+
+impl<V: Visitor> Spill<'_, V> {
+    /// Whether the directory `v` goes to the queue; queued if so.
+    fn spilled(&self, v: &Visit<'_>) -> bool {
+        // -L finds loops through a directory's ancestors, which an item
+        // does not carry: nothing is spilled.
+        if self.opts.follow == Follow::Always
+            || v.known_type() != Some(FileType::DIRECTORY)
+            || v.depth() >= self.opts.max_depth
+            || self.starts.contains(v.path())
+            || !self.ctx.wants_spill()
+        {
+            return false;
+        }
+        let Some(&root) = self.roots.get(v.root()) else {
+            return false;
+        };
+        let root_dev = self.root_devs.get(&root).copied().unwrap_or(0);
+        if self.opts.same_fs {
+            // A mount point is visited but not walked: the walker's own
+            // check, which an item would skip.
+            match v.metadata() {
+                Ok(st) if sys::makedev(st.stx_dev_major, st.stx_dev_minor) == root_dev => {}
+                _ => return false,
+            }
+        }
+        self.ctx.spill(Item {
+            path: v.path().to_vec(),
+            depth: v.depth() as u32,
+            root: root as u32,
+            root_dev,
+            reply: NO_REPLY,
+            slice: None,
+        });
+        true
+    }
+}
+
+impl<V: Visitor> Visitor for Spill<'_, V> {
+    type State = V::State;
+
+    fn state(&self) -> V::State {
+        self.inner.state()
+    }
+
+    fn excluded(&self, state: &mut V::State, v: &Visit<'_>) -> bool {
+        self.inner.excluded(state, v) || self.spilled(v)
+    }
+
+    fn visit(&self, state: &mut V::State, v: &Visit<'_>) -> Flow {
+        if self.ctx.quitting() {
+            return Flow::Quit;
+        }
+        let flow = self.inner.visit(state, v);
+        if flow == Flow::Quit {
+            self.ctx.quit();
+        }
+        flow
+    }
+
+    fn turn_done(&self, state: &mut V::State) {
+        self.inner.turn_done(state);
+    }
+
+    fn error(&self, state: &mut V::State, e: &WalkError) {
+        self.inner.error(state, e);
+    }
+
+    fn finish(&self, state: V::State) {
+        self.inner.finish(state);
+    }
+}

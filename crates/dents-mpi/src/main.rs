@@ -1,0 +1,159 @@
+//! `dents-mpi`: `dents find` and `dents du` across many nodes on MPI.
+//!
+//! ```text
+//! mpirun -np N dents-mpi [--per-rank-output=PREFIX] du [OPTION]... [FILE]...
+//! mpirun -np N dents-mpi [--per-rank-output=PREFIX] find [STARTING-POINT]... [EXPRESSION]
+//! ```
+//!
+//! | module | concern |
+//! |--------|---------|
+//! | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
+//! | `wire`   | message tags and the encoding of work items |
+//! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
+//! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
+//! | `du_args` | du's command line |
+//! | `dev`    | the device a path lies on |
+//! | `msg`    | GNU's quoting and error descriptions |
+//!
+//! The design is written down in docs/distributed.md.
+
+#![deny(unsafe_code)]
+
+mod dev;
+mod du;
+mod du_args;
+mod engine;
+mod find;
+mod msg;
+mod wire;
+
+use std::os::unix::ffi::OsStringExt;
+use std::sync::Arc;
+
+use mpi::environment::Threading;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+const USAGE: &str =
+    "usage: mpirun -np N dents-mpi [--per-rank-output=PREFIX] du [OPTION]... [FILE]...\n";
+
+fn main() {
+    let args: Vec<Vec<u8>> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_encoded_bytes())
+        .collect();
+    let mut setup = engine::Setup {
+        per_rank_output: None,
+    };
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if let Some(p) = a.strip_prefix(b"--per-rank-output=") {
+            setup.per_rank_output = Some(String::from_utf8_lossy(p).into_owned());
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    let Some((cmd, rest)) = args[i..].split_first() else {
+        eprint!("{USAGE}");
+        std::process::exit(2);
+    };
+    // Time zone and month names for find's -printf and -ls, read while
+    // this is the only thread.
+    dents::sys::tzset();
+    dents::sys::use_time_locale();
+    let Some((universe, threading)) = mpi::initialize_with_threading(Threading::Multiple) else {
+        eprintln!("dents-mpi: MPI was initialized already");
+        std::process::exit(2);
+    };
+    let world = universe.world();
+    let status = if threading != Threading::Multiple {
+        if world.rank() == 0 {
+            eprintln!("dents-mpi: this MPI library does not support MPI_THREAD_MULTIPLE");
+        }
+        2
+    } else {
+        match engine::Mailer::start(&world, &setup) {
+            Err(m) => {
+                eprintln!("dents-mpi: {m}");
+                2
+            }
+            Ok((mailer, sender)) => {
+                let status = match cmd.as_slice() {
+                    b"du" => run_du(&world, &mailer, rest),
+                    b"find" => run_find(&world, &mailer, rest),
+                    _ => {
+                        if world.rank() == 0 {
+                            eprint!("{USAGE}");
+                        }
+                        2
+                    }
+                };
+                mailer.close(sender);
+                status
+            }
+        }
+    };
+    // MPI is finalized when the universe goes, which exit would skip.
+    drop(universe);
+    std::process::exit(status);
+}
+
+/// `find`: GNU find's lines (those of `dents find`), from every rank.
+fn run_find(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<u8>]) -> i32 {
+    let args: Vec<std::ffi::OsString> = args
+        .iter()
+        .map(|a| std::ffi::OsString::from_vec(a.clone()))
+        .collect();
+    let command = match dents_find::Command::parse(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            if world.rank() == 0 {
+                e.report();
+            }
+            return 1;
+        }
+    };
+    let mut walker = find::MpiWalk {
+        world,
+        mailer: mailer.clone(),
+        quit: false,
+        status: 0,
+    };
+    let status = command.run_to_with(find::MailerSink(mailer.clone()), &mut walker);
+    let mut worst = 0i32;
+    world.all_reduce_into(
+        &status.code().max(walker.status),
+        &mut worst,
+        mpi::collective::SystemOperation::max(),
+    );
+    worst
+}
+
+/// `du`: GNU du's lines, each directory's total over all ranks.
+fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<u8>]) -> i32 {
+    let parsed = match du_args::parse(args) {
+        Ok(p) => p,
+        Err(m) => {
+            if world.rank() == 0 {
+                eprintln!("du: {m}\nTry 'du --help' for more information.");
+            }
+            return 1;
+        }
+    };
+    let total = parsed.opts.total;
+    let job = du::DuJob::new(parsed.opts);
+    let outcome = engine::run(world, mailer, &job, du::DuJob::initial_items(&parsed.files));
+    let (size, inodes) = job.total();
+    let mut sums = [0u64; 2];
+    world.all_reduce_into(
+        &[size, inodes][..],
+        &mut sums[..],
+        mpi::collective::SystemOperation::sum(),
+    );
+    if total && world.rank() == 0 {
+        use std::io::Write;
+        let _ = std::io::stdout().write_all(&job.total_line(sums[0], sums[1]));
+    }
+    outcome.status
+}

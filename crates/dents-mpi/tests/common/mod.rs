@@ -1,0 +1,128 @@
+//! Running `dents-mpi` under `mpirun` and the tools it is compared with.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What a command did.
+pub struct Run {
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    pub status: i32,
+}
+
+/// Runs `cmd` to its end.
+pub fn run(cmd: &mut Command) -> Run {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()));
+    Run {
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// `mpirun`, or `None` after saying loudly why not (a failure under CI).
+pub fn mpirun() -> Option<PathBuf> {
+    match Command::new("mpirun").arg("--version").output() {
+        Ok(o) if o.status.success() => Some(PathBuf::from("mpirun")),
+        _ => {
+            dents_testfs::skip("mpirun not found (apt-get install openmpi-bin)");
+            None
+        }
+    }
+}
+
+/// `mpirun -np N dents-mpi` in `dir`, arguments to follow.
+pub fn mpi_cmd(np: usize, dir: &Path) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--oversubscribe",
+        "--allow-run-as-root",
+        "--bind-to",
+        "none",
+        "-np",
+    ])
+    .arg(np.to_string())
+    .arg(env!("CARGO_BIN_EXE_dents-mpi"))
+    .current_dir(dir)
+    // No interactive locale surprises in GNU's tools or ours.
+    .env("LC_ALL", "C");
+    c
+}
+
+/// `mpirun -np N dents-mpi du ARGS` in `dir`.
+pub fn mpi_du_cmd(np: usize, dir: &Path, args: &[&str]) -> Command {
+    let mut c = mpi_cmd(np, dir);
+    c.arg("du").args(args);
+    c
+}
+
+/// Runs `dents-mpi du` on `np` ranks.
+pub fn mpi_du(np: usize, dir: &Path, args: &[&str]) -> Run {
+    run(&mut mpi_du_cmd(np, dir, args))
+}
+
+/// Runs GNU du.
+pub fn gnu_du(dir: &Path, args: &[&str]) -> Run {
+    run(Command::new("du")
+        .args(args)
+        .current_dir(dir)
+        .env("LC_ALL", "C"))
+}
+
+/// `cmd` run as nobody (through `setpriv`).
+pub fn as_nobody(cmd: Command) -> Run {
+    let mut w = Command::new("setpriv");
+    w.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+    w.arg(cmd.get_program()).args(cmd.get_args());
+    if let Some(d) = cmd.get_current_dir() {
+        w.current_dir(d);
+    }
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            w.env(k, v);
+        }
+    }
+    // Open MPI keeps its session files under TMPDIR: one nobody may write.
+    w.env("TMPDIR", "/tmp");
+    run(&mut w)
+}
+
+/// Output lines (NUL-terminated with `-0`), sorted.
+pub fn sorted(out: &[u8], args: &[&str]) -> Vec<Vec<u8>> {
+    let sep = if args.contains(&"-0") { 0 } else { b'\n' };
+    let mut lines: Vec<Vec<u8>> = out
+        .split(|&c| c == sep)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.to_vec())
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// A tree of a few thousand entries: nested directories of several
+/// widths and depths, files of several sizes, a sparse file, symlinks,
+/// empty directories, names with spaces and newlines.
+pub fn build_tree(root: &Path) {
+    for a in 0..6 {
+        for b in 0..(a * 3 + 1) {
+            let d = root.join(format!("d{a}/sub {b}/deeper/still"));
+            fs::create_dir_all(&d).unwrap();
+            for f in 0..(b * 7 % 40) {
+                fs::write(d.join(format!("f{f}")), vec![b'x'; f * 1000 + a]).unwrap();
+            }
+            fs::write(root.join(format!("d{a}/sub {b}/top")), vec![b'y'; b * 5000]).unwrap();
+        }
+    }
+    fs::create_dir_all(root.join("empty/dirs/only")).unwrap();
+    fs::write(root.join("d1/new\nline"), b"n").unwrap();
+    let sparse = fs::File::create(root.join("d2/sparse")).unwrap();
+    sparse.set_len(50 << 20).unwrap();
+    symlink("d1", root.join("link-to-d1")).unwrap();
+    symlink("missing", root.join("d3/dangling")).unwrap();
+}

@@ -1,0 +1,349 @@
+//! `dents-mpi du` under `mpirun` with 1 to 4 ranks on one machine,
+//! against GNU du (whose lines `dents du` prints byte for byte), compared
+//! as sorted lines: real trees, loop filesystems, a huge directory split
+//! over the ranks, unreadable directories, hard links across ranks.
+
+mod common;
+
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+use std::process::Command;
+
+use common::{build_tree, gnu_du, mpi_du, sorted, Run};
+use dents_testfs::{FsKind, LoopFs};
+
+/// Lines and status equal to GNU du's for each option set, each with a
+/// different number of ranks, on the tree at `root` (relative paths).
+fn assert_like_gnu(root: &Path, cases: &[&[&str]]) {
+    for (i, args) in cases.iter().enumerate() {
+        let np = i % 4 + 1;
+        let want = gnu_du(root, args);
+        let got = mpi_du(np, root, args);
+        assert_eq!(
+            got.status, want.status,
+            "status of du {args:?} at -np {np}: {}",
+            got.stderr
+        );
+        assert_eq!(
+            sorted(&got.stdout, args),
+            sorted(&want.stdout, args),
+            "lines of du {args:?} at -np {np}"
+        );
+    }
+}
+
+/// GNU du's lines for the option sets people use, over 1 to 4 ranks.
+#[test]
+fn like_gnu_du_on_a_built_tree() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    build_tree(tmp.path());
+    assert_like_gnu(
+        tmp.path(),
+        &[
+            &["."],
+            &["-a", "."],
+            &["-s", "d1", "d2"],
+            &["-c", "d0", "d4", "empty"],
+            &["-ahd2", "."],
+            &["--apparent-size", "-b", "."],
+            &["--inodes", "-a", "."],
+            &["-S", "."],
+            &["-x", "-a", "."],
+            &["-0", "-a", "."],
+            &["-sh", "."],
+            &["-l", "-a", "-k", "."],
+            &["-a", "-t", "20K", "."],
+            &["-a", "--exclude=f1*", "."],
+            &["-a", "d3/dangling", "link-to-d1"],
+        ],
+    );
+    // Every rank count on the plainest case.
+    for np in 1..=4 {
+        let want = gnu_du(tmp.path(), &["-a", "."]);
+        let got = mpi_du(np, tmp.path(), &["-a", "."]);
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
+    }
+}
+
+/// The bench corpora when mounted (`bench/corpus.sh`): the shape tree,
+/// links counted each time (`-l`: which of two hard links counts is a
+/// matter of order, in GNU du as here).
+#[test]
+fn like_gnu_du_on_the_shape_corpus() {
+    let shape = Path::new("/var/tmp/dents-bench/tree/shape");
+    if !shape.is_dir() {
+        // Not a skip: the built trees and loop filesystems cover the same
+        // ground; the corpus is a bigger tree where there is one.
+        eprintln!(
+            "note: {} not mounted; the corpus case did not run",
+            shape.display()
+        );
+        return;
+    }
+    let Some(_) = common::mpirun() else { return };
+    for (np, args) in [(2, &["-l", "."][..]), (3, &["-l", "-a", "-B1", "."][..])] {
+        let want = gnu_du(shape, args);
+        let got = mpi_du(np, shape, args);
+        assert_eq!(got.status, want.status);
+        assert_eq!(
+            sorted(&got.stdout, args),
+            sorted(&want.stdout, args),
+            "du {args:?} -np {np}"
+        );
+    }
+}
+
+/// Hard links whose names lie far apart (so on different ranks): each
+/// counted once over all ranks, in the totals of every argument and the
+/// grand total, as GNU du counts them.
+#[test]
+fn hard_links_counted_once_across_ranks() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    for i in 0..60 {
+        let a = root.join(format!("a/x{}/y{}", i % 7, i % 3));
+        let b = root.join(format!("b/p{}/q{}", i % 5, i % 4));
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        fs::write(a.join(format!("f{i}")), vec![b'h'; 3000 * (i + 1)]).unwrap();
+        fs::hard_link(a.join(format!("f{i}")), b.join(format!("g{i}"))).unwrap();
+    }
+    for np in 1..=4 {
+        for args in [
+            &["-s", "."][..],
+            &["-sc", "a", "b"],
+            &["--inodes", "-s", "."],
+            &["-sb", "."],
+        ] {
+            let want = gnu_du(root, args);
+            let got = mpi_du(np, root, args);
+            // Several arguments: the split between a and b depends on
+            // which link is met first; the grand total does not.
+            let keep = |s: &[u8]| -> Vec<Vec<u8>> {
+                let lines = sorted(s, args);
+                if args.contains(&"-sc") {
+                    lines
+                        .into_iter()
+                        .filter(|l| l.ends_with(b"total"))
+                        .collect()
+                } else {
+                    lines
+                }
+            };
+            assert_eq!(
+                keep(&got.stdout),
+                keep(&want.stdout),
+                "du {args:?} -np {np}"
+            );
+        }
+    }
+}
+
+/// A directory far larger than the slicing threshold: read in slices
+/// spread over the ranks, every entry exactly once (`-a`: one line per
+/// entry).  The corpus's million-entry directory where mounted, compared
+/// with a plain `read_dir` (GNU du takes over 10 s on it on a loaded
+/// machine; its files are empty: `0` each), else 200,000 entries on a
+/// loop ext4 (a million takes minutes to create there); and 50,000 on
+/// XFS (linear offsets), compared with GNU du.
+#[test]
+fn huge_directory_split_over_ranks_every_entry_once() {
+    let Some(_) = common::mpirun() else { return };
+    let corpus = Path::new("/var/tmp/dents-bench/ext4");
+    let mut loops = Vec::new();
+    if corpus.join("flat1m").is_dir() {
+        let got = mpi_du(2, corpus, &["-a", "flat1m"]);
+        assert_eq!(got.status, 0, "{}", got.stderr);
+        let dir = fs::metadata(corpus.join("flat1m")).unwrap();
+        let mut want = vec![format!("{}\tflat1m", dir.blocks() / 2).into_bytes()];
+        for e in fs::read_dir(corpus.join("flat1m")).unwrap() {
+            let e = e.unwrap();
+            assert_eq!(
+                e.metadata().unwrap().blocks(),
+                0,
+                "the corpus's files are empty"
+            );
+            let mut line = b"0\tflat1m/".to_vec();
+            line.extend_from_slice(e.file_name().as_bytes());
+            want.push(line);
+        }
+        want.sort();
+        let lines = sorted(&got.stdout, &[]);
+        assert_eq!(
+            lines.len(),
+            1_000_001,
+            "one line per entry and the directory"
+        );
+        assert!(
+            lines == want,
+            "the lines differ from the directory's entries"
+        );
+    } else if let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 400) {
+        dents_testfs::fill_flat(&fs.path().join("flat1m"), 200_000, |i| {
+            format!("entry-{i:07}")
+        });
+        loops.push((fs, 200_000));
+    }
+    if let Some(fs) = LoopFs::new_or_skip(FsKind::Xfs, 300) {
+        // Long names: the directory passes 1 MiB, where it is sliced.
+        dents_testfs::fill_flat(&fs.path().join("flat1m"), 50_000, |i| {
+            format!("a-name-long-enough-to-fill-{i:06}")
+        });
+        fs::create_dir_all(fs.path().join("flat1m/sub/dir")).unwrap();
+        fs::write(fs.path().join("flat1m/sub/dir/f"), b"x").unwrap();
+        loops.push((fs, 50_003));
+    }
+    for (fs, n) in &loops {
+        let base = fs.path();
+        let size = fs::metadata(base.join("flat1m")).unwrap().len();
+        assert!(
+            size >= 1 << 20,
+            "{base:?}: {size} bytes is too small to be sliced"
+        );
+        let want = gnu_du(base, &["-a", "flat1m"]);
+        let got = mpi_du(4, base, &["-a", "flat1m"]);
+        assert_eq!(got.status, 0, "{}", got.stderr);
+        let lines = sorted(&got.stdout, &[]);
+        assert_eq!(lines.len(), n + 1, "one line per entry and the directory");
+        assert!(lines.windows(2).all(|w| w[0] != w[1]), "an entry twice");
+        assert_eq!(lines, sorted(&want.stdout, &[]), "on {base:?}");
+    }
+}
+
+/// The trees on each kind of loop filesystem (types from `d_type`, from
+/// stats without it, btrfs's link counts, tmpfs's offsets).
+#[test]
+fn like_gnu_du_on_loop_filesystems() {
+    let Some(_) = common::mpirun() else { return };
+    for kind in [FsKind::Ext4NoFiletype, FsKind::Btrfs, FsKind::Tmpfs] {
+        let Some(fs) = LoopFs::new_or_skip(kind, 200) else {
+            continue;
+        };
+        build_tree(fs.path());
+        assert_like_gnu(fs.path(), &[&["-a", "."], &["-s", "."], &["-S", "."]]);
+    }
+}
+
+/// Unreadable directories, met by whichever rank walks them (as an
+/// unprivileged user: root reads everything): GNU's message for each,
+/// status 1 (the worst over the ranks), and the sizes of the rest.
+#[test]
+fn unreadable_directories_on_some_ranks() {
+    let Some(_) = common::mpirun() else { return };
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot switch to another user with setpriv");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::set_permissions(root, fs::Permissions::from_mode(0o755)).unwrap();
+    build_tree(root);
+    let mut locked = Vec::new();
+    for a in 0..6 {
+        let d = root.join(format!("d{a}/locked"));
+        fs::create_dir_all(d.join("inner")).unwrap();
+        fs::write(d.join("inner/x"), b"x").unwrap();
+        fs::set_permissions(&d, fs::Permissions::from_mode(0o000)).unwrap();
+        locked.push(format!("./d{a}/locked"));
+    }
+    for np in [1, 2, 4] {
+        let want = common::as_nobody(gnu_du_cmd(root, &["-a", "."]));
+        let got = common::as_nobody(common::mpi_du_cmd(np, root, &["-a", "."]));
+        assert_eq!(got.status, 1, "-np {np}: {}", got.stderr);
+        assert_eq!(want.status, 1);
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
+        // mpirun adds its own report of a rank's non-zero status.
+        let mut msgs: Vec<&str> = got
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("du: "))
+            .collect();
+        msgs.sort();
+        let mut gnu_msgs: Vec<&str> = want.stderr.lines().collect();
+        gnu_msgs.sort();
+        assert_eq!(msgs, gnu_msgs, "messages at -np {np}");
+        for l in &locked {
+            assert!(
+                got.stderr.contains(&format!("cannot read directory '{l}'")),
+                "{l}"
+            );
+        }
+    }
+}
+
+fn gnu_du_cmd(root: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("du");
+    c.args(args).current_dir(root);
+    c
+}
+
+/// One subtree holds nearly all the work: the ranks that run out first
+/// steal from the one that has it (the items they received say so), and
+/// the result is still GNU's.
+#[test]
+fn ranks_that_run_out_of_work_steal() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::create_dir_all(root.join("small")).unwrap();
+    fs::write(root.join("small/f"), b"f").unwrap();
+    for i in 0..400 {
+        let d = root.join(format!("big/l{}/m{}/n{i}", i % 10, i % 40));
+        fs::create_dir_all(&d).unwrap();
+        for f in 0..5 {
+            fs::write(d.join(format!("f{f}")), vec![b'z'; 100 * f]).unwrap();
+        }
+    }
+    let want = gnu_du(root, &["-a", "."]);
+    let got: Run =
+        common::run(common::mpi_du_cmd(4, root, &["-a", "."]).env("DENTS_MPI_STATS", "1"));
+    assert_eq!(got.status, 0);
+    assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]));
+    let stolen: u64 = got
+        .stderr
+        .lines()
+        .filter_map(|l| l.split(", ").nth(1)?.split(' ').next()?.parse::<u64>().ok())
+        .sum();
+    assert_eq!(
+        got.stderr
+            .lines()
+            .filter(|l| l.contains("items walked"))
+            .count(),
+        4
+    );
+    assert!(stolen > 0, "no rank stole anything: {}", got.stderr);
+}
+
+/// `--per-rank-output=PREFIX`: each rank's lines in `PREFIX.RANK`; all of
+/// them together are GNU's.
+#[test]
+fn per_rank_output_files() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    build_tree(tmp.path());
+    let out = tempfile::tempdir().unwrap();
+    let prefix = out.path().join("lines");
+    let mut c = common::mpi_cmd(3, tmp.path());
+    c.arg(format!("--per-rank-output={}", prefix.display()))
+        .args(["du", "-a", "."]);
+    let got = common::run(&mut c);
+    assert_eq!(got.status, 0, "{}", got.stderr);
+    assert!(got.stdout.is_empty());
+    let mut all = Vec::new();
+    for r in 0..3 {
+        all.extend(fs::read(format!("{}.{r}", prefix.display())).unwrap());
+    }
+    let want = gnu_du(tmp.path(), &["-a", "."]);
+    assert_eq!(sorted(&all, &[]), sorted(&want.stdout, &[]));
+}

@@ -1,0 +1,196 @@
+//! `dents-mpi find` under `mpirun` with 1 to 4 ranks, against GNU find
+//! (whose lines `dents find` prints byte for byte), compared as sorted
+//! lines; `-quit` on every rank; unreadable directories.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::{build_tree, run, sorted, Run};
+
+fn gnu_find(dir: &Path, args: &[&str]) -> Run {
+    run(Command::new("find")
+        .args(args)
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC"))
+}
+
+fn mpi_find_cmd(np: usize, dir: &Path, args: &[&str]) -> Command {
+    let mut c = common::mpi_cmd(np, dir);
+    c.arg("find").args(args).env("TZ", "UTC");
+    c
+}
+
+/// GNU find's lines for a set of expressions, each on a different number
+/// of ranks, and the plainest on 1 to 4.
+#[test]
+fn like_gnu_find_on_a_built_tree() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    build_tree(tmp.path());
+    let cases: &[&[&str]] = &[
+        &["."],
+        &[".", "-name", "f1*"],
+        &[".", "-type", "d"],
+        &[".", "-mindepth", "2", "-maxdepth", "3"],
+        &[".", "-printf", "%d %p|%P|%H|%f %s\\n"],
+        &[".", "-depth"],
+        &["d2", "d4", "-size", "+5k", "-print0"],
+        &[".", "-empty"],
+        &[".", "-name", "deeper", "-prune", "-o", "-print"],
+        &["-L", ".", "-type", "l"],
+        &[".", "-xdev", "-path", "*sub 1*"],
+        &[".", "-ls"],
+    ];
+    for (i, args) in cases.iter().enumerate() {
+        let np = i % 4 + 1;
+        let want = gnu_find(tmp.path(), args);
+        let got = run(&mut mpi_find_cmd(np, tmp.path(), args));
+        assert_eq!(
+            got.status, want.status,
+            "status of find {args:?} at -np {np}: {}",
+            got.stderr
+        );
+        assert_eq!(
+            sorted(
+                &got.stdout,
+                if args.contains(&"-print0") {
+                    &["-0"]
+                } else {
+                    &[]
+                }
+            ),
+            sorted(
+                &want.stdout,
+                if args.contains(&"-print0") {
+                    &["-0"]
+                } else {
+                    &[]
+                }
+            ),
+            "lines of find {args:?} at -np {np}"
+        );
+    }
+    for np in 1..=4 {
+        let want = gnu_find(tmp.path(), &["."]);
+        let got = run(&mut mpi_find_cmd(np, tmp.path(), &["."]));
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
+    }
+}
+
+/// The shape corpus when mounted: every path, at 2 and 3 ranks.
+#[test]
+fn like_gnu_find_on_the_shape_corpus() {
+    let shape = Path::new("/var/tmp/dents-bench/tree/shape");
+    if !shape.is_dir() {
+        eprintln!(
+            "note: {} not mounted; the corpus case did not run",
+            shape.display()
+        );
+        return;
+    }
+    let Some(_) = common::mpirun() else { return };
+    let want = gnu_find(shape, &[".", "-name", "*.h", "-o", "-type", "d"]);
+    for np in [2, 3] {
+        let got = run(&mut mpi_find_cmd(
+            np,
+            shape,
+            &[".", "-name", "*.h", "-o", "-type", "d"],
+        ));
+        assert_eq!(got.status, 0);
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
+    }
+}
+
+/// `-quit` on one rank stops every rank: the one match, status 0, and
+/// far fewer items walked than the tree has directories.
+#[test]
+fn quit_stops_every_rank() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    for i in 0..3000 {
+        fs::create_dir_all(root.join(format!("t/a{}/b{}/c{i}", i % 10, i % 100))).unwrap();
+    }
+    fs::write(root.join("t/a3/needle"), b"").unwrap();
+    let args = ["t", "-name", "needle", "-print", "-quit"];
+    let got = run(mpi_find_cmd(4, root, &args).env("DENTS_MPI_STATS", "1"));
+    assert_eq!(got.status, 0, "{}", got.stderr);
+    assert_eq!(got.stdout, b"t/a3/needle\n");
+    let walked: u64 = got
+        .stderr
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1)?.split(' ').next()?.parse::<u64>().ok())
+        .sum();
+    assert_eq!(
+        got.stderr
+            .lines()
+            .filter(|l| l.contains("items walked"))
+            .count(),
+        4
+    );
+    assert!(
+        walked < 1000,
+        "{walked} items walked after -quit: {}",
+        got.stderr
+    );
+}
+
+/// Unreadable directories met on several ranks (as nobody): GNU's
+/// messages, status 1, the rest found.
+#[test]
+fn unreadable_directories_on_some_ranks() {
+    let Some(_) = common::mpirun() else { return };
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot switch to another user with setpriv");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::set_permissions(root, fs::Permissions::from_mode(0o755)).unwrap();
+    build_tree(root);
+    for a in 0..6 {
+        let d = root.join(format!("d{a}/locked"));
+        fs::create_dir_all(d.join("inner")).unwrap();
+        fs::set_permissions(&d, fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    for np in [2, 4] {
+        let mut g = Command::new("find");
+        g.arg(".").current_dir(root).env("LC_ALL", "C");
+        let want = common::as_nobody(g);
+        let got = common::as_nobody(mpi_find_cmd(np, root, &["."]));
+        assert_eq!(want.status, 1);
+        assert_eq!(got.status, 1, "-np {np}: {}", got.stderr);
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
+        // dents find says `dents:` where GNU says `find:` (the rest is
+        // GNU's); mpirun adds its own report of a non-zero status.
+        let mut msgs: Vec<&str> = got
+            .stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("dents: "))
+            .collect();
+        msgs.sort();
+        let mut gnu_msgs: Vec<&str> = want
+            .stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("find: "))
+            .collect();
+        gnu_msgs.sort();
+        assert_eq!(msgs, gnu_msgs, "messages at -np {np}");
+    }
+}
