@@ -5,8 +5,11 @@ against mpiFileUtils' dwalk, dwalk --lite and dfind, hot and cold.
 Called by bench/mpi/run.sh, which documents the environment.  Writes
 OUT/runs.tsv, one row per run:
 
-    temp round name np whole_s walk_s rss_kib (one per rank, comma-separated)
-    load1
+    temp round name np whole_s walk_s rss_kib cpu_s load1
+
+rss_kib and cpu_s (user + system) hold one value per rank, comma-separated:
+CPU time, unlike wall time, hardly depends on what else the machine runs,
+so the simulation is checked against it.
 
 and OUT/checks.tsv, one row per printing command (from its first hot run):
 lines printed, and how many of them are not a path of the tree (a line
@@ -76,6 +79,19 @@ WALK_CLOCKS = [
 LOG_LINE = re.compile(rb"\[\d{4}-\d\d-\d\dT[0-9:]+\] ")
 
 
+def has_subcommand(dents_mpi, args):
+    """Whether this dents-mpi build has a subcommand: it runs `args` as a
+    single rank (MPI's singleton start, no mpirun) on a trivial input.  A
+    build from before the subcommand existed prints its usage and exits 2;
+    no dents-mpi at all has none."""
+    if not os.access(dents_mpi[0], os.X_OK):
+        return False
+    p = subprocess.run(dents_mpi + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if p.returncode != 0:
+        print(f"measure: {shlex.join(dents_mpi + args)}: exit {p.returncode}, its rows left out", file=sys.stderr)
+    return p.returncode == 0
+
+
 def commands():
     """(name, np, argv, prints) for every command; np 0 = no mpirun."""
     d = DIR
@@ -85,16 +101,22 @@ def commands():
         ("dents find", 0, [DENTS, "find", d], True),
         ("dents du -s", 0, [DENTS, "du", "-s", d], False),
     ]
+    m = [DENTS_MPI] + shlex.split(ENV.get("DENTS_MPI_FLAGS", ""))
+    has_find = has_subcommand(m, ["find", "/", "-maxdepth", "0", "-false"])
+    has_du = has_subcommand(m, ["du", "-s", "/dev/null"])
     for np in NPS:
-        if os.access(DENTS_MPI, os.X_OK):
-            m = [DENTS_MPI] + shlex.split(ENV.get("DENTS_MPI_FLAGS", ""))
+        if has_find:
             cmds += [
                 ("dents-mpi find -size +1M", np, m + ["find", d, "-size", "+1M"], False),
                 ("dents-mpi find -false", np, m + ["find", d, "-false"], False),
                 ("dents-mpi find", np, m + ["find", d], True),
-                ("dents-mpi du -s", np, m + ["du", "-s", d], False),
             ]
+        if has_du:
+            cmds += [("dents-mpi du -s", np, m + ["du", "-s", d], False)]
         cmds += [
+            # mpirun's own start and end, for the simulation's check
+            # (bench/mpi/simulate.py predicts the walk alone).
+            ("mpirun true", np, ["true"], False),
             ("dwalk", np, [DWALK, d], False),
             ("dwalk --lite", np, [DWALK, "--lite", d], False),
             ("dfind --print", np, [DFIND, d, "--print"], True),
@@ -141,8 +163,8 @@ def drop_caches():
 
 def run(np, argv, out_path):
     """Runs one command; returns (whole_s, walk_s or None, [rss_kib per
-    rank]).  Every rank runs under /usr/bin/time, which writes its peak RSS
-    to a file named by the rank."""
+    rank], [cpu_s per rank]).  Every rank runs under /usr/bin/time, which
+    writes its peak RSS and CPU time to a file named by the rank."""
     rss = os.path.join(SCRATCH, "mpi-rss")
     for f in os.listdir(SCRATCH):
         if f.startswith("mpi-rss."):
@@ -150,7 +172,7 @@ def run(np, argv, out_path):
     wrap = [
         "sh",
         "-c",
-        'exec /usr/bin/time -f %M -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"',
+        'exec /usr/bin/time -f "%M %U %S" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"',
         rss,
     ]
     full = wrap + argv if np == 0 else [MPIRUN] + MPI_FLAGS + ["-np", str(np)] + wrap + argv
@@ -172,11 +194,13 @@ def run(np, argv, out_path):
             walk = float(m.group(1))
             break
     ranks = max(np, 1)
-    kib = []
+    kib, cpu = [], []
     for r in range(ranks):
         with open(f"{rss}.{r}") as f:
-            kib.append(int(f.read().split()[-1]))
-    return whole, walk, kib
+            m, u, s = f.read().split()[-3:]
+        kib.append(int(m))
+        cpu.append(float(u) + float(s))
+    return whole, walk, kib, cpu
 
 
 def reference_paths():
@@ -198,7 +222,7 @@ def main():
     ref = reference_paths()
     out_path = os.path.join(SCRATCH, "mpi.out")
     runs = open(os.path.join(OUT, "runs.tsv"), "w")
-    runs.write("temp\tround\tname\tnp\twhole_s\twalk_s\trss_kib\tload1\n")
+    runs.write("temp\tround\tname\tnp\twhole_s\twalk_s\trss_kib\tcpu_s\tload1\n")
     checks = open(os.path.join(OUT, "checks.tsv"), "w")
     checks.write("name\tnp\tlines\tnot_a_path\n")
     for temp in TEMPS:
@@ -212,10 +236,11 @@ def main():
                 if temp == "cold":
                     drop_caches()
                 load1 = open("/proc/loadavg").read().split()[0]
-                whole, walk, kib = run(np, argv, out_path)
+                whole, walk, kib, cpu = run(np, argv, out_path)
                 runs.write(
                     f"{temp}\t{rnd}\t{name}\t{np}\t{whole:.4f}\t"
-                    f"{'' if walk is None else walk}\t{','.join(map(str, kib))}\t{load1}\n"
+                    f"{'' if walk is None else walk}\t{','.join(map(str, kib))}\t"
+                    f"{','.join(f'{c:.2f}' for c in cpu)}\t{load1}\n"
                 )
                 runs.flush()
                 if prints and temp == TEMPS[0] and rnd == 0:

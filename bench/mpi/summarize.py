@@ -43,22 +43,25 @@ def load(out):
     with open(os.path.join(out, "runs.tsv")) as f:
         for row in csv.DictReader(f, delimiter="\t"):
             key = (row["temp"], row["name"], int(row["np"]))
-            r = runs.setdefault(key, {"whole": [], "walk": [], "rss": []})
+            r = runs.setdefault(key, {"whole": [], "walk": [], "rss": [], "cpu": []})
             r["whole"].append(float(row["whole_s"]))
             if row["walk_s"]:
                 r["walk"].append(float(row["walk_s"]))
             r["rss"].append([int(k) for k in row["rss_kib"].split(",")])
+            if row.get("cpu_s"):
+                r["cpu"].append(sum(float(c) for c in row["cpu_s"].split(",")))
     return runs
 
 
 def medians(r):
-    """Median whole and walk time, and the median over runs of each rank's
-    peak RSS (MiB), largest rank first."""
+    """Median whole and walk time, CPU time (all ranks together), and the
+    median over runs of each rank's peak RSS (MiB), largest rank first."""
     ranks = len(r["rss"][0])
     rss = sorted((statistics.median(run[i] for run in r["rss"]) / 1024 for i in range(ranks)), reverse=True)
     return {
         "whole": statistics.median(r["whole"]),
         "walk": statistics.median(r["walk"]) if r["walk"] else None,
+        "cpu": statistics.median(r["cpu"]) if r["cpu"] else None,
         "rss": rss,
         "n": len(r["whole"]),
     }
@@ -74,15 +77,17 @@ def main():
     print("## Medians\n")
     for t in temps:
         print(f"### {t}\n")
-        print("| command | runs | whole command | walk phase (own clock) | peak RSS per rank (MiB) |")
-        print("|---|---:|---:|---:|---|")
+        print("| command | runs | whole command | walk phase (own clock) | CPU, all ranks | peak RSS per rank (MiB) |")
+        print("|---|---:|---:|---:|---:|---|")
         for (tt, name, np), r in runs.items():
             if tt != t:
                 continue
             m = medians(r)
             walk = "" if m["walk"] is None else f"{m['walk'] * 1000:.0f} ms"
             rss = ", ".join(f"{x:.1f}" for x in m["rss"])
-            print(f"| {label(name, np)} | {m['n']} | {m['whole'] * 1000:.0f} ms | {walk} | {rss} |")
+            cpu = "" if m["cpu"] is None else f"{m['cpu'] * 1000:.0f} ms"
+            whole = f"{m['whole'] * 1000:.0f} ms"
+            print(f"| {label(name, np)} | {m['n']} | {whole} | {walk} | {cpu} | {rss} |")
         print()
     print("## Ratios (medians of the same run)\n")
     print("| temp | what | ratio | value | target | met |")
