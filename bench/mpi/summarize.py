@@ -13,8 +13,9 @@ import statistics
 import sys
 
 # (what, numerator, denominator, column, target): numerator / denominator
-# of the medians of `column` ("whole", "walk" or "rss": the largest rank's
-# peak RSS), compared with the target (at most).
+# of the medians of `column` ("whole", "walk", "cpu": all ranks' CPU time,
+# or "rss": the largest rank's peak RSS), compared with the target (at
+# most; None: shown, no target).
 TARGETS = [
     ("-np 1 overhead", ("dents-mpi find -size +1M", 1), ("dents find -size +1M", 0), "whole", 1.1),
     ("-np 1 overhead", ("dents-mpi find -false", 1), ("dents find -false", 0), "whole", 1.1),
@@ -27,6 +28,9 @@ TARGETS = [
     ("memory per rank", ("dents-mpi find -size +1M", 2), ("dwalk", 2), "rss", 0.25),
     ("memory per rank", ("dents-mpi find", 2), ("dwalk", 2), "rss", 0.25),
     ("memory per rank", ("dents-mpi du -s", 2), ("dwalk", 2), "rss", 0.25),
+    ("CPU", ("dents-mpi du -s", 2), ("dwalk", 2), "cpu", None),
+    ("CPU", ("dents-mpi du -s", 1), ("dents du -s", 0), "cpu", None),
+    ("-np 2 speed-up", ("dents-mpi du -s", 2), ("dents-mpi du -s", 1), "whole", None),
     ("-np 2 speed-up", ("dents-mpi find -size +1M", 2), ("dents-mpi find -size +1M", 1), "whole", None),
     ("-np 2 speed-up", ("dwalk", 2), ("dwalk", 1), "whole", None),
     ("-np 2 speed-up", ("dwalk --lite", 2), ("dwalk --lite", 1), "whole", None),
