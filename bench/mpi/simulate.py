@@ -216,18 +216,37 @@ class Sim:
             self.unpark(now)
 
     # --- stealing
+    def pause(self, rk):
+        """A thief's pause after its latest "no work"."""
+        return min(self.a.retry_max_us, self.a.retry_us * 2**rk.fails) * 1000
+
+    def starve(self, rk, span):
+        """The requests a thief sends in `span` ns of failing, and its
+        pause at the end: without pauses one a round trip; with them one
+        per pause, each pause twice the last up to the longest."""
+        if not self.retry:
+            return int(span // self.rtt), self.rtt
+        n = 0
+        while True:
+            p = self.pause(rk)
+            if p >= self.a.retry_max_us * 1000:
+                return n + int(span // p), p
+            if span < p:
+                return n, p
+            span -= p
+            n += 1
+            rk.fails += 1
+
     def unpark(self, now):
-        # How often a starved thief asks: once a round trip, or once per
-        # longest back-off.
-        every = self.a.retry_max_us * 1000 if self.retry else self.rtt
         for p in self.parked:
             rk = self.ranks[p]
-            missed = int((now - rk.parked) // every)
+            missed, pause = self.starve(rk, now - rk.parked)
             self.stats["requests"] += missed
             self.stats["no_work"] += missed
             self.stats["messages"] += 2 * missed
             rk.parked = None
-            self.at(now + self.rng.random() * every, RETRY, p)
+            # It asks again somewhere in its current pause.
+            self.at(now + self.rng.random() * pause, RETRY, p)
         self.parked.clear()
 
     def passive(self, rk):
@@ -350,9 +369,9 @@ class Sim:
                     self.parked.add(r)
                     self.last_park = now
                 elif self.retry:
-                    delay = min(self.a.retry_max_us, self.a.retry_us * 2**rk.fails)
+                    delay = self.pause(rk)
                     rk.fails = min(rk.fails + 1, 30)
-                    self.at(now + delay * 1000, RETRY, r)
+                    self.at(now + delay, RETRY, r)
                 else:
                     self.ask(r, now)
         elif tag == TOKEN:
@@ -432,7 +451,8 @@ class Sim:
                 self.ask(r, now)
             if self.terminated is not None and self.done_pending == 0:
                 break
-        if self.terminated is None or self.terminated < self.work_end:
+        # Every item walked exactly once, and the end detected after it.
+        if self.outstanding != 0 or self.terminated is None or self.terminated < self.work_end:
             raise SystemExit(f"simulate: termination before the end of the work at {self.R} ranks")
         busy = [rk.busy_ns / self.T for rk in self.ranks]
         mean = statistics.mean(busy)

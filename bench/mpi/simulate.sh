@@ -41,9 +41,14 @@ sim() { # NAME OPTION...
 
 part_local() {
     sim local-dents --mode dents --threads 4
+    # The same without the pause after "no work" (as the engine was at
+    # 579236a): what the pause costs.
+    sim local-dents-nopause --mode dents --threads 4 --retry-us 0
     sim local-dwalk --mode dwalk
     chart "$PNG-local.png" "simulated, this machine's costs (hot ext4), shape x$COPIES" \
-        "dents-mpi, 4 threads/rank=$OUT/local-dents.tsv" "dwalk=$OUT/local-dwalk.tsv"
+        "dents-mpi, 4 threads/rank=$OUT/local-dents.tsv" \
+        "dents-mpi, 4 threads/rank, no pause=$OUT/local-dents-nopause.tsv" \
+        "dwalk=$OUT/local-dwalk.tsv"
 }
 
 part_remote() {
@@ -54,10 +59,12 @@ part_remote() {
     [ -n "$entry_us" ] || entry_us=$(sed -n 's/^calibrated: --fs-entry-us \([0-9.]*\) .*/\1/p' "$OUT/remote-dwalk.log")
     sim remote-dents-t1 --mode dents --threads 1 --fs-entry-us "$entry_us"
     sim remote-dents-t4 --mode dents --threads 4 --fs-entry-us "$entry_us"
+    sim remote-dents-t4-nopause --mode dents --threads 4 --fs-entry-us "$entry_us" --retry-us 0
     chart "$PNG-remote.png" \
         "simulated, a parallel file system: ${entry_us} us per stat (dwalk model = 74k entries/s at 64 ranks)" \
         "dwalk=$OUT/remote-dwalk.tsv" "dents-mpi, 1 thread/rank=$OUT/remote-dents-t1.tsv" \
-        "dents-mpi, 4 threads/rank=$OUT/remote-dents-t4.tsv"
+        "dents-mpi, 4 threads/rank=$OUT/remote-dents-t4.tsv" \
+        "dents-mpi, 4 threads/rank, no pause=$OUT/remote-dents-t4-nopause.tsv"
 }
 
 chart() {
