@@ -67,12 +67,13 @@ DFIND = program("DFIND", "/opt/peers/mpifileutils/bin/dfind")
 
 # The walk phase by the tool's own clock, from its standard error.  dwalk
 # and dfind: rank 0's summary "Walked N items in S seconds (R items/sec)"
-# (the per-rank progress line says "secs").  dents-mpi: its --stats line
-# "walk: S s" (if the build prints one; else the column stays empty).
+# (the per-rank progress line says "secs").  dents-mpi (run with
+# DENTS_MPI_STATS=1): each rank's "N ms from start to termination", the
+# longest taken (builds without that line leave the column empty).
 WALK_CLOCKS = [
     re.compile(rb"Walked \d+ items in ([0-9.]+) seconds"),
-    re.compile(rb"^walk: ([0-9.]+) s$", re.M),
 ]
+DENTS_MPI_CLOCK = re.compile(rb"dents-mpi: rank \d+: .* (\d+) ms from start to termination")
 
 
 # mpiFileUtils' log lines on standard output: "[2026-11-23T14:49:59] ...".
@@ -176,9 +177,10 @@ def run(np, argv, out_path):
         rss,
     ]
     full = wrap + argv if np == 0 else [MPIRUN] + MPI_FLAGS + ["-np", str(np)] + wrap + argv
+    env = dict(ENV, DENTS_MPI_STATS="1") if argv[0] == DENTS_MPI else None
     with open(out_path, "wb") as out:
         t0 = time.perf_counter()
-        p = subprocess.run(full, stdout=out, stderr=subprocess.PIPE)
+        p = subprocess.run(full, stdout=out, stderr=subprocess.PIPE, env=env)
         whole = time.perf_counter() - t0
     if p.returncode != 0:
         sys.stderr.write(p.stderr.decode(errors="replace")[-2000:])
@@ -188,7 +190,10 @@ def run(np, argv, out_path):
     with open(out_path, "rb") as out:
         printed = out.read()
     walk = None
-    for r in WALK_CLOCKS:
+    ms = [int(m) for m in DENTS_MPI_CLOCK.findall(p.stderr)]
+    if ms:
+        walk = max(ms) / 1000
+    for r in [] if ms else WALK_CLOCKS:
         m = r.search(p.stderr) or r.search(printed)
         if m:
             walk = float(m.group(1))

@@ -25,6 +25,7 @@ TARGETS = [
     ("vs dwalk", ("dents-mpi du -s", 2), ("dwalk", 2), "whole", 0.7),
     ("vs dwalk --lite", ("dents-mpi find -false", 2), ("dwalk --lite", 2), "whole", 0.7),
     ("vs dwalk --lite", ("dents-mpi find -false", 2), ("dwalk --lite", 2), "walk", 0.7),
+    ("vs dwalk", ("dents-mpi du -s", 2), ("dwalk", 2), "walk", 0.7),
     ("memory per rank", ("dents-mpi find -size +1M", 2), ("dwalk", 2), "rss", 0.25),
     ("memory per rank", ("dents-mpi find", 2), ("dwalk", 2), "rss", 0.25),
     ("memory per rank", ("dents-mpi du -s", 2), ("dwalk", 2), "rss", 0.25),
