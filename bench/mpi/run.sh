@@ -9,7 +9,8 @@
 # Writes bench/out/mpi/ (git-ignored):
 #   commands.tsv  name, -np, the exact command line
 #   runs.tsv      one row per run: temp, round, name, np, whole command (s),
-#                 walk phase by the tool's clock (s), peak RSS per rank (KiB)
+#                 walk phase by the tool's clock (s), peak RSS and CPU
+#                 time per rank (KiB, s), load average
 #   checks.tsv    printing commands: lines, and lines that are no path of
 #                 the tree (dfind's ranks mixing output mid-line)
 #   results.md    medians, ratios, targets (bench/mpi/summarize.py)
@@ -21,8 +22,11 @@
 #        TEMPS            "hot cold" (default) or one of them
 #        NPS              rank counts (default "1 2")
 #        DENTS            one-process dents (default target/release/dents)
-#        DENTS_MPI        dents-mpi (default target/release/dents-mpi; its
-#                         rows are left out when it does not exist)
+#        DENTS_MPI        dents-mpi (default target/release/dents-mpi; the
+#                         rows of a subcommand it lacks, or of all when it
+#                         does not exist, are left out); run with
+#                         DENTS_MPI_STATS=1, whose per-rank "ms from start
+#                         to termination" is its walk-phase clock
 #        DENTS_MPI_FLAGS  options before dents-mpi's subcommand
 #        DWALK DFIND      mpiFileUtils (default /opt/peers/mpifileutils/bin/…)
 #        MPIRUN MPI_FLAGS mpirun and its options (default
