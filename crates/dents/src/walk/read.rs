@@ -108,7 +108,7 @@ impl<V: Visitor> Shared<'_, V> {
                 is_root: true,
                 root_len: root.len(),
             });
-            self.queue.lock().expect("queue lock").dirs.push_back(node);
+            self.queue.lock().expect("queue lock").push(vec![node]);
         }
     }
 
