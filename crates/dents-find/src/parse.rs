@@ -191,7 +191,7 @@ fn read(argv: &[Vec<u8>], hint: &mut Option<Vec<u8>>) -> Result<Parsed, Error> {
             xdev: false,
             ignore_race: false,
             threads: None,
-            order: Order::BreadthFirst,
+            order: Order::Hybrid,
             files0_from: None,
             sort: false,
             color: None,
@@ -388,7 +388,8 @@ Actions:
       -ok COMMAND ; -execdir COMMAND ; -execdir COMMAND {} + -okdir COMMAND ;
       -printf FORMAT -fprintf FILE FORMAT -ls -fls FILE -fprint FILE -fprint0 FILE
 
-dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first).
+dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first;
+      default: every entry to depth 3 first, then depth first).
 bfs's: -s (sorted walk) -exclude EXPR -hidden -nohidden -limit N
       -color -nocolor -status -nostatus
 

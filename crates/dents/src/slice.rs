@@ -104,7 +104,7 @@ impl Default for ReadOptions {
 /// the one-thread time and 2 threads 0.71; hot, both about 0.5; 8 threads
 /// no better than 4.
 pub fn default_threads() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::walk::cores();
     cores.clamp(4, MAX_SLICES)
 }
 

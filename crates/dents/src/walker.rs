@@ -172,8 +172,10 @@ impl Walker {
         self
     }
 
-    /// Read directories breadth first: entries near the roots come first
-    /// (the default).
+    /// Read directories breadth first: every entry in level order (as far
+    /// as several workers allow: exactly with one thread or
+    /// [`Walker::sort_by_name`]).  The default order already gives the top
+    /// three levels first, for less CPU ([`Order::Hybrid`]).
     pub fn breadth_first(mut self) -> Walker {
         self.opts.order = Order::BreadthFirst;
         self
@@ -624,7 +626,8 @@ where
 /// The iterator over a walk's entries: the walk runs on background
 /// threads and hands each entry over through a bounded channel.
 ///
-/// The entries come in the walk's order (breadth first by default; with
+/// The entries come in the walk's order (by default every entry down to
+/// depth 3 before any deeper one, see [`Order::Hybrid`]; with
 /// several threads, directories' entries interleave unless
 /// [`Walker::sort_by_name`]).  Memory stays bounded: the workers wait
 /// while the channel is full ([`Walker::channel_capacity`]).

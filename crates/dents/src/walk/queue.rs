@@ -1,18 +1,50 @@
 //! The work queue and the workers: directories queued and taken under one
-//! lock, idle workers woken only for work there is.
+//! lock, idle workers woken only for work there is, workers started as
+//! the queue grows.
+//!
+//! One queue serves the three orders.  It holds two lists: the *shallow*
+//! directories (those whose entries are at most [`Queue::levels`] deep),
+//! taken first-in first-out, and the *deep* ones, taken last-in first-out
+//! (depth first, a directory's first subdirectory first).  A deep
+//! directory is taken only when no shallow one is waiting or being read,
+//! so every shallow entry is visited before any deeper one, at any number
+//! of workers.  Breadth first is the queue with every directory shallow,
+//! depth first with none, [`Order::Hybrid`] with the top
+//! [`HYBRID_LEVELS`] levels shallow.
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::thread::Scope;
 
 use crate::dir::DEFAULT_BUFFER_SIZE;
 
 use super::node::Node;
 use super::{Order, Shared, Visitor};
 
+/// Entries down to this depth come in level order, before any deeper
+/// one, in [`Order::Hybrid`] (see the guarantee there).
+///
+/// Reading a directory in breadth-first order costs more than in depth
+/// first (its descriptor, its kernel readdir state and its node are cold
+/// by the time its turn or its children's comes: docs/walk-order.md), but
+/// only the few directories of the top levels pay it (34 of 32,585 above
+/// depth 3 on the benchmarks' shape of /usr): a shallow match comes first
+/// at depth-first cost.  2 and 4 measured the same as 3.
+pub(super) const HYBRID_LEVELS: usize = 3;
+
 /// The queue of directories and the workers' activity.
 pub(super) struct Queue {
-    pub(super) dirs: VecDeque<Arc<Node>>,
+    /// Directories whose entries are at most `levels` deep: first in,
+    /// first out.
+    pub(super) shallow: VecDeque<Arc<Node>>,
+    /// The others: last in, first out.
+    pub(super) deep: VecDeque<Arc<Node>>,
+    /// Directories of depth below this are shallow: `usize::MAX` breadth
+    /// first, 0 depth first.
+    pub(super) levels: usize,
+    /// Shallow directories being read (deep ones wait until none is).
+    pub(super) shallow_active: usize,
     /// Workers reading a directory (the walk ends when none is and the
     /// queue is empty).
     pub(super) active: usize,
@@ -20,62 +52,161 @@ pub(super) struct Queue {
     pub(super) idle: usize,
     /// Directories taken so far: the next one's ticket (sorted walks).
     pub(super) taken: u64,
+    /// Workers started so far (the calling thread included).
+    pub(super) started: usize,
+    /// Workers the walk may run.
+    pub(super) workers: usize,
+}
+
+/// A directory a worker takes from the queue.
+pub(super) struct Taken {
+    pub(super) node: Arc<Node>,
+    /// Its rank in the queue's order (sorted walks).
+    pub(super) ticket: u64,
+    /// Whether the worker taking it is to start another worker: there is
+    /// more waiting than the idle workers can take.
+    pub(super) start_worker: bool,
+}
+
+impl Queue {
+    /// An empty queue for a walk in `order` on up to `workers` workers.
+    pub(super) fn new(order: Order, workers: usize) -> Queue {
+        Queue {
+            shallow: VecDeque::new(),
+            deep: VecDeque::new(),
+            levels: match order {
+                Order::BreadthFirst => usize::MAX,
+                Order::Hybrid => HYBRID_LEVELS,
+                Order::DepthFirst => 0,
+            },
+            shallow_active: 0,
+            active: 0,
+            idle: 0,
+            taken: 0,
+            started: 1,
+            workers,
+        }
+    }
+
+    fn is_shallow(&self, node: &Node) -> bool {
+        node.depth < self.levels
+    }
+
+    /// Queues the subdirectories of one directory (or the roots).
+    pub(super) fn push(&mut self, dirs: Vec<Arc<Node>>) {
+        // The children of one directory are all at the same depth.
+        match dirs.first() {
+            Some(d) if self.is_shallow(d) => self.shallow.extend(dirs),
+            // Reversed, so that the first child is read first.
+            Some(_) => self.deep.extend(dirs.into_iter().rev()),
+            None => {}
+        }
+    }
+
+    /// Counts the directory `node` done with.
+    pub(super) fn done(&mut self, node: &Node) {
+        self.active -= 1;
+        if self.is_shallow(node) {
+            self.shallow_active -= 1;
+        }
+    }
+
+    /// How many directories can be taken now.
+    pub(super) fn available(&self) -> usize {
+        if self.shallow_active == 0 {
+            self.shallow.len() + self.deep.len()
+        } else {
+            self.shallow.len()
+        }
+    }
+
+    /// Takes the next directory: a shallow one, else, once no shallow one
+    /// is being read, the last deep one queued.
+    fn pop(&mut self) -> Option<Arc<Node>> {
+        if let Some(n) = self.shallow.pop_front() {
+            self.shallow_active += 1;
+            return Some(n);
+        }
+        if self.shallow_active == 0 {
+            return self.deep.pop_back();
+        }
+        None
+    }
+
+    fn clear(&mut self) {
+        self.shallow.clear();
+        self.deep.clear();
+    }
 }
 
 impl<V: Visitor> Shared<'_, V> {
-    /// A worker: reads directories until none is left.
-    pub(super) fn work(&self) {
+    /// A worker: reads directories until none is left, starting more
+    /// workers (in `scope`) while there is more to read than workers.
+    pub(super) fn work<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         if self.opts.sort {
-            return self.work_sorted();
+            return self.work_sorted(scope);
         }
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size.max(DEFAULT_BUFFER_SIZE)];
         let mut next = self.next(Vec::new(), None);
-        while let Some((node, ticket)) = next {
+        while let Some(t) = next {
+            if t.start_worker {
+                self.start_worker(scope);
+            }
             let children = if self.quit.load(Ordering::Relaxed) {
                 Vec::new()
             } else {
-                self.process(&mut state, &node, &mut buf)
+                self.process(&mut state, &t.node, &mut buf)
             };
-            next = self.next(children, Some(ticket));
+            next = self.next(children, Some(&t.node));
         }
         self.visitor.finish(state);
     }
 
-    /// Queues the subdirectories a worker found and takes its next
-    /// directory and its ticket, under one lock (`finished`: the ticket of
-    /// the directory the worker is done with); `None` when the walk is
-    /// over.  Wakes as many idle workers as there is work left for.
-    pub(super) fn next(
-        &self,
-        children: Vec<Arc<Node>>,
-        finished: Option<u64>,
-    ) -> Option<(Arc<Node>, u64)> {
-        let mut q = self.queue.lock().expect("queue lock");
-        match self.opts.order {
-            Order::BreadthFirst => q.dirs.extend(children),
-            // Reversed, so that the first child is read first.
-            Order::DepthFirst => q.dirs.extend(children.into_iter().rev()),
+    /// Starts one more worker.  Workers start as the walk finds work for
+    /// them rather than all at once: a walk with nothing to read (`find
+    /// -maxdepth 0`, a root that is a file) starts none, a small one few.
+    /// Where no thread can be started (a process limit), the walk goes on
+    /// with those it has.
+    pub(super) fn start_worker<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
+        let started = std::thread::Builder::new().spawn_scoped(scope, move || self.work(scope));
+        if started.is_err() {
+            let mut q = self.queue.lock().expect("queue lock");
+            q.workers = q.started;
         }
-        if finished.is_some() {
-            q.active -= 1;
+    }
+
+    /// Queues the subdirectories a worker found and takes its next
+    /// directory, under one lock (`finished`: the directory the worker is
+    /// done with); `None` when the walk is over.  Wakes as many idle
+    /// workers as there is work left for.
+    pub(super) fn next(&self, children: Vec<Arc<Node>>, finished: Option<&Node>) -> Option<Taken> {
+        let mut q = self.queue.lock().expect("queue lock");
+        q.push(children);
+        if let Some(node) = finished {
+            q.done(node);
         }
         loop {
             if self.quit.load(Ordering::Relaxed) {
-                q.dirs.clear();
+                q.clear();
             }
-            let next = match self.opts.order {
-                Order::BreadthFirst => q.dirs.pop_front(),
-                Order::DepthFirst => q.dirs.pop_back(),
-            };
-            if let Some(n) = next {
+            if let Some(node) = q.pop() {
                 q.active += 1;
                 let ticket = q.taken;
                 q.taken += 1;
-                let wake = q.dirs.len().min(q.idle);
+                let available = q.available();
+                let wake = available.min(q.idle);
+                let start_worker = available > q.idle && q.started < q.workers;
+                if start_worker {
+                    q.started += 1;
+                }
                 drop(q);
                 self.wake_idle(wake);
-                return Some((n, ticket));
+                return Some(Taken {
+                    node,
+                    ticket,
+                    start_worker,
+                });
             }
             if q.active == 0 {
                 self.wake.notify_all();

@@ -127,7 +127,7 @@ impl<V: Visitor> Shared<'_, V> {
                 is_root: depth == 0,
                 root_len: start.root_len,
             });
-            self.queue.lock().expect("queue lock").dirs.push_back(node);
+            self.queue.lock().expect("queue lock").push(vec![node]);
         }
     }
 

@@ -6,14 +6,16 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::thread::Scope;
 
 use crate::dir::{FileType, DEFAULT_BUFFER_SIZE};
 use crate::scan::Kind;
 use crate::sys;
 
 use super::node::{build_path, Node};
+use super::queue::Taken;
 use super::read::{Batch, BatchEntry, DirVisit};
-use super::{Follow, Order, Shared, Visitor, WalkErrorKind};
+use super::{Follow, Shared, Visitor, WalkErrorKind};
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
@@ -47,11 +49,19 @@ impl<V: Visitor> Shared<'_, V> {
     /// A worker of a sorted walk: reads, sorts and classifies the
     /// directories it takes, hands them in by ticket, and visits whatever
     /// is ready in ticket order when no other worker is doing so.
-    pub(super) fn work_sorted(&self) {
+    pub(super) fn work_sorted<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size.max(DEFAULT_BUFFER_SIZE)];
         let mut next = self.next(Vec::new(), None);
-        while let Some((node, ticket)) = next {
+        while let Some(Taken {
+            node,
+            ticket,
+            start_worker,
+        }) = next
+        {
+            if start_worker {
+                self.start_worker(scope);
+            }
             self.hold_back(ticket);
             let p = if self.quit.load(Ordering::Relaxed) {
                 Prepared::Skipped
@@ -116,7 +126,7 @@ impl<V: Visitor> Shared<'_, V> {
                     break;
                 };
                 let children = self.complete(state, &node, p);
-                self.hand_in(children);
+                self.hand_in(&node, children);
                 let mut r = self.ready.lock().expect("ready lock");
                 r.turn += 1;
                 if r.held > 0 {
@@ -135,19 +145,17 @@ impl<V: Visitor> Shared<'_, V> {
     /// Sorted walks: queues the children of a directory just visited (in
     /// ticket order: the queue's order is the one-thread order) and
     /// counts the directory done.
-    fn hand_in(&self, children: Vec<Arc<Node>>) {
+    fn hand_in(&self, node: &Node, children: Vec<Arc<Node>>) {
         let mut q = self.queue.lock().expect("queue lock");
-        match self.opts.order {
-            Order::BreadthFirst => q.dirs.extend(children),
-            Order::DepthFirst => q.dirs.extend(children.into_iter().rev()),
-        }
-        q.active -= 1;
-        if q.active == 0 && q.dirs.is_empty() {
+        q.push(children);
+        q.done(node);
+        let available = q.available();
+        if q.active == 0 && available == 0 {
             drop(q);
             self.wake.notify_all();
             return;
         }
-        let wake = q.dirs.len().min(q.idle);
+        let wake = available.min(q.idle);
         drop(q);
         self.wake_idle(wake);
     }
