@@ -614,8 +614,9 @@ fn stat_one(
 }
 
 /// Reports a failure on one entry of a directory: a minor problem.
-pub fn report_entry(dir_path: &[u8], name: &[u8], what: &str, e: &std::io::Error) {
-    errors::report(errors::MINOR, what, &join_path(dir_path, name), e);
+pub fn report_entry(dir_path: &[u8], name: &[u8], what: &'static str, e: &std::io::Error) {
+    // Held with the directory's block under -R (said in GNU's order).
+    super::notes::report(errors::MINOR, what, &join_path(dir_path, name), e);
 }
 
 /// `dir/name` as ls prints it in messages (no `./` for the current dir).

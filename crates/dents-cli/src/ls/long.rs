@@ -13,7 +13,6 @@ use super::name::{self, NameStyle};
 use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
 use crate::numfmt::{digits, push_u64};
-use crate::output::Output;
 
 /// Records formatted per round: bounds the memory held by formatted text.
 const BLOCK: usize = 32 * 1024;
@@ -41,8 +40,8 @@ struct Columns<'a> {
     any_acl: bool,
 }
 
-/// Writes `listing` in the long format; with `total`, the `total N` line
-/// first (as for a directory).
+/// Writes `listing` in the long format to `out`; with `total`, the
+/// `total N` line first (as for a directory).
 pub fn print(
     listing: &Listing,
     also: Option<&Listing>,
@@ -50,7 +49,7 @@ pub fn print(
     style: &NameStyle<'_>,
     total: bool,
     threads: usize,
-    out: &Output,
+    out: &mut dyn FnMut(&[u8]),
 ) {
     let cols = Columns::measure(listing, also, opts, style);
     let mut head = Vec::new();
@@ -68,7 +67,7 @@ pub fn print(
         }
         head.push(b'\n');
     }
-    out.write(&head);
+    out(&head);
 
     // Blocks of records are formatted by all threads at once, each into a
     // buffer of its own that is reused, then written in order.
@@ -103,7 +102,7 @@ pub fn print(
             }
         });
         for buf in &bufs {
-            out.write(buf);
+            out(buf);
         }
         start = end;
     }
