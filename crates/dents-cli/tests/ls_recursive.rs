@@ -202,7 +202,13 @@ fn sorted_recursive_listings_are_gnus_at_any_thread_count() {
         tmp.path(),
         "C",
         &[],
-        &[b"-R", b"tree/c3", b"file-operand", b"tree/b8", b"tree/Alpha"],
+        &[
+            b"-R",
+            b"tree/c3",
+            b"file-operand",
+            b"tree/b8",
+            b"tree/Alpha",
+        ],
     );
 }
 
@@ -334,7 +340,11 @@ fn unreadable_subdirectories_are_reported_in_gnus_order_and_status() {
             assert!(!g.stderr.is_empty());
             for th in THREADS {
                 let d = run(as_nobody(dents(tmp.path(), "C", th, true, &args)));
-                assert_same(&format!("{set:?} {operands:?} as nobody, {th} threads"), &d, &g);
+                assert_same(
+                    &format!("{set:?} {operands:?} as nobody, {th} threads"),
+                    &d,
+                    &g,
+                );
             }
         }
     }

@@ -356,10 +356,23 @@ impl Lister {
         status: i32,
         read_opts: &ReadOptions,
     ) -> Listing {
-        let ignore_dtype = self.opts.ignore_dtype;
-        let outcome = slice::read_dir(dir, read_opts, |_| {
-            GatherSink::new(self.opts.hidden, ignore_dtype)
-        });
+        let outcome = slice::read_dir(dir, read_opts, |_| self.gather_sink());
+        self.gathered(outcome, path, status)
+    }
+
+    /// A sink gathering entries for a listing.
+    fn gather_sink(&self) -> GatherSink {
+        GatherSink::new(self.opts.hidden, self.opts.ignore_dtype)
+    }
+
+    /// The listing of a directory read into gathering sinks; read errors
+    /// reported with `status`.
+    fn gathered(
+        &self,
+        outcome: slice::ReadOutcome<GatherSink>,
+        path: &[u8],
+        status: i32,
+    ) -> Listing {
         for e in &outcome.errors {
             notes::report(status, "reading directory", path, e);
         }

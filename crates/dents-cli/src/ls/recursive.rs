@@ -57,8 +57,9 @@ use std::os::fd::AsFd;
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+use dents::dir::DirReader;
 use dents::scan::DirState;
-use dents::slice::ReadOptions;
+use dents::slice;
 use dents::sys;
 
 use super::args::{Indicator, SortKey};
@@ -73,6 +74,11 @@ const HELD_MAX: usize = 256 << 10;
 
 /// What a block costs beyond its bytes (its vectors and the map's node).
 const BLOCK_OVERHEAD: usize = 256;
+
+thread_local! {
+    /// The `getdents64` buffer of this thread's reads of small directories.
+    static READ_BUF: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
 
 /// A task's place in GNU's order (see the module's doc).
 type Key = Vec<u32>;
@@ -149,6 +155,11 @@ struct State {
     wanted: Option<Key>,
     /// Everything is printed: workers leave.
     stop: bool,
+    /// Workers waiting for a task (woken only if some wait: a wake is a
+    /// system call, and there is one chance per directory).
+    idle: usize,
+    /// The main thread waits for a block.
+    main_waits: bool,
 }
 
 /// What the threads share.
@@ -157,8 +168,6 @@ struct Shared<'l> {
     headers: bool,
     /// The blocks are printed in GNU's order (the listing is sorted).
     ordered: bool,
-    /// Reads of directories too small to be sliced (spares a stat).
-    serial_read: ReadOptions,
     state: Mutex<State>,
     /// Workers wait here for tasks.
     work: Condvar,
@@ -184,10 +193,6 @@ pub(super) fn list_trees(lister: &Lister, roots: Vec<Vec<u8>>, headers: bool) {
         lister,
         headers,
         ordered,
-        serial_read: ReadOptions {
-            threads: 1,
-            ..lister.read_opts.clone()
-        },
         state: Mutex::new(State {
             pending,
             done: BTreeMap::new(),
@@ -195,6 +200,8 @@ pub(super) fn list_trees(lister: &Lister, roots: Vec<Vec<u8>>, headers: bool) {
             held: 0,
             wanted: None,
             stop: false,
+            idle: 0,
+            main_waits: false,
         }),
         work: Condvar::new(),
         ready: Condvar::new(),
@@ -234,7 +241,9 @@ impl Shared<'_> {
                 self.complete(&mut st, key, done);
                 continue;
             }
+            st.idle += 1;
             st = self.work.wait(st).unwrap_or_else(|p| p.into_inner());
+            st.idle -= 1;
         }
     }
 
@@ -252,7 +261,7 @@ impl Shared<'_> {
             if let Some(block) = printable {
                 let was_full = st.held >= HELD_MAX;
                 st.held -= block.held();
-                if was_full {
+                if was_full && st.idle > 0 {
                     self.work.notify_all();
                 }
                 drop(st);
@@ -281,7 +290,9 @@ impl Shared<'_> {
             if self.ordered && st.wanted.as_ref() != next.last() {
                 st.wanted = next.last().cloned();
                 // Workers held back by HELD_MAX may take the wanted task.
-                self.work.notify_all();
+                if st.held >= HELD_MAX && st.idle > 0 {
+                    self.work.notify_all();
+                }
             }
             if let Some((key, task)) = self.take(&mut st) {
                 drop(st);
@@ -290,7 +301,9 @@ impl Shared<'_> {
                 self.complete(&mut st, key, done);
                 continue;
             }
+            st.main_waits = true;
             st = self.ready.wait(st).unwrap_or_else(|p| p.into_inner());
+            st.main_waits = false;
         }
     }
 
@@ -307,12 +320,17 @@ impl Shared<'_> {
     /// Files the block of the task `key` and queues its subdirectories.
     fn complete(&self, st: &mut State, key: Key, (block, children): (Block, Vec<Task>)) {
         st.running -= 1;
-        let woken = children.len();
+        let woken = children.len().min(st.idle);
         for (j, child) in children.into_iter().enumerate() {
             let mut k = key.clone();
             k.push(j as u32);
             st.pending.insert(k, child);
         }
+        // The main thread waits for this block (sorted: the one it is to
+        // print next), or for the end.
+        let awaited = !self.ordered
+            || st.wanted.as_ref() == Some(&key)
+            || (st.pending.is_empty() && st.running == 0);
         st.held += block.held();
         st.done.insert(key, block);
         match woken {
@@ -320,7 +338,9 @@ impl Shared<'_> {
             1 => self.work.notify_one(),
             _ => self.work.notify_all(),
         }
-        self.ready.notify_one();
+        if st.main_waits && awaited {
+            self.ready.notify_one();
+        }
     }
 
     /// Lists one directory: its block, and its subdirectories as tasks.
@@ -372,23 +392,36 @@ impl Shared<'_> {
             name::push_name(&mut block.head, path, &l.dir_quoter);
             block.head.extend_from_slice(b":\n");
         }
-        // Most directories of a tree are small: read on this thread
-        // without the read's own look at the size.
-        let small = stat
-            .as_ref()
-            .is_some_and(|st| (st.st_size as u64) < l.read_opts.min_sliced_size);
-        let read_opts = if small {
-            &self.serial_read
-        } else {
-            &l.read_opts
-        };
         let resolving = matches!(l.opts.indicator, Indicator::Slash | Indicator::FileType);
         let before = if resolving {
             DirState::of(dir.as_fd()).ok()
         } else {
             None
         };
-        let listing = l.gather(dir.as_fd(), path, status, read_opts);
+        // Most directories of a tree are small: read on this thread, with
+        // its buffer of earlier reads (a fresh one is zeroed: that cost as
+        // much as all the rest of a small directory's listing), without
+        // the read's own look at the size.
+        let small = stat
+            .as_ref()
+            .is_some_and(|st| (st.st_size as u64) < l.read_opts.min_sliced_size);
+        let (dir, listing) = if small {
+            let mut reader = DirReader::with_buffer(dir, READ_BUF.take());
+            let mut sink = l.gather_sink();
+            let errors = slice::read_serial(&mut reader, &mut sink).err();
+            let (dir, buf) = reader.into_parts();
+            READ_BUF.set(buf);
+            let outcome = slice::ReadOutcome {
+                sinks: vec![sink],
+                plan: slice::ReadPlan::Serial,
+                errors: errors.into_iter().collect(),
+                probes: 0,
+            };
+            (dir, l.gathered(outcome, path, status))
+        } else {
+            let listing = l.gather(dir.as_fd(), path, status, &l.read_opts);
+            (dir, listing)
+        };
         let listing = l.prepare(listing, dir.as_fd(), path, before.as_ref(), l.threads);
         drop(dir);
         let (_, painted) = paint::deferring_reset(|| l.format_listing(&listing, &mut block.body));
