@@ -261,12 +261,12 @@ impl LsColors {
             }
         };
         if k == K::Fi {
-            let lower = name.to_ascii_lowercase();
-            if let Some((_, seq)) = self
-                .exts
-                .iter()
-                .find(|(e, _)| lower.ends_with(&e.to_ascii_lowercase()))
-            {
+            // Compared in place, without lowercased copies (one per
+            // extension of the table for every file, before).
+            let ends_with = |e: &[u8]| {
+                name.len() >= e.len() && name[name.len() - e.len()..].eq_ignore_ascii_case(e)
+            };
+            if let Some((_, seq)) = self.exts.iter().find(|(e, _)| ends_with(e)) {
                 return Some(seq);
             }
         }
