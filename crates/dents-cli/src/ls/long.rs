@@ -82,6 +82,21 @@ pub fn print(
     let mut times: Vec<TimeFormatter> = (0..threads)
         .map(|_| TimeFormatter::new(&opts.time_style))
         .collect();
+    if threads == 1 {
+        // On this thread: no thread started per listing (-lR lists many
+        // small ones), and painting keeps this thread's way with the
+        // run's first reset (see `paint::deferring_reset`).
+        let (buf, tf) = (&mut bufs[0], &mut times[0]);
+        for i in 0..listing.len() {
+            cols.line(buf, listing, listing.get(i), tf);
+            if buf.len() >= BLOCK * 64 {
+                out(buf);
+                buf.clear();
+            }
+        }
+        out(buf);
+        return;
+    }
     let mut start = 0;
     while start < listing.len() {
         let end = (start + BLOCK).min(listing.len());
