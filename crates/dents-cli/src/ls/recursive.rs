@@ -234,11 +234,8 @@ impl Shared<'_> {
             if st.stop {
                 return;
             }
-            if let Some((key, task)) = self.take(&mut st) {
-                drop(st);
-                let done = self.list(task);
-                st = self.lock();
-                self.complete(&mut st, key, done);
+            if let Some(taken) = self.take(&mut st) {
+                st = self.list_unlocked(st, taken);
                 continue;
             }
             st.idle += 1;
@@ -294,11 +291,8 @@ impl Shared<'_> {
                     self.work.notify_all();
                 }
             }
-            if let Some((key, task)) = self.take(&mut st) {
-                drop(st);
-                let done = self.list(task);
-                st = self.lock();
-                self.complete(&mut st, key, done);
+            if let Some(taken) = self.take(&mut st) {
+                st = self.list_unlocked(st, taken);
                 continue;
             }
             st.main_waits = true;
@@ -315,6 +309,20 @@ impl Shared<'_> {
         }
         st.running += 1;
         st.pending.pop_first()
+    }
+
+    /// Lists a taken task without the lock `st`, and files its block;
+    /// returns the lock, taken again.
+    fn list_unlocked<'s>(
+        &'s self,
+        st: MutexGuard<'s, State>,
+        (key, task): (Key, Task),
+    ) -> MutexGuard<'s, State> {
+        drop(st);
+        let done = self.list(task);
+        let mut st = self.lock();
+        self.complete(&mut st, key, done);
+        st
     }
 
     /// Files the block of the task `key` and queues its subdirectories.
