@@ -1,28 +1,23 @@
-//! The `dents` command: ls and find for huge directories and trees.
+//! The `dents` command: ls, find and du for huge directories and trees.
 //!
 //! | module   | concern |
 //! |----------|---------|
 //! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
-//! | `find`   | `dents find`: GNU find's language on the parallel walker (its own module map) |
 //! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
-//! | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
-//! | `errors` | messages in the style of the tool replaced, and the exit status |
-//! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
-//! | `numfmt` | decimal numbers written straight into output buffers |
-//! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
-//! | `progress` | the status line on standard error while a walk runs |
 //! | `threads` | threads that may not start: their work done on the caller's |
+//!
+//! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
+//! output): this executable only hands it the arguments and leaves with
+//! its status.  What ls, find and du share (`output`, `errors`,
+//! `filemode`, `numfmt`, `quote`, `progress`, `dircolors`) is the
+//! `dents-tools` crate; its modules are imported here under their names,
+//! so that `crate::errors` and the like read the same in ls and du.
 
 mod du;
-mod errors;
-mod filemode;
-mod find;
 mod ls;
-mod numfmt;
-mod output;
-mod progress;
-mod quote;
 mod threads;
+
+use dents_tools::{errors, filemode, numfmt, output, progress, quote};
 
 use std::ffi::OsString;
 
@@ -57,7 +52,7 @@ fn main() {
         Some("find") => {
             // GNU find exits 1 when memory runs out (ls: 2).
             dents::sys::set_exhausted_status(1);
-            find::main(&argv[1..])
+            dents_find::main(&argv[1..])
         }
         Some("du") => {
             // GNU du exits 1 when memory runs out, as find.

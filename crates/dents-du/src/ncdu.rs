@@ -72,7 +72,7 @@ fn push_num(out: &mut Vec<u8>, key: &str, n: u64) {
     out.push(b'"');
     out.extend_from_slice(key.as_bytes());
     out.extend_from_slice(b"\":");
-    crate::size::push_u64(out, n);
+    dents_tools::numfmt::push_u64(out, n);
 }
 
 /// The info object of an entry.
@@ -185,7 +185,7 @@ impl Export {
         head.extend_from_slice(b"[1,2,{\"progname\":\"dents\",\"progver\":");
         push_str(&mut head, env!("CARGO_PKG_VERSION").as_bytes());
         head.extend_from_slice(b",\"timestamp\":");
-        crate::size::push_u64(&mut head, timestamp.max(0) as u64);
+        dents_tools::numfmt::push_u64(&mut head, timestamp.max(0) as u64);
         head.extend_from_slice(b"},\n");
         w.write_all(&head)?;
         w.write_all(&self.root.lock().unwrap_or_else(|e| e.into_inner()))?;

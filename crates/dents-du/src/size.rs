@@ -3,6 +3,8 @@
 //! scaled to a block size or to a power of 1024 or 1000 (`-h`, `--si`),
 //! rounded up as GNU's `human_readable` rounds (`human_ceiling`).
 
+use dents_tools::numfmt::push_u64;
+
 /// How sizes are written: a block size, and the flags of GNU's
 /// `human_options` that change the way they look.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -341,22 +343,6 @@ pub fn push_size(out: &mut Vec<u8>, n: u64, u: &Units) {
             out.push(b'B');
         }
     }
-}
-
-/// Appends the decimal digits of `n`.
-pub fn push_u64(out: &mut Vec<u8>, n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Colors from `LS_COLORS` as GNU ls 9.1 paints names (`--color`).
 //!
 //! The table is read as GNU ls reads it (dircolors' escapes, through
-//! find's [`unescape`](crate::find::color::unescape)); an unknown key or
+//! find's [`unescape`](dents_tools::dircolors::unescape)); an unknown key or
 //! an unfinished value makes the whole value unusable ("unparsable
 //! value", no colors).  A name's color: `mi` for a missing symlink target,
 //! else by the mode: `su`, `sg`, `ex`, `mh` or an extension (the last
@@ -144,11 +144,11 @@ impl LsColors {
                 None => return true,
                 Some(b':') => p = &p[1..],
                 Some(b'*') => {
-                    let Some((ext, Some(rest))) = crate::find::color::unescape(&p[1..], b'=')
+                    let Some((ext, Some(rest))) = dents_tools::dircolors::unescape(&p[1..], b'=')
                     else {
                         return false;
                     };
-                    let Some((seq, rest)) = crate::find::color::unescape(rest, b':') else {
+                    let Some((seq, rest)) = dents_tools::dircolors::unescape(rest, b':') else {
                         return false;
                     };
                     self.exts.insert(0, (ext, seq));
@@ -170,7 +170,7 @@ impl LsColors {
                         crate::errors::write_stderr(&msg);
                         return false;
                     };
-                    let Some((seq, rest)) = crate::find::color::unescape(&p[3..], b':') else {
+                    let Some((seq, rest)) = dents_tools::dircolors::unescape(&p[3..], b':') else {
                         return false;
                     };
                     self.ind[i] = Some(seq);

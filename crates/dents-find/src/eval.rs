@@ -20,14 +20,15 @@ use dents::sys::{self, Statx};
 use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
 use rustix::fs::{Access, AtFlags, StatxFlags};
 
-use super::color::Colors;
+use super::cache::Cache;
+use super::color::{qmarks, Colors};
 use super::debug;
-use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred, TimeField};
-use super::msg;
+use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred};
 use super::outfiles::{Dest, OutFile};
-use super::printf::{self, Subject};
+use super::printf::Subject;
 use super::regex;
-use super::time::{self, Timestamp};
+use super::time::{self, TimeField, Timestamp};
+use super::{msg, names};
 use crate::output::{Output, ThreadBuf};
 use crate::progress::{Progress, Tally};
 
@@ -66,7 +67,7 @@ pub struct State<'a> {
     /// Buffers for the output files, by number.
     outs: Vec<Option<ThreadBuf<'a>>>,
     /// Names, times and filesystem types for `-printf` and `-ls`.
-    cache: printf::Cache,
+    cache: Cache,
     /// Entries counted for the status line, not yet added to its total.
     tally: Tally,
     /// The last parent directory probed and whether it can be searched.
@@ -110,6 +111,13 @@ impl<'a> Finder<'a> {
         self.colors = colors;
         self.progress = progress;
         self.exclude = exclude;
+        self
+    }
+
+    /// Names written raw, never with `?` for unprintable characters
+    /// (the output is a caller's, not a terminal).
+    pub fn raw_names(mut self) -> Finder<'a> {
+        self.terminal = None;
         self
     }
 
@@ -183,7 +191,7 @@ impl<'a> Visitor for Finder<'a> {
                 .iter()
                 .map(|f| f.map(|f| ThreadBuf::new(&f.output)))
                 .collect(),
-            cache: printf::Cache::default(),
+            cache: Cache::default(),
             tally: Tally::default(),
             searchable: None,
         }
@@ -438,49 +446,11 @@ fn eval(e: &Expr, cx: &mut Ctx<'_, '_, '_>) -> bool {
     }
 }
 
-/// The last component as GNU's `-name` sees it: trailing slashes
-/// dropped, except for `/` itself.
-fn base_name(path: &[u8]) -> &[u8] {
-    let end = path.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
-    if end == 0 {
-        return if path.is_empty() { path } else { b"/" };
-    }
-    let trimmed = &path[..end];
-    let start = trimmed
-        .iter()
-        .rposition(|&b| b == b'/')
-        .map_or(0, |i| i + 1);
-    &trimmed[start..]
-}
-
-/// Appends `path` with each unprintable character (or byte that is no
-/// character, in a UTF-8 locale) as `?`, as GNU find prints on a terminal.
-pub(super) fn qmarks(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
-    if !utf8 {
-        out.extend(
-            path.iter()
-                .map(|&b| if (0x20..0x7f).contains(&b) { b } else { b'?' }),
-        );
-        return;
-    }
-    for chunk in path.utf8_chunks() {
-        for ch in chunk.valid().chars() {
-            if ch.is_control() {
-                out.push(b'?');
-            } else {
-                let mut tmp = [0u8; 4];
-                out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
-            }
-        }
-        out.extend(chunk.invalid().iter().map(|_| b'?'));
-    }
-}
-
 /// `-hidden`: the name starts with `.` (but is not `.` or `..`, so that
 /// `find . -nohidden` still walks `.`).
 fn is_hidden(v: &Visit<'_>) -> bool {
     let name = if v.depth() == 0 {
-        base_name(v.path())
+        names::last_component(v.path())
     } else {
         v.name()
     };
@@ -503,7 +473,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         Pred::Name { of, glob } => match of {
             NameOf::Base => {
                 let name = if cx.v.depth() == 0 {
-                    base_name(cx.v.path())
+                    names::last_component(cx.v.path())
                 } else {
                     cx.v.name()
                 };
@@ -700,7 +670,7 @@ fn target<'s>(
     st: &'s mut State<'_>,
     terminal: Option<bool>,
     dest: &Dest,
-) -> (&'s mut Vec<u8>, Option<bool>, &'s mut printf::Cache) {
+) -> (&'s mut Vec<u8>, Option<bool>, &'s mut Cache) {
     match dest {
         Dest::Stdout => (&mut st.buf.buf, terminal, &mut st.cache),
         Dest::File(f) | Dest::Stderr(f) => {
@@ -821,19 +791,5 @@ fn delete(cx: &mut Ctx<'_, '_, '_>) -> bool {
             msg::action_error("cannot delete", cx.v.path(), &e.into());
             false
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::base_name;
-
-    #[test]
-    fn base_names_as_gnu() {
-        assert_eq!(base_name(b"d/"), b"d");
-        assert_eq!(base_name(b"/"), b"/");
-        assert_eq!(base_name(b"//"), b"/");
-        assert_eq!(base_name(b"a/b//"), b"b");
-        assert_eq!(base_name(b"."), b".");
     }
 }

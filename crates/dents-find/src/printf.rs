@@ -20,11 +20,10 @@ use dents::sys::{self, Statx};
 use dents::walk::Visit;
 use rustix::fs::StatxFlags;
 
+use super::cache::Cache;
 use super::color::Colors;
-use super::datefmt::Clock;
-use super::expr::TimeField;
-use super::users::IdNames;
-use super::{fstype, msg};
+use super::time::TimeField;
+use super::{msg, names};
 use crate::errors;
 use crate::numfmt::push_u64;
 
@@ -338,7 +337,7 @@ impl Format {
             match f.quote {
                 Some(utf8) if d.field.quoted() => {
                     let mut q = Vec::with_capacity(scratch.len());
-                    super::eval::qmarks(&mut q, &scratch, utf8);
+                    super::color::qmarks(&mut q, &scratch, utf8);
                     conv.string(out, &q);
                 }
                 _ => conv.string(out, &scratch),
@@ -356,8 +355,8 @@ impl Format {
         };
         match field {
             Field::Path => out.extend_from_slice(path),
-            Field::Base => out.extend_from_slice(base_name(path)),
-            Field::Dir => out.extend_from_slice(dir_name(path)),
+            Field::Base => out.extend_from_slice(names::base_name(path)),
+            Field::Dir => out.extend_from_slice(names::dir_name(path)),
             Field::Root => out.extend_from_slice(f.v.root()),
             Field::Below => {
                 // The path less its starting point and the `/` the walk
@@ -443,7 +442,7 @@ fn paint(colors: &Colors, field: Field, f: &Subject<'_, '_>, out: &mut Vec<u8>) 
     match field {
         Field::Path => colors.path(out, f.v, f.quote),
         Field::Base => colors.name(out, f.v, f.quote),
-        Field::Dir => colors.dir(out, dir_name(path), f.quote),
+        Field::Dir => colors.dir(out, names::dir_name(path), f.quote),
         // GNU does not quote the starting point on a terminal.
         Field::Root => colors.dir(out, f.v.root(), None),
         Field::Below => {
@@ -470,20 +469,6 @@ pub struct Subject<'a, 'v> {
     pub colors: Option<&'a Colors>,
     /// The output's name, for messages (`standard output`, a file name).
     pub dest: &'a [u8],
-}
-
-/// One thread's caches for formats and `-ls`.
-#[derive(Debug, Default)]
-pub struct Cache {
-    /// User names.
-    pub users: IdNames,
-    /// Group names.
-    pub groups: IdNames,
-    /// Formatted times.
-    pub clock: Clock,
-    /// Filesystem types.
-    pub fs: fstype::Cache,
-    scratch: Vec<u8>,
 }
 
 /// A file's time as seconds and nanoseconds; `None` for a birth time the
@@ -544,35 +529,6 @@ fn target_type(f: &Subject<'_, '_>, out: &mut Vec<u8>) {
                 msg::note(&m);
             }
         },
-    }
-}
-
-/// `%f`: the last component, one trailing slash kept (gnulib's
-/// `base_name`); `/` for a path of slashes.
-pub fn base_name(path: &[u8]) -> &[u8] {
-    let Some(last) = path.iter().rposition(|&b| b != b'/') else {
-        return &path[..path.len().min(1)];
-    };
-    let start = path[..last]
-        .iter()
-        .rposition(|&b| b == b'/')
-        .map_or(0, |i| i + 1);
-    let end = (last + 2).min(path.len());
-    &path[start..end]
-}
-
-/// `%h`: the path up to its last slash, after trailing slashes (but the
-/// first character) are dropped; `.` if there is no slash.
-pub fn dir_name(path: &[u8]) -> &[u8] {
-    let mut p = path;
-    if let Some(last) = path.iter().rposition(|&b| b != b'/') {
-        if last > 0 && last + 1 < path.len() {
-            p = &path[..last + 1];
-        }
-    }
-    match p.iter().rposition(|&b| b == b'/') {
-        Some(i) => &p[..i],
-        None => b".",
     }
 }
 
@@ -874,21 +830,6 @@ mod tests {
         assert_eq!(g("", 123456789.0), "1.23457e+08");
         assert_eq!(g("05", f64::INFINITY), "  inf");
         assert_eq!(g("#.1", 1.0), "1.");
-    }
-
-    #[test]
-    fn names_like_gnu() {
-        assert_eq!(base_name(b"t//"), b"t/");
-        assert_eq!(base_name(b"/"), b"/");
-        assert_eq!(base_name(b"//"), b"/");
-        assert_eq!(base_name(b"a/b"), b"b");
-        assert_eq!(base_name(b"a/b/"), b"b/");
-        assert_eq!(dir_name(b"t//"), b"t/");
-        assert_eq!(dir_name(b"/"), b"");
-        assert_eq!(dir_name(b"//"), b"/");
-        assert_eq!(dir_name(b"t"), b".");
-        assert_eq!(dir_name(b"t/one/"), b"t");
-        assert_eq!(dir_name(b"t//one"), b"t/");
     }
 
     #[test]

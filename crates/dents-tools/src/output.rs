@@ -21,10 +21,13 @@ pub const FLUSH_AT: usize = 64 * 1024;
 /// Reports a failed write in the words of the tool being replaced.
 type Reporter = Box<dyn Fn(&io::Error) + Send + Sync>;
 
-/// The process's standard output (or an output file), shared by all
-/// threads.
+/// Where an [`Output`]'s buffers go.
+type Sink = Box<dyn Write + Send>;
+
+/// The process's standard output (or an output file, or a caller's
+/// writer), shared by all threads.
 pub struct Output {
-    file: Mutex<File>,
+    file: Mutex<Sink>,
     /// What a failed write does; `None`: end the process (ls).
     on_error: Option<Reporter>,
     /// A write failed and was reported: the rest is dropped.
@@ -38,7 +41,6 @@ pub struct Output {
 impl std::fmt::Debug for Output {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Output")
-            .field("file", &self.file)
             .field("failed", &self.failed)
             .finish_non_exhaustive()
     }
@@ -59,8 +61,14 @@ impl Output {
 
     /// An open file (`find -fprint FILE` and the like).
     pub fn from_file(file: File) -> Output {
+        Output::from_writer(file)
+    }
+
+    /// Any writer (a library caller's sink): each `write_all` it gets is
+    /// one thread's buffer of whole records, never two at once.
+    pub fn from_writer(writer: impl Write + Send + 'static) -> Output {
         Output {
-            file: Mutex::new(file),
+            file: Mutex::new(Box::new(writer)),
             on_error: None,
             failed: AtomicBool::new(false),
             closed: false,

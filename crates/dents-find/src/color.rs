@@ -39,6 +39,7 @@ use std::sync::OnceLock;
 
 use dents::dir::FileType;
 use dents::walk::Visit;
+use dents_tools::dircolors::unescape;
 use rustix::fs::{Access, AtFlags, StatxFlags};
 
 /// A color of the table, by its two- or three-letter key.
@@ -154,60 +155,27 @@ pub struct Colors {
 /// locale)`).
 pub type Tty = Option<bool>;
 
-/// Reads one chunk of `LS_COLORS` up to `end` (or the end), undoing
-/// dircolors' escapes; returns the bytes and the rest after `end`, or
-/// `None` at a dangling `\` or `^`.
-pub(crate) fn unescape(s: &[u8], end: u8) -> Option<(Vec<u8>, Option<&[u8]>)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < s.len() && s[i] != end {
-        let c = s[i];
-        match c {
-            b'\\' => {
-                i += 1;
-                let e = *s.get(i)?;
-                let v = match e {
-                    b'a' => 0x07,
-                    b'b' => 0x08,
-                    b'e' => 0x1b,
-                    b'f' => 0x0c,
-                    b'n' => b'\n',
-                    b'r' => b'\r',
-                    b't' => b'\t',
-                    b'v' => 0x0b,
-                    b'?' => 0x7f,
-                    b'_' => b' ',
-                    b'0'..=b'7' => {
-                        let mut v: u8 = e - b'0';
-                        while let Some(&d @ b'0'..=b'7') = s.get(i + 1) {
-                            v = v.wrapping_shl(3) | (d - b'0');
-                            i += 1;
-                        }
-                        v
-                    }
-                    b'x' | b'X' => {
-                        let mut v: u8 = 0;
-                        while let Some(d) = s.get(i + 1).and_then(|&d| (d as char).to_digit(16)) {
-                            v = v.wrapping_shl(4) | d as u8;
-                            i += 1;
-                        }
-                        v
-                    }
-                    other => other,
-                };
-                out.push(v);
-            }
-            b'^' => {
-                i += 1;
-                let e = *s.get(i)?;
-                out.push(if e == b'?' { 0x7f } else { e & 0x1f });
-            }
-            _ => out.push(c),
-        }
-        i += 1;
+/// Appends `path` with each unprintable character (or byte that is no
+/// character, in a UTF-8 locale) as `?`, as GNU find prints on a terminal.
+pub fn qmarks(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
+    if !utf8 {
+        out.extend(
+            path.iter()
+                .map(|&b| if (0x20..0x7f).contains(&b) { b } else { b'?' }),
+        );
+        return;
     }
-    let rest = (i < s.len()).then(|| &s[i + 1..]);
-    Some((out, rest))
+    for chunk in path.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            if ch.is_control() {
+                out.push(b'?');
+            } else {
+                let mut tmp = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+            }
+        }
+        out.extend(chunk.invalid().iter().map(|_| b'?'));
+    }
 }
 
 impl Default for Colors {
@@ -638,7 +606,7 @@ fn name_offset(v: &Visit<'_>) -> usize {
 /// terminal.
 fn put_text(out: &mut Vec<u8>, text: &[u8], tty: Tty) {
     match tty {
-        Some(utf8) => super::eval::qmarks(out, text, utf8),
+        Some(utf8) => qmarks(out, text, utf8),
         None => out.extend_from_slice(text),
     }
 }
@@ -691,14 +659,6 @@ pub fn auto(is_terminal: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_as_dircolors() {
-        let (v, rest) = unescape(br"\e[1;\x33\061^[\_\:x:y", b':').unwrap();
-        assert_eq!(v, b"\x1b[1;31\x1b :x");
-        assert_eq!(rest, Some(&b"y"[..]));
-        assert!(unescape(b"ab\\", b':').is_none());
-    }
 
     #[test]
     fn table_and_fallbacks() {

@@ -56,6 +56,12 @@ pub fn raise(status: i32) {
     STATUS.fetch_max(status, Ordering::Relaxed);
 }
 
+/// Forgets the problems met so far: a library caller's next command
+/// starts from status 0.
+pub fn reset_status() {
+    STATUS.store(0, Ordering::Relaxed);
+}
+
 /// The exit status to leave with.
 pub fn status() -> i32 {
     STATUS.load(Ordering::Relaxed)

@@ -11,12 +11,13 @@ use std::sync::Arc;
 
 use rustix::fs::StatxFlags;
 
+use super::debug;
 use super::exec::Exec;
 use super::glob::Glob;
 use super::lsfmt::Ls;
 use super::outfiles::Dest;
 use super::printf::Format;
-use super::time::{Rel, Timestamp};
+use super::time::{Rel, TimeField, Timestamp};
 
 /// An expression.
 #[derive(Debug)]
@@ -60,31 +61,6 @@ impl Cmp {
             Cmp::Less(n) => x < n,
             Cmp::Equal(n) => x == n,
             Cmp::More(n) => x > n,
-        }
-    }
-}
-
-/// Which of a file's times.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum TimeField {
-    /// Last access (`a`).
-    Access,
-    /// Birth (`B`).
-    Birth,
-    /// Last status change (`c`).
-    Change,
-    /// Last modification (`m`).
-    Modify,
-}
-
-impl TimeField {
-    /// The statx field holding this time.
-    pub fn mask(self) -> StatxFlags {
-        match self {
-            TimeField::Access => StatxFlags::ATIME,
-            TimeField::Birth => StatxFlags::BTIME,
-            TimeField::Change => StatxFlags::CTIME,
-            TimeField::Modify => StatxFlags::MTIME,
         }
     }
 }
@@ -366,6 +342,42 @@ impl Expr {
                 }
                 out.push(')');
             }
+        }
+    }
+
+    /// `-D rates`: the expression with how often each primary was
+    /// evaluated and true, after the walk.
+    pub fn report_rates(&self) {
+        let mut out = b"Predicate success rates after completion:\n".to_vec();
+        rates_of(self, &mut out);
+        debug::say(&out);
+    }
+}
+
+/// Appends `e` in infix form, each primary with its counts.
+fn rates_of(e: &Expr, out: &mut Vec<u8>) {
+    let bin = |op: &[u8], a: &Expr, b: &Expr, out: &mut Vec<u8>| {
+        out.extend_from_slice(b"( ");
+        rates_of(a, out);
+        out.push(b' ');
+        out.extend_from_slice(op);
+        out.push(b' ');
+        rates_of(b, out);
+        out.extend_from_slice(b" )");
+    };
+    match e {
+        Expr::Not(x) => {
+            out.extend_from_slice(b"! ");
+            rates_of(x, out);
+        }
+        Expr::And(a, b) => bin(b"-a", a, b, out),
+        Expr::Or(a, b) => bin(b"-o", a, b, out),
+        Expr::Comma(a, b) => bin(b",", a, b, out),
+        Expr::Prim(p) => {
+            out.extend_from_slice(&p.words.join(&b' '));
+            let (n, ok) = debug::rate(&**p as *const _ as usize);
+            let r = if n == 0 { 0.0 } else { ok as f64 / n as f64 };
+            out.extend_from_slice(format!(" [real success rate {ok}/{n}={r:.2}]").as_bytes());
         }
     }
 }

@@ -30,13 +30,13 @@ use dents::walk::{Follow, Order};
 use rustix::fs::StatxFlags;
 
 use super::exec::Exec;
-use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred, TimeField};
+use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred};
 use super::glob::Glob;
 use super::lsfmt::Ls;
 use super::outfiles::{Dest, Registry};
 use super::printf::Format;
 use super::regex::{self, Dialect};
-use super::time::{self, Timestamp};
+use super::time::{self, TimeField, Timestamp};
 use super::{debug, mode, msg, users};
 
 /// What the command line asks for.
@@ -93,6 +93,17 @@ pub enum Parsed {
 
 /// An error: GNU's text, without the program name.
 pub type Error = Vec<u8>;
+
+/// A command line find refuses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// GNU find's message, without the program name (``unknown predicate
+    /// `-nmae'``).
+    pub message: Vec<u8>,
+    /// For a misspelt word, dents's guess as a line of its own (`did you
+    /// mean '-name'?`), so that the message stays GNU's.
+    pub hint: Option<Vec<u8>>,
+}
 
 /// Precedences, as in GNU find.
 const NO_PREC: u8 = 0;
@@ -156,7 +167,13 @@ fn looks_like_expression(arg: &[u8], leading: bool) -> bool {
 }
 
 /// Reads `argv` (the arguments after `find`).
-pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
+pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, ParseError> {
+    let mut hint = None;
+    read(argv, &mut hint).map_err(|message| ParseError { message, hint })
+}
+
+/// [`parse`], the hint for an unknown word left in `hint`.
+fn read(argv: &[Vec<u8>], hint: &mut Option<Vec<u8>>) -> Result<Parsed, Error> {
     let utf8 = msg::utf8_locale();
     let mut p = Parser {
         args: argv,
@@ -193,6 +210,7 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
         first_nonoption: None,
         uses_ok: false,
         outs: Registry::default(),
+        hint: None,
     };
     if let Some(code) = p.global_options()? {
         return Ok(Parsed::Exit(code));
@@ -213,8 +231,13 @@ pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, Error> {
         artificial: true,
     });
     while p.i < argv.len() {
-        if let Some(code) = p.word()? {
-            return Ok(Parsed::Exit(code));
+        match p.word() {
+            Ok(Some(code)) => return Ok(Parsed::Exit(code)),
+            Ok(None) => {}
+            Err(m) => {
+                *hint = p.hint.take();
+                return Err(m);
+            }
         }
     }
     let user_tokens = p.toks.len() > 1;
@@ -328,6 +351,8 @@ struct Parser<'a> {
     uses_ok: bool,
     /// The files `-fprint` and kin opened.
     outs: Registry,
+    /// What a misspelt word was probably meant to be (see [`ParseError`]).
+    hint: Option<Vec<u8>>,
 }
 
 /// The usage text of `--help`.
@@ -413,49 +438,279 @@ fn comparison(s: &[u8]) -> Option<Cmp> {
     }
 }
 
-/// GNU's options that apply to the whole walk wherever they are written
-/// (GNU warns when they follow a test or an action).
-const GLOBAL_OPTIONS: [&[u8]; 10] = [
-    b"-maxdepth",
-    b"-mindepth",
-    b"-depth",
-    b"-d",
-    b"-xdev",
-    b"-mount",
-    b"-noleaf",
-    b"-ignore_readdir_race",
-    b"-noignore_readdir_race",
-    b"-files0-from",
-];
+/// What a word of the expression is.  The kind decides GNU's warning
+/// about option order: a global option written after a test, an action
+/// or an operator is warned about; positional options and bfs's words
+/// neither warn nor count as that earlier word.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    /// `(`, `!`, `-o`...
+    Operator,
+    /// bfs's `-exclude`: a prefix operator GNU knows nothing of.
+    BfsOperator,
+    /// A test: true or false for each file.
+    Test,
+    /// An action: does something, usually output.
+    Action,
+    /// Applies to the whole walk wherever it is written (`-maxdepth`).
+    GlobalOption,
+    /// Affects only the words after it (`-daystart`, `-regextype`).
+    PositionalOption,
+    /// bfs's options (`-s`, `-color`): the whole walk, no warning.
+    BfsOption,
+    /// `--help`, `--version`: print and leave.
+    Info,
+}
 
-/// Options that affect only what follows them (no warning, and they do
-/// not count as a test before a global option).
-const POSITIONAL_OPTIONS: [&[u8]; 5] = [
-    b"-daystart",
-    b"-follow",
-    b"-regextype",
-    b"-warn",
-    b"-nowarn",
-];
+/// How many arguments a word takes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Arity {
+    /// None.
+    Zero,
+    /// One, consumed (GNU's "missing argument" if there is none) and
+    /// handed to the reader, which sees it as `arg`.
+    One,
+    /// The reader consumes its own (`-exec`'s command, `-fprintf`'s
+    /// two), with its own messages.
+    Own,
+}
 
-/// bfs's options that dents takes: they apply to the whole walk wherever
-/// they stand, and GNU knows nothing of them, so they neither warn nor
-/// count as the first non-option of GNU's order warning.
-const BFS_OPTIONS: [&[u8]; 6] = [
-    b"-s",
-    b"-color",
-    b"-nocolor",
-    b"-status",
-    b"-nostatus",
-    b"-nohidden",
-];
+/// What reading a word gives.
+enum Step {
+    /// A primary: its predicate and the words it took beyond the name
+    /// and an `Arity::One` argument (which are added for it).
+    Push(Pred, Vec<Vec<u8>>),
+    /// Nothing to add to the expression (`-daystart`, or an operator
+    /// that pushed its own token).
+    Nothing,
+    /// Leave at once with this status (`--help`).
+    Exit(i32),
+}
 
-/// Whether `a` is an operator word.
-fn is_operator(a: &[u8]) -> bool {
-    matches!(
-        a,
-        b"(" | b")" | b"!" | b"," | b"-not" | b"-a" | b"-and" | b"-o" | b"-or"
-    )
+/// A word's reader: the parser, the word, its argument (`Arity::One`;
+/// empty otherwise).
+type Reader = fn(&mut Parser<'_>, &[u8], &[u8]) -> Result<Step, Error>;
+
+/// One word of find's language: its name, what it is, its arguments and
+/// its reader.
+struct Word {
+    name: &'static [u8],
+    kind: Kind,
+    arity: Arity,
+    read: Reader,
+}
+
+/// A primary whose predicate is fixed.
+macro_rules! fixed {
+    ($pred:expr) => {
+        |_, _, _| Ok(Step::Push($pred, Vec::new()))
+    };
+}
+
+/// A word that sets an option and leaves `-true` where it stands.
+macro_rules! option {
+    (|$p:ident| $set:expr) => {
+        |$p, _, _| {
+            $set;
+            Ok(Step::Push(Pred::True, Vec::new()))
+        }
+    };
+}
+
+/// Every word of the expression: operators, tests, actions and options
+/// (the global options before the paths, `-H -L -P -D -O -j -S -s`, are
+/// read by [`Parser::global_options`]).  `-newerXY` is the one word not
+/// here, a pattern rather than a name ([`Parser::newer_xy`]).
+#[rustfmt::skip]
+const WORDS: &[Word] = {
+    use Arity::{One, Own, Zero};
+    use Kind::*;
+    const fn w(name: &'static [u8], kind: Kind, arity: Arity, read: Reader) -> Word {
+        Word { name, kind, arity, read }
+    }
+    &[
+        w(b"(", Operator, Zero, |p, a, _| p.operand(TokKind::Open, a)),
+        w(b")", Operator, Zero, |p, a, _| p.operator(TokKind::Close, a)),
+        w(b"!", Operator, Zero, |p, a, _| p.operand(TokKind::Not, a)),
+        w(b"-not", Operator, Zero, |p, a, _| p.operand(TokKind::Not, a)),
+        w(b"-a", Operator, Zero, |p, a, _| p.operator(TokKind::Bin(BinOp::And), a)),
+        w(b"-and", Operator, Zero, |p, a, _| p.operator(TokKind::Bin(BinOp::And), a)),
+        w(b"-o", Operator, Zero, |p, a, _| p.operator(TokKind::Bin(BinOp::Or), a)),
+        w(b"-or", Operator, Zero, |p, a, _| p.operator(TokKind::Bin(BinOp::Or), a)),
+        w(b",", Operator, Zero, |p, a, _| p.operator(TokKind::Bin(BinOp::Comma), a)),
+        w(b"-exclude", BfsOperator, Zero, |p, a, _| p.operand(TokKind::Exclude, a)),
+
+        w(b"-name", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-iname", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-path", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-wholename", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-ipath", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-iwholename", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-lname", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-ilname", Test, One, |p, n, a| p.name_test(n, a)),
+        w(b"-regex", Test, One, |p, n, a| p.regex_test(n, a)),
+        w(b"-iregex", Test, One, |p, n, a| p.regex_test(n, a)),
+        w(b"-type", Test, One, |p, n, a| p.type_test(n, a)),
+        w(b"-xtype", Test, One, |p, n, a| p.type_test(n, a)),
+        w(b"-size", Test, One, |p, n, a| p.size_test(n, a)),
+        w(b"-mtime", Test, One, |p, n, a| p.age_test(n, a)),
+        w(b"-atime", Test, One, |p, n, a| p.age_test(n, a)),
+        w(b"-ctime", Test, One, |p, n, a| p.age_test(n, a)),
+        w(b"-mmin", Test, One, |p, n, a| p.age_test(n, a)),
+        w(b"-amin", Test, One, |p, n, a| p.age_test(n, a)),
+        w(b"-cmin", Test, One, |p, n, a| p.age_test(n, a)),
+        w(b"-used", Test, One, |p, n, a| p.used_test(n, a)),
+        w(b"-newer", Test, One, |p, n, a| p.newer_test(n, a)),
+        w(b"-anewer", Test, One, |p, n, a| p.newer_test(n, a)),
+        w(b"-cnewer", Test, One, |p, n, a| p.newer_test(n, a)),
+        w(b"-perm", Test, One, |p, n, a| p.perm_test(n, a)),
+        w(b"-user", Test, One, |p, n, a| p.owner_test(n, a)),
+        w(b"-group", Test, One, |p, n, a| p.owner_test(n, a)),
+        w(b"-uid", Test, One, |p, n, a| p.number_test(n, a)),
+        w(b"-gid", Test, One, |p, n, a| p.number_test(n, a)),
+        w(b"-links", Test, One, |p, n, a| p.number_test(n, a)),
+        w(b"-inum", Test, One, |p, n, a| p.number_test(n, a)),
+        w(b"-samefile", Test, One, |p, n, a| p.samefile_test(n, a)),
+        w(b"-fstype", Test, One, |_, _, t| Ok(Step::Push(Pred::FsType(t.to_vec()), Vec::new()))),
+        w(b"-context", Test, One, |_, _, _| {
+            // Without SELinux (as here), GNU refuses the test itself.
+            Err(b"invalid predicate -context: SELinux is not enabled.".to_vec())
+        }),
+        w(b"-nouser", Test, Zero, fixed!(Pred::NoUser)),
+        w(b"-nogroup", Test, Zero, fixed!(Pred::NoGroup)),
+        w(b"-empty", Test, Zero, fixed!(Pred::Empty)),
+        w(b"-readable", Test, Zero, fixed!(Pred::Access(AccessKind::Read))),
+        w(b"-writable", Test, Zero, fixed!(Pred::Access(AccessKind::Write))),
+        w(b"-executable", Test, Zero, fixed!(Pred::Access(AccessKind::Exec))),
+        w(b"-true", Test, Zero, fixed!(Pred::True)),
+        w(b"-false", Test, Zero, fixed!(Pred::False)),
+        w(b"-hidden", Test, Zero, fixed!(Pred::Hidden)),
+
+        w(b"-print", Action, Zero, fixed!(Pred::Print(b'\n'))),
+        w(b"-print0", Action, Zero, fixed!(Pred::Print(0))),
+        w(b"-prune", Action, Zero, |p, _, _| {
+            p.prune = true;
+            Ok(Step::Push(Pred::Prune, Vec::new()))
+        }),
+        w(b"-quit", Action, Zero, fixed!(Pred::Quit)),
+        w(b"-delete", Action, Zero, |p, _, _| {
+            p.delete = true;
+            p.opts.depth = true;
+            Ok(Step::Push(Pred::Delete, Vec::new()))
+        }),
+        w(b"-exec", Action, Own, |p, n, a| p.exec_action(n, a)),
+        w(b"-ok", Action, Own, |p, n, a| p.exec_action(n, a)),
+        w(b"-execdir", Action, Own, |p, n, a| p.exec_action(n, a)),
+        w(b"-okdir", Action, Own, |p, n, a| p.exec_action(n, a)),
+        w(b"-printf", Action, One, |p, n, a| p.printf_action(n, a)),
+        w(b"-fprintf", Action, Own, |p, n, a| p.fprintf_action(n, a)),
+        w(b"-ls", Action, Zero, |p, n, a| p.print_action(n, a)),
+        w(b"-fls", Action, One, |p, n, a| p.print_action(n, a)),
+        w(b"-fprint", Action, One, |p, n, a| p.print_action(n, a)),
+        w(b"-fprint0", Action, One, |p, n, a| p.print_action(n, a)),
+        w(b"-limit", Action, One, |p, n, a| p.limit_action(n, a)),
+
+        w(b"-maxdepth", GlobalOption, One, |p, n, a| p.depth_option(n, a)),
+        w(b"-mindepth", GlobalOption, One, |p, n, a| p.depth_option(n, a)),
+        w(b"-depth", GlobalOption, Zero, |p, n, a| p.depth_first_option(n, a)),
+        w(b"-d", GlobalOption, Zero, |p, n, a| p.depth_first_option(n, a)),
+        w(b"-xdev", GlobalOption, Zero, option!(|p| p.opts.xdev = true)),
+        w(b"-mount", GlobalOption, Zero, option!(|p| p.opts.xdev = true)),
+        w(b"-noleaf", GlobalOption, Zero, fixed!(Pred::True)),
+        w(b"-ignore_readdir_race", GlobalOption, Zero, option!(|p| p.opts.ignore_race = true)),
+        w(b"-noignore_readdir_race", GlobalOption, Zero, option!(|p| p.opts.ignore_race = false)),
+        w(b"-files0-from", GlobalOption, One, |p, _, f| {
+            p.opts.files0_from = Some(f.to_vec());
+            Ok(Step::Push(Pred::True, Vec::new()))
+        }),
+
+        w(b"-daystart", PositionalOption, Zero, |p, _, _| {
+            // GNU leaves nothing in the expression for this one.
+            p.daystart = true;
+            Ok(Step::Nothing)
+        }),
+        w(b"-follow", PositionalOption, Zero, option!(|p| {
+            p.opts.follow = Follow::Always;
+            p.follow_refs = true;
+        })),
+        w(b"-regextype", PositionalOption, One, |p, _, t| {
+            p.dialect = Dialect::from_name(t)
+                .ok_or_else(|| Dialect::unknown_message(t, &|s| p.quote(s)))?;
+            Ok(Step::Push(Pred::True, Vec::new()))
+        }),
+        w(b"-warn", PositionalOption, Zero, option!(|p| p.warnings = true)),
+        w(b"-nowarn", PositionalOption, Zero, option!(|p| p.warnings = false)),
+
+        w(b"-s", BfsOption, Zero, option!(|p| p.opts.sort = true)),
+        w(b"-color", BfsOption, Zero, option!(|p| p.opts.color = Some(true))),
+        w(b"-nocolor", BfsOption, Zero, option!(|p| p.opts.color = Some(false))),
+        w(b"-status", BfsOption, Zero, option!(|p| p.opts.status = Some(true))),
+        w(b"-nostatus", BfsOption, Zero, option!(|p| p.opts.status = Some(false))),
+        w(b"-nohidden", BfsOption, Zero, option!(|p| {
+            let hidden = Expr::prim(Pred::Hidden, vec![b"-hidden".to_vec()]);
+            p.opts.exclude = Some(match p.opts.exclude.take() {
+                Some(x) => Expr::Or(Box::new(x), Box::new(hidden)),
+                None => hidden,
+            });
+        })),
+
+        w(b"-help", Info, Zero, |_, _, _| Ok(Step::Exit(print_text(HELP)))),
+        w(b"--help", Info, Zero, |_, _, _| Ok(Step::Exit(print_text(HELP)))),
+        w(b"-version", Info, Zero, |p, _, _| Ok(Step::Exit(print_text(&version_text(p.opts.opt_level))))),
+        w(b"--version", Info, Zero, |p, _, _| Ok(Step::Exit(print_text(&version_text(p.opts.opt_level))))),
+    ]
+};
+
+/// A primary with no words beyond its name and argument.
+fn push(pred: Pred) -> Result<Step, Error> {
+    Ok(Step::Push(pred, Vec::new()))
+}
+
+/// The word of the table named `name`.
+fn word_named(name: &[u8]) -> Option<&'static Word> {
+    WORDS.iter().find(|w| w.name == name)
+}
+
+/// The word of the table closest to a misspelt `name`, if one is close
+/// enough to be what was meant: one edit (a transposition counting as
+/// one) for names of up to six letters, two beyond (`-Dtree` is two
+/// from `-true`, and meant `-D tree`).
+fn closest_word(name: &[u8]) -> Option<&'static [u8]> {
+    let most = if name.len() <= 7 { 1 } else { 2 };
+    WORDS
+        .iter()
+        .filter(|w| w.name.starts_with(b"-"))
+        .map(|w| (edit_distance(name, w.name), w.name))
+        // A name of one letter is as far from any other: no guess.
+        .filter(|&(d, _)| d <= most && d + 1 < name.len())
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
+}
+
+/// The optimal-string-alignment distance between `a` and `b`: the
+/// insertions, deletions, substitutions and swaps of two neighbours that
+/// turn one into the other.
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 /// The `-version` text, in GNU's shape.
@@ -477,21 +732,26 @@ Features enabled: D_TYPE O_NOFOLLOW(enabled) LEAF_OPTIMISATION CBO(level={}) PAR
 
 impl Parser<'_> {
     /// GNU's warning for a global option written after a test, an
-    /// action or an operator, and the bookkeeping for it.
-    fn note_option_order(&mut self, name: &[u8]) {
-        if GLOBAL_OPTIONS.contains(&name) {
-            if let (true, Some(first)) = (self.warnings, &self.first_nonoption) {
-                msg::warning(&format!(
-                    "you have specified the global option {} after the argument {}, but global \
+    /// action or an operator, and the bookkeeping for it; `kind` is
+    /// `None` for a word find does not know.
+    fn note_option_order(&mut self, name: &[u8], kind: Option<Kind>) {
+        match kind {
+            Some(Kind::GlobalOption) => {
+                if let (true, Some(first)) = (self.warnings, &self.first_nonoption) {
+                    msg::warning(&format!(
+                        "you have specified the global option {} after the argument {}, but global \
 options are not positional, i.e., {} affects tests specified before it as well as those specified \
 after it.  Please specify global options before other arguments.",
-                    String::from_utf8_lossy(name),
-                    String::from_utf8_lossy(first),
-                    String::from_utf8_lossy(name)
-                ));
+                        String::from_utf8_lossy(name),
+                        String::from_utf8_lossy(first),
+                        String::from_utf8_lossy(name)
+                    ));
+                }
             }
-        } else if !POSITIONAL_OPTIONS.contains(&name) && !BFS_OPTIONS.contains(&name) {
-            self.first_nonoption.get_or_insert_with(|| name.to_vec());
+            Some(Kind::PositionalOption | Kind::BfsOption | Kind::BfsOperator) => {}
+            _ => {
+                self.first_nonoption.get_or_insert_with(|| name.to_vec());
+            }
         }
     }
 
@@ -618,481 +878,399 @@ Try 'dents find --help' for more information."
         }
     }
 
-    /// Reads one word of the expression (and its arguments); `Some`
-    /// status to leave at once.
+    /// Pushes an operator token (`)`, `-a`, `-o`, `,`).
+    fn operator(&mut self, kind: TokKind, word: &[u8]) -> Result<Step, Error> {
+        self.toks.push(Tok {
+            kind,
+            name: word.to_vec(),
+            artificial: false,
+        });
+        Ok(Step::Nothing)
+    }
+
+    /// Pushes a token that starts an operand (`(`, `!`, `-exclude`).
+    fn operand(&mut self, kind: TokKind, word: &[u8]) -> Result<Step, Error> {
+        self.push_operand(kind, word.to_vec(), false);
+        Ok(Step::Nothing)
+    }
+
+    /// Reads one word of the expression (and its arguments) through its
+    /// reader in [`WORDS`]; `Some` status to leave at once.
     fn word(&mut self) -> Result<Option<i32>, Error> {
-        let a = self.args[self.i].clone();
-        if !looks_like_expression(&a, false) {
-            return Err(backquoted("paths must precede expression: ", &a, ""));
+        let name = self.args[self.i].clone();
+        if !looks_like_expression(&name, false) {
+            return Err(backquoted("paths must precede expression: ", &name, ""));
         }
         self.i += 1;
-        if !matches!(a.as_slice(), [b'-', _, ..]) || is_operator(&a) {
-            self.first_nonoption.get_or_insert_with(|| a.clone());
-        }
-        let op = |kind| Tok {
-            kind,
-            name: a.clone(),
-            artificial: false,
+        let Some(word) = word_named(&name) else {
+            self.note_option_order(&name, None);
+            if name.len() == 8 && name.starts_with(b"-newer") {
+                let step = self.newer_xy(&name)?;
+                return Ok(self.step(name, Vec::new(), step));
+            }
+            self.hint = closest_word(&name).map(|w| {
+                let mut m = b"did you mean ".to_vec();
+                m.extend_from_slice(&self.quote(w));
+                m.push(b'?');
+                m
+            });
+            return Err(backquoted("unknown predicate ", &name, ""));
         };
-        match a.as_slice() {
-            b"(" => self.push_operand(TokKind::Open, a.clone(), false),
-            b")" => self.toks.push(op(TokKind::Close)),
-            b"!" | b"-not" => self.push_operand(TokKind::Not, a.clone(), false),
-            b"-exclude" => self.push_operand(TokKind::Exclude, a.clone(), false),
-            b"-a" | b"-and" => self.toks.push(op(TokKind::Bin(BinOp::And))),
-            b"-o" | b"-or" => self.toks.push(op(TokKind::Bin(BinOp::Or))),
-            b"," => self.toks.push(op(TokKind::Bin(BinOp::Comma))),
-            _ => return self.primary(a),
-        }
-        Ok(None)
+        self.note_option_order(&name, Some(word.kind));
+        let arg = match word.arity {
+            Arity::One => self.arg(&name)?,
+            Arity::Zero | Arity::Own => Vec::new(),
+        };
+        let step = (word.read)(self, &name, &arg)?;
+        let args = match word.arity {
+            Arity::One => vec![arg],
+            Arity::Zero | Arity::Own => Vec::new(),
+        };
+        Ok(self.step(name, args, step))
     }
 
-    /// Reads a primary whose name has been consumed.
-    fn primary(&mut self, name: Vec<u8>) -> Result<Option<i32>, Error> {
-        self.note_option_order(&name);
-        let mut words = vec![name.clone()];
-        let pred = match name.as_slice() {
-            b"-name" | b"-iname" | b"-path" | b"-wholename" | b"-ipath" | b"-iwholename"
-            | b"-lname" | b"-ilname" => {
-                let pat = self.arg(&name)?;
-                let fold = name[1] == b'i';
-                let of = match &name[if fold { 2 } else { 1 }..] {
-                    b"name" => NameOf::Base,
-                    b"lname" => NameOf::LinkTarget,
-                    _ => NameOf::Path,
-                };
-                if of == NameOf::Base && self.warnings && pat.contains(&b'/') {
-                    let (l, r) = msg::quote_marks(self.utf8);
-                    msg::warning(&format!(
-                        "{l}{}{r} matches against basenames only, but the given pattern contains \
+    /// Carries out what reading the word `name` gave: a primary is pushed
+    /// with its words (`args`, then those the reader took).
+    fn step(&mut self, name: Vec<u8>, args: Vec<Vec<u8>>, step: Step) -> Option<i32> {
+        match step {
+            Step::Push(pred, more) => {
+                let mut words = vec![name];
+                words.extend(args);
+                words.extend(more);
+                self.push_primary(pred, words, false);
+                None
+            }
+            Step::Nothing => None,
+            Step::Exit(code) => Some(code),
+        }
+    }
+
+    /// `-name`, `-iname`, `-path`, `-wholename`, `-ipath`, `-iwholename`,
+    /// `-lname`, `-ilname`.
+    fn name_test(&mut self, name: &[u8], pat: &[u8]) -> Result<Step, Error> {
+        let fold = name[1] == b'i';
+        let of = match &name[if fold { 2 } else { 1 }..] {
+            b"name" => NameOf::Base,
+            b"lname" => NameOf::LinkTarget,
+            _ => NameOf::Path,
+        };
+        if of == NameOf::Base && self.warnings && pat.contains(&b'/') {
+            let (l, r) = msg::quote_marks(self.utf8);
+            msg::warning(&format!(
+                "{l}{}{r} matches against basenames only, but the given pattern contains \
 a directory separator ({l}/{r}), thus the expression will evaluate to false all the time.  Did you \
 mean {l}-{}wholename{r}?",
-                        String::from_utf8_lossy(&name),
-                        if fold { "i" } else { "" }
-                    ));
-                }
-                // GNU gives this one whatever -warn/-nowarn say.
-                if of == NameOf::Path && pat.ends_with(b"/") {
-                    msg::warning(&format!(
-                        "{} {} will not match anything because it ends with /.",
-                        String::from_utf8_lossy(&name),
-                        String::from_utf8_lossy(&pat)
-                    ));
-                }
-                let glob = Glob::new(&pat, fold, self.utf8);
-                words.push(pat);
-                Pred::Name { of, glob }
-            }
-            b"-regex" | b"-iregex" => {
-                let pat = self.arg(&name)?;
-                let re = regex::compile(&pat, self.dialect, name[1] == b'i').map_err(|e| {
-                    let mut m = b"failed to compile regular expression '".to_vec();
-                    m.extend_from_slice(&pat);
-                    m.extend_from_slice(b"': ");
-                    m.extend_from_slice(e.as_bytes());
-                    m
-                })?;
-                words.push(pat);
-                Pred::Regex(Box::new(re))
-            }
-            b"-regextype" => {
-                let t = self.arg(&name)?;
-                self.dialect = Dialect::from_name(&t)
-                    .ok_or_else(|| Dialect::unknown_message(&t, &|s| self.quote(s)))?;
-                words.push(t);
-                Pred::True
-            }
-            b"-type" | b"-xtype" => {
-                let t = self.arg(&name)?;
-                let types = file_types(&t, &name)?;
-                words.push(t);
-                Pred::Type {
-                    types,
-                    x: name[1] == b'x',
-                }
-            }
-            b"-size" => {
-                let s = self.arg(&name)?;
-                let (cmp, unit) = size(&s)?;
-                words.push(s);
-                Pred::Size { cmp, unit }
-            }
-            b"-mtime" | b"-atime" | b"-ctime" | b"-mmin" | b"-amin" | b"-cmin" => {
-                let s = self.arg(&name)?;
-                let field = time_field(name[1]);
-                let minutes = name.ends_with(b"min");
-                let origin = time::day_origin(self.start, self.daystart);
-                if let Some(m) = time::age_overflow(&s, minutes, origin) {
-                    return Err(m.into_bytes());
-                }
-                let (rel, reference, window) =
-                    time::age(&s, minutes, origin).ok_or_else(|| invalid_argument(&s, &name))?;
-                words.push(s);
-                Pred::Age {
-                    field,
-                    rel,
-                    reference,
-                    window,
-                }
-            }
-            b"-used" => {
-                let s = self.arg(&name)?;
-                if let Some(m) = time::age_overflow(&s, false, self.start) {
-                    return Err(m.into_bytes());
-                }
-                let (sign, days) = time::used(&s).ok_or_else(|| {
-                    let mut m = b"Invalid argument ".to_vec();
-                    m.extend_from_slice(&s);
-                    m.extend_from_slice(b" to -used");
-                    m
-                })?;
-                words.push(s);
-                Pred::Used { sign, days }
-            }
-            b"-newer" | b"-anewer" | b"-cnewer" => {
-                let f = self.arg(&name)?;
-                let st = self.stat_ref(&f, TimeField::Modify.mask())?;
-                let than = Timestamp::of(&st, TimeField::Modify).expect("mtime is always there");
-                words.push(f);
-                Pred::Newer {
-                    field: time_field(name[1]),
-                    than,
-                }
-            }
-            [b'-', b'n', b'e', b'w', b'e', b'r', x, y] => {
-                let (x, y) = (*x, *y);
-                let valid =
-                    |c: u8, t_ok: bool| matches!(c, b'a' | b'B' | b'c' | b'm') || t_ok && c == b't';
-                if !valid(x, false) || !valid(y, true) {
-                    return Err(backquoted("invalid predicate ", &name, ""));
-                }
-                let Some(r) = self.args.get(self.i).cloned() else {
-                    let mut m = b"The ".to_vec();
-                    m.extend_from_slice(&self.quote(&name));
-                    m.extend_from_slice(b" test needs an argument");
-                    return Err(m);
-                };
-                self.i += 1;
-                let than = if y == b't' {
-                    super::datetime::parse(&r, self.start).ok_or_else(|| {
-                        let mut m = b"I cannot figure out how to interpret ".to_vec();
-                        m.extend_from_slice(&self.quote(&r));
-                        m.extend_from_slice(b" as a date or time");
-                        m
-                    })?
-                } else {
-                    let field = time_field(y);
-                    let st = self.stat_ref(&r, field.mask())?;
-                    Timestamp::of(&st, field).ok_or_else(|| {
-                        let mut m = b"Cannot obtain birth time of file ".to_vec();
-                        m.extend_from_slice(&self.quote(&r));
-                        m
-                    })?
-                };
-                words.push(r);
-                Pred::Newer {
-                    field: time_field(x),
-                    than,
-                }
-            }
-            b"-perm" => {
-                let m = self.arg(&name)?;
-                let (kind, rest) = match m.first() {
-                    Some(b'-') => (PermKind::All, &m[1..]),
-                    Some(b'/') => (PermKind::Any, &m[1..]),
-                    _ => (PermKind::Exact, &m[..]),
-                };
-                let modes = mode::parse(rest).ok_or_else(|| {
-                    let mut e = b"invalid mode ".to_vec();
-                    e.extend_from_slice(&self.quote(&m));
-                    e
-                })?;
-                if kind == PermKind::Any && modes == [0, 0] {
-                    msg::warning(&format!(
-                        "you have specified a mode pattern {} (which is equivalent to /000). The \
-meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it \
-used to match no files, it now matches all files.",
-                        String::from_utf8_lossy(&m)
-                    ));
-                }
-                words.push(m);
-                Pred::Perm { kind, modes }
-            }
-            b"-user" | b"-group" => {
-                let n = self.arg(&name)?;
-                let user = name == b"-user";
-                let id = if user {
-                    users::uid_of(&n)
-                } else {
-                    users::gid_of(&n)
-                };
-                let id = match id {
-                    Some(id) => id as u64,
-                    None if !n.is_empty() && n.iter().all(u8::is_ascii_digit) => {
-                        gnu_int(&n)? as u64
-                    }
-                    None if n.is_empty() => {
-                        return Err(if user {
-                            b"The argument to -user should not be empty".to_vec()
-                        } else {
-                            b"argument to -group is empty, but should be a group name".to_vec()
-                        })
-                    }
-                    None => {
-                        let mut m = self.quote(&n);
-                        m.extend_from_slice(if user {
-                            b" is not the name of a known user"
-                        } else {
-                            b" is not the name of an existing group"
-                        });
-                        return Err(m);
-                    }
-                };
-                words.push(n);
-                if user {
-                    Pred::Uid(Cmp::Equal(id))
-                } else {
-                    Pred::Gid(Cmp::Equal(id))
-                }
-            }
-            b"-uid" | b"-gid" | b"-links" | b"-inum" => {
-                let s = self.arg(&name)?;
-                let cmp = comparison(&s).ok_or_else(|| invalid_argument(&s, &name))?;
-                words.push(s);
-                match name.as_slice() {
-                    b"-uid" => Pred::Uid(cmp),
-                    b"-gid" => Pred::Gid(cmp),
-                    b"-links" => Pred::Links(cmp),
-                    _ => Pred::Inum(cmp),
-                }
-            }
-            b"-samefile" => {
-                let f = self.arg(&name)?;
-                let st = self.stat_ref(&f, StatxFlags::INO)?;
-                words.push(f);
-                Pred::SameFile {
-                    dev: (st.stx_dev_major, st.stx_dev_minor),
-                    ino: st.stx_ino,
-                }
-            }
-            b"-nouser" => Pred::NoUser,
-            b"-nogroup" => Pred::NoGroup,
-            b"-empty" => Pred::Empty,
-            b"-readable" => Pred::Access(AccessKind::Read),
-            b"-writable" => Pred::Access(AccessKind::Write),
-            b"-executable" => Pred::Access(AccessKind::Exec),
-            b"-true" => Pred::True,
-            b"-false" => Pred::False,
-            b"-print" => Pred::Print(b'\n'),
-            b"-print0" => Pred::Print(0),
-            b"-prune" => {
-                self.prune = true;
-                Pred::Prune
-            }
-            b"-quit" => Pred::Quit,
-            b"-delete" => {
-                self.delete = true;
-                self.opts.depth = true;
-                Pred::Delete
-            }
-            b"-exec" | b"-ok" | b"-execdir" | b"-okdir" => {
-                self.uses_ok |= name.starts_with(b"-ok");
-                let exec = self.exec(&name)?;
-                words.extend(exec.argv.iter().cloned());
-                words.push(if exec.batch {
-                    b"+".to_vec()
-                } else {
-                    b";".to_vec()
-                });
-                Pred::Exec(Arc::new(exec))
-            }
-            b"-maxdepth" | b"-mindepth" => {
-                let s = self.arg(&name)?;
-                let n = (!s.is_empty() && s.iter().all(u8::is_ascii_digit))
-                    .then(|| gnu_int(&s))
-                    .transpose()?
-                    .map(|n| n as usize)
-                    .ok_or_else(|| {
-                        let mut m = format!(
-                            "Expected a positive decimal integer argument to {}, but got ",
-                            String::from_utf8_lossy(&name)
-                        )
-                        .into_bytes();
-                        m.extend_from_slice(&self.quote(&s));
-                        m
-                    })?;
-                if name == b"-maxdepth" {
-                    self.opts.max_depth = n;
-                } else {
-                    self.opts.min_depth = n;
-                }
-                words.push(s);
-                Pred::True
-            }
-            b"-depth" | b"-d" => {
-                if name == b"-d" && self.warnings {
-                    msg::warning(
-                        "the -d option is deprecated; please use -depth instead, because the \
-latter is a POSIX-compliant feature.",
-                    );
-                }
-                self.opts.depth = true;
-                self.explicit_depth = true;
-                Pred::True
-            }
-            b"-xdev" | b"-mount" => {
-                self.opts.xdev = true;
-                Pred::True
-            }
-            b"-follow" => {
-                self.opts.follow = Follow::Always;
-                self.follow_refs = true;
-                Pred::True
-            }
-            b"-ignore_readdir_race" => {
-                self.opts.ignore_race = true;
-                Pred::True
-            }
-            b"-noignore_readdir_race" => {
-                self.opts.ignore_race = false;
-                Pred::True
-            }
-            b"-noleaf" => Pred::True,
-            b"-s" => {
-                self.opts.sort = true;
-                Pred::True
-            }
-            b"-color" | b"-nocolor" => {
-                self.opts.color = Some(name == b"-color");
-                Pred::True
-            }
-            b"-status" | b"-nostatus" => {
-                self.opts.status = Some(name == b"-status");
-                Pred::True
-            }
-            b"-hidden" => Pred::Hidden,
-            b"-nohidden" => {
-                let hidden = Expr::prim(Pred::Hidden, vec![b"-hidden".to_vec()]);
-                self.opts.exclude = Some(match self.opts.exclude.take() {
-                    Some(x) => Expr::Or(Box::new(x), Box::new(hidden)),
-                    None => hidden,
-                });
-                Pred::True
-            }
-            b"-limit" => {
-                let s = self.arg(&name)?;
-                let n = unsigned(&s)
-                    .filter(|&n| n >= 1)
-                    .ok_or_else(|| invalid_argument(&s, &name))?;
-                words.push(s);
-                Pred::Limit {
-                    n,
-                    count: std::sync::atomic::AtomicU64::new(0),
-                }
-            }
-            b"-warn" => {
-                self.warnings = true;
-                Pred::True
-            }
-            b"-nowarn" => {
-                self.warnings = false;
-                Pred::True
-            }
-            b"-daystart" => {
-                // GNU leaves nothing in the expression for this one.
-                self.daystart = true;
-                return Ok(None);
-            }
-            b"-help" | b"--help" => {
-                return Ok(Some(print_text(HELP)));
-            }
-            b"-version" | b"--version" => {
-                return Ok(Some(print_text(&version_text(self.opts.opt_level))));
-            }
-            b"-files0-from" => {
-                let f = self.arg(&name)?;
-                self.opts.files0_from = Some(f.clone());
-                words.push(f);
-                Pred::True
-            }
-            b"-context" => {
-                // Without SELinux (as here), GNU refuses the test itself.
-                self.arg(&name)?;
-                return Err(b"invalid predicate -context: SELinux is not enabled.".to_vec());
-            }
-            b"-printf" | b"-fprintf" | b"-ls" | b"-fls" | b"-fprint" | b"-fprint0" | b"-fstype" => {
-                return self.output_primary(name);
-            }
-            _ => return Err(backquoted("unknown predicate ", &name, "")),
-        };
-        self.push_primary(pred, words, false);
-        Ok(None)
+                String::from_utf8_lossy(name),
+                if fold { "i" } else { "" }
+            ));
+        }
+        // GNU gives this one whatever -warn/-nowarn say.
+        if of == NameOf::Path && pat.ends_with(b"/") {
+            msg::warning(&format!(
+                "{} {} will not match anything because it ends with /.",
+                String::from_utf8_lossy(name),
+                String::from_utf8_lossy(pat)
+            ));
+        }
+        let glob = Glob::new(pat, fold, self.utf8);
+        push(Pred::Name { of, glob })
     }
 
-    /// Reads `-printf`, `-fprintf`, `-ls`, `-fls`, `-fprint`, `-fprint0`
-    /// and `-fstype`; output files are opened here, as GNU opens them.
-    fn output_primary(&mut self, name: Vec<u8>) -> Result<Option<i32>, Error> {
-        let mut words = vec![name.clone()];
-        let pred = match name.as_slice() {
-            b"-fstype" => {
-                let t = self.arg(&name)?;
-                words.push(t.clone());
-                Pred::FsType(t)
-            }
-            b"-printf" => {
-                let f = self.arg(&name)?;
-                let fmt = Format::parse(&f)?;
-                words.push(f);
-                Pred::Printf {
-                    dest: Dest::Stdout,
-                    fmt: Box::new(fmt),
-                }
-            }
-            b"-fprintf" => {
-                let file = self.arg(&name)?;
-                // GNU: without a format the file is not opened, and the
-                // complaint is about it.
-                let Some(f) = self.args.get(self.i).cloned() else {
-                    return Err(invalid_argument(&file, &name));
-                };
-                let dest = self.outs.open(&file, self.utf8)?;
-                self.i += 1;
-                let fmt = Format::parse(&f)?;
-                words.push(file);
-                words.push(f);
-                Pred::Printf {
-                    dest,
-                    fmt: Box::new(fmt),
-                }
-            }
-            _ => {
-                let dest = if name == b"-ls" {
-                    Dest::Stdout
+    /// `-regex`, `-iregex`, in the dialect of the last `-regextype`.
+    fn regex_test(&mut self, name: &[u8], pat: &[u8]) -> Result<Step, Error> {
+        let re = regex::compile(pat, self.dialect, name[1] == b'i').map_err(|e| {
+            let mut m = b"failed to compile regular expression '".to_vec();
+            m.extend_from_slice(pat);
+            m.extend_from_slice(b"': ");
+            m.extend_from_slice(e.as_bytes());
+            m
+        })?;
+        push(Pred::Regex(Box::new(re)))
+    }
+
+    /// `-type`, `-xtype`.
+    fn type_test(&mut self, name: &[u8], t: &[u8]) -> Result<Step, Error> {
+        let types = file_types(t, name)?;
+        push(Pred::Type {
+            types,
+            x: name[1] == b'x',
+        })
+    }
+
+    /// `-size`.
+    fn size_test(&mut self, _: &[u8], s: &[u8]) -> Result<Step, Error> {
+        let (cmp, unit) = size(s)?;
+        push(Pred::Size { cmp, unit })
+    }
+
+    /// `-mtime`, `-atime`, `-ctime`, `-mmin`, `-amin`, `-cmin`.
+    fn age_test(&mut self, name: &[u8], s: &[u8]) -> Result<Step, Error> {
+        let field = time_field(name[1]);
+        let minutes = name.ends_with(b"min");
+        let origin = time::day_origin(self.start, self.daystart);
+        if let Some(m) = time::age_overflow(s, minutes, origin) {
+            return Err(m.into_bytes());
+        }
+        let (rel, reference, window) =
+            time::age(s, minutes, origin).ok_or_else(|| invalid_argument(s, name))?;
+        push(Pred::Age {
+            field,
+            rel,
+            reference,
+            window,
+        })
+    }
+
+    /// `-used`.
+    fn used_test(&mut self, _: &[u8], s: &[u8]) -> Result<Step, Error> {
+        if let Some(m) = time::age_overflow(s, false, self.start) {
+            return Err(m.into_bytes());
+        }
+        let (sign, days) = time::used(s).ok_or_else(|| {
+            let mut m = b"Invalid argument ".to_vec();
+            m.extend_from_slice(s);
+            m.extend_from_slice(b" to -used");
+            m
+        })?;
+        push(Pred::Used { sign, days })
+    }
+
+    /// `-newer`, `-anewer`, `-cnewer`.
+    fn newer_test(&mut self, name: &[u8], f: &[u8]) -> Result<Step, Error> {
+        let st = self.stat_ref(f, TimeField::Modify.mask())?;
+        let than = Timestamp::of(&st, TimeField::Modify).expect("mtime is always there");
+        push(Pred::Newer {
+            field: time_field(name[1]),
+            than,
+        })
+    }
+
+    /// `-newerXY`: the word is a pattern, read here with its argument.
+    fn newer_xy(&mut self, name: &[u8]) -> Result<Step, Error> {
+        let (x, y) = (name[6], name[7]);
+        let valid = |c: u8, t_ok: bool| matches!(c, b'a' | b'B' | b'c' | b'm') || t_ok && c == b't';
+        if !valid(x, false) || !valid(y, true) {
+            return Err(backquoted("invalid predicate ", name, ""));
+        }
+        let Some(r) = self.args.get(self.i).cloned() else {
+            let mut m = b"The ".to_vec();
+            m.extend_from_slice(&self.quote(name));
+            m.extend_from_slice(b" test needs an argument");
+            return Err(m);
+        };
+        self.i += 1;
+        let than = if y == b't' {
+            super::datetime::parse(&r, self.start).ok_or_else(|| {
+                let mut m = b"I cannot figure out how to interpret ".to_vec();
+                m.extend_from_slice(&self.quote(&r));
+                m.extend_from_slice(b" as a date or time");
+                m
+            })?
+        } else {
+            let field = time_field(y);
+            let st = self.stat_ref(&r, field.mask())?;
+            Timestamp::of(&st, field).ok_or_else(|| {
+                let mut m = b"Cannot obtain birth time of file ".to_vec();
+                m.extend_from_slice(&self.quote(&r));
+                m
+            })?
+        };
+        let pred = Pred::Newer {
+            field: time_field(x),
+            than,
+        };
+        Ok(Step::Push(pred, vec![r]))
+    }
+
+    /// `-perm`: `MODE`, `-MODE`, `/MODE`.
+    fn perm_test(&mut self, _: &[u8], m: &[u8]) -> Result<Step, Error> {
+        let (kind, rest) = match m.first() {
+            Some(b'-') => (PermKind::All, &m[1..]),
+            Some(b'/') => (PermKind::Any, &m[1..]),
+            _ => (PermKind::Exact, m),
+        };
+        let modes = mode::parse(rest).ok_or_else(|| {
+            let mut e = b"invalid mode ".to_vec();
+            e.extend_from_slice(&self.quote(m));
+            e
+        })?;
+        if kind == PermKind::Any && modes == [0, 0] {
+            msg::warning(&format!(
+                "you have specified a mode pattern {} (which is equivalent to /000). The \
+meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it \
+used to match no files, it now matches all files.",
+                String::from_utf8_lossy(m)
+            ));
+        }
+        push(Pred::Perm { kind, modes })
+    }
+
+    /// `-user`, `-group`: a name, or an id in digits.
+    fn owner_test(&mut self, name: &[u8], n: &[u8]) -> Result<Step, Error> {
+        let user = name == b"-user";
+        let id = if user {
+            users::uid_of(n)
+        } else {
+            users::gid_of(n)
+        };
+        let id = match id {
+            Some(id) => id as u64,
+            None if !n.is_empty() && n.iter().all(u8::is_ascii_digit) => gnu_int(n)? as u64,
+            None if n.is_empty() => {
+                return Err(if user {
+                    b"The argument to -user should not be empty".to_vec()
                 } else {
-                    let file = self.arg(&name)?;
-                    let dest = self.outs.open(&file, self.utf8)?;
-                    words.push(file);
-                    dest
-                };
-                if name.ends_with(b"ls") {
-                    let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
-                    Pred::Ls {
-                        dest,
-                        ls: Ls {
-                            start: self.start.sec,
-                            block_size: if posix { 512 } else { 1024 },
-                        },
-                    }
+                    b"argument to -group is empty, but should be a group name".to_vec()
+                })
+            }
+            None => {
+                let mut m = self.quote(n);
+                m.extend_from_slice(if user {
+                    b" is not the name of a known user"
                 } else {
-                    Pred::FPrint {
-                        dest,
-                        end: if name == b"-fprint0" { 0 } else { b'\n' },
-                    }
-                }
+                    b" is not the name of an existing group"
+                });
+                return Err(m);
             }
         };
-        self.push_primary(pred, words, false);
-        Ok(None)
+        push(if user {
+            Pred::Uid(Cmp::Equal(id))
+        } else {
+            Pred::Gid(Cmp::Equal(id))
+        })
+    }
+
+    /// `-uid`, `-gid`, `-links`, `-inum`: `+N`, `-N` or `N`.
+    fn number_test(&mut self, name: &[u8], s: &[u8]) -> Result<Step, Error> {
+        let cmp = comparison(s).ok_or_else(|| invalid_argument(s, name))?;
+        push(match name {
+            b"-uid" => Pred::Uid(cmp),
+            b"-gid" => Pred::Gid(cmp),
+            b"-links" => Pred::Links(cmp),
+            _ => Pred::Inum(cmp),
+        })
+    }
+
+    /// `-samefile`.
+    fn samefile_test(&mut self, _: &[u8], f: &[u8]) -> Result<Step, Error> {
+        let st = self.stat_ref(f, StatxFlags::INO)?;
+        push(Pred::SameFile {
+            dev: (st.stx_dev_major, st.stx_dev_minor),
+            ino: st.stx_ino,
+        })
+    }
+
+    /// `-exec`, `-ok`, `-execdir`, `-okdir`: the command and its `;` or
+    /// `+` are the primary's words.
+    fn exec_action(&mut self, name: &[u8], _: &[u8]) -> Result<Step, Error> {
+        self.uses_ok |= name.starts_with(b"-ok");
+        let exec = self.exec(name)?;
+        let mut words = exec.argv.clone();
+        words.push(if exec.batch {
+            b"+".to_vec()
+        } else {
+            b";".to_vec()
+        });
+        Ok(Step::Push(Pred::Exec(Arc::new(exec)), words))
+    }
+
+    /// `-printf FORMAT`.
+    fn printf_action(&mut self, _: &[u8], f: &[u8]) -> Result<Step, Error> {
+        let fmt = Format::parse(f)?;
+        push(Pred::Printf {
+            dest: Dest::Stdout,
+            fmt: Box::new(fmt),
+        })
+    }
+
+    /// `-fprintf FILE FORMAT`; the file is opened here, as GNU opens it.
+    fn fprintf_action(&mut self, name: &[u8], _: &[u8]) -> Result<Step, Error> {
+        let file = self.arg(name)?;
+        // GNU: without a format the file is not opened, and the
+        // complaint is about it.
+        let Some(f) = self.args.get(self.i).cloned() else {
+            return Err(invalid_argument(&file, name));
+        };
+        let dest = self.outs.open(&file, self.utf8)?;
+        self.i += 1;
+        let fmt = Format::parse(&f)?;
+        let pred = Pred::Printf {
+            dest,
+            fmt: Box::new(fmt),
+        };
+        Ok(Step::Push(pred, vec![file, f]))
+    }
+
+    /// `-ls`, `-fls FILE`, `-fprint FILE`, `-fprint0 FILE`; files are
+    /// opened here, as GNU opens them.
+    fn print_action(&mut self, name: &[u8], file: &[u8]) -> Result<Step, Error> {
+        let dest = if name == b"-ls" {
+            Dest::Stdout
+        } else {
+            self.outs.open(file, self.utf8)?
+        };
+        push(if name.ends_with(b"ls") {
+            let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
+            Pred::Ls {
+                dest,
+                ls: Ls {
+                    start: self.start.sec,
+                    block_size: if posix { 512 } else { 1024 },
+                },
+            }
+        } else {
+            Pred::FPrint {
+                dest,
+                end: if name == b"-fprint0" { 0 } else { b'\n' },
+            }
+        })
+    }
+
+    /// `-limit N` (bfs): the expression quits after N actions.
+    fn limit_action(&mut self, name: &[u8], s: &[u8]) -> Result<Step, Error> {
+        let n = unsigned(s)
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| invalid_argument(s, name))?;
+        push(Pred::Limit {
+            n,
+            count: std::sync::atomic::AtomicU64::new(0),
+        })
+    }
+
+    /// `-maxdepth`, `-mindepth`.
+    fn depth_option(&mut self, name: &[u8], s: &[u8]) -> Result<Step, Error> {
+        let n = (!s.is_empty() && s.iter().all(u8::is_ascii_digit))
+            .then(|| gnu_int(s))
+            .transpose()?
+            .map(|n| n as usize)
+            .ok_or_else(|| {
+                let mut m = format!(
+                    "Expected a positive decimal integer argument to {}, but got ",
+                    String::from_utf8_lossy(name)
+                )
+                .into_bytes();
+                m.extend_from_slice(&self.quote(s));
+                m
+            })?;
+        if name == b"-maxdepth" {
+            self.opts.max_depth = n;
+        } else {
+            self.opts.min_depth = n;
+        }
+        push(Pred::True)
+    }
+
+    /// `-depth`, `-d`.
+    fn depth_first_option(&mut self, name: &[u8], _: &[u8]) -> Result<Step, Error> {
+        if name == b"-d" && self.warnings {
+            msg::warning(
+                "the -d option is deprecated; please use -depth instead, because the \
+latter is a POSIX-compliant feature.",
+            );
+        }
+        self.opts.depth = true;
+        self.explicit_depth = true;
+        push(Pred::True)
     }
 
     /// Stats a reference file (`-newer`, `-samefile`), following a
@@ -1524,7 +1702,7 @@ mod tests {
                 t
             }
             Ok(Parsed::Exit(_)) => "exit".into(),
-            Err(e) => String::from_utf8_lossy(&e).into_owned(),
+            Err(e) => String::from_utf8_lossy(&e.message).into_owned(),
         }
     }
 
@@ -1548,5 +1726,56 @@ mod tests {
         assert_eq!(tree("d !"), "expected an expression after '!'");
         assert_eq!(tree("d -name a )"), "you have too many ')'");
         assert_eq!(tree("d -foo"), "unknown predicate `-foo'");
+    }
+
+    #[test]
+    fn closest_words() {
+        let guess =
+            |w: &str| closest_word(w.as_bytes()).map(|n| String::from_utf8_lossy(n).into_owned());
+        assert_eq!(guess("-nmae").as_deref(), Some("-name"));
+        assert_eq!(guess("-prnt").as_deref(), Some("-print"));
+        assert_eq!(guess("-exce").as_deref(), Some("-exec"));
+        assert_eq!(guess("-maxdepht").as_deref(), Some("-maxdepth"));
+        assert_eq!(guess("-mindept").as_deref(), Some("-mindepth"));
+        assert_eq!(guess("--hepl").as_deref(), Some("--help"));
+        assert_eq!(guess("-typ").as_deref(), Some("-type"));
+        // Too far from every word, or too short to tell.
+        assert_eq!(guess("-foo"), None);
+        assert_eq!(guess("-x"), None);
+        assert_eq!(guess("-bogus"), None);
+        assert_eq!(guess("-frobnicate"), None);
+        assert_eq!(guess("-Dtree"), None);
+        assert_eq!(guess("-maxdpeth").as_deref(), Some("-maxdepth"));
+        assert_eq!(guess("-exectuable").as_deref(), Some("-executable"));
+    }
+
+    #[test]
+    fn hint_beside_gnu_message() {
+        let e = match parse(&words("d -nmae x")) {
+            Err(e) => e,
+            Ok(_) => panic!("-nmae accepted"),
+        };
+        assert_eq!(e.message, b"unknown predicate `-nmae'");
+        let hint = String::from_utf8(e.hint.expect("a hint")).unwrap();
+        assert!(
+            hint.starts_with("did you mean ") && hint.contains("-name"),
+            "{hint}"
+        );
+        let e = match parse(&words("d -foo")) {
+            Err(e) => e,
+            Ok(_) => panic!("-foo accepted"),
+        };
+        assert_eq!(e.hint, None);
+    }
+
+    #[test]
+    fn every_word_once_in_the_table() {
+        for (i, w) in WORDS.iter().enumerate() {
+            assert!(
+                WORDS[i + 1..].iter().all(|o| o.name != w.name),
+                "{} twice",
+                String::from_utf8_lossy(w.name)
+            );
+        }
     }
 }

@@ -26,7 +26,7 @@ use dents::sys::{self, Statx};
 use dents::walk::Visit;
 use rustix::fs::StatxFlags;
 
-use super::printf::Cache;
+use super::cache::Cache;
 use crate::errors;
 use crate::numfmt::{digits, push_u64};
 

@@ -6,12 +6,37 @@
 
 use dents::sys::{self, Statx};
 
-use super::expr::TimeField;
+use rustix::fs::StatxFlags;
 
 /// Seconds in a day.
 const DAY: i64 = 86_400;
 /// Nanoseconds in a second.
 const NS: i128 = 1_000_000_000;
+
+/// Which of a file's times.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TimeField {
+    /// Last access (`a`).
+    Access,
+    /// Birth (`B`).
+    Birth,
+    /// Last status change (`c`).
+    Change,
+    /// Last modification (`m`).
+    Modify,
+}
+
+impl TimeField {
+    /// The statx field holding this time.
+    pub fn mask(self) -> StatxFlags {
+        match self {
+            TimeField::Access => StatxFlags::ATIME,
+            TimeField::Birth => StatxFlags::BTIME,
+            TimeField::Change => StatxFlags::CTIME,
+            TimeField::Modify => StatxFlags::MTIME,
+        }
+    }
+}
 
 /// A point in time.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,465 @@
+//! find's engine: the find language (POSIX, GNU's tests and actions,
+//! a few of bfs's) on the dents parallel walker, with GNU find's output
+//! and messages, byte for byte.  The `dents find` command is this crate
+//! behind [`main`].
+//!
+//! # Use
+//!
+//! [`Command::parse`] reads a command line as `find` takes it (starting
+//! points, then the expression) and refuses a bad one with GNU's message
+//! ([`ParseError`], with a "did you mean" hint for a misspelt word);
+//! [`Command::run`] runs it as `dents find` does, to standard output;
+//! [`Command::run_to`] hands the output to a writer of the caller's.
+//! Both return GNU's [`ExitStatus`].
+//!
+//! ```no_run
+//! let status = dents_find::Command::parse(["/usr/include", "-name", "*.h"])?.run();
+//! assert!(status.success());
+//! # Ok::<(), dents_find::ParseError>(())
+//! ```
+//!
+//! # Modules, in layers
+//!
+//! A module uses only modules of lower layers (`tests/layers.rs` checks
+//! this table against the source), so there is no import circle:
+//!
+//! | layer | module | concern |
+//! |---|----------|---------|
+//! | 0 | `glob`   | `fnmatch` patterns for `-name`, `-path`, `-lname` |
+//! | 0 | `regex`  | `-regex` dialects on Oniguruma, whole-path matches |
+//! | 0 | `mode`   | `-perm` modes, octal and symbolic |
+//! | 0 | `users`  | user and group names and ids |
+//! | 0 | `time`   | a file's times (`TimeField`), `-mtime`/`-mmin` windows, `-daystart` |
+//! | 0 | `names`  | a path's last component (`-name`) and `%f`/`%h` pieces |
+//! | 0 | `datefmt` | file times for `-printf` and `-ls`, cached per hour and second |
+//! | 0 | `color`  | `LS_COLORS`: paths painted as GNU ls and bfs paint them; `?` on a terminal; colored messages |
+//! | 1 | `datetime` | `-newerXt` date strings, as GNU's date parser reads them |
+//! | 1 | `msg`    | GNU's message style and quoting; the exit status |
+//! | 2 | `debug`  | `-D` flags and the diagnostics they write |
+//! | 2 | `files0` | `-files0-from`: starting points read from a file, and its errors |
+//! | 2 | `fstype` | filesystem type names from the mount list (`-fstype`, `%F`) |
+//! | 2 | `outfiles` | the files of `-fprint`, `-fprintf`, `-fls`, opened once and shared |
+//! | 3 | `cache`  | what `-printf` and `-ls` look up once per thread |
+//! | 3 | `exec`   | `-exec`/`-ok`, one file or many per command; `-execdir` through the directory's descriptor |
+//! | 4 | `printf` | `-printf` formats: GNU's directives, escapes, flags, widths |
+//! | 4 | `lsfmt`  | `-ls` lines and GNU's growing columns |
+//! | 5 | `expr`   | the expression tree and what each primary costs, reads and does; `-D rates` |
+//! | 6 | `parse`  | the command line: one table of every word (name, kind, arity, reader), GNU's two-pass expression reading and its errors |
+//! | 6 | `opt`    | the optimiser's passes, and what the walk must fetch (`stat_mask`) |
+//! | 6 | `eval`   | the walker's visitor: each entry through the expression |
+//!
+//! lib.rs, above them all, holds [`Command`]: it optimises the
+//! expression, sets the walk up and runs it.  What ls, find and du share
+//! (messages, buffered output, numbers, the status line, mode strings)
+//! is the `dents-tools` crate.
+//!
+//! bfs's additions: `-s` (sorted, deterministic walk: the walker's sort
+//! mode), `-exclude`/`-nohidden` (the walker's `excluded` hook),
+//! `-hidden`, `-limit`, `-color`/`-nocolor`, `-status`/`-nostatus` (the
+//! status line, `dents_tools::progress`, also shown unasked on a terminal
+//! once a walk takes more than a second).
+//!
+//! Output order differs from GNU find's (the walk is breadth first and
+//! parallel: a directory's entries are visited by the thread that read
+//! it); the lines themselves are GNU's, byte for byte.
+
+#![warn(missing_docs)]
+
+mod cache;
+mod color;
+mod datefmt;
+mod datetime;
+mod debug;
+mod eval;
+mod exec;
+mod expr;
+mod files0;
+mod fstype;
+mod glob;
+mod lsfmt;
+mod mode;
+mod msg;
+mod names;
+mod opt;
+mod outfiles;
+mod parse;
+mod printf;
+mod regex;
+mod time;
+mod users;
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::os::unix::ffi::OsStrExt;
+
+use dents::sys;
+use dents::walk::{self, WalkOptions};
+
+use dents_tools::output::Output;
+use dents_tools::{errors, filemode, numfmt, output, progress};
+pub use parse::ParseError;
+use parse::Parsed;
+
+/// Walks the starting points of `-files0-from`: each run of names
+/// between empty ones as one walk, each empty name reported after the
+/// names before it, as GNU reads them one by one.
+fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &eval::Finder<'_>) {
+    let mut run: Vec<Vec<u8>> = Vec::new();
+    for item in items.iter().map(Some).chain([None]) {
+        match item {
+            Some(files0::Item::Path(p)) => run.push(p.clone()),
+            _ => {
+                if !run.is_empty() && !finder.quit_requested() {
+                    finder.set_roots(&run);
+                    walk::walk(&run, wopts, finder);
+                }
+                run.clear();
+                if let Some(files0::Item::Empty(n)) = item {
+                    files0::report_empty(from, *n);
+                }
+            }
+        }
+    }
+}
+
+/// Runs `dents find` with `argv` (starting with `find`); returns the exit
+/// status: 0, or 1 after any problem, as GNU find.  What the executable
+/// calls: the process's time zone and time locale are set up first (only
+/// sound before any thread starts), then [`Command::parse`] and
+/// [`Command::run`].
+pub fn main(argv: &[OsString]) -> i32 {
+    sys::tzset();
+    // Month and day names in -printf's %Ab and -ls dates, as GNU's.
+    sys::use_time_locale();
+    let stdout_tty = sys::is_terminal(std::io::stdout().as_fd());
+    let stderr_tty = sys::is_terminal(std::io::stderr().as_fd());
+    let terminals = Terminals {
+        stdout: stdout_tty,
+        stderr: stderr_tty,
+    };
+    match Command::parse_on(&argv[1..], terminals) {
+        Ok(command) => command.run_on(Destination::Stdout, terminals).code(),
+        Err(e) => {
+            e.report();
+            msg::FAILURE
+        }
+    }
+}
+
+/// The exit status of a find run: 0, or 1 after any problem, as GNU
+/// find's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct ExitStatus(i32);
+
+impl ExitStatus {
+    /// The status as a process exit code.
+    pub fn code(self) -> i32 {
+        self.0
+    }
+
+    /// Whether the run met no problem.
+    pub fn success(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl ParseError {
+    /// Writes the error to standard error as `dents find` does (GNU's
+    /// line, then the hint if any) and raises the exit status to 1.
+    pub fn report(&self) {
+        msg::error(&self.message);
+        if let Some(hint) = &self.hint {
+            msg::note(hint);
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.message))?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n{}", String::from_utf8_lossy(hint))?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Whether standard output and standard error are terminals: colors,
+/// `?` for unprintable characters, the status line.
+#[derive(Copy, Clone, Debug)]
+struct Terminals {
+    stdout: bool,
+    stderr: bool,
+}
+
+impl Terminals {
+    /// Asks the process's descriptors.
+    fn of_process() -> Terminals {
+        use std::io::IsTerminal;
+        Terminals {
+            stdout: std::io::stdout().is_terminal(),
+            stderr: std::io::stderr().is_terminal(),
+        }
+    }
+}
+
+/// Where the output of `-print`, `-printf`, `-ls` and the like goes
+/// (`-fprint FILE` and kin still write their files).
+enum Destination {
+    /// The process's standard output, as `dents find` writes it.
+    Stdout,
+    /// A caller's writer.
+    Sink(Output),
+}
+
+/// A find command line, read and checked: what `dents find ARGS` does,
+/// ready to run.
+///
+/// ```
+/// use std::io::{self, Write};
+/// use std::sync::mpsc;
+///
+/// /// Hands each buffer of records to a channel.
+/// struct Channel(mpsc::Sender<Vec<u8>>);
+///
+/// impl Write for Channel {
+///     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+///         self.0.send(bytes.to_vec()).map_err(|_| io::ErrorKind::BrokenPipe)?;
+///         Ok(bytes.len())
+///     }
+///     fn flush(&mut self) -> io::Result<()> {
+///         Ok(())
+///     }
+/// }
+///
+/// let command = dents_find::Command::parse(["src", "-name", "lib.rs", "-print0"])?;
+/// let (tx, rx) = mpsc::channel();
+/// let status = command.run_to(Channel(tx));
+/// let found: Vec<u8> = rx.iter().flatten().collect();
+/// assert_eq!(found, b"src/lib.rs\0");
+/// assert!(status.success());
+/// # Ok::<(), dents_find::ParseError>(())
+/// ```
+///
+/// Messages (a file that cannot be read, a command that failed) go to
+/// standard error in GNU's words, as `dents find` writes them.  The exit
+/// status, the `-D` flags and the colors of messages are the process's:
+/// run one command at a time.
+#[derive(Debug)]
+pub struct Command {
+    plan: Plan,
+    /// `LS_COLORS`, read once.
+    colors: color::Colors,
+}
+
+/// What a command line asks for.
+#[derive(Debug)]
+enum Plan {
+    /// A walk.
+    Walk(Box<parse::Options>),
+    /// Nothing more: `--help`, `-version` or `-D help` wrote their text
+    /// while the line was read; leave with this status.
+    Done(i32),
+}
+
+impl Command {
+    /// Reads find's arguments (those after `find`): the global options,
+    /// the starting points and the expression, as GNU find reads them.
+    /// GNU's warnings go to standard error as they are met; output files
+    /// (`-fprint`) are opened; `--help` and `-version` write their text
+    /// to standard output at once (then [`Command::run`] only returns
+    /// their status).  The error carries GNU's message.
+    pub fn parse<I, S>(args: I) -> Result<Command, ParseError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Command::parse_on(args, Terminals::of_process())
+    }
+
+    /// [`Command::parse`], messages colored if standard error is a
+    /// terminal.
+    fn parse_on<I, S>(args: I, terminals: Terminals) -> Result<Command, ParseError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<Vec<u8>> = args
+            .into_iter()
+            .map(|a| a.as_ref().as_bytes().to_vec())
+            .collect();
+        errors::reset_status();
+        // Messages about the command line already in color, as bfs's.
+        let table = color::Colors::from_env();
+        color::set_stderr(color::auto(terminals.stderr).then_some(&table));
+        let plan = match parse::parse(&args)? {
+            Parsed::Run(o) => Plan::Walk(o),
+            Parsed::Exit(code) => Plan::Done(code),
+        };
+        Ok(Command {
+            plan,
+            colors: table,
+        })
+    }
+
+    /// The starting points (`.` if the line names none; none for
+    /// `--help` and the like, and with `-files0-from`, whose names are
+    /// read when the command runs).
+    pub fn paths(&self) -> &[Vec<u8>] {
+        match &self.plan {
+            Plan::Walk(o) if o.files0_from.is_none() => &o.paths,
+            _ => &[],
+        }
+    }
+
+    /// Runs the command as `dents find` does: output to standard output
+    /// (colored and with `?` for unprintable characters on a terminal),
+    /// messages to standard error; returns GNU find's exit status.
+    pub fn run(self) -> ExitStatus {
+        self.run_on(Destination::Stdout, Terminals::of_process())
+    }
+
+    /// Runs the command with what it would write to standard output
+    /// (`-print`, `-print0`, `-printf`, `-ls`, and the default `-print`)
+    /// handed to `sink` instead: whole records, in buffers of up to
+    /// 64 KiB, one `write_all` at a time from whichever walker thread
+    /// filled the buffer.  Names are given raw (no colors unless
+    /// `-color` asks, no `?` for unprintable characters).
+    pub fn run_to(self, sink: impl Write + Send + 'static) -> ExitStatus {
+        let out = Output::from_writer(sink).reporting_errors(|e| {
+            msg::path_error(b"output", e);
+            msg::error(b"write error");
+        });
+        let terminals = Terminals {
+            stdout: false,
+            ..Terminals::of_process()
+        };
+        self.run_on(Destination::Sink(out), terminals)
+    }
+
+    /// Runs the command to `dest`.
+    fn run_on(self, dest: Destination, terminals: Terminals) -> ExitStatus {
+        let opts = match self.plan {
+            Plan::Walk(o) => *o,
+            Plan::Done(code) => return ExitStatus(code),
+        };
+        let table = self.colors;
+        let color_out = opts.color.unwrap_or_else(|| color::auto(terminals.stdout));
+        let color_err = opts.color.unwrap_or_else(|| color::auto(terminals.stderr));
+        color::set_stderr(color_err.then_some(&table));
+        let colors = color_out.then_some(&table);
+        let expr = opt::optimise(opts.expr, opts.opt_level);
+        let exclude = opts.exclude.map(|e| opt::optimise(e, opts.opt_level));
+        if opts.debug_tree {
+            let mut t = String::from("dents: optimised expression: ");
+            expr.dump(&mut t);
+            t.push('\n');
+            errors::write_stderr(t.as_bytes());
+        }
+        let mut needs = opt::analyse(&expr);
+        if let Some(x) = &exclude {
+            needs.stat_mask |= opt::analyse(x).stat_mask;
+        }
+        // Coloring reads modes (and link counts), but only when it is on.
+        if let Some(c) = colors {
+            needs.stat_mask |= c.stat_mask();
+        }
+        let defaults = WalkOptions::default();
+        let wopts = WalkOptions {
+            threads: opts.threads.unwrap_or(defaults.threads),
+            order: opts.order,
+            post_order: opts.depth,
+            min_depth: opts.min_depth,
+            max_depth: opts.max_depth,
+            follow: opts.follow,
+            same_fs: opts.xdev,
+            sort: opts.sort,
+            // Under -L, loops are found by inode.
+            stat_mask: if opts.follow == walk::Follow::Always {
+                needs.stat_mask | rustix::fs::StatxFlags::INO
+            } else {
+                needs.stat_mask
+            },
+            ..defaults
+        };
+        // The status line: asked for (-status), or unasked on a terminal once
+        // the walk has taken a second; never with -nostatus or off a terminal.
+        let when = match opts.status {
+            Some(false) => None,
+            Some(true) => Some(progress::When::Now),
+            None => Some(progress::When::After(std::time::Duration::from_secs(1))),
+        };
+        let progress = when
+            .filter(|_| terminals.stderr)
+            .map(|w| progress::Progress::new(w, msg::utf8_locale()));
+        let to_stdout = matches!(dest, Destination::Stdout);
+        let out = match dest {
+            // A failed write to standard output: GNU's two messages, status 1.
+            Destination::Stdout => Output::stdout().reporting_errors(|e| {
+                msg::path_error(b"standard output", e);
+                msg::error(b"write error");
+            }),
+            Destination::Sink(out) => out,
+        };
+        let mut has_quit = false;
+        expr.each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
+        let mut finder = eval::Finder::new(&expr, &out, needs.serial, opts.depth, opts.ignore_race)
+            .with_ux(colors, progress.as_ref(), exclude.as_ref());
+        if !to_stdout {
+            finder = finder.raw_names();
+        }
+        std::thread::scope(|s| {
+            if let Some(p) = &progress {
+                s.spawn(|| p.run());
+                p.wait_shown();
+            }
+            match &opts.files0_from {
+                None if has_quit => {
+                    // GNU takes the starting points one after the other: after
+                    // `-quit`, the later ones are not even looked at.
+                    for root in &opts.paths {
+                        if finder.quit_requested() {
+                            break;
+                        }
+                        let one = std::slice::from_ref(root);
+                        finder.set_roots(one);
+                        walk::walk(one, &wopts, &finder);
+                    }
+                }
+                None => {
+                    finder.set_roots(&opts.paths);
+                    walk::walk(&opts.paths, &wopts, &finder);
+                }
+                Some(from) => match files0::read(from) {
+                    Ok(items) => walk_list(&items, from, &wopts, &finder),
+                    Err(m) => msg::error(&m),
+                },
+            }
+            // The walk is over: no more status (batched commands may still run).
+            if let Some(p) = &progress {
+                p.stop();
+            }
+        });
+        finder.finish_commands();
+        if debug::on(debug::RATES) {
+            expr.report_rates();
+        }
+        // Standard output was closed: GNU's last flush fails if output is
+        // still pending, then closing it fails.  Its stdio flushes standard
+        // output before each message: nothing is pending after a message
+        // about the last starting point (the output before it was flushed).
+        if to_stdout && crate::output::written_to_closed() {
+            let e = crate::output::ebadf();
+            if !finder.last_root_failed() {
+                msg::path_error(b"standard output", &e);
+            }
+            let mut m = b"write error: ".to_vec();
+            m.extend_from_slice(errors::describe(&e).as_bytes());
+            msg::error(&m);
+        }
+        ExitStatus(errors::status())
+    }
+}
