@@ -11,6 +11,33 @@ use super::args::Format;
 use super::paint::LsColors;
 use crate::output::ThreadBuf;
 
+/// Where laid-out lines go: a buffer, written out when full enough or
+/// kept whole (a block of `-R`, printed in its turn).
+pub trait Sink {
+    /// The buffer to append to.
+    fn buf(&mut self) -> &mut Vec<u8>;
+    /// Writes the buffer out if it is full enough (a kept block: never).
+    fn maybe_flush(&mut self);
+}
+
+impl Sink for ThreadBuf<'_> {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    fn maybe_flush(&mut self) {
+        ThreadBuf::maybe_flush(self);
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        self
+    }
+
+    fn maybe_flush(&mut self) {}
+}
+
 /// The formatted entries of one listing.
 #[derive(Debug, Default)]
 pub struct Cells {
@@ -140,7 +167,7 @@ pub fn write(
     tabsize: usize,
     eol: u8,
     colors: Option<&LsColors>,
-    buf: &mut ThreadBuf<'_>,
+    buf: &mut impl Sink,
 ) {
     let n = cells.len();
     if n == 0 {
@@ -165,14 +192,14 @@ pub fn write(
                         pos = 0;
                         eol
                     };
-                    buf.buf.push(sep);
-                    buf.buf.push(after);
+                    buf.buf().push(sep);
+                    buf.buf().push(after);
                 }
-                cells.put(&mut buf.buf, f, pos, line, colors);
+                cells.put(buf.buf(), f, pos, line, colors);
                 pos += len;
                 buf.maybe_flush();
             }
-            buf.buf.push(eol);
+            buf.buf().push(eol);
         }
         Some(Format::Vertical) => {
             let (cols, widths) = columns(cells, true, line);
@@ -180,7 +207,7 @@ pub fn write(
             for row in 0..rows {
                 let (mut f, mut pos, mut col) = (row, 0, 0);
                 loop {
-                    cells.put(&mut buf.buf, f, pos, line, colors);
+                    cells.put(buf.buf(), f, pos, line, colors);
                     let w = cells.cells[f].width;
                     let max = widths[col];
                     col += 1;
@@ -188,39 +215,39 @@ pub fn write(
                     if f >= n {
                         break;
                     }
-                    indent(&mut buf.buf, pos + w, pos + max, tabsize);
+                    indent(buf.buf(), pos + w, pos + max, tabsize);
                     pos += max;
                 }
-                buf.buf.push(eol);
+                buf.buf().push(eol);
                 buf.maybe_flush();
             }
         }
         Some(Format::Horizontal) => {
             let (cols, widths) = columns(cells, false, line);
             let mut pos = 0;
-            cells.put(&mut buf.buf, 0, 0, line, colors);
+            cells.put(buf.buf(), 0, 0, line, colors);
             let mut w = cells.cells[0].width;
             let mut max = widths[0];
             for f in 1..n {
                 let col = f % cols;
                 if col == 0 {
-                    buf.buf.push(eol);
+                    buf.buf().push(eol);
                     buf.maybe_flush();
                     pos = 0;
                 } else {
-                    indent(&mut buf.buf, pos + w, pos + max, tabsize);
+                    indent(buf.buf(), pos + w, pos + max, tabsize);
                     pos += max;
                 }
-                cells.put(&mut buf.buf, f, pos, line, colors);
+                cells.put(buf.buf(), f, pos, line, colors);
                 w = cells.cells[f].width;
                 max = widths[col];
             }
-            buf.buf.push(eol);
+            buf.buf().push(eol);
         }
         Some(Format::OnePerLine | Format::Long) => {
             for f in 0..n {
-                cells.put(&mut buf.buf, f, 0, line, colors);
-                buf.buf.push(eol);
+                cells.put(buf.buf(), f, 0, line, colors);
+                buf.buf().push(eol);
                 buf.maybe_flush();
             }
         }

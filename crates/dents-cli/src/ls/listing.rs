@@ -182,7 +182,21 @@ impl Listing {
     }
 
     /// Builds a listing from the sinks of one read, in slice order.
-    pub fn from_sinks(sinks: Vec<GatherSink>) -> Listing {
+    pub fn from_sinks(mut sinks: Vec<GatherSink>) -> Listing {
+        // One sink (every directory read serially): its records are the
+        // listing's as they are (arena 0), not copied: a big directory's
+        // records are not held twice.
+        if sinks.len() == 1 {
+            let mut sink = sinks.pop().expect("one sink");
+            sink.names.shrink_to_fit();
+            return Listing {
+                arenas: vec![sink.names],
+                records: sink.records,
+                hidden_dirs: sink.hidden_dirs,
+                hidden_unknown: sink.hidden_unknown,
+                ..Listing::default()
+            };
+        }
         let total = sinks.iter().map(|s| s.records.len()).sum();
         let mut listing = Listing {
             records: Vec::with_capacity(total),
@@ -378,6 +392,10 @@ impl Listing {
             return;
         }
         let bytewise = sys::collation_is_bytewise();
+        if key == SortKey::Name && bytewise && !dirs_first {
+            self.order = self.sort_by_bytes(reverse, threads);
+            return;
+        }
         let (arenas, records) = (&self.arenas, &self.records);
         let ctx = SortCtx {
             arenas,
@@ -408,6 +426,43 @@ impl Listing {
             }
         };
         self.order = parallel_sort(order, threads, &cmp);
+    }
+}
+
+impl Listing {
+    /// The listing order by names as bytes (GNU's order in the C
+    /// locales: `strcoll` is `strcmp` there).  Each name's first eight
+    /// bytes, as one number, decide most comparisons without looking up
+    /// the names (a name shorter than eight bytes ends in zeros, which no
+    /// name holds, so the order is the bytes' order).
+    fn sort_by_bytes(&self, reverse: bool, threads: usize) -> Vec<u32> {
+        let arenas = &self.arenas;
+        let keyed: Vec<(u64, u32)> = self
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let n = arena_name(arenas, r);
+                let mut head = [0u8; 8];
+                let k = n.len().min(8);
+                head[..k].copy_from_slice(&n[..k]);
+                (u64::from_be_bytes(head), i as u32)
+            })
+            .collect();
+        let records = &self.records;
+        let cmp = |a: &(u64, u32), b: &(u64, u32)| {
+            a.0.cmp(&b.0).then_with(|| {
+                let na = arena_name(arenas, &records[a.1 as usize]);
+                let nb = arena_name(arenas, &records[b.1 as usize]);
+                na[na.len().min(8)..].cmp(&nb[nb.len().min(8)..])
+            })
+        };
+        let sorted = parallel_sort(keyed, threads, &cmp);
+        let mut order: Vec<u32> = sorted.into_iter().map(|(_, i)| i).collect();
+        if reverse {
+            order.reverse();
+        }
+        order
     }
 }
 
@@ -614,8 +669,9 @@ fn stat_one(
 }
 
 /// Reports a failure on one entry of a directory: a minor problem.
-pub fn report_entry(dir_path: &[u8], name: &[u8], what: &str, e: &std::io::Error) {
-    errors::report(errors::MINOR, what, &join_path(dir_path, name), e);
+pub fn report_entry(dir_path: &[u8], name: &[u8], what: &'static str, e: &std::io::Error) {
+    // Held with the directory's block under -R (said in GNU's order).
+    super::notes::report(errors::MINOR, what, &join_path(dir_path, name), e);
 }
 
 /// `dir/name` as ls prints it in messages (no `./` for the current dir).

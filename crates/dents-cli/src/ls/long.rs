@@ -13,7 +13,6 @@ use super::name::{self, NameStyle};
 use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
 use crate::numfmt::{digits, push_u64};
-use crate::output::Output;
 
 /// Records formatted per round: bounds the memory held by formatted text.
 const BLOCK: usize = 32 * 1024;
@@ -41,8 +40,8 @@ struct Columns<'a> {
     any_acl: bool,
 }
 
-/// Writes `listing` in the long format; with `total`, the `total N` line
-/// first (as for a directory).
+/// Writes `listing` in the long format to `out`; with `total`, the
+/// `total N` line first (as for a directory).
 pub fn print(
     listing: &Listing,
     also: Option<&Listing>,
@@ -50,7 +49,7 @@ pub fn print(
     style: &NameStyle<'_>,
     total: bool,
     threads: usize,
-    out: &Output,
+    out: &mut dyn FnMut(&[u8]),
 ) {
     let cols = Columns::measure(listing, also, opts, style);
     let mut head = Vec::new();
@@ -68,7 +67,7 @@ pub fn print(
         }
         head.push(b'\n');
     }
-    out.write(&head);
+    out(&head);
 
     // Blocks of records are formatted by all threads at once, each into a
     // buffer of its own that is reused, then written in order.
@@ -83,6 +82,21 @@ pub fn print(
     let mut times: Vec<TimeFormatter> = (0..threads)
         .map(|_| TimeFormatter::new(&opts.time_style))
         .collect();
+    if threads == 1 {
+        // On this thread: no thread started per listing (-lR lists many
+        // small ones), and painting keeps this thread's way with the
+        // run's first reset (see `paint::deferring_reset`).
+        let (buf, tf) = (&mut bufs[0], &mut times[0]);
+        for i in 0..listing.len() {
+            cols.line(buf, listing, listing.get(i), tf);
+            if buf.len() >= BLOCK * 64 {
+                out(buf);
+                buf.clear();
+            }
+        }
+        out(buf);
+        return;
+    }
     let mut start = 0;
     while start < listing.len() {
         let end = (start + BLOCK).min(listing.len());
@@ -103,7 +117,7 @@ pub fn print(
             }
         });
         for buf in &bufs {
-            out.write(buf);
+            out(buf);
         }
         start = end;
     }

@@ -5,6 +5,8 @@
 //! | `args`     | options, with ls's letters; the last of conflicting options wins |
 //! | `stream`   | the default: entries written as read, on every reading thread |
 //! | `listing`  | a directory gathered whole, for sorting and `-l`; parallel stats and sort |
+//! | `recursive`| `-R`: directories listed on all workers, printed in GNU's order |
+//! | `notes`    | messages held with a block of `-R` until its turn |
 //! | `long`     | GNU's `-l` format, column widths and all |
 //! | `timefmt`  | times in `-l`, `--time-style` |
 //! | `name`     | names and `-F` suffixes |
@@ -18,8 +20,10 @@ mod layout;
 mod listing;
 mod long;
 mod name;
+mod notes;
 mod paint;
 mod quoting;
+mod recursive;
 mod stream;
 mod timefmt;
 mod version;
@@ -37,11 +41,16 @@ use rustix::fs::StatxFlags;
 use crate::errors;
 use crate::output::Output;
 use args::{Format, Hidden, Indicator, LsOptions, SortKey};
+use layout::Sink;
 use listing::{GatherSink, Listing, StatNeeds};
 use name::NameStyle;
 use paint::LsColors;
 use quoting::Quoter;
 use stream::{StreamConfig, StreamSink};
+
+/// Listings longer than this are formatted on several threads in `-lR`
+/// (a directory of `-R` is otherwise formatted on its worker alone).
+const PARALLEL_FORMAT_MIN: usize = 16 * 1024;
 
 /// Runs `dents ls` with `argv` (starting with `ls`); returns the exit status.
 pub fn main(argv: &[OsString]) -> i32 {
@@ -94,9 +103,6 @@ struct Lister {
     terminal: bool,
     /// Something was written (a blank line goes before the next heading).
     printed: std::sync::atomic::AtomicBool,
-    /// (device, inode) of the directories being listed by -R: a loop
-    /// back to one of them is not followed.
-    active: std::sync::Mutex<Vec<(u64, u64)>>,
 }
 
 impl Lister {
@@ -133,7 +139,6 @@ impl Lister {
             carry: std::sync::Mutex::new(Vec::new()),
             terminal,
             printed: std::sync::atomic::AtomicBool::new(false),
-            active: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -239,9 +244,14 @@ impl Lister {
             1,
             &|n: &[u8]| self.quoter.quote(n).width,
         );
-        for r in dirs.iter() {
-            let path = dirs.name(r).to_vec();
-            self.list_tree(path, headers);
+        if self.opts.recursive {
+            let roots = dirs.iter().map(|r| dirs.name(r).to_vec()).collect();
+            recursive::list_trees(&self, roots, headers);
+        } else {
+            for r in dirs.iter() {
+                let path = dirs.name(r).to_vec();
+                self.list_one(path, headers);
+            }
         }
         if let Some(colors) = &self.colors {
             let mut end = Vec::new();
@@ -255,54 +265,28 @@ impl Lister {
         errors::status()
     }
 
-    /// Lists the directory `path` and, with -R, its subdirectories, depth
-    /// first in listing order as GNU's (one directory gathered at a time:
-    /// the output streams per directory).
-    fn list_tree(&self, path: Vec<u8>, headers: bool) {
-        // A stack of directories still to list, the next on top.
-        let mut stack: Vec<(Vec<u8>, usize)> = vec![(path, 0)];
-        while let Some((path, depth)) = stack.pop() {
-            self.active
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .truncate(depth);
-            let mut head = Vec::new();
-            if self.printed.load(std::sync::atomic::Ordering::Relaxed) {
-                head.push(b'\n');
-            }
-            if headers {
-                name::push_name(&mut head, &path, &self.dir_quoter);
-                head.extend_from_slice(b":\n");
-            }
-            let cpath = CString::new(path.clone()).expect("checked for NUL above");
-            let mut subdirs = Vec::new();
-            let sub = self.opts.recursive.then_some(&mut subdirs);
-            if self.list_dir(&path, &cpath, &head, depth == 0, sub) {
-                self.printed
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-            for name in subdirs.into_iter().rev() {
-                stack.push((listing::join_path(&path, &name), depth + 1));
-            }
+    /// Lists the directory `path` (an operand; -R: see [`recursive`]).
+    fn list_one(&self, path: Vec<u8>, headers: bool) {
+        let mut head = Vec::new();
+        if self.printed.load(std::sync::atomic::Ordering::Relaxed) {
+            head.push(b'\n');
+        }
+        if headers {
+            name::push_name(&mut head, &path, &self.dir_quoter);
+            head.extend_from_slice(b":\n");
+        }
+        let cpath = CString::new(path.clone()).expect("checked for NUL above");
+        if self.list_dir(&path, &cpath, &head) {
+            self.printed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
-    /// Lists the contents of one directory, after `head` (a blank line
-    /// and the `DIR:` header) once it is open; false if it could not be.
-    /// `subdirs`: with -R, where the names of its subdirectories go.
-    fn list_dir(
-        &self,
-        path: &[u8],
-        cpath: &CString,
-        head: &[u8],
-        operand: bool,
-        subdirs: Option<&mut Vec<Vec<u8>>>,
-    ) -> bool {
-        let status = if operand {
-            errors::SERIOUS
-        } else {
-            errors::MINOR
-        };
+    /// Lists the contents of one directory operand, after `head` (a blank
+    /// line and the `DIR:` header) once it is open; false if it could
+    /// not be.
+    fn list_dir(&self, path: &[u8], cpath: &CString, head: &[u8]) -> bool {
+        let status = errors::SERIOUS;
         let dir = match sys::open_dir_path(cpath) {
             Ok(fd) => fd,
             Err(e) => {
@@ -310,21 +294,6 @@ impl Lister {
                 return false;
             }
         };
-        if self.opts.recursive {
-            if let Ok(st) = sys::fstat(dir.as_fd()) {
-                let id = (st.st_dev, st.st_ino);
-                let mut active = self.active.lock().unwrap_or_else(|p| p.into_inner());
-                if active.contains(&id) {
-                    let mut msg = b"dents: ".to_vec();
-                    msg.extend_from_slice(&self.quoter_for_messages(path));
-                    msg.extend_from_slice(b": not listing already-listed directory\n");
-                    errors::write_stderr(&msg);
-                    errors::raise(errors::SERIOUS);
-                    return false;
-                }
-                active.push(id);
-            }
-        }
         self.emit(head);
         // Built once: `ReadOptions::default()` asks the available
         // parallelism, which reads cgroup files each time (-R: per
@@ -340,33 +309,11 @@ impl Lister {
         let gather = self.opts.long
             || self.opts.sort != SortKey::None
             || self.opts.format != Format::OnePerLine
-            || self.opts.recursive
             || self.colors.is_some()
             || self.opts.dirs_first;
         if gather {
-            let ignore_dtype = self.opts.ignore_dtype;
-            let outcome = slice::read_dir(dir.as_fd(), read_opts, |_| {
-                GatherSink::new(self.opts.hidden, ignore_dtype)
-            });
-            for e in &outcome.errors {
-                errors::report(status, "reading directory", path, e);
-            }
-            self.after_read(path, &outcome);
-            let mut listing = Listing::from_sinks(outcome.sinks);
-            if self.opts.hidden == Hidden::All {
-                listing.push_name(b".", FileType::DIRECTORY, 0);
-                listing.push_name(b"..", FileType::DIRECTORY, 0);
-            }
-            let listing =
-                self.print_listing(listing, dir.as_fd(), path, true, before.as_ref(), None);
-            if let Some(subdirs) = subdirs {
-                for r in listing.iter() {
-                    let n = listing.name(r);
-                    if r.file_type.is_dir() && n != b"." && n != b".." {
-                        subdirs.push(n.to_vec());
-                    }
-                }
-            }
+            let listing = self.gather(dir.as_fd(), path, status, read_opts);
+            self.print_listing(listing, dir.as_fd(), path, true, before.as_ref(), None);
         } else {
             self.flush_carry();
             let cfg = StreamConfig {
@@ -400,6 +347,44 @@ impl Lister {
         true
     }
 
+    /// Reads the open directory `dir` whole (`.` and `..` added with
+    /// `-a`); read errors reported with `status`.
+    fn gather(
+        &self,
+        dir: BorrowedFd<'_>,
+        path: &[u8],
+        status: i32,
+        read_opts: &ReadOptions,
+    ) -> Listing {
+        let outcome = slice::read_dir(dir, read_opts, |_| self.gather_sink());
+        self.gathered(outcome, path, status)
+    }
+
+    /// A sink gathering entries for a listing.
+    fn gather_sink(&self) -> GatherSink {
+        GatherSink::new(self.opts.hidden, self.opts.ignore_dtype)
+    }
+
+    /// The listing of a directory read into gathering sinks; read errors
+    /// reported with `status`.
+    fn gathered(
+        &self,
+        outcome: slice::ReadOutcome<GatherSink>,
+        path: &[u8],
+        status: i32,
+    ) -> Listing {
+        for e in &outcome.errors {
+            notes::report(status, "reading directory", path, e);
+        }
+        self.after_read(path, &outcome);
+        let mut listing = Listing::from_sinks(outcome.sinks);
+        if self.opts.hidden == Hidden::All {
+            listing.push_name(b".", FileType::DIRECTORY, 0);
+            listing.push_name(b"..", FileType::DIRECTORY, 0);
+        }
+        listing
+    }
+
     /// `path` quoted as GNU quotes file names at the start of messages.
     fn quoter_for_messages(&self, path: &[u8]) -> Vec<u8> {
         let q = Quoter::new(quoting::Style::ShellEscape, false);
@@ -426,42 +411,14 @@ impl Lister {
     /// whose lines GNU counts in the widths of the files' columns.
     fn print_listing(
         &self,
-        mut listing: Listing,
+        listing: Listing,
         dir: BorrowedFd<'_>,
         dir_path: &[u8],
         is_dir: bool,
         before: Option<&DirState>,
         also: Option<&Listing>,
-    ) -> Listing {
-        let needs = self.stat_needs();
-        let started = std::time::Instant::now();
-        listing.stat_all(dir, dir_path, needs, self.threads);
-        if let Some(before) = before {
-            let want = match self.opts.indicator {
-                Indicator::Slash => Some(Want::DirOrNot),
-                Indicator::FileType => Some(Want::FullType),
-                _ => None,
-            };
-            if let Some(want) = want {
-                listing.resolve_types(dir, before, want, self.threads, &self.counters);
-            }
-        }
-        let stated = std::time::Instant::now();
-        listing.sort(
-            self.opts.sort,
-            self.opts.reverse,
-            self.opts.dirs_first,
-            self.threads,
-            &|n: &[u8]| self.quoter.quote(n).width,
-        );
-        if self.opts.debug {
-            let msg = format!(
-                "dents: debug: stats {:?}, sort {:?}\n",
-                stated - started,
-                stated.elapsed()
-            );
-            errors::write_stderr(msg.as_bytes());
-        }
+    ) {
+        let listing = self.prepare(listing, dir, dir_path, before, self.threads);
         if self.opts.count {
             self.emit(format!("{}\n", listing.len()).as_bytes());
         } else if self.opts.long {
@@ -473,10 +430,76 @@ impl Lister {
                 &self.name_style(&listing, also),
                 is_dir,
                 self.threads,
-                &self.out,
+                &mut |b: &[u8]| self.out.write(b),
             );
         } else {
             self.print_short(&listing, also);
+        }
+    }
+
+    /// Formats the prepared listing of a directory's contents into `out`
+    /// (a block of `-R`), on this thread unless it is huge.
+    fn format_listing(&self, listing: &Listing, out: &mut Vec<u8>) {
+        if self.opts.count {
+            out.extend_from_slice(format!("{}\n", listing.len()).as_bytes());
+        } else if self.opts.long {
+            let threads = if listing.len() > PARALLEL_FORMAT_MIN {
+                self.threads
+            } else {
+                1
+            };
+            long::print(
+                listing,
+                None,
+                &self.opts,
+                &self.name_style(listing, None),
+                true,
+                threads,
+                &mut |b: &[u8]| out.extend_from_slice(b),
+            );
+        } else {
+            self.print_short_into(listing, None, out);
+        }
+    }
+
+    /// Stats, resolves types and sorts a gathered listing of entries of
+    /// `dir`, on up to `threads` threads (see [`Lister::print_listing`]).
+    fn prepare(
+        &self,
+        mut listing: Listing,
+        dir: BorrowedFd<'_>,
+        dir_path: &[u8],
+        before: Option<&DirState>,
+        threads: usize,
+    ) -> Listing {
+        let needs = self.stat_needs();
+        let started = std::time::Instant::now();
+        listing.stat_all(dir, dir_path, needs, threads);
+        if let Some(before) = before {
+            let want = match self.opts.indicator {
+                Indicator::Slash => Some(Want::DirOrNot),
+                Indicator::FileType => Some(Want::FullType),
+                _ => None,
+            };
+            if let Some(want) = want {
+                listing.resolve_types(dir, before, want, threads, &self.counters);
+            }
+        }
+        let stated = std::time::Instant::now();
+        listing.sort(
+            self.opts.sort,
+            self.opts.reverse,
+            self.opts.dirs_first,
+            threads,
+            &|n: &[u8]| self.quoter.quote(n).width,
+        );
+        if self.opts.debug {
+            let msg = format!(
+                "dents: debug: stats {:?}, sort {:?}\n",
+                stated - started,
+                stated.elapsed()
+            );
+            errors::write_stderr(msg.as_bytes());
         }
         listing
     }
@@ -542,12 +565,7 @@ impl Lister {
     }
 
     /// Formats a short listing into `buf`.
-    fn print_short_into(
-        &self,
-        listing: &Listing,
-        also: Option<&Listing>,
-        buf: &mut crate::output::ThreadBuf<'_>,
-    ) {
+    fn print_short_into(&self, listing: &Listing, also: Option<&Listing>, buf: &mut impl Sink) {
         // GNU pads the inode numbers to the widest of the listing (and of
         // the directory operands, for the files' listing).
         let ino_width = if self.opts.inode {
@@ -565,7 +583,7 @@ impl Lister {
         // One per line, unpainted: straight out, no cells.
         if self.opts.format == Format::OnePerLine && self.colors.is_none() {
             for r in listing.iter() {
-                let out = &mut buf.buf;
+                let out = buf.buf();
                 self.push_frills(out, r, ino_width);
                 name::push_name(out, listing.name(r), &self.quoter);
                 self.push_indicator(out, r);

@@ -54,8 +54,14 @@ impl NameStyle<'_> {
         start_col: usize,
         defer_end: bool,
     ) -> Written {
-        let q = self.quoter.quote(name);
-        let pad = self.pad_unquoted && !q.quoted && !target;
+        // Most names are plain: written as they are, without the
+        // quoting's copy.
+        let quoted = (!self.quoter.is_plain(name)).then(|| self.quoter.quote(name));
+        let (q_bytes, q_width, q_quoted) = match &quoted {
+            Some(q) => (&q.bytes[..], q.width, q.quoted),
+            None => (name, name.len(), false),
+        };
+        let pad = self.pad_unquoted && !q_quoted && !target;
         if pad {
             out.push(b' ');
         }
@@ -64,8 +70,8 @@ impl NameStyle<'_> {
             let c = colors.color_of(name, kind, target);
             painted = colors.start(out, c);
         }
-        out.extend_from_slice(&q.bytes);
-        let len = q.bytes.len() + usize::from(pad);
+        out.extend_from_slice(q_bytes);
+        let len = q_bytes.len() + usize::from(pad);
         if painted && !defer_end {
             let wraps = self.line != 0
                 && len > 0
@@ -73,7 +79,7 @@ impl NameStyle<'_> {
             self.colors.expect("painted").end(out, wraps);
         }
         Written {
-            width: q.width + usize::from(pad),
+            width: q_width + usize::from(pad),
             len,
             painted,
         }
@@ -83,7 +89,7 @@ impl NameStyle<'_> {
 /// Appends `name` quoted as the run's style asks (raw bytes with the
 /// `literal` style and no `-q`, the default off a terminal).
 pub fn push_name(out: &mut Vec<u8>, name: &[u8], quoter: &Quoter) {
-    if quoter.style == Style::Literal && !quoter.qmark_on() {
+    if quoter.style == Style::Literal && !quoter.qmark_on() || quoter.is_plain(name) {
         out.extend_from_slice(name);
     } else {
         out.extend_from_slice(&quoter.quote(name).bytes);

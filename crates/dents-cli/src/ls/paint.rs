@@ -12,6 +12,7 @@
 //! the first paint of the run is preceded by that same reset, as GNU's.
 //! Capabilities (`ca`) are not looked up: `ca` is not colored by default.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The keys of the table, in GNU's order.
@@ -260,12 +261,12 @@ impl LsColors {
             }
         };
         if k == K::Fi {
-            let lower = name.to_ascii_lowercase();
-            if let Some((_, seq)) = self
-                .exts
-                .iter()
-                .find(|(e, _)| lower.ends_with(&e.to_ascii_lowercase()))
-            {
+            // Compared in place, without lowercased copies (one per
+            // extension of the table for every file, before).
+            let ends_with = |e: &[u8]| {
+                name.len() >= e.len() && name[name.len() - e.len()..].eq_ignore_ascii_case(e)
+            };
+            if let Some((_, seq)) = self.exts.iter().find(|(e, _)| ends_with(e)) {
                 return Some(seq);
             }
         }
@@ -275,12 +276,20 @@ impl LsColors {
         self.get(k)
     }
 
-    /// Writes an indicator, preceded by the reset on the run's first.
+    /// Writes an indicator, preceded by the reset on the run's first
+    /// (unless this thread defers it: [`deferring_reset`]).
     fn put(&self, out: &mut Vec<u8>, s: &[u8]) {
-        if !self.used.swap(true, Ordering::Relaxed) {
+        if DEFERRING.get() {
+            PAINTED.set(true);
+        } else if !self.used.swap(true, Ordering::Relaxed) {
             self.reset(out);
         }
         out.extend_from_slice(s);
+    }
+
+    /// Whether something was painted already (the run's reset is out).
+    pub fn used(&self) -> bool {
+        self.used.load(Ordering::Relaxed)
     }
 
     /// GNU's `prep_non_filename_text`: `ec`, or `lc rs rc`.
@@ -347,6 +356,26 @@ impl LsColors {
             self.put(out, self.get(K::Rc).unwrap_or_default());
         }
     }
+}
+
+thread_local! {
+    /// This thread formats ahead of the output (`-R`'s workers): paints
+    /// without the run's first reset, whose place is not known yet.
+    static DEFERRING: Cell<bool> = const { Cell::new(false) };
+    /// Something was painted while deferring.
+    static PAINTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, whose painting on this thread leaves out the run's first
+/// reset; returns whether it painted anything.  The one output that
+/// painted first must then be formatted again without deferring, so that
+/// its first paint carries the reset (as GNU's first paint does).
+pub fn deferring_reset<R>(f: impl FnOnce() -> R) -> (R, bool) {
+    DEFERRING.set(true);
+    PAINTED.set(false);
+    let r = f();
+    DEFERRING.set(false);
+    (r, PAINTED.get())
 }
 
 /// Whether `TERM` is one the dircolors database of GNU coreutils 9.1

@@ -117,6 +117,9 @@ impl Quoter {
 
     /// Whether `name` would be changed by quoting (GNU's `needs_quoting`).
     pub fn needs_quoting(&self, name: &[u8]) -> bool {
+        if self.is_plain(name) {
+            return false;
+        }
         let q = restyled(name, self.style, false, Some(&self.extra), self.utf8);
         changed(name, &q)
     }
@@ -124,6 +127,13 @@ impl Quoter {
     /// `name` quoted, with `?` for unprintables where `-q` asks, and its
     /// width.
     pub fn quote(&self, name: &[u8]) -> Quoted {
+        if self.is_plain(name) {
+            return Quoted {
+                bytes: name.to_vec(),
+                width: name.len(),
+                quoted: false,
+            };
+        }
         let mut bytes = if self.style == Style::Literal {
             name.to_vec()
         } else {
@@ -148,6 +158,27 @@ impl Quoter {
             quoted,
         }
     }
+}
+
+impl Quoter {
+    /// Whether `name` is written as it is, one column a byte: made only
+    /// of bytes that no style quoting when needed changes, in such a
+    /// style (most names; they skip the quoting's work).
+    pub fn is_plain(&self, name: &[u8]) -> bool {
+        matches!(
+            self.style,
+            Style::Literal | Style::Shell | Style::ShellEscape | Style::CMaybe | Style::Escape
+        ) && !name.is_empty()
+            && name
+                .iter()
+                .all(|&b| plain_byte(b) && !self.extra[b as usize])
+    }
+}
+
+/// Letters, digits and `. _ - + ,`: printable ASCII that no style quotes
+/// or escapes wherever it stands in a name.
+fn plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+' | b',')
 }
 
 /// GNU's test for "quoted": the first byte or the length changed.

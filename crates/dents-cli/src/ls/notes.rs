@@ -1,0 +1,94 @@
+//! Messages held back while a directory of `-R` is listed on a worker, and
+//! said when its block is printed.
+//!
+//! `-R` lists directories on several threads, ahead of the output, but
+//! GNU ls says what went wrong with a directory (it could not be opened,
+//! an entry could not be stat'ed) where that directory's turn comes: the
+//! messages must come in GNU's order, and on a terminal between the
+//! same lines of the listing.  So a worker holds them with its block.
+
+use std::cell::RefCell;
+use std::io;
+
+use crate::errors;
+
+/// One message held back.
+#[derive(Debug)]
+pub enum Note {
+    /// `errors::report`'s message: `dents: WHAT 'PATH': CAUSE`.
+    Report {
+        status: i32,
+        what: &'static str,
+        path: Vec<u8>,
+        error: io::Error,
+    },
+    /// A message already worded, and the exit status it raises.
+    Text { status: i32, bytes: Vec<u8> },
+}
+
+thread_local! {
+    /// The messages of the block being listed on this thread, if held.
+    static HELD: RefCell<Option<Vec<Note>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's messages held back; returns them too.
+pub fn holding<R>(f: impl FnOnce() -> R) -> (R, Vec<Note>) {
+    HELD.with(|h| *h.borrow_mut() = Some(Vec::new()));
+    let r = f();
+    let notes = HELD.with(|h| h.borrow_mut().take()).unwrap_or_default();
+    (r, notes)
+}
+
+/// Says `note` now, or holds it if this thread holds its messages.
+fn say(note: Note) {
+    let note = HELD.with(|h| match h.borrow_mut().as_mut() {
+        Some(held) => {
+            held.push(note);
+            None
+        }
+        None => Some(note),
+    });
+    if let Some(note) = note {
+        replay(vec![note]);
+    }
+}
+
+/// As [`errors::report`], held back while this thread holds its messages.
+pub fn report(status: i32, what: &'static str, path: &[u8], e: &io::Error) {
+    // An `io::Error` cannot be cloned; the OS's errors are rebuilt from
+    // their number, which is what the message shows.
+    let error = match e.raw_os_error() {
+        Some(n) => io::Error::from_raw_os_error(n),
+        None => io::Error::new(e.kind(), e.to_string()),
+    };
+    say(Note::Report {
+        status,
+        what,
+        path: path.to_vec(),
+        error,
+    });
+}
+
+/// Writes `bytes` to stderr and raises the exit status to `status`,
+/// held back while this thread holds its messages.
+pub fn text(status: i32, bytes: Vec<u8>) {
+    say(Note::Text { status, bytes });
+}
+
+/// Says held messages, in the order they were held.
+pub fn replay(notes: Vec<Note>) {
+    for note in notes {
+        match note {
+            Note::Report {
+                status,
+                what,
+                path,
+                error,
+            } => errors::report(status, what, &path, &error),
+            Note::Text { status, bytes } => {
+                errors::write_stderr(&bytes);
+                errors::raise(status);
+            }
+        }
+    }
+}
