@@ -192,11 +192,12 @@ fn fixture() -> tempfile::TempDir {
     run_ok(Command::new("mkfifo").arg(t.join("fifo")));
     // An owner and a group without a name (for -nouser, -nogroup): only
     // root can give a file away.
-    if dents_testfs::is_root() {
+    if dents_testfs::needs_root(
+        "no file without an owner's name for -nouser/-nogroup, and none of root's \
+         for the -uid/-gid/-user/-group rows: their examples may print nothing",
+    ) {
         file("t/orphan", 2, 0o644);
         std::os::unix::fs::chown(t.join("orphan"), Some(4242), Some(4343)).unwrap();
-    } else {
-        dents_testfs::skip("not root: no file without an owner's name for -nouser/-nogroup");
     }
     fs::write(tmp.path().join("list0"), b"t/a.c\0t/d\0").unwrap();
     // Children before parents: setting a directory's times last.
@@ -337,8 +338,11 @@ fn check(row: &Row, shared: &Path) -> Option<String> {
         // An example that makes GNU find print nothing proves nothing.
         let says_something = !g.stdout.is_empty() || (!g.status.success() && !g.stderr.is_empty());
         let orphan_row = ["-nouser", "-nogroup"].contains(&row.item.as_str());
-        // (Without root the fixture has no owner without a name.)
-        let may_be_silent = orphan_row && !has_orphan(gcwd);
+        // (Without root the fixture has no owner without a name, and its
+        // files are not root's: see `fixture`.)
+        let root_owner_row = ["-uid", "-gid", "-user", "-group"].contains(&row.item.as_str());
+        let may_be_silent =
+            (orphan_row && !has_orphan(gcwd)) || (root_owner_row && !dents_testfs::is_root());
         let silent = (!says_something && !may_be_silent).then(|| {
             format!(
                 "GNU find prints nothing and exits {:?}: the example proves nothing",

@@ -419,8 +419,8 @@ fn symlink_loops_under_dereference() {
 /// everything).
 #[test]
 fn unreadable_directories() {
-    if !dents_testfs::is_root() {
-        return dents_testfs::skip("not root: cannot switch to another user with setpriv");
+    if !dents_testfs::needs_root("cannot switch to another user with setpriv") {
+        return;
     }
     if Command::new("setpriv").arg("--version").output().is_err() {
         return dents_testfs::skip("setpriv not found");

@@ -18,6 +18,15 @@ struct Fixture {
 }
 
 impl Fixture {
+    /// The fixture, or `None` after saying why not: it holds devices
+    /// (`mknod`) and a file of another owner (`chown`), which need root.
+    fn new_or_skip() -> Option<Fixture> {
+        dents_testfs::needs_root(
+            "the ls fixture holds devices (mknod) and a file of another owner (chown)",
+        )
+        .then(Fixture::new)
+    }
+
     /// Builds the tree described in the module docs.
     fn new() -> Fixture {
         let tmp = tempfile::Builder::new()
@@ -191,7 +200,9 @@ fn sorted_lines(bytes: &[u8]) -> Vec<Vec<u8>> {
 
 #[test]
 fn long_format_matches_gnu_byte_for_byte() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let cases: &[(&[&str], &[&str])] = &[
         (&["-l", "--sort=name", "d"], &["-l", "d"]),
         (&["-la", "--sort=name", "d"], &["-la", "d"]),
@@ -246,7 +257,9 @@ fn long_format_matches_gnu_byte_for_byte() {
 
 #[test]
 fn time_style_from_environment_like_gnu() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let d = output(
         dents()
             .env("TIME_STYLE", "long-iso")
@@ -264,7 +277,9 @@ fn time_style_from_environment_like_gnu() {
 
 #[test]
 fn short_formats_match_gnu() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let cases: &[(&[&str], &[&str])] = &[
         (&["--sort=name", "d"], &["d"]),
         (&["-a", "--sort=name", "d"], &["-a", "d"]),
@@ -306,7 +321,9 @@ fn short_formats_match_gnu() {
 
 #[test]
 fn unsorted_default_lists_the_same_entries_as_gnu() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     for (dargs, gargs) in [
         (vec!["d"], vec!["d"]),
         (vec!["-A", "d"], vec!["-A", "d"]),
@@ -338,7 +355,9 @@ fn unsorted_default_lists_the_same_entries_as_gnu() {
 
 #[test]
 fn names_are_raw_bytes_off_a_terminal() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let out = output(dents().args(["ls", "-0", "-A"]).arg(fx.dir()));
     assert!(out.status.success());
     let mut got: Vec<&[u8]> = out
@@ -359,7 +378,9 @@ fn names_are_raw_bytes_off_a_terminal() {
 
 #[test]
 fn count_counts_what_would_be_listed() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let n = fs::read_dir(fx.dir()).unwrap().count();
     let hidden = fs::read_dir(fx.dir())
         .unwrap()
@@ -424,7 +445,9 @@ fn a_sliced_directory_lists_exactly_what_gnu_lists() {
 
 #[test]
 fn missing_argument_is_reported_like_gnu_and_the_rest_listed() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let (d, g) = both(
         fx.tmp.path(),
         &["--sort=name", "nope", "d/subdir"],
@@ -459,8 +482,8 @@ fn as_nobody(cmd: Command) -> Command {
 
 #[test]
 fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
-    if std::os::unix::fs::MetadataExt::uid(&fs::metadata("/proc/self").unwrap()) != 0 {
-        return dents_testfs::skip("not root: cannot switch to another user");
+    if !dents_testfs::needs_root("cannot switch to another user") {
+        return;
     }
     let tmp = tempfile::tempdir().unwrap();
     fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
@@ -617,7 +640,9 @@ fn bad_options_are_usage_errors() {
 
 #[test]
 fn symlink_arguments_follow_gnu_rules() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     // Without -l a symlink to a directory is listed as the directory;
     // with -l, -F or -d it is shown as the link.
     for (dargs, gargs) in [
