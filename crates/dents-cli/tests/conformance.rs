@@ -29,6 +29,8 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::{run_ok, sorted_records, stderr_lines, touch};
+
 /// One row of the report.
 #[derive(Debug)]
 struct Row {
@@ -146,17 +148,6 @@ fn rows() -> Vec<Row> {
     rows
 }
 
-/// Runs a command that must succeed.
-fn run_ok(cmd: &mut Command) {
-    let st = cmd.status().unwrap();
-    assert!(st.success(), "{cmd:?} failed");
-}
-
-/// Sets the access and modification times of `p` (not following links).
-fn touch(p: &Path, args: &[&str]) {
-    run_ok(Command::new("touch").arg("-h").args(args).arg(p));
-}
-
 /// The fixture: `t/` in a temporary directory, and a NUL-separated list
 /// of paths `list0` beside it for `-files0-from`.
 ///
@@ -247,32 +238,6 @@ fn separator(args: &[Vec<u8>]) -> u8 {
     } else {
         b'\n'
     }
-}
-
-/// `bytes` cut into records, each ending with its separator `sep` (the
-/// last one as it is, terminated or not), sorted: every byte is compared,
-/// separators included, in any order of records.
-fn sorted_records(bytes: &[u8], sep: u8) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes
-        .split_inclusive(|&b| b == sep)
-        .map(<[u8]>::to_vec)
-        .collect();
-    v.sort();
-    v
-}
-
-/// Standard error's lines as bytes, the program's name `prog` at the
-/// start of a line replaced, sorted.
-fn stderr_lines(bytes: &[u8], prog: &str) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes
-        .split_inclusive(|&b| b == b'\n')
-        .map(|l| match l.strip_prefix(prog.as_bytes()) {
-            Some(rest) => [&b"PROG"[..], rest].concat(),
-            None => l.to_vec(),
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// Shows an example as a command line, for messages.

@@ -12,6 +12,8 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::{as_nobody, run_ok};
+
 /// The fixture tree; removed on drop.
 struct Fixture {
     tmp: tempfile::TempDir,
@@ -120,11 +122,6 @@ impl Fixture {
     fn dir(&self) -> PathBuf {
         self.tmp.path().join("d")
     }
-}
-
-fn run_ok(cmd: &mut Command) {
-    let st = cmd.status().unwrap();
-    assert!(st.success(), "{cmd:?} failed");
 }
 
 fn dents() -> Command {
@@ -458,26 +455,6 @@ fn missing_argument_is_reported_like_gnu_and_the_rest_listed() {
     assert_eq!(g.status.code(), Some(2));
     assert!(!g.stderr.is_empty());
     assert_same_status_and_stderr(&["nope", "d/subdir"], &d, &g);
-}
-
-/// Runs a command as the unprivileged user `nobody`.
-fn as_nobody(cmd: Command) -> Command {
-    let prog = cmd.get_program().to_owned();
-    let mut wrapped = Command::new("setpriv");
-    wrapped
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(prog)
-        .args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => wrapped.env(k, v),
-            None => wrapped.env_remove(k),
-        };
-    }
-    if let Some(d) = cmd.get_current_dir() {
-        wrapped.current_dir(d);
-    }
-    wrapped
 }
 
 #[test]
