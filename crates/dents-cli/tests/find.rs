@@ -763,10 +763,23 @@ fn tree(root: &Path) -> BTreeSet<Vec<u8>> {
         .collect()
 }
 
+/// Panics unless dents's and GNU's runs of `case` (`outcome`: each one's
+/// output and the tree it left) are the same.
+fn assert_same_outcome(case: &str, args: &[Vec<u8>], outcome: &[(Output, BTreeSet<Vec<u8>>)]) {
+    let mut failures = Vec::new();
+    let (d, g) = (&outcome[0], &outcome[1]);
+    if let Some(f) = compare(case, args, &d.0, &g.0) {
+        failures.push(f);
+    }
+    if d.1 != g.1 {
+        failures.push(format!("{case}: trees differ: {:?} vs {:?}", d.1, g.1));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// One case of `deletions`: each tool deletes in a copy of the same small
 /// tree; their outputs and what is left must be equal.
 fn check_deletion(case: &str) {
-    let mut failures = Vec::new();
     let args = words(case);
     let mut outcome = Vec::new();
     for tool in [dents(), gnu()] {
@@ -789,14 +802,7 @@ fn check_deletion(case: &str) {
         let out = run(tool, tmp.path(), &args, None);
         outcome.push((out, tree(tmp.path())));
     }
-    let (d, g) = (&outcome[0], &outcome[1]);
-    if let Some(f) = compare(case, &args, &d.0, &g.0) {
-        failures.push(f);
-    }
-    if d.1 != g.1 {
-        failures.push(format!("{case}: trees differ: {:?} vs {:?}", d.1, g.1));
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_same_outcome(case, &args, &outcome);
 }
 
 test_cases! { mod deletions: &str => check_deletion;
@@ -1537,7 +1543,6 @@ fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink(
 /// One case of `awkward_deletions`: run inside `t`, on copies; messages,
 /// statuses and what is left are compared.
 fn check_awkward_deletion(case: &str) {
-    let mut failures = Vec::new();
     let args = words(case);
     let mut outcome = Vec::new();
     for tool in [dents(), gnu()] {
@@ -1550,14 +1555,7 @@ fn check_awkward_deletion(case: &str) {
         let out = run(tool, &t, &args, None);
         outcome.push((out, tree(tmp.path())));
     }
-    let (d, g) = (&outcome[0], &outcome[1]);
-    if let Some(f) = compare(case, &args, &d.0, &g.0) {
-        failures.push(f);
-    }
-    if d.1 != g.1 {
-        failures.push(format!("{case}: trees differ: {:?} vs {:?}", d.1, g.1));
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert_same_outcome(case, &args, &outcome);
 }
 
 test_cases! { mod awkward_deletions: &str => check_awkward_deletion;
