@@ -14,7 +14,8 @@
 //! mounted on a directory beside it, so tests may run in parallel; dropping
 //! it unmounts and removes everything.  Making filesystems needs root and
 //! the `mkfs` tools: without them [`LoopFs::new_or_skip`] says so loudly on
-//! stderr (`SKIPPED <test>: ...`) and the test returns early, except under
+//! stderr (`SKIPPED (needs root): <test>: ...` without root, `SKIPPED
+//! <test>: ...` without a tool) and the test returns early, except under
 //! CI (`CI` set to anything non-empty, or `DENTS_REQUIRE_FS_TESTS=1`),
 //! where it panics instead: CI must run every filesystem test.
 //! `scripts/install-test-deps` installs the tools.
