@@ -29,6 +29,8 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::{run_ok, sorted_records, stderr_lines, touch};
+
 /// One row of the report.
 #[derive(Debug)]
 struct Row {
@@ -146,17 +148,6 @@ fn rows() -> Vec<Row> {
     rows
 }
 
-/// Runs a command that must succeed.
-fn run_ok(cmd: &mut Command) {
-    let st = cmd.status().unwrap();
-    assert!(st.success(), "{cmd:?} failed");
-}
-
-/// Sets the access and modification times of `p` (not following links).
-fn touch(p: &Path, args: &[&str]) {
-    run_ok(Command::new("touch").arg("-h").args(args).arg(p));
-}
-
 /// The fixture: `t/` in a temporary directory, and a NUL-separated list
 /// of paths `list0` beside it for `-files0-from`.
 ///
@@ -192,11 +183,12 @@ fn fixture() -> tempfile::TempDir {
     run_ok(Command::new("mkfifo").arg(t.join("fifo")));
     // An owner and a group without a name (for -nouser, -nogroup): only
     // root can give a file away.
-    if dents_testfs::is_root() {
+    if dents_testfs::needs_root(
+        "no file without an owner's name for -nouser/-nogroup, and none of root's \
+         for the -uid/-gid/-user/-group rows: their examples may print nothing",
+    ) {
         file("t/orphan", 2, 0o644);
         std::os::unix::fs::chown(t.join("orphan"), Some(4242), Some(4343)).unwrap();
-    } else {
-        dents_testfs::skip("not root: no file without an owner's name for -nouser/-nogroup");
     }
     fs::write(tmp.path().join("list0"), b"t/a.c\0t/d\0").unwrap();
     // Children before parents: setting a directory's times last.
@@ -246,32 +238,6 @@ fn separator(args: &[Vec<u8>]) -> u8 {
     } else {
         b'\n'
     }
-}
-
-/// `bytes` cut into records, each ending with its separator `sep` (the
-/// last one as it is, terminated or not), sorted: every byte is compared,
-/// separators included, in any order of records.
-fn sorted_records(bytes: &[u8], sep: u8) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes
-        .split_inclusive(|&b| b == sep)
-        .map(<[u8]>::to_vec)
-        .collect();
-    v.sort();
-    v
-}
-
-/// Standard error's lines as bytes, the program's name `prog` at the
-/// start of a line replaced, sorted.
-fn stderr_lines(bytes: &[u8], prog: &str) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes
-        .split_inclusive(|&b| b == b'\n')
-        .map(|l| match l.strip_prefix(prog.as_bytes()) {
-            Some(rest) => [&b"PROG"[..], rest].concat(),
-            None => l.to_vec(),
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 /// Shows an example as a command line, for messages.
@@ -337,8 +303,11 @@ fn check(row: &Row, shared: &Path) -> Option<String> {
         // An example that makes GNU find print nothing proves nothing.
         let says_something = !g.stdout.is_empty() || (!g.status.success() && !g.stderr.is_empty());
         let orphan_row = ["-nouser", "-nogroup"].contains(&row.item.as_str());
-        // (Without root the fixture has no owner without a name.)
-        let may_be_silent = orphan_row && !has_orphan(gcwd);
+        // (Without root the fixture has no owner without a name, and its
+        // files are not root's: see `fixture`.)
+        let root_owner_row = ["-uid", "-gid", "-user", "-group"].contains(&row.item.as_str());
+        let may_be_silent =
+            (orphan_row && !has_orphan(gcwd)) || (root_owner_row && !dents_testfs::is_root());
         let silent = (!says_something && !may_be_silent).then(|| {
             format!(
                 "GNU find prints nothing and exits {:?}: the example proves nothing",

@@ -12,6 +12,8 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::{entry_stat_calls, have_program};
+
 const ESC: u8 = 0x1b;
 
 fn dents_bin() -> &'static str {
@@ -84,16 +86,6 @@ fn dir(p: &Path, mode: u32) {
     fs::set_permissions(p, fs::Permissions::from_mode(mode)).unwrap();
 }
 
-/// Whether `prog` can be run (`arg` is a harmless flag).
-fn have(prog: &str, arg: &str) -> bool {
-    Command::new(prog)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// One file of every kind that has a color, by name.
 fn kinds(root: &Path) -> Vec<String> {
     dir(&root.join("d"), 0o755);
@@ -147,7 +139,7 @@ const SHARED_LS_COLORS: &[&str] = &[
 
 #[test]
 fn colors_match_gnu_ls_name_by_name() {
-    if !have("ls", "--version") {
+    if !have_program("ls", "--version") {
         return dents_testfs::skip("no GNU ls");
     }
     let t = tmp();
@@ -336,7 +328,7 @@ fn colors_only_where_asked_off_a_terminal() {
 /// `cwd`; returns what reached the terminal.  `None` if `script` is
 /// missing.
 fn on_pty(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Option<Vec<u8>> {
-    if !have("script", "--version") {
+    if !have_program("script", "--version") {
         dents_testfs::skip("util-linux script is not installed");
         return None;
     }
@@ -828,87 +820,15 @@ fn status_line_cleared_before_our_own_messages() {
     }
 }
 
-/// The names of every entry under `root` (not `root` itself) and their
-/// paths (`root` is relative to `cwd`), with each entry's type.
-fn entries(cwd: &Path, root: &str) -> Vec<(Vec<u8>, Vec<u8>, fs::FileType)> {
-    fn rec(cwd: &Path, rel: &Path, out: &mut Vec<(Vec<u8>, Vec<u8>, fs::FileType)>) {
-        for e in fs::read_dir(cwd.join(rel)).unwrap() {
-            let e = e.unwrap();
-            let p = rel.join(e.file_name());
-            let ft = e.file_type().unwrap();
-            out.push((
-                e.file_name().as_bytes().to_vec(),
-                p.as_os_str().as_bytes().to_vec(),
-                ft,
-            ));
-            if ft.is_dir() {
-                rec(cwd, &p, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    rec(cwd, Path::new(root), &mut out);
-    out
-}
-
-/// A string as `strace -xx` shows it: every byte `\xNN`, in quotes.
-fn strace_quoted(s: &[u8]) -> String {
-    let mut q = String::from("\"");
-    for b in s {
-        q.push_str(&format!("\\x{b:02x}"));
-    }
-    q.push('"');
-    q
-}
-
-/// The stat calls (any of the stat family) of `dents find ARGS` on the
-/// entries under its starting point `tree`: calls whose path argument is
-/// one of their names (relative to a directory's descriptor) or paths.
-/// The starting point itself, the program's start-up and `AT_EMPTY_PATH`
-/// calls on descriptors are not counted.
+/// The stat calls of `dents find ARGS` on the entries under its starting
+/// point `tree` (see [`entry_stat_calls`]).
 fn stat_calls(cwd: &Path, tree: &str, args: &[&str]) -> usize {
-    let wanted: std::collections::BTreeSet<String> = entries(cwd, tree)
-        .iter()
-        .flat_map(|(n, p, _)| [strace_quoted(n), strace_quoted(p)])
-        .collect();
-    let log = cwd.join("strace.out");
-    let st = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-xx",
-            "-s",
-            "4096",
-            "-e",
-            "trace=statx,newfstatat,fstatat64,stat,lstat,stat64,lstat64",
-            "-o",
-        ])
-        .arg(&log)
-        .arg(dents_bin())
-        .arg("find")
-        .args(args)
-        .current_dir(cwd)
-        .env_remove("LS_COLORS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(st.success(), "strace dents find {args:?}: {st}");
-    let text = fs::read_to_string(&log).unwrap();
-    fs::remove_file(&log).unwrap();
-    text.lines()
-        .filter(|l| {
-            l.split_once('"').is_some_and(|(_, rest)| {
-                let end = rest.find('"').unwrap_or(rest.len());
-                wanted.contains(&format!("\"{}\"", &rest[..end]))
-            })
-        })
-        .count()
+    entry_stat_calls(&[dents_bin(), "find"], args, cwd, tree, &[])
 }
 
 #[test]
 fn colors_stat_only_when_on() {
-    if !have("strace", "-V") {
+    if !have_program("strace", "-V") {
         return dents_testfs::skip("strace not installed");
     }
     let t = sort_tree();

@@ -27,6 +27,7 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::{run_ok, sorted_records, stderr_lines};
 use dents_testfs::{awkward_names, fill_flat, skip, FsKind, LoopFs};
 
 /// Files in `t/big`, besides its subdirectories and links: past the 16,384
@@ -49,12 +50,6 @@ fn sliceable(kind: FsKind) -> bool {
         kind,
         FsKind::Ext4 | FsKind::Ext4NoDirIndex | FsKind::Ext4NoFiletype | FsKind::Xfs
     )
-}
-
-/// Runs a command that must succeed.
-fn run_ok(cmd: &mut Command) {
-    let st = cmd.status().unwrap();
-    assert!(st.success(), "{cmd:?} failed");
 }
 
 /// Builds `t/` in `root` (see the module docs).
@@ -128,31 +123,6 @@ fn dents(cwd: &Path, args: &[&str]) -> Output {
     run(env!("CARGO_BIN_EXE_dents"), cwd, args)
 }
 
-/// `bytes` split into records ending in `sep`, sorted.  An unterminated
-/// last record is kept as it is, so a missing final separator shows.
-fn records(bytes: &[u8], sep: u8) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes
-        .split_inclusive(|&b| b == sep)
-        .map(<[u8]>::to_vec)
-        .collect();
-    v.sort();
-    v
-}
-
-/// Standard error as lines (bytes), `prog` at the start of a line made
-/// `PROG:`, sorted.
-fn stderr_lines(bytes: &[u8], prog: &[u8]) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = bytes
-        .split_inclusive(|&b| b == b'\n')
-        .map(|l| match l.strip_prefix(prog) {
-            Some(rest) => [&b"PROG:"[..], rest].concat(),
-            None => l.to_vec(),
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 /// At most `n` records of each side that the other lacks, for messages.
 fn difference(d: &[Vec<u8>], g: &[Vec<u8>], n: usize) -> String {
     let only = |a: &[Vec<u8>], b: &[Vec<u8>]| -> Vec<String> {
@@ -177,7 +147,10 @@ fn difference(d: &[Vec<u8>], g: &[Vec<u8>], n: usize) -> String {
 fn compare(what: &str, d: &Output, g: &Output, sep: u8, sorted: bool) -> Option<String> {
     let mut problems = Vec::new();
     let (dout, gout) = if sorted {
-        (records(&d.stdout, sep), records(&g.stdout, sep))
+        (
+            sorted_records(&d.stdout, sep),
+            sorted_records(&g.stdout, sep),
+        )
     } else {
         (vec![d.stdout.clone()], vec![g.stdout.clone()])
     };

@@ -12,12 +12,23 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::{as_nobody, run_ok};
+
 /// The fixture tree; removed on drop.
 struct Fixture {
     tmp: tempfile::TempDir,
 }
 
 impl Fixture {
+    /// The fixture, or `None` after saying why not: it holds devices
+    /// (`mknod`) and a file of another owner (`chown`), which need root.
+    fn new_or_skip() -> Option<Fixture> {
+        dents_testfs::needs_root(
+            "the ls fixture holds devices (mknod) and a file of another owner (chown)",
+        )
+        .then(Fixture::new)
+    }
+
     /// Builds the tree described in the module docs.
     fn new() -> Fixture {
         let tmp = tempfile::Builder::new()
@@ -113,11 +124,6 @@ impl Fixture {
     }
 }
 
-fn run_ok(cmd: &mut Command) {
-    let st = cmd.status().unwrap();
-    assert!(st.success(), "{cmd:?} failed");
-}
-
 fn dents() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_dents"));
     c.env("LC_ALL", "C")
@@ -191,7 +197,9 @@ fn sorted_lines(bytes: &[u8]) -> Vec<Vec<u8>> {
 
 #[test]
 fn long_format_matches_gnu_byte_for_byte() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let cases: &[(&[&str], &[&str])] = &[
         (&["-l", "--sort=name", "d"], &["-l", "d"]),
         (&["-la", "--sort=name", "d"], &["-la", "d"]),
@@ -246,7 +254,9 @@ fn long_format_matches_gnu_byte_for_byte() {
 
 #[test]
 fn time_style_from_environment_like_gnu() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let d = output(
         dents()
             .env("TIME_STYLE", "long-iso")
@@ -264,7 +274,9 @@ fn time_style_from_environment_like_gnu() {
 
 #[test]
 fn short_formats_match_gnu() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let cases: &[(&[&str], &[&str])] = &[
         (&["--sort=name", "d"], &["d"]),
         (&["-a", "--sort=name", "d"], &["-a", "d"]),
@@ -306,7 +318,9 @@ fn short_formats_match_gnu() {
 
 #[test]
 fn unsorted_default_lists_the_same_entries_as_gnu() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     for (dargs, gargs) in [
         (vec!["d"], vec!["d"]),
         (vec!["-A", "d"], vec!["-A", "d"]),
@@ -338,7 +352,9 @@ fn unsorted_default_lists_the_same_entries_as_gnu() {
 
 #[test]
 fn names_are_raw_bytes_off_a_terminal() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let out = output(dents().args(["ls", "-0", "-A"]).arg(fx.dir()));
     assert!(out.status.success());
     let mut got: Vec<&[u8]> = out
@@ -359,7 +375,9 @@ fn names_are_raw_bytes_off_a_terminal() {
 
 #[test]
 fn count_counts_what_would_be_listed() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let n = fs::read_dir(fx.dir()).unwrap().count();
     let hidden = fs::read_dir(fx.dir())
         .unwrap()
@@ -424,7 +442,9 @@ fn a_sliced_directory_lists_exactly_what_gnu_lists() {
 
 #[test]
 fn missing_argument_is_reported_like_gnu_and_the_rest_listed() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     let (d, g) = both(
         fx.tmp.path(),
         &["--sort=name", "nope", "d/subdir"],
@@ -437,30 +457,10 @@ fn missing_argument_is_reported_like_gnu_and_the_rest_listed() {
     assert_same_status_and_stderr(&["nope", "d/subdir"], &d, &g);
 }
 
-/// Runs a command as the unprivileged user `nobody`.
-fn as_nobody(cmd: Command) -> Command {
-    let prog = cmd.get_program().to_owned();
-    let mut wrapped = Command::new("setpriv");
-    wrapped
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(prog)
-        .args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => wrapped.env(k, v),
-            None => wrapped.env_remove(k),
-        };
-    }
-    if let Some(d) = cmd.get_current_dir() {
-        wrapped.current_dir(d);
-    }
-    wrapped
-}
-
 #[test]
 fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
-    if std::os::unix::fs::MetadataExt::uid(&fs::metadata("/proc/self").unwrap()) != 0 {
-        return dents_testfs::skip("not root: cannot switch to another user");
+    if !dents_testfs::needs_root("cannot switch to another user") {
+        return;
     }
     let tmp = tempfile::tempdir().unwrap();
     fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
@@ -617,7 +617,9 @@ fn bad_options_are_usage_errors() {
 
 #[test]
 fn symlink_arguments_follow_gnu_rules() {
-    let fx = Fixture::new();
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
     // Without -l a symlink to a directory is listed as the directory;
     // with -l, -F or -d it is shown as the link.
     for (dargs, gargs) in [

@@ -311,8 +311,7 @@ fn unsearchable_cases() -> Vec<String> {
 /// nothing.
 #[test]
 fn stat_failures_without_d_type_are_reported() {
-    if !dents_testfs::is_root() {
-        dents_testfs::skip("needs root (setpriv, mount)");
+    if !dents_testfs::needs_root("setpriv, mount") {
         return;
     }
     let Some(fs) = dents_testfs::LoopFs::new_or_skip(dents_testfs::FsKind::Ext4NoFiletype, 64)
@@ -340,8 +339,7 @@ fn stat_failures_without_d_type_are_reported() {
 /// false.
 #[test]
 fn unsearchable_subdirectory_reported_once() {
-    if !dents_testfs::is_root() {
-        dents_testfs::skip("needs root (setpriv)");
+    if !dents_testfs::needs_root("setpriv") {
         return;
     }
     let tmp = tree();

@@ -1,4 +1,10 @@
-//! Real filesystems for tests: an image file, `mkfs`, `mount -o loop`.
+//! dents's shared test helpers, and real filesystems for tests: an image
+//! file, `mkfs`, `mount -o loop`.
+//!
+//! Beside [`LoopFs`]: [`needs_root`] and [`skip`] (a test that cannot run
+//! says so loudly, and fails under CI), [`test_cases!`] (one `#[test]` per
+//! row of a table of cases), [`cli`] (running programs and comparing
+//! their output), [`fill_flat`] and [`awkward_names`] (trees to walk).
 //!
 //! Directory reading depends on the filesystem (ext4 hashes names, XFS and
 //! unindexed ext4 hand out byte offsets, btrfs and tmpfs do neither), so
@@ -8,7 +14,8 @@
 //! mounted on a directory beside it, so tests may run in parallel; dropping
 //! it unmounts and removes everything.  Making filesystems needs root and
 //! the `mkfs` tools: without them [`LoopFs::new_or_skip`] says so loudly on
-//! stderr (`SKIPPED <test>: ...`) and the test returns early, except under
+//! stderr (`SKIPPED (needs root): <test>: ...` without root, `SKIPPED
+//! <test>: ...` without a tool) and the test returns early, except under
 //! CI (`CI` set to anything non-empty, or `DENTS_REQUIRE_FS_TESTS=1`),
 //! where it panics instead: CI must run every filesystem test.
 //! `scripts/install-test-deps` installs the tools.
@@ -17,13 +24,18 @@
 
 use std::ffi::{CString, OsStr};
 use std::fs;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use rustix::fs::{Mode, OFlags};
+
+mod cases;
+pub mod cli;
+mod skip;
+
+pub use skip::{is_root, needs_root, required, skip};
 
 /// The kinds of filesystem the tests use.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -88,38 +100,6 @@ pub struct LoopFs {
     dir: Option<tempfile::TempDir>,
 }
 
-/// Whether a missing prerequisite must fail the test rather than skip it:
-/// `CI` set to a non-empty value, or `DENTS_REQUIRE_FS_TESTS=1`.
-pub fn required() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
-        || std::env::var_os("DENTS_REQUIRE_FS_TESTS").is_some_and(|v| v == "1")
-}
-
-/// The running test's name: libtest names each test's thread after it.
-fn test_name() -> String {
-    std::thread::current()
-        .name()
-        .unwrap_or("<unnamed test>")
-        .to_owned()
-}
-
-/// Says loudly on stderr that the running test is skipped and why; under CI
-/// (see [`required`]) panics instead, since CI must run every test.
-pub fn skip(why: &str) {
-    let test = test_name();
-    if required() {
-        panic!("{test} cannot run, and CI requires it: {why}");
-    }
-    // Straight to the process's stderr: libtest captures `eprintln!` of
-    // passing tests, and a skip must not pass unseen.
-    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
-}
-
-/// Whether this process runs as root (needed for `mount`).
-pub fn is_root() -> bool {
-    rustix::process::geteuid().is_root()
-}
-
 /// Whether `prog` is on the `PATH` (or in an sbin directory, which a
 /// non-login root shell may lack on its `PATH`).
 fn find_program(prog: &str) -> Option<PathBuf> {
@@ -158,8 +138,7 @@ impl LoopFs {
     /// not (not root, `mkfs` missing, `mkfs` or `mount` failing); under CI
     /// (see [`required`]) a panic instead.
     pub fn new_or_skip(kind: FsKind, size_mib: u64) -> Option<LoopFs> {
-        if !is_root() {
-            skip(&format!("{kind:?} needs root to mount"));
+        if !needs_root(&format!("{kind:?} needs root to mount")) {
             return None;
         }
         if let Some(mkfs) = kind.mkfs() {

@@ -1,0 +1,170 @@
+//! Helpers for tests that run programs (dents, GNU find, ls, du) and
+//! compare what they print: running, running as another user, sorting
+//! records, making standard error comparable, counting stat calls.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Runs a command that must succeed.
+pub fn run_ok(cmd: &mut Command) {
+    let st = cmd.status().unwrap();
+    assert!(st.success(), "{cmd:?} failed");
+}
+
+/// `touch -h ARGS p`: sets the times of `p`, not following a symlink
+/// (`args` as touch takes them: `["-d", "3 days ago"]`, `["-a", "-t", ...]`).
+pub fn touch(p: &Path, args: &[&str]) {
+    run_ok(Command::new("touch").arg("-h").args(args).arg(p));
+}
+
+/// Whether `prog ARG` runs and succeeds (`arg` is a harmless flag such as
+/// `--version`): whether a tool a test needs is installed.
+pub fn have_program(prog: &str, arg: &str) -> bool {
+    Command::new(prog)
+        .arg(arg)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// `cmd` run as the unprivileged user `nobody` (65534, no groups) through
+/// `setpriv`, with the environment and working directory set on `cmd` so
+/// far.  Needs root (see [`needs_root`](crate::needs_root)).
+pub fn as_nobody(cmd: Command) -> Command {
+    let mut wrapped = Command::new("setpriv");
+    wrapped
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    if let Some(d) = cmd.get_current_dir() {
+        wrapped.current_dir(d);
+    }
+    wrapped
+}
+
+/// `bytes` cut into records each ending with `sep` (the last one as it
+/// is, terminated or not), sorted: separators are compared too.  For the
+/// output of a parallel walk, whose order is not fixed.
+pub fn sorted_records(bytes: &[u8], sep: u8) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = bytes
+        .split_inclusive(|&b| b == sep)
+        .map(<[u8]>::to_vec)
+        .collect();
+    v.sort();
+    v
+}
+
+/// Standard error's lines (with their newlines), `prog` at the start of a
+/// line made `PROG`, sorted: two programs' messages made comparable
+/// (`dents:` and `find:` both become `PROG:` when given with the colon).
+pub fn stderr_lines(bytes: &[u8], prog: impl AsRef<[u8]>) -> Vec<Vec<u8>> {
+    let prog = prog.as_ref();
+    let mut v: Vec<Vec<u8>> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| match l.strip_prefix(prog) {
+            Some(rest) => [&b"PROG"[..], rest].concat(),
+            None => l.to_vec(),
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The names of every entry under `root` (not `root` itself), and their
+/// paths as given on a command line run in `cwd` (`root` is relative to
+/// `cwd`).
+pub fn entry_names_and_paths(cwd: &Path, root: &str) -> (BTreeSet<Vec<u8>>, BTreeSet<Vec<u8>>) {
+    fn rec(cwd: &Path, rel: &Path, names: &mut BTreeSet<Vec<u8>>, paths: &mut BTreeSet<Vec<u8>>) {
+        for e in fs::read_dir(cwd.join(rel)).unwrap() {
+            let e = e.unwrap();
+            let p = rel.join(e.file_name());
+            names.insert(e.file_name().as_bytes().to_vec());
+            paths.insert(p.as_os_str().as_bytes().to_vec());
+            if e.file_type().unwrap().is_dir() {
+                rec(cwd, &p, names, paths);
+            }
+        }
+    }
+    let (mut names, mut paths) = (BTreeSet::new(), BTreeSet::new());
+    rec(cwd, Path::new(root), &mut names, &mut paths);
+    (names, paths)
+}
+
+/// A string as `strace -xx` shows it: every byte `\xNN`, in quotes.
+pub fn strace_quoted(s: &[u8]) -> String {
+    let mut q = String::from("\"");
+    for b in s {
+        q.push_str(&format!("\\x{b:02x}"));
+    }
+    q.push('"');
+    q
+}
+
+/// The stat calls (any of the stat family) that `program ARGS`, run in
+/// `cwd` under strace, makes on the entries under its starting point
+/// `tree`: calls whose path argument is one of their names (relative to a
+/// directory's descriptor) or paths.  The starting point itself, the
+/// program's own start-up (locale, time zone, /proc) and `AT_EMPTY_PATH`
+/// calls on descriptors are not counted.  `LS_COLORS` is removed; `env`
+/// is added.  Needs strace (see [`have_program`]).
+pub fn entry_stat_calls<A: AsRef<OsStr>>(
+    program: &[&str],
+    args: &[A],
+    cwd: &Path,
+    tree: &str,
+    env: &[(&str, &str)],
+) -> usize {
+    let (names, paths) = entry_names_and_paths(cwd, tree);
+    let wanted: BTreeSet<String> = names
+        .iter()
+        .chain(&paths)
+        .map(|n| strace_quoted(n))
+        .collect();
+    let log = cwd.join("strace.out");
+    let mut cmd = Command::new("strace");
+    cmd.args([
+        "-f",
+        "-qq",
+        "-xx",
+        "-s",
+        "4096",
+        "-e",
+        "trace=statx,newfstatat,fstatat64,stat,lstat,stat64,lstat64",
+        "-o",
+    ])
+    .arg(&log)
+    .args(program)
+    .args(args)
+    .current_dir(cwd)
+    .env_remove("LS_COLORS")
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let st = cmd.status().expect("strace is needed");
+    assert!(st.success(), "{cmd:?}: {st}");
+    let text = fs::read_to_string(&log).unwrap();
+    fs::remove_file(&log).unwrap();
+    text.lines()
+        .filter(|l| {
+            // The first quoted argument: the path.
+            l.split_once('"').is_some_and(|(_, rest)| {
+                let end = rest.find('"').unwrap_or(rest.len());
+                wanted.contains(&format!("\"{}\"", &rest[..end]))
+            })
+        })
+        .count()
+}
