@@ -92,6 +92,8 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use dents::sys;
 use dents::walk::{self, WalkOptions};
@@ -138,8 +140,8 @@ pub fn main(argv: &[OsString]) -> i32 {
         stdout: stdout_tty,
         stderr: stderr_tty,
     };
-    match Command::parse_on(&argv[1..], terminals) {
-        Ok(command) => command.run_on(Destination::Stdout, terminals).code(),
+    match Command::parse_on(&argv[1..], terminals, b'\n') {
+        Ok(command) => command.run_on(Destination::Stdout, terminals, None).code(),
         Err(e) => {
             e.report();
             msg::FAILURE
@@ -277,12 +279,28 @@ impl Command {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        Command::parse_on(args, Terminals::of_process())
+        Command::parse_on(args, Terminals::of_process(), b'\n')
+    }
+
+    /// [`Command::parse`], except that an expression without an action
+    /// prints with `-print0` rather than `-print`: each name ends with a
+    /// NUL byte, so a name holding a newline reads back whole (what a
+    /// library caller splitting the output wants).
+    pub fn parse_print0<I, S>(args: I) -> Result<Command, ParseError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Command::parse_on(args, Terminals::of_process(), b'\0')
     }
 
     /// [`Command::parse`], messages colored if standard error is a
-    /// terminal.
-    fn parse_on<I, S>(args: I, terminals: Terminals) -> Result<Command, ParseError>
+    /// terminal, the implicit `-print` ending names with `implicit_end`.
+    fn parse_on<I, S>(
+        args: I,
+        terminals: Terminals,
+        implicit_end: u8,
+    ) -> Result<Command, ParseError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -295,7 +313,7 @@ impl Command {
         // Messages about the command line already in color, as bfs's.
         let table = color::Colors::from_env();
         color::set_stderr(color::auto(terminals.stderr).then_some(&table));
-        let plan = match parse::parse(&args)? {
+        let plan = match parse::parse_ending(&args, implicit_end)? {
             Parsed::Run(o) => Plan::Walk(o),
             Parsed::Exit(code) => Plan::Done(code),
         };
@@ -319,7 +337,7 @@ impl Command {
     /// (colored and with `?` for unprintable characters on a terminal),
     /// messages to standard error; returns GNU find's exit status.
     pub fn run(self) -> ExitStatus {
-        self.run_on(Destination::Stdout, Terminals::of_process())
+        self.run_on(Destination::Stdout, Terminals::of_process(), None)
     }
 
     /// Runs the command with what it would write to standard output
@@ -337,11 +355,32 @@ impl Command {
             stdout: false,
             ..Terminals::of_process()
         };
-        self.run_on(Destination::Sink(out), terminals)
+        self.run_on(Destination::Sink(out), terminals, None)
     }
 
-    /// Runs the command to `dest`.
-    fn run_on(self, dest: Destination, terminals: Terminals) -> ExitStatus {
+    /// [`Command::run_to`] for a reader that may stop reading early (an
+    /// iterator its caller leaves): once a write to `sink` fails, the
+    /// reader is taken to be gone and the walk stops as `-quit` stops it,
+    /// with no message and the exit status left as it was.
+    pub fn run_to_reader(self, sink: impl Write + Send + 'static) -> ExitStatus {
+        let gone = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&gone);
+        let out = Output::from_writer(sink)
+            .reporting_errors(move |_| flag.store(true, Ordering::Relaxed));
+        let terminals = Terminals {
+            stdout: false,
+            ..Terminals::of_process()
+        };
+        self.run_on(Destination::Sink(out), terminals, Some(&gone))
+    }
+
+    /// Runs the command to `dest`; a walk that sees `stop` set stops.
+    fn run_on(
+        self,
+        dest: Destination,
+        terminals: Terminals,
+        stop: Option<&AtomicBool>,
+    ) -> ExitStatus {
         let opts = match self.plan {
             Plan::Walk(o) => *o,
             Plan::Done(code) => return ExitStatus(code),
@@ -410,6 +449,9 @@ impl Command {
             .with_ux(colors, progress.as_ref(), exclude.as_ref());
         if !to_stdout {
             finder = finder.raw_names();
+        }
+        if let Some(stop) = stop {
+            finder = finder.stopped_by(stop);
         }
         std::thread::scope(|s| {
             if let Some(p) = &progress {
