@@ -161,14 +161,9 @@ impl FindIterator {
             if let Some(r) = st.ready.pop_front() {
                 return Ok(Some(r));
             }
-            let Some(rx) = st.rx.take() else {
+            let Some(got) = util::recv_released(py, &mut st.rx) else {
                 return Ok(None);
             };
-            let (rx, got) = py.allow_threads(move || {
-                let got = rx.recv_timeout(util::SIGNAL_CHECK);
-                (rx, got)
-            });
-            st.rx = Some(rx);
             match got {
                 Ok(buf) => st.take(py, &buf),
                 Err(RecvTimeoutError::Timeout) => {
