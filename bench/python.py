@@ -4,6 +4,9 @@ installed): medians of hot runs, ratios within one run.
 
     python bench/python.py [--runs N] [TREE] [FLAT_DIR]
 
+`dents find` (the CLI) is taken from DENTS (default target/release/dents)
+for the find rows.
+
 TREE defaults to /var/tmp/dents-bench/tree/shape (the shape corpus, ~400k
 entries), FLAT_DIR to /var/tmp/dents-bench/ext4/flat1m (1M entries).  Run it
 with the wheel installed (scripts/test-python leaves a venv in
@@ -14,6 +17,7 @@ differ from os's are reported.
 import argparse
 import os
 import statistics
+import subprocess
 import time
 
 import dents
@@ -46,6 +50,21 @@ def walk_lstat_dents(top):
         for f in files:
             stats[f].st_size
             n += 1
+    return n
+
+
+DENTS = os.environ.get("DENTS", os.path.join(os.path.dirname(__file__), "..", "target", "release", "dents"))
+
+
+def cli_find(*args):
+    """`dents find ARGS` with its output thrown away."""
+    subprocess.run([DENTS, "find", *args], stdout=subprocess.DEVNULL, check=True)
+
+
+def count(it):
+    n = 0
+    for _ in it:
+        n += 1
     return n
 
 
@@ -97,6 +116,18 @@ def main():
         group("walk+lstat", a.runs, [
             ("os.walk + os.lstat of each file", lambda: walk_lstat_os(t)),
             ("dents.walk(stat=True)", lambda: walk_lstat_dents(t)),
+        ])
+        want_paths = want + 1  # os.walk leaves the top out
+        got = count(dents.find(t))
+        if got != want_paths:
+            print(f"!! dents.find counted {got} paths, os.walk {want_paths}")
+        group("find", a.runs, [
+            ("dents find DIR -false (CLI)", lambda: cli_find(t, "-false")),
+            ("dents.find(DIR, '-false')", lambda: count(dents.find(t, "-false"))),
+            ("dents find DIR (CLI, to /dev/null)", lambda: cli_find(t)),
+            ("dents.find(DIR) (every path)", lambda: count(dents.find(t))),
+            ("os.walk (every name)", lambda: count_walk(os.walk(t))),
+            ("dents.walk (every name)", lambda: count_walk(dents.walk(t))),
         ])
     else:
         print(f"no tree at {t}: walk rows skipped")

@@ -60,6 +60,9 @@ pub struct Finder<'a> {
     progress: Option<&'a Progress>,
     /// `-exclude` (and `-nohidden`): what is left out of the walk.
     exclude: Option<&'a Expr>,
+    /// Set from outside when the caller's reader has gone: stop as
+    /// `-quit` stops.
+    stop: Option<&'a AtomicBool>,
 }
 
 /// A worker's state: its output buffers and caches.
@@ -98,7 +101,14 @@ impl<'a> Finder<'a> {
             colors: None,
             progress: None,
             exclude: None,
+            stop: None,
         }
+    }
+
+    /// Stops the walk, as `-quit` does, once `stop` is set.
+    pub fn stopped_by(mut self, stop: &'a AtomicBool) -> Finder<'a> {
+        self.stop = Some(stop);
+        self
     }
 
     /// Colors `-print` with `colors`, counts entries for the status line
@@ -134,7 +144,7 @@ impl<'a> Finder<'a> {
 
     /// Whether `-quit` has run (no later walk may start).
     pub fn quit_requested(&self) -> bool {
-        self.quit.load(Ordering::Relaxed)
+        self.quit.load(Ordering::Relaxed) || self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// Tells the starting points of the walk about to run.
@@ -210,7 +220,7 @@ impl<'a> Visitor for Finder<'a> {
             .serial
             .as_ref()
             .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()));
-        if self.quit.load(Ordering::Relaxed) {
+        if self.quit_requested() {
             return Flow::Quit;
         }
         if let Some(p) = self.progress {

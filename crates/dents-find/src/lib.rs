@@ -92,6 +92,8 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use dents::sys;
 use dents::walk::{self, WalkOptions};
@@ -145,9 +147,9 @@ pub fn main(argv: &[OsString]) -> i32 {
         stdout: stdout_tty,
         stderr: stderr_tty,
     };
-    match Command::parse_on(&argv[1..], terminals) {
+    match Command::parse_on(&argv[1..], terminals, b'\n') {
         Ok(command) => command
-            .run_on(Destination::Stdout, terminals, &mut LocalWalk)
+            .run_on(Destination::Stdout, terminals, &mut LocalWalk, None)
             .code(),
         Err(e) => {
             e.report();
@@ -304,12 +306,28 @@ impl Command {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        Command::parse_on(args, Terminals::of_process())
+        Command::parse_on(args, Terminals::of_process(), b'\n')
+    }
+
+    /// [`Command::parse`], except that an expression without an action
+    /// prints with `-print0` rather than `-print`: each name ends with a
+    /// NUL byte, so a name holding a newline reads back whole (what a
+    /// library caller splitting the output wants).
+    pub fn parse_print0<I, S>(args: I) -> Result<Command, ParseError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        Command::parse_on(args, Terminals::of_process(), b'\0')
     }
 
     /// [`Command::parse`], messages colored if standard error is a
-    /// terminal.
-    fn parse_on<I, S>(args: I, terminals: Terminals) -> Result<Command, ParseError>
+    /// terminal, the implicit `-print` ending names with `implicit_end`.
+    fn parse_on<I, S>(
+        args: I,
+        terminals: Terminals,
+        implicit_end: u8,
+    ) -> Result<Command, ParseError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
@@ -322,7 +340,7 @@ impl Command {
         // Messages about the command line already in color, as bfs's.
         let table = color::Colors::from_env();
         color::set_stderr(color::auto(terminals.stderr).then_some(&table));
-        let plan = match parse::parse(&args)? {
+        let plan = match parse::parse_ending(&args, implicit_end)? {
             Parsed::Run(o) => Plan::Walk(o),
             Parsed::Exit(code) => Plan::Done(code),
         };
@@ -346,7 +364,7 @@ impl Command {
     /// (colored and with `?` for unprintable characters on a terminal),
     /// messages to standard error; returns GNU find's exit status.
     pub fn run(self) -> ExitStatus {
-        self.run_on(Destination::Stdout, Terminals::of_process(), &mut LocalWalk)
+        self.run_on(Destination::Stdout, Terminals::of_process(), &mut LocalWalk, None)
     }
 
     /// Runs the command with what it would write to standard output
@@ -375,7 +393,23 @@ impl Command {
             stdout: false,
             ..Terminals::of_process()
         };
-        self.run_on(Destination::Sink(out), terminals, walker)
+        self.run_on(Destination::Sink(out), terminals, walker, None)
+    }
+
+    /// [`Command::run_to`] for a reader that may stop reading early (an
+    /// iterator its caller leaves): once a write to `sink` fails, the
+    /// reader is taken to be gone and the walk stops as `-quit` stops it,
+    /// with no message and the exit status left as it was.
+    pub fn run_to_reader(self, sink: impl Write + Send + 'static) -> ExitStatus {
+        let gone = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&gone);
+        let out = Output::from_writer(sink)
+            .reporting_errors(move |_| flag.store(true, Ordering::Relaxed));
+        let terminals = Terminals {
+            stdout: false,
+            ..Terminals::of_process()
+        };
+        self.run_on(Destination::Sink(out), terminals, &mut LocalWalk, Some(&gone))
     }
 
     /// Makes the command ready for walks of the caller's own (its own
@@ -399,8 +433,15 @@ impl Command {
         }
     }
 
-    /// Runs the command to `dest`.
-    fn run_on(self, dest: Destination, terminals: Terminals, walker: &mut impl Walk) -> ExitStatus {
+    /// Runs the command to `dest`, its walks done by `walker`; a walk that
+    /// sees `stop` set stops.
+    fn run_on(
+        self,
+        dest: Destination,
+        terminals: Terminals,
+        walker: &mut impl Walk,
+        stop: Option<&AtomicBool>,
+    ) -> ExitStatus {
         let opts = match self.plan {
             Plan::Walk(o) => *o,
             Plan::Done(code) => return ExitStatus(code),
@@ -434,7 +475,10 @@ impl Command {
         search
             .expr
             .each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
-        let finder = search.evaluator_with(progress.as_ref());
+        let mut finder = search.evaluator_with(progress.as_ref());
+        if let Some(stop) = stop {
+            finder = finder.stopped_by(stop);
+        }
         std::thread::scope(|s| {
             if let Some(p) = &progress {
                 s.spawn(|| p.run());

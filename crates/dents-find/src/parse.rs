@@ -167,13 +167,20 @@ fn looks_like_expression(arg: &[u8], leading: bool) -> bool {
 }
 
 /// Reads `argv` (the arguments after `find`).
+#[cfg(test)]
 pub fn parse(argv: &[Vec<u8>]) -> Result<Parsed, ParseError> {
-    let mut hint = None;
-    read(argv, &mut hint).map_err(|message| ParseError { message, hint })
+    parse_ending(argv, b'\n')
 }
 
-/// [`parse`], the hint for an unknown word left in `hint`.
-fn read(argv: &[Vec<u8>], hint: &mut Option<Vec<u8>>) -> Result<Parsed, Error> {
+/// [`parse`], the `-print` given to an expression without an action
+/// ending its names with `implicit_end` (`\0`: as `-print0`).
+pub fn parse_ending(argv: &[Vec<u8>], implicit_end: u8) -> Result<Parsed, ParseError> {
+    let mut hint = None;
+    read(argv, implicit_end, &mut hint).map_err(|message| ParseError { message, hint })
+}
+
+/// [`parse_ending`], the hint for an unknown word left in `hint`.
+fn read(argv: &[Vec<u8>], implicit_end: u8, hint: &mut Option<Vec<u8>>) -> Result<Parsed, Error> {
     let utf8 = msg::utf8_locale();
     let mut p = Parser {
         args: argv,
@@ -247,7 +254,7 @@ fn read(argv: &[Vec<u8>], hint: &mut Option<Vec<u8>>) -> Result<Parsed, Error> {
     });
     if !user_tokens {
         p.toks.clear();
-        p.push_primary(Pred::Print(b'\n'), vec![b"-print".to_vec()], true);
+        p.push_primary(Pred::Print(implicit_end), vec![b"-print".to_vec()], true);
     } else if has_action {
         p.toks.remove(0);
     } else {
@@ -256,7 +263,7 @@ fn read(argv: &[Vec<u8>], hint: &mut Option<Vec<u8>>) -> Result<Parsed, Error> {
             name: b")".to_vec(),
             artificial: true,
         });
-        p.push_primary(Pred::Print(b'\n'), vec![b"-print".to_vec()], true);
+        p.push_primary(Pred::Print(implicit_end), vec![b"-print".to_vec()], true);
     }
     let has_limit = p.toks.iter().any(|t| {
         matches!(&t.kind, TokKind::Prim(Expr::Prim(pr)) if matches!(pr.pred, Pred::Limit { .. }))

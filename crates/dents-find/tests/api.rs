@@ -178,3 +178,113 @@ fn gnu_messages_for_bad_lines() {
     let e = Command::parse([".", "-name", "a", "-o"]).unwrap_err();
     assert_eq!(e.message, b"expected an expression after '-o'");
 }
+
+#[test]
+fn parse_print0_ends_the_implicit_print_with_nul() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let t = tree();
+    let root = t.path().to_str().unwrap();
+    std::fs::write(t.path().join("new\nline.h"), b"").unwrap();
+    for expr in [
+        &["-name", "*.h"][..],
+        &[][..],
+        &["-name", "*.h", "-print"][..],
+    ] {
+        let args: Vec<&str> = [root].iter().copied().chain(expr.iter().copied()).collect();
+        let sink = Gathered::default();
+        let status = Command::parse_print0(&args).unwrap().run_to(sink.clone());
+        assert!(status.success());
+        let out = sink.0.lock().unwrap().clone();
+        // An explicit -print keeps its newline; the implicit one is -print0.
+        let sep = if expr.contains(&"-print") {
+            b'\n'
+        } else {
+            b'\0'
+        };
+        let mut gnu_args = args.clone();
+        if sep == b'\0' {
+            gnu_args.push("-print0");
+        }
+        assert_eq!(records(&out, sep), gnu(&gnu_args, sep), "{expr:?}");
+    }
+}
+
+/// A sink that takes `left` writes, then fails as a closed pipe does.
+struct Leaving {
+    left: usize,
+    writes: Arc<Mutex<usize>>,
+}
+
+impl Write for Leaving {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        *self.writes.lock().unwrap() += 1;
+        if self.left == 0 {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
+        self.left -= 1;
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn run_to_reader_stops_the_walk_when_the_reader_leaves() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    // Enough entries for many 64 KiB buffers: 4000 names of 100 bytes.
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..40 {
+        let sub = dir.path().join(format!("d{d:02}"));
+        std::fs::create_dir(&sub).unwrap();
+        for f in 0..100 {
+            std::fs::write(sub.join(format!("{f:03}{}", "x".repeat(90))), b"").unwrap();
+        }
+    }
+    let root = dir.path().to_str().unwrap();
+    let seen = dir.path().join("seen");
+    let seen_arg = seen.to_str().unwrap();
+    // Each run: the writes the sink saw, the entries visited (each one
+    // also goes to the file `seen`), and the status.
+    let count = |left: usize, reader: bool| {
+        let writes = Arc::new(Mutex::new(0));
+        let sink = Leaving {
+            left,
+            writes: Arc::clone(&writes),
+        };
+        let args = [
+            "-j", "1", root, "-name", "seen", "-prune", "-o", "-print", "-fprint", seen_arg,
+        ];
+        let command = Command::parse(args).unwrap();
+        let status = if reader {
+            command.run_to_reader(sink)
+        } else {
+            command.run_to(sink)
+        };
+        let n = *writes.lock().unwrap();
+        let visited = std::fs::read(&seen)
+            .unwrap()
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        (n, visited, status)
+    };
+    let (all, visited_all, status) = count(usize::MAX, true);
+    assert!(status.success());
+    assert!(all >= 5, "{all} writes: the tree is too small to tell");
+    assert_eq!(visited_all, 4041);
+    // The reader leaves after one buffer: the walk stops at the failed
+    // write, quietly, the status unchanged.
+    let (n, visited, status) = count(1, true);
+    assert_eq!(n, 2);
+    assert!(
+        visited < visited_all / 2,
+        "{visited} of {visited_all} visited"
+    );
+    assert!(status.success());
+    // run_to reports the failure (status 1) and walks on, dropping output.
+    let (n, visited, status) = count(1, false);
+    assert_eq!(n, 2);
+    assert_eq!(visited, visited_all);
+    assert!(!status.success());
+}

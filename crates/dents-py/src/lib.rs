@@ -6,6 +6,7 @@
 //! | `walk` | `dents.walk`: `os.walk`'s tuples and order, directories read ahead on worker threads |
 //! | `scandir` | `dents.scandir`: `os.scandir`'s iterator and entries, a huge directory read in slices |
 //! | `split` | `dents.scandir_split`: `aio_scandir`'s `(dirs, nondirs)` with the fewest stats |
+//! | `find` | `dents.find`: a find expression on the engine of `dents find`, its output streamed |
 //! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
 //! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
 //!
@@ -15,6 +16,7 @@
 #![deny(unsafe_code)]
 
 mod du;
+mod find;
 mod scandir;
 mod split;
 mod util;
@@ -131,12 +133,27 @@ fn py_du(
     total.ok_or_else(|| error(&p.bytes, 2))
 }
 
+/// `find(paths, expression, as_bytes)`: see `dents.find` (`paths` and
+/// the words of `expression` already `os.fsencode`d).
+#[pyfunction]
+#[pyo3(name = "find")]
+fn py_find(
+    py: Python<'_>,
+    paths: Vec<Vec<u8>>,
+    expression: Vec<Vec<u8>>,
+    as_bytes: bool,
+) -> PyResult<find::FindIterator> {
+    find::start(py, paths, expression, as_bytes)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
     m.add_function(wrap_pyfunction!(py_walk, m)?)?;
     m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;
     m.add_function(wrap_pyfunction!(py_du, m)?)?;
+    m.add_function(wrap_pyfunction!(py_find, m)?)?;
+    m.add_class::<find::FindIterator>()?;
     m.add_class::<scandir::DirEntry>()?;
     m.add_class::<scandir::ScandirIterator>()?;
     m.add_class::<walk::Walk>()?;

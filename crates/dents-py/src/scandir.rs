@@ -249,14 +249,9 @@ impl ScandirIterator {
                     lstat: OnceLock::new(),
                 }));
             }
-            let Some(rx) = st.rx.take() else {
+            let Some(got) = util::recv_released(py, &mut st.rx) else {
                 return Ok(None);
             };
-            let (rx, got) = py.allow_threads(move || {
-                let got = rx.recv_timeout(util::SIGNAL_CHECK);
-                (rx, got)
-            });
-            st.rx = Some(rx);
             match got {
                 Ok(Ok(batch)) => {
                     st.buf = batch;

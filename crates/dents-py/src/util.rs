@@ -14,6 +14,22 @@ use pyo3::{intern, PyTypeInfo};
 /// signals (Ctrl-C): short enough to feel immediate.
 pub const SIGNAL_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// Waits up to [`SIGNAL_CHECK`] for the scan's next message on `rx`,
+/// with the GIL released (the receiver crosses into the waiting closure
+/// and comes back).
+pub fn recv_released<T: Send>(
+    py: Python<'_>,
+    rx: &mut Option<std::sync::mpsc::Receiver<T>>,
+) -> Option<Result<T, std::sync::mpsc::RecvTimeoutError>> {
+    let r = rx.take()?;
+    let (r, got) = py.allow_threads(move || {
+        let got = r.recv_timeout(SIGNAL_CHECK);
+        (r, got)
+    });
+    *rx = Some(r);
+    Some(got)
+}
+
 static OS: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
 
 /// The `os` module, imported once.

@@ -7,6 +7,8 @@
         names = [e.name for e in it if e.is_file()]
     dirs, nondirs = dents.scandir_split("/data/huge")           # aio_scandir's split
     total = dents.du("/data")                                   # du -s -B1, in bytes
+    for path in dents.find("/data", "-name", "*.h5", "-size", "+1G"):  # find's language
+        ...
 
 Directories are read with getdents64 into large buffers, on worker threads
 with the GIL released; a huge ext4 or XFS directory is read on several threads
@@ -18,9 +20,9 @@ import os as _os
 import sys as _sys
 
 from . import _native
-from ._native import DirEntry, ScandirIterator, Stat, WalkIterator
+from ._native import DirEntry, FindIterator, ScandirIterator, Stat, WalkIterator
 
-__all__ = ["du", "scandir", "scandir_split", "walk", "DirEntry", "ScandirIterator", "Stat", "WalkIterator"]
+__all__ = ["du", "find", "scandir", "scandir_split", "walk", "DirEntry", "FindIterator", "ScandirIterator", "Stat", "WalkIterator"]
 
 
 def scandir(path=".", *, threads=None):
@@ -107,3 +109,41 @@ def du(path, *, apparent=False, count_links=False, one_file_system=False, thread
     be counted, as ``du`` prints it.
     """
     return _native.du(path, apparent, count_links, one_file_system, threads, onerror)
+
+
+def find(paths, *expression):
+    """Run a find expression, as ``dents find PATHS EXPRESSION`` runs it,
+    and iterate over what it prints.
+
+    ``paths`` is one starting point or a list of them (``str``, ``bytes``
+    or path-like); ``expression`` is the words of find's language, one
+    argument each::
+
+        for path in dents.find("/data", "-name", "*.h5", "-size", "+1G"):
+            ...
+
+    With no printing action in the expression (or with ``-print0``), each
+    item is the path of a matching entry, whole even if it holds a newline;
+    with ``-print``, ``-printf`` or ``-ls`` the items are the lines they
+    print (without the newline).  Items are ``bytes`` if the first path is
+    ``bytes``, else ``str`` decoded as ``os.fsdecode`` does.  The order is
+    the parallel walk's, not GNU find's.
+
+    A bad expression raises ``ValueError`` with GNU find's message.  A file
+    or directory that cannot be read is reported on standard error in GNU
+    find's words and the walk goes on, as find does; once the iteration is
+    over, the iterator's ``status`` is find's exit status (0, or 1 after
+    such a problem).  The walk runs on worker threads with the GIL
+    released and waits while the consumer is slow (a bounded queue);
+    leaving the loop (``break``, ``close()``, the iterator's ``with``
+    block) stops it.  Runs share the process's exit status: one at a time.
+    """
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    paths = [_os.fspath(p) for p in paths]
+    as_bytes = bool(paths) and isinstance(paths[0], bytes)
+    return _native.find(
+        [_os.fsencode(p) for p in paths],
+        [_os.fsencode(w) for w in expression],
+        as_bytes,
+    )

@@ -1,0 +1,188 @@
+"""dents.find against GNU find's output on the same trees: sorted records,
+str and bytes, names with newlines and undecodable bytes, parse errors,
+unreadable directories, leaving the loop early, -quit."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+import dents
+from conftest import threads_now
+
+EXPRESSIONS = [
+    [],
+    ["-name", "*.txt*"],
+    ["-type", "d"],
+    ["-type", "l"],
+    ["-type", "f", "-size", "-3c"],
+    ["-maxdepth", "1"],
+    ["-mindepth", "2", "-type", "f"],
+    ["-name", "a*", "-prune", "-o", "-type", "f", "-print0"],
+    ["-empty"],
+    ["-path", "*dir.d*", "-newer", "plain"],
+    ["-perm", "-u=r", "-type", "f"],
+    ["-links", "+1", "!", "-type", "d"],
+]
+
+
+def gnu(paths, expression, sep=b"\0"):
+    """GNU find's records for `paths` and `expression`, sorted, as bytes."""
+    words = [os.fsencode(w) for w in expression]
+    if sep == b"\0" and not any(w in (b"-print", b"-printf", b"-ls", b"-print0") for w in words):
+        words.append(b"-print0")
+    out = subprocess.run(["find", *map(os.fsencode, paths), *words], capture_output=True, check=True).stdout
+    records = out.split(sep)
+    assert records[-1] == b""
+    return sorted(records[:-1])
+
+
+def make_odd_names(root):
+    """Names GNU's lines cannot hold and str cannot decode."""
+    d = os.path.join(os.fsencode(root), b"odd\nnames")
+    os.mkdir(d)
+    for n in [b"new\nline", b"\xff\xfe", b"tab\there", b"trailing\n"]:
+        open(os.path.join(d, n), "w").close()
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS, ids=lambda e: " ".join(e) or "(none)")
+def test_same_records_as_gnu_find(tree, expression):
+    make_odd_names(tree)
+    os.chdir(tree)  # -newer plain
+    want = gnu([tree], expression)
+    assert sorted(dents.find(os.fsencode(tree), *expression)) == want
+    got = list(dents.find(tree, *expression))
+    assert all(isinstance(p, str) for p in got)
+    assert sorted(os.fsencode(p) for p in got) == want
+
+
+def test_several_starting_points_and_pathlike(tree, tmp_path):
+    other = tmp_path / "other"
+    os.mkdir(other)
+    (other / "x.txt").write_text("x")
+    want = gnu([tree, os.fspath(other)], ["-name", "*.txt"])
+    assert sorted(os.fsencode(p) for p in dents.find([tree, other], "-name", "*.txt")) == want
+    assert sorted(os.fsencode(p) for p in dents.find(other)) == gnu([os.fspath(other)], [])
+
+
+def test_lines_of_printf_and_print(tree):
+    for expression in (["-printf", "%s %p\n"], ["-type", "d", "-print"], ["-name", "*.txt*", "-printf", "%f\n"]):
+        want = gnu([tree], expression, sep=b"\n")
+        assert sorted(dents.find(os.fsencode(tree), *expression)) == want
+    # A -printf without a newline: the whole output as one record.
+    assert list(dents.find(tree, "-maxdepth", "0", "-printf", "%p|")) == [tree + "|"]
+
+
+def test_parse_errors_raise_value_error_with_gnus_text(tree):
+    with pytest.raises(ValueError, match="unknown predicate `-nmae'"):
+        dents.find(tree, "-nmae", "x")
+    with pytest.raises(ValueError, match="missing argument to `-name'"):
+        dents.find(tree, "-name")
+    with pytest.raises(ValueError, match="invalid expression"):
+        dents.find(tree, "(", "-name", "x")
+
+
+def test_unreadable_directory_reported_and_walk_goes_on():
+    if os.geteuid() == 0:
+        # Root reads everything: drop to nobody in a child for the check.
+        code = (
+            "import os, sys, dents\n"
+            "os.setgid(65534); os.setuid(65534)\n"
+            "it = dents.find(sys.argv[1])\n"
+            "got = sorted(os.fsencode(p) for p in it)\n"
+            "sys.stdout.buffer.write(b'\\0'.join(got) + b'\\0')\n"
+            "sys.exit(10 + it.status)\n"
+        )
+        # Out of pytest's private directories, where nobody may go.
+        root = tempfile.mkdtemp()
+        os.chmod(root, 0o755)
+        for sub in ["ok", "locked"]:
+            os.mkdir(os.path.join(root, sub))
+            open(os.path.join(root, sub, "f"), "w").close()
+        os.chmod(os.path.join(root, "locked"), 0o000)
+        p = subprocess.run([os.sys.executable, "-c", code, root], capture_output=True)
+        assert p.returncode == 11, p.stderr
+        want = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "find", root, "-print0"],
+            capture_output=True,
+        )
+        assert sorted(want.stdout.split(b"\0")[:-1]) == p.stdout.split(b"\0")[:-1]
+        assert b"locked': Permission denied" in p.stderr.replace(b"\xe2\x80\x99", b"'")
+        assert len(p.stdout.split(b"\0")[:-1]) == 4  # root, ok, ok/f, locked
+        shutil.rmtree(root)
+    else:
+        pytest.skip("needs root to build the tree for another user")
+
+
+def test_missing_starting_point_status_1(tmp_path, capfd):
+    it = dents.find(tmp_path / "nope")
+    assert it.status is None
+    assert list(it) == []
+    assert it.status == 1
+    assert "No such file or directory" in capfd.readouterr().err
+    it = dents.find(tmp_path)
+    assert list(it) == [os.fspath(tmp_path)]
+    assert it.status == 0
+
+
+def big_tree(root, dirs=60, files=200):
+    for d in range(dirs):
+        sub = os.path.join(root, f"d{d:03}")
+        os.mkdir(sub)
+        for f in range(files):
+            # Long names: few paths fill the bounded queue's buffers.
+            open(os.path.join(sub, f"{f:04}" + "n" * 200), "w").close()
+
+
+def threads_gone(before):
+    """Whether the process is back to `before` threads within 10 s (a
+    joined thread leaves /proc a moment after its join returns)."""
+    deadline = time.monotonic() + 10
+    while threads_now() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return threads_now() == before
+
+
+def test_break_stops_the_walk_and_its_threads(tmp_path):
+    big_tree(tmp_path)
+    before = threads_now()
+    seen = tmp_path.parent / (tmp_path.name + ".seen")
+    it = dents.find(tmp_path, "-fprint", seen, "-print")
+    for i, _ in enumerate(it):
+        if i == 10:
+            break
+    it.close()
+    assert it.status == 0
+    assert threads_gone(before)
+    # The walk stopped: far fewer entries visited than the tree holds
+    # (at most what fills the queue and the walker threads' buffers).
+    visited = seen.read_bytes().count(b"\n")
+    assert visited < 60 * 201 // 2, visited
+
+
+def test_dropping_the_iterator_stops_the_walk(tmp_path):
+    big_tree(tmp_path)
+    before = threads_now()
+    it = dents.find(tmp_path)
+    next(it)
+    del it
+    assert threads_gone(before)
+
+
+def test_slow_consumer_gets_everything(tmp_path):
+    big_tree(tmp_path, dirs=30)
+    it = dents.find(tmp_path)
+    first = next(it)
+    # The walk fills the bounded queue and waits for the consumer.
+    time.sleep(0.3)
+    rest = list(it)
+    assert sorted([first, *rest]) == sorted(os.fsdecode(p) for p in gnu([os.fspath(tmp_path)], []))
+
+
+def test_quit(tree):
+    got = list(dents.find(tree, "-name", "plain", "-print", "-quit"))
+    assert got == [os.path.join(tree, "plain")]
+    assert list(dents.find([tree, tree], "-quit")) == []
