@@ -91,7 +91,7 @@ impl<'a> Finder<'a> {
             ignore_race,
             roots: Mutex::new(Vec::new()),
             last_root_failed: AtomicBool::new(false),
-            terminal: sys::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
+            terminal: dents_os::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
             outs: output_files(expr),
             colors: None,
             progress: None,
@@ -566,11 +566,11 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         Pred::Uid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_uid as u64)),
         Pred::Gid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_gid as u64)),
         Pred::NoUser => match cx.meta().map(|st| st.stx_uid) {
-            Some(uid) => cx.st.cache.users.get(uid, sys::user_name).is_none(),
+            Some(uid) => cx.st.cache.users.get(uid, dents_os::user_name).is_none(),
             None => false,
         },
         Pred::NoGroup => match cx.meta().map(|st| st.stx_gid) {
-            Some(gid) => cx.st.cache.groups.get(gid, sys::group_name).is_none(),
+            Some(gid) => cx.st.cache.groups.get(gid, dents_os::group_name).is_none(),
             None => false,
         },
         Pred::Links(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_nlink as u64)),

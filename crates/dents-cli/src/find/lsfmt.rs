@@ -108,7 +108,7 @@ impl Ls {
         out.push(b' ');
         num_column(out, st.stx_nlink as u64, &NLINK);
         out.push(b' ');
-        match cache.users.get(st.stx_uid, sys::user_name) {
+        match cache.users.get(st.stx_uid, dents_os::user_name) {
             Some(name) => {
                 let w = OWNER
                     .fetch_max(name.len(), Ordering::Relaxed)
@@ -127,7 +127,7 @@ impl Ls {
                 OWNER.fetch_max(out.len() - start, Ordering::Relaxed);
             }
         }
-        let gname = cache.groups.get(st.stx_gid, sys::group_name);
+        let gname = cache.groups.get(st.stx_gid, dents_os::group_name);
         let mut n = Vec::new();
         let name = match gname {
             Some(name) => name,

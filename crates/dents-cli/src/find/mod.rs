@@ -59,7 +59,6 @@ use std::ffi::OsString;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 
-use dents::sys;
 use dents::walk::{self, WalkOptions};
 
 use crate::errors;
@@ -92,11 +91,9 @@ fn walk_list(items: &[files0::Item], from: &[u8], wopts: &WalkOptions, finder: &
 /// Runs `dents find` with `argv` (starting with `find`); returns the exit
 /// status: 0, or 1 after any problem, as GNU find.
 pub fn main(argv: &[OsString]) -> i32 {
-    sys::tzset();
-    // Month and day names in -printf's %Ab and -ls dates, as GNU's.
-    sys::use_time_locale();
-    let stdout_tty = sys::is_terminal(std::io::stdout().as_fd());
-    let stderr_tty = sys::is_terminal(std::io::stderr().as_fd());
+    // The time zone and the time locale were set by main's `startup`.
+    let stdout_tty = dents_os::is_terminal(std::io::stdout().as_fd());
+    let stderr_tty = dents_os::is_terminal(std::io::stderr().as_fd());
     let table = color::Colors::from_env();
     // Messages about the command line already in color, as bfs's.
     color::set_stderr(color::auto(stderr_tty).then_some(&table));

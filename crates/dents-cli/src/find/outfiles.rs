@@ -73,7 +73,7 @@ impl Registry {
                 let file = fd.unwrap_or_else(|e| crate::output::fatal_write_error(&e));
                 let f = Arc::new(OutFile {
                     id: self.files.len(),
-                    tty: sys::is_terminal(file.as_fd()),
+                    tty: dents_os::is_terminal(file.as_fd()),
                     output: Output::from_file(File::from(file)),
                     name: path.to_vec(),
                     key: None,
@@ -99,7 +99,7 @@ impl Registry {
         if let Some(f) = self.files.iter().find(|f| f.key == key) {
             return Ok(Dest::File(Arc::clone(f)));
         }
-        let tty = sys::is_terminal(file.as_fd());
+        let tty = dents_os::is_terminal(file.as_fd());
         // A failed write is reported, as GNU reports it when it closes the
         // file, and the walk goes on.
         let name = path.to_vec();

@@ -375,14 +375,14 @@ impl Format {
             Field::Gid => num(out, &|st| st.stx_gid as u64),
             Field::User => {
                 let uid = st.map_or(0, |st| st.stx_uid);
-                match cache.users.get(uid, sys::user_name) {
+                match cache.users.get(uid, dents_os::user_name) {
                     Some(n) => out.extend_from_slice(n),
                     None => push_u64(out, uid as u64),
                 }
             }
             Field::Group => {
                 let gid = st.map_or(0, |st| st.stx_gid);
-                match cache.groups.get(gid, sys::group_name) {
+                match cache.groups.get(gid, dents_os::group_name) {
                     Some(n) => out.extend_from_slice(n),
                     None => push_u64(out, gid as u64),
                 }
@@ -418,7 +418,7 @@ impl Format {
             }
             Field::Context => {
                 let (dir, name) = (f.v.parent_fd(), f.v.at_name());
-                match sys::security_context_at(dir, name, f.v.follows_links()) {
+                match dents_os::security_context_at(dir, name, f.v.follows_links()) {
                     Ok(c) => out.extend_from_slice(&c),
                     Err(e) => {
                         let mut m = b"getfilecon failed: ".to_vec();

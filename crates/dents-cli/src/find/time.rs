@@ -4,7 +4,7 @@
 //! Times are nanoseconds since the epoch in an `i128`, so that GNU's
 //! comparisons (made on `timespec`s) are exact.
 
-use dents::sys::{self, Statx};
+use dents::sys::Statx;
 
 use super::expr::TimeField;
 
@@ -25,7 +25,7 @@ pub struct Timestamp {
 impl Timestamp {
     /// Now.
     pub fn now() -> Timestamp {
-        let (sec, nsec) = sys::now();
+        let (sec, nsec) = dents_os::now();
         Timestamp { sec, nsec }
     }
 
@@ -89,8 +89,8 @@ pub fn day_origin(start: Timestamp, daystart: bool) -> Timestamp {
             nsec: start.nsec,
         };
     }
-    let since_midnight = sys::local_time(start.sec).map_or(start.sec.rem_euclid(DAY), |tm| {
-        tm.tm_sec as i64 + tm.tm_min as i64 * 60 + tm.tm_hour as i64 * 3600
+    let since_midnight = dents_os::local_time(start.sec).map_or(start.sec.rem_euclid(DAY), |tm| {
+        tm.second() as i64 + tm.minute() as i64 * 60 + tm.hour() as i64 * 3600
     });
     // GNU moves only the seconds: the start's nanoseconds stay.
     Timestamp {
@@ -102,8 +102,8 @@ pub fn day_origin(start: Timestamp, daystart: bool) -> Timestamp {
 /// `-D time`: the day origin, as GNU shows it (`cur_day_start = DATE`).
 pub fn debug_origin(origin: Timestamp) -> Vec<u8> {
     let mut m = b"cur_day_start = ".to_vec();
-    if let Some(tm) = sys::local_time(origin.sec) {
-        sys::strftime(&mut m, c"%a %b %e %H:%M:%S %Y", &tm);
+    if let Some(tm) = dents_os::local_time(origin.sec) {
+        dents_os::strftime(&mut m, c"%a %b %e %H:%M:%S %Y", &tm);
     }
     m
 }
@@ -290,7 +290,7 @@ pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// `mktime` does): the UTC offset is learnt from `localtime_r` near the
 /// answer, twice, to land on the right side of a change of offset.
 pub(super) fn local_to_utc(civil: i64) -> i64 {
-    let offset_at = |t: i64| sys::local_time(t).map_or(0, |tm| tm.tm_gmtoff);
+    let offset_at = |t: i64| dents_os::local_time(t).map_or(0, |tm| tm.utc_offset());
     let guess = civil - offset_at(civil);
     let again = civil - offset_at(guess);
     if again == guess {

@@ -377,7 +377,7 @@ impl Listing {
             }
             return;
         }
-        let bytewise = sys::collation_is_bytewise();
+        let bytewise = dents_os::collation_is_bytewise();
         let (arenas, records) = (&self.arenas, &self.records);
         let ctx = SortCtx {
             arenas,
@@ -474,7 +474,7 @@ impl SortCtx<'_> {
         fn c(n: &[u8]) -> &CStr {
             CStr::from_bytes_until_nul(n).expect("NUL-terminated")
         }
-        sys::strcoll(c(a), c(b))
+        dents_os::strcoll(c(a), c(b))
     }
 
     /// Orders two records as ls does for `key` (ties broken by name).
@@ -592,7 +592,10 @@ fn stat_one(
     r.ino = st.stx_ino;
     r.file_type = FileType::from_mode(r.meta.mode());
     if needs.acl {
-        r.acl = sys::acl_marker_at(dir, name).ok().flatten().unwrap_or(b' ');
+        r.acl = dents_os::acl_marker_at(dir, name)
+            .ok()
+            .flatten()
+            .unwrap_or(b' ');
     }
     if r.file_type != FileType::SYMLINK {
         return;

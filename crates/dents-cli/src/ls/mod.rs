@@ -45,9 +45,9 @@ use stream::{StreamConfig, StreamSink};
 
 /// Runs `dents ls` with `argv` (starting with `ls`); returns the exit status.
 pub fn main(argv: &[OsString]) -> i32 {
-    // The locale first: it decides the quotes of messages and names.
-    sys::use_environment_locale();
-    let terminal = sys::is_terminal(std::io::stdout().as_fd());
+    // The locale (it decides the quotes of messages and names) and the
+    // time zone were set by main's `startup`, before any thread.
+    let terminal = dents_os::is_terminal(std::io::stdout().as_fd());
     let usage = |u: args::Usage| {
         let mut msg = format!("dents: {}\n", u.text);
         if u.try_help {
@@ -68,7 +68,6 @@ pub fn main(argv: &[OsString]) -> i32 {
         Ok(o) => o,
         Err(u) => return usage(u),
     };
-    sys::tzset();
     Lister::new(opts, terminal).run()
 }
 
