@@ -1,0 +1,547 @@
+//! The parallel walker: every entry of one or more trees, exactly once.
+//!
+//! ```text
+//!            roots                      workers (N threads)
+//!              |                   +--------------------------------+
+//!              v                   |  take a directory              |
+//!   +---------------------+  pop   |  open it (openat on parent)    |
+//!   | queue of directories| -----> |  read it; visit each entry of  |
+//!   | FIFO: breadth first |        |   known type as it is read     |
+//!   | LIFO: depth first   | <----- |  classify the unknown ones,    |
+//!   +---------------------+  push  |   visit them                   |
+//!                                  |  queue its subdirectories      |
+//!                                  +--------------------------------+
+//! ```
+//!
+//! Entries whose `d_type` says what they are are visited straight from the
+//! read buffer, so memory does not grow with a directory's size.  After
+//! its first 8 KiB of entries a directory is checked for slicing; a huge
+//! one on ext4 or XFS is read on from where the serial read stopped, in
+//! slices of the rest of its offset space ([`crate::slice::read_dir_from`]), each
+//! slice visited on its own thread.  Entries of unknown type (no `d_type`;
+//! links to follow with `-L`) are gathered, one batch per slice, and
+//! classified together ([`crate::scan`]): first the likely directories alone
+//! ([`crate::scan::resolve_likely`]), which usually account for every
+//! subdirectory the link count promises; then, only if not, the rest.
+//!
+//! One lock guards the queue, taken once per directory (queue the
+//! children, take the next); idle workers are woken only for work there is.
+//!
+//! Each queued directory is a node with a counted link to its parent,
+//! so paths are built from names when a directory is read rather than
+//! stored for every entry.  A directory's descriptor stays open while its
+//! subdirectories still need it as the base of their `openat`; when more
+//! descriptors would be needed than the budget (derived from
+//! `RLIMIT_NOFILE`) allows, a subdirectory is opened by a relative path
+//! from its nearest ancestor still open, in steps short enough for any
+//! depth, so trees deeper than `PATH_MAX` are walked and `EMFILE` never
+//! happens.  The budget and the number of workers come from the limit and
+//! the descriptors open when the walk starts (two a worker at most, fewer
+//! workers where few are free; a huge directory's slices only from what
+//! is left); an open that still meets `EMFILE` (the visitor's own files)
+//! waits for descriptors to come back and tries again.  Nothing about a
+//! directory is kept per level that a deep chain would make quadratic:
+//! paths are built from at most 64 names, post-order parents reopened by
+//! `..` (checked by device and inode), chains of nodes dropped in a loop.
+//!
+//! Loops: as find, every directory entered is checked against its
+//! ancestors' (device, inode), before its visit, and one that closes a
+//! loop is reported instead of visited.  Where no loop is possible the
+//! check costs nothing: without a mount point or a followed link on the
+//! way, a subdirectory lies strictly below its parent in the real tree.
+//! Mount points are known from the mount table read when the walk starts
+//! (a bind mount of an ancestor below itself: `mount --bind a a/b/c`);
+//! a mount made while the walk runs is not seen there, where find, which
+//! stats every directory it enters, would see it.
+//!
+//! Post-order (`-depth`): each directory counts the work still pending
+//! below it (its own read and each subdirectory's subtree); the worker that
+//! brings the count to zero visits the directory and passes the completion
+//! up to its parent.
+//!
+//! The visitor runs on the worker threads, with per-thread state of its
+//! own (an output buffer, say): output streams as the walk goes, and a slow
+//! reader of it slows the workers down instead of growing a queue.
+//!
+//! # Sorted walks
+//!
+//! With [`WalkOptions::sort`] every directory is read whole, its entries
+//! sorted by name (as bytes) and classified, and only then visited, so
+//! the visits are exactly those of a one-thread walk whatever the number
+//! of workers.  Workers still open, read, sort and classify directories
+//! in parallel, but each directory taken from the queue gets a ticket
+//! (its rank in the queue's order) and is handed in, prepared; one worker
+//! at a time visits the ready directories in ticket order (entries,
+//! errors, then its subdirectories queued), as long as the next one is
+//! ready.  Breadth first, the queue is FIFO, so the
+//! n-th directory taken is the n-th queued whatever the timing, and the
+//! order is the one-thread order: the roots sorted, a directory's sorted
+//! entries, then those of each of its subdirectories in turn (level
+//! order, as `bfs -s`, which sorts with `strcoll`: the same in the C
+//! locale).
+//! Depth first (LIFO) that does not hold, so a sorted depth-first walk
+//! runs on one worker.  When a worker stops visiting it tells the visitor
+//! ([`Visitor::turn_done`]), which must then write what it has buffered.
+//! The costs: a directory's entries are held in memory until visited
+//! (names and 24 bytes each; at most a few directories per worker ahead
+//! of the visits), and the visits, and so the visitor's work, are serial.
+//!
+//! # Parts
+//!
+//! One [`walk`] shares one `Shared` (options, queue, descriptor budget,
+//! statistics) among its workers; each file below adds the methods of one
+//! concern to it.
+//!
+//! | file | what it does |
+//! | --- | --- |
+//! | `mod.rs` | the public types ([`WalkOptions`], [`Visitor`], [`Visit`], ...), [`walk`]: the plan, the roots, the workers started |
+//! | `queue.rs` | the work queue: a worker's loop, queueing children and taking the next directory under one lock, waking idle workers |
+//! | `sorted.rs` | sorted walks: tickets, directories prepared ahead, visited in ticket order by one worker at a time |
+//! | `read.rs` | reading one directory: the roots' visits, entries visited as read or gathered in batches, huge directories in slices |
+//! | `classify.rs` | the types `d_type` leaves unknown, learnt with as few stats as possible (the link count) |
+//! | `open.rs` | the descriptor plan and budget, `openat` on a kept parent or by a path from an ancestor, `EMFILE` retries |
+//! | `post.rs` | finishing a directory: its descriptor kept for its children, pending work counted down, post-order visits |
+//! | `node.rs` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
+//! | `mounts.rs` | loop checks: the mount table, the identity of each directory entered against its ancestors' |
+//!
+//! A directory's life: queued as a `Node` by its parent's read
+//! (`read.rs`), taken by a worker (`queue.rs`), opened (`open.rs`), read
+//! and its entries visited (`read.rs`, `classify.rs`; each subdirectory
+//! checked for loops, `mounts.rs`, and made a child `Node`), then
+//! finished (`post.rs`): its children queued, its descriptor kept while
+//! they need it, its post-order visit once everything below is done.
+
+mod classify;
+mod mounts;
+mod node;
+mod open;
+mod post;
+mod queue;
+mod read;
+mod sorted;
+
+use std::collections::VecDeque;
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::BorrowedFd;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+
+use rustix::fs::StatxFlags;
+
+use crate::dir::FileType;
+use crate::scan::{Counters, Kind};
+use crate::slice::ReadOptions;
+use crate::sys::{self, Statx};
+
+use self::mounts::Mounts;
+use self::open::fd_plan;
+use self::queue::Queue;
+use self::sorted::Ready;
+
+/// The order directories are read in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Breadth first: results near the roots come first (the default).
+    BreadthFirst,
+    /// Depth first (approximately, with several threads).
+    DepthFirst,
+}
+
+/// Which symbolic links are followed (find's `-P`, `-H`, `-L`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Follow {
+    /// Never (`-P`, the default).
+    Never,
+    /// Only the roots given (`-H`).
+    Roots,
+    /// Always (`-L`): links to directories are walked; loops are reported.
+    Always,
+}
+
+/// What the visitor tells the walk after visiting an entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on (and into this entry, if it is a directory).
+    Continue,
+    /// Go on, but not into this directory (`-prune`).
+    Prune,
+    /// Stop the whole walk (`-quit`).
+    Quit,
+}
+
+/// Options of a walk.
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    /// Worker threads (default: [`default_threads`]).
+    pub threads: usize,
+    /// Breadth or depth first.
+    pub order: Order,
+    /// Visit directories after their contents (`-depth`).
+    pub post_order: bool,
+    /// Entries shallower than this are not visited (roots are depth 0).
+    pub min_depth: usize,
+    /// Entries deeper than this are not visited, nor directories at this
+    /// depth read.
+    pub max_depth: usize,
+    /// Symlink policy.
+    pub follow: Follow,
+    /// Do not read directories on other filesystems than their root's.
+    pub same_fs: bool,
+    /// Fields [`Visit::metadata`] fetches; the type and mode always.
+    pub stat_mask: StatxFlags,
+    /// Treat every `d_type` as unknown (tests of the no-type paths).
+    pub ignore_dtype: bool,
+    /// How one huge directory is read.
+    pub read: ReadOptions,
+    /// Descriptors the walk may hold; `None`: from `RLIMIT_NOFILE`.
+    pub fd_budget: Option<usize>,
+    /// Visit each directory's entries sorted by name (bytes), in an order
+    /// that does not depend on the threads: see [`sort mode`](self#sorted-walks).
+    pub sort: bool,
+    /// Post-order visits of directories below a root come with their
+    /// parent's descriptor (reopened for the visit: an `openat` and a
+    /// `close` per directory).  `false` spares those two calls for a
+    /// visitor that learnt what it needs before descending (du): the
+    /// visit's [`Visit::parent_fd`] is then the current directory and its
+    /// [`Visit::at_name`] the whole path, so a stat still works, through
+    /// a path lookup (which fails beyond `PATH_MAX`).
+    pub post_order_parent_fd: bool,
+}
+
+impl Default for WalkOptions {
+    fn default() -> WalkOptions {
+        WalkOptions {
+            threads: default_threads(),
+            order: Order::BreadthFirst,
+            post_order: false,
+            min_depth: 0,
+            max_depth: usize::MAX,
+            follow: Follow::Never,
+            same_fs: false,
+            stat_mask: StatxFlags::BASIC_STATS,
+            ignore_dtype: false,
+            read: ReadOptions::default(),
+            fd_budget: None,
+            sort: false,
+            post_order_parent_fd: true,
+        }
+    }
+}
+
+/// The default number of workers: four per core, at least 4 and at most
+/// 64.
+///
+/// A worker blocked on the disk (a cold `openat` or `getdents64`) leaves
+/// its core idle; more workers than cores keep several reads in flight.
+/// Measured on 2 cores over the shape of /usr and the toolchains (~430k
+/// entries, docs/benchmarks.md): cold, 8 workers took 1.14 s where 2 took
+/// 1.60 s; hot, 8 were no slower than 2 (296 ms vs 318 ms).
+pub fn default_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).clamp(4, 64)
+}
+
+/// A problem met during the walk; the walk goes on.
+#[derive(Debug)]
+pub struct WalkError {
+    /// The path it concerns.
+    pub path: Vec<u8>,
+    /// What went wrong.
+    pub kind: WalkErrorKind,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+pub enum WalkErrorKind {
+    /// A system call failed (open, read, stat).
+    Io(io::Error),
+    /// Following links (`-L`) led back to an ancestor, whose path is given.
+    Loop(Vec<u8>),
+}
+
+/// Visits the entries of a walk; shared by all workers.
+pub trait Visitor: Sync {
+    /// Per-worker state (an output buffer, counters).
+    type State: Send;
+    /// Makes one worker's state.
+    fn state(&self) -> Self::State;
+    /// Visits one entry.
+    fn visit(&self, state: &mut Self::State, v: &Visit<'_>) -> Flow;
+    /// Whether an entry is left out of the walk altogether: neither
+    /// visited nor descended into.  Asked of every entry before anything
+    /// else, whatever its depth (below `min_depth` too) and before a
+    /// directory is read even in post-order; the default leaves nothing
+    /// out.
+    fn excluded(&self, _state: &mut Self::State, _v: &Visit<'_>) -> bool {
+        false
+    }
+    /// Sorted walks: this worker stops visiting (for now); whatever the
+    /// visitor holds back (buffered output) must go out now, before the
+    /// next visits, which may be on another worker.
+    fn turn_done(&self, _state: &mut Self::State) {}
+    /// Hears of a problem (an unreadable directory, a loop).
+    fn error(&self, state: &mut Self::State, e: &WalkError);
+    /// Takes back a worker's state at the end.
+    fn finish(&self, _state: Self::State) {}
+}
+
+/// One entry being visited.
+#[derive(Debug)]
+pub struct Visit<'a> {
+    path: &'a [u8],
+    name_start: usize,
+    root_len: usize,
+    depth: usize,
+    dir: BorrowedFd<'a>,
+    at_name: &'a CStr,
+    known: Kind,
+    ino: u64,
+    follow: bool,
+    post_order: bool,
+    mask: StatxFlags,
+    meta: OnceLock<Result<Statx, i32>>,
+}
+
+impl<'a> Visit<'a> {
+    /// The path, as the roots were given and joined with `/`.
+    pub fn path(&self) -> &'a [u8] {
+        self.path
+    }
+
+    /// The last component (for a root: the whole path as given).
+    pub fn name(&self) -> &'a [u8] {
+        &self.path[self.name_start..]
+    }
+
+    /// The starting point this entry was reached from, as given (the head
+    /// of [`Visit::path`]; find's `%H`).
+    pub fn root(&self) -> &'a [u8] {
+        &self.path[..self.root_len]
+    }
+
+    /// Depth below the root (roots are 0).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The directory holding the entry, for `*at` calls with
+    /// [`Visit::at_name`]; the current directory for roots.
+    pub fn parent_fd(&self) -> BorrowedFd<'a> {
+        self.dir
+    }
+
+    /// The name relative to [`Visit::parent_fd`].
+    pub fn at_name(&self) -> &'a CStr {
+        self.at_name
+    }
+
+    /// The inode number from the directory entry (or the stat).
+    pub fn ino(&self) -> u64 {
+        self.ino
+    }
+
+    /// Whether this is the post-order visit of a directory.
+    pub fn is_post_order(&self) -> bool {
+        self.post_order
+    }
+
+    /// Whether the walk follows this entry if it is a symlink.
+    pub fn follows_links(&self) -> bool {
+        self.follow
+    }
+
+    /// The file type if known without a system call (from the directory
+    /// entry, or the walk's own classification); `None` if only a stat
+    /// would tell.
+    pub fn known_type(&self) -> Option<FileType> {
+        match self.known {
+            Kind::Dir => Some(FileType::DIRECTORY),
+            Kind::NotDir(t) if !t.is_unknown() => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The file type, from the directory entry where it said, else from a
+    /// stat (following symlinks if the walk follows them).
+    pub fn file_type(&self) -> FileType {
+        match self.known {
+            Kind::Dir => FileType::DIRECTORY,
+            // A symlink that the walk follows is typed by its target.
+            Kind::NotDir(t) if !(t.is_unknown() || self.follow && t == FileType::SYMLINK) => t,
+            _ => self.metadata().map_or(FileType::UNKNOWN, |st| {
+                FileType::from_mode(st.stx_mode as u32)
+            }),
+        }
+    }
+
+    /// The entry's metadata, fetched once on first use; with `-L` (or a
+    /// root under `-H`) a symlink's target, or the link itself if broken
+    /// (its target missing, or a file where a directory should be on the
+    /// way to it: `ENOTDIR`, as find takes it).
+    pub fn metadata(&self) -> io::Result<&Statx> {
+        let r = self.meta.get_or_init(|| {
+            let mask = self.mask | StatxFlags::TYPE | StatxFlags::MODE;
+            let r = if self.follow {
+                match sys::statx_follow_at(self.dir, self.at_name, mask) {
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
+                        sys::statx_at(self.dir, self.at_name, mask)
+                    }
+                    r => r,
+                }
+            } else {
+                sys::statx_at(self.dir, self.at_name, mask)
+            };
+            r.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+        });
+        r.as_ref().map_err(|&e| io::Error::from_raw_os_error(e))
+    }
+
+    /// The metadata of the entry itself, never following a symlink.
+    pub fn link_metadata(&self) -> io::Result<Statx> {
+        sys::statx_at(
+            self.dir,
+            self.at_name,
+            self.mask | StatxFlags::TYPE | StatxFlags::MODE,
+        )
+    }
+}
+
+/// What a walk did.
+#[derive(Debug, Default)]
+pub struct WalkStats {
+    /// Directories read.
+    pub dirs_read: AtomicUsize,
+    /// Directories read in slices on several threads.
+    pub dirs_sliced: AtomicUsize,
+    /// Directories opened by a path from an ancestor (fd budget, depth).
+    pub reopened_by_path: AtomicUsize,
+    /// How entries' types were learnt.
+    pub types: Counters,
+}
+
+/// State shared by the workers.
+struct Shared<'v, V: Visitor> {
+    opts: WalkOptions,
+    visitor: &'v V,
+    queue: Mutex<Queue>,
+    wake: Condvar,
+    quit: AtomicBool,
+    cached_fds: AtomicUsize,
+    fd_budget: usize,
+    stats: WalkStats,
+    fs_magic: Mutex<Vec<(u64, u64)>>,
+    /// The mount points, for loop checks without `-L` (`None`: unknown).
+    mounts: Option<Mounts>,
+    /// Sorted walks: the prepared directories and whose turn it is.
+    ready: Mutex<Ready>,
+    /// Sorted walks: the turn moved (for workers held back).
+    ahead: Condvar,
+    /// Sorted walks: held by the one worker visiting ready directories.
+    drainer: Mutex<()>,
+}
+
+/// Walks the trees under `roots`, visiting every entry (roots included)
+/// with `visitor`.
+///
+/// ```no_run
+/// use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+///
+/// struct Count(AtomicUsize);
+/// impl Visitor for Count {
+///     type State = ();
+///     fn state(&self) {}
+///     fn visit(&self, _: &mut (), _v: &Visit<'_>) -> Flow {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///         Flow::Continue
+///     }
+///     fn error(&self, _: &mut (), e: &WalkError) {
+///         eprintln!("{:?}", e);
+///     }
+/// }
+/// let count = Count(AtomicUsize::new(0));
+/// walk(&[b"/usr/share".to_vec()], &WalkOptions::default(), &count);
+/// println!("{} entries", count.0.load(Ordering::Relaxed));
+/// ```
+pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+    let (workers, fd_budget) = fd_plan(opts);
+    let mut opts = opts.clone();
+    // Under `ulimit -v`, a thread's stack (2 MiB) is address space taken
+    // from the heap: one thread per 32 MiB of the limit, at least one.
+    let memory_threads =
+        sys::address_space_limit().map_or(usize::MAX, |l| (l >> 25).max(1) as usize);
+    let workers = workers.min(memory_threads);
+    opts.read.threads = opts.read.threads.min(memory_threads);
+    let opts = &opts;
+    let shared = Shared {
+        opts: opts.clone(),
+        visitor,
+        queue: Mutex::new(Queue {
+            dirs: VecDeque::new(),
+            active: 0,
+            idle: 0,
+            taken: 0,
+        }),
+        wake: Condvar::new(),
+        quit: AtomicBool::new(false),
+        cached_fds: AtomicUsize::new(0),
+        fd_budget,
+        stats: WalkStats::default(),
+        fs_magic: Mutex::new(Vec::new()),
+        mounts: if opts.follow == Follow::Always {
+            None
+        } else {
+            Mounts::load()
+        },
+        ready: Mutex::new(Ready::default()),
+        ahead: Condvar::new(),
+        drainer: Mutex::new(()),
+    };
+    {
+        let mut state = visitor.state();
+        let mut roots: Vec<&[u8]> = roots.iter().map(|r| r.as_slice()).collect();
+        if opts.sort {
+            roots.sort_unstable();
+        }
+        for root in roots {
+            if shared.quit.load(Ordering::Relaxed) {
+                break;
+            }
+            shared.visit_root(&mut state, root);
+        }
+        visitor.finish(state);
+    }
+    // Depth first, only one worker keeps a sorted walk's order.
+    let threads = if opts.sort && opts.order == Order::DepthFirst {
+        1
+    } else {
+        workers
+    };
+    // The calling thread is a worker too: where no thread can be started
+    // (a small address space, a process limit), the walk still happens,
+    // on fewer threads.
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, || shared.work())
+                .is_err()
+            {
+                break;
+            }
+        }
+        shared.work();
+    });
+    shared.stats
+}
+
+impl<V: Visitor> Shared<'_, V> {
+    /// Passes a problem to the visitor.
+    fn report(&self, state: &mut V::State, path: &[u8], kind: WalkErrorKind) {
+        let e = WalkError {
+            path: path.to_vec(),
+            kind,
+        };
+        self.visitor.error(state, &e);
+    }
+}

@@ -1,0 +1,214 @@
+//! Opening directories within the descriptor budget: the plan of workers
+//! and descriptors, `openat` on a parent kept open or by a path from an
+//! ancestor, retries on `EMFILE`.
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use crate::dir::DirReader;
+use crate::sys;
+
+use super::node::Node;
+use super::{Follow, Shared, Visitor, WalkErrorKind, WalkOptions};
+
+/// Relative paths longer than this are opened in several steps.
+const PATH_STEP: usize = 3072;
+
+/// How many workers a walk runs and how many descriptors it may keep
+/// beyond theirs (for the children's `openat`, and for the slices of huge
+/// directories), from the soft `RLIMIT_NOFILE` and the descriptors open
+/// now, so that the walk never runs out (`EMFILE`), however low the limit.
+///
+/// Each worker holds at most two descriptors at a time of its own (the
+/// directory it reads, and one more for a moment: a step of a long path,
+/// or a parent for a post-order visit); with fewer free than two per
+/// worker there are fewer workers, at least one.  A few are left to the
+/// visitor (its `-exec` pipes), and with a high limit half of what
+/// remains.  With [`WalkOptions::fd_budget`] set, that is the share kept
+/// and every worker runs.
+pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
+    let threads = opts.threads.max(1);
+    if let Some(budget) = opts.fd_budget {
+        return (threads, budget);
+    }
+    let limit = sys::nofile_limit().min(1 << 20) as usize;
+    let free = limit.saturating_sub(open_fds(limit));
+    let spare = if free >= 128 {
+        64 + (free - 64) / 2
+    } else {
+        (free / 4).min(2)
+    };
+    let permits = free - spare;
+    let workers = (permits / 2).clamp(1, threads);
+    (workers, permits.saturating_sub(2 * workers))
+}
+
+/// How many descriptors the process has open (those listed in
+/// `/proc/self/fd` but the one listing them); all of `limit` if not even
+/// that one can be opened, 3 if the list cannot be read otherwise.
+fn open_fds(limit: usize) -> usize {
+    let mut reader = match DirReader::open(c"/proc/self/fd") {
+        Ok(r) => r,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => return limit,
+        Err(_) => return 3,
+    };
+    let mut n = 0usize;
+    while let Ok(Some(_)) = reader.next_entry() {
+        n += 1;
+    }
+    n.saturating_sub(1)
+}
+
+/// Runs `open` again while it fails for want of descriptors (`EMFILE`,
+/// `ENFILE`): other workers, or the visitor, give theirs back soon.  Up to
+/// about a second, then the error stands.
+fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let mut waited = 0;
+    loop {
+        match open() {
+            Err(e)
+                if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+                    && waited < 1000 =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                waited += 1;
+            }
+            r => return r,
+        }
+    }
+}
+
+impl<V: Visitor> Shared<'_, V> {
+    /// Opens the directory of `node` and checks it may be read (`same_fs`,
+    /// loops with `-L`): `Err(None)` to skip it.
+    pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<WalkErrorKind>> {
+        let fd = self
+            .open_node(node)
+            .map_err(|e| Some(WalkErrorKind::Io(e)))?;
+        // Loops were ruled out when the entry was visited
+        // ([`Shared::closes_loop`]).
+        if self.opts.same_fs || self.opts.post_order {
+            if let Ok(st) = sys::fstat(fd.as_fd()) {
+                let id = (st.st_dev, st.st_ino);
+                let _ = node.opened.set(id);
+                if self.opts.same_fs && id.0 != node.root_dev {
+                    return Err(None);
+                }
+            }
+        }
+        Ok(fd)
+    }
+
+    /// Takes up to `want` descriptors from the walk's share (see
+    /// [`fd_plan`]); returns how many (given back by subtracting them
+    /// from `cached_fds`).
+    pub(super) fn take_fds(&self, want: usize) -> usize {
+        let mut have = self.cached_fds.load(Ordering::Acquire);
+        loop {
+            let n = want.min(self.fd_budget.saturating_sub(have));
+            if n == 0 {
+                return 0;
+            }
+            match self.cached_fds.compare_exchange_weak(
+                have,
+                have + n,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return n,
+                Err(now) => have = now,
+            }
+        }
+    }
+
+    /// Opens the directory of `node`: relative to its parent's descriptor
+    /// if still open, else by a relative path from the nearest open
+    /// ancestor (in steps, for any depth).
+    fn open_node(&self, node: &Node) -> io::Result<OwnedFd> {
+        let Some(parent) = &node.parent else {
+            return retry_emfile(|| sys::open_dir_path(&node.name));
+        };
+        let follow = self.opts.follow == Follow::Always;
+        // Cloned out first: the lock must not be held while opening, which
+        // may lock the ancestors' descriptors in turn.
+        let parent_fd = parent.fd.lock().expect("fd lock").clone();
+        let r = match parent_fd {
+            Some(pfd) => retry_emfile(|| open_at(pfd.as_fd(), &node.name, follow)),
+            None => {
+                self.stats.reopened_by_path.fetch_add(1, Ordering::Relaxed);
+                retry_emfile(|| self.open_by_path(node, follow))
+            }
+        };
+        if parent.children_left.fetch_sub(1, Ordering::AcqRel) == 1
+            && parent.fd.lock().expect("fd lock").take().is_some()
+        {
+            self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+        }
+        r
+    }
+
+    /// Opens `node` by the names from its nearest ancestor with an open
+    /// descriptor (or from its root's path).
+    fn open_by_path(&self, node: &Node, follow: bool) -> io::Result<OwnedFd> {
+        let mut names: Vec<&CStr> = vec![&node.name];
+        let mut base: Option<Arc<OwnedFd>> = None;
+        let mut up = node.parent.as_deref();
+        while let Some(n) = up {
+            let cached = n.fd.lock().expect("fd lock").clone();
+            if let Some(fd) = cached {
+                base = Some(fd);
+                break;
+            }
+            names.push(&n.name);
+            up = n.parent.as_deref();
+        }
+        names.reverse();
+        // Join the names in chunks that stay well below PATH_MAX.
+        let mut current: Option<OwnedFd> = None;
+        let mut chunk: Vec<u8> = Vec::new();
+        let last = names.len() - 1;
+        for (i, name) in names.iter().enumerate() {
+            if !chunk.is_empty() {
+                chunk.push(b'/');
+            }
+            chunk.extend_from_slice(name.to_bytes());
+            if chunk.len() < PATH_STEP && i != last {
+                continue;
+            }
+            let c = CString::new(std::mem::take(&mut chunk)).expect("names have no NUL");
+            let from = match (&current, &base) {
+                (Some(fd), _) => fd.as_fd(),
+                (None, Some(b)) => b.as_fd(),
+                (None, None) => rustix::fs::CWD,
+            };
+            current = Some(open_at(from, &c, follow || i != last)?);
+        }
+        current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+    }
+
+    /// Opens `node` again (for a post-order visit of one of its children).
+    pub(super) fn reopen(&self, node: &Node) -> io::Result<OwnedFd> {
+        let cached = node.fd.lock().expect("fd lock").clone();
+        retry_emfile(|| {
+            if let Some(fd) = &cached {
+                return sys::reopen_dir(fd.as_fd());
+            }
+            match &node.parent {
+                None => sys::open_dir_path(&node.name),
+                Some(_) => self.open_by_path(node, self.opts.follow == Follow::Always),
+            }
+        })
+    }
+}
+
+/// `openat` of a directory, following a final symlink only if `follow`.
+fn open_at(base: BorrowedFd<'_>, name: &CStr, follow: bool) -> io::Result<OwnedFd> {
+    if follow {
+        sys::open_dir_follow_at(base, name)
+    } else {
+        sys::open_dir_at(base, name)
+    }
+}

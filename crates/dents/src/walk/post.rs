@@ -1,0 +1,145 @@
+//! Finishing a directory: its descriptor kept for its children or given
+//! back, the pending work counted down, the post-order visits (`-depth`).
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
+
+use crate::scan::Kind;
+use crate::sys;
+
+use super::node::{build_path, Node};
+use super::read::DirVisit;
+use super::{Flow, Follow, Shared, Visit, Visitor, WalkErrorKind};
+
+impl<V: Visitor> Shared<'_, V> {
+    /// The end of a directory's walk: its subdirectories (none after a
+    /// quit), its descriptor kept for their `openat` if the budget allows,
+    /// its own read counted done.
+    pub(super) fn adopt_children(
+        &self,
+        state: &mut V::State,
+        node: &Arc<Node>,
+        fd: OwnedFd,
+        dv: &mut DirVisit<'_>,
+    ) -> Vec<Arc<Node>> {
+        let mut children = std::mem::take(&mut dv.children);
+        if self.quit.load(Ordering::Relaxed) {
+            children.clear();
+        }
+        let mut own = Some(fd);
+        if !children.is_empty() {
+            node.children_left.store(children.len(), Ordering::Relaxed);
+            node.pending.fetch_add(children.len(), Ordering::AcqRel);
+            // Keep this descriptor for the children's openat, budget allowing.
+            if self.cached_fds.fetch_add(1, Ordering::AcqRel) < self.fd_budget {
+                *node.fd.lock().expect("fd lock") = own.take().map(Arc::new);
+            } else {
+                self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        self.finish_one(state, node, own);
+        children
+    }
+
+    /// One piece of a directory's work is done (its read, or a subtree);
+    /// at zero, the post-order visit, then the parent's turn, and so on up
+    /// (a loop: a chain of tens of thousands of levels must not recurse).
+    /// `own`: the directory's own descriptor, if the caller still has it.
+    pub(super) fn finish_one(&self, state: &mut V::State, node: &Arc<Node>, own: Option<OwnedFd>) {
+        let mut own = own.map(Arc::new);
+        let mut cur: &Node = node;
+        loop {
+            if cur.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+                return;
+            }
+            own = if self.opts.post_order
+                && !self.quit.load(Ordering::Relaxed)
+                && cur.depth >= self.opts.min_depth
+            {
+                self.visit_post_order(state, cur, own.take())
+            } else {
+                None
+            };
+            match &cur.parent {
+                Some(p) => cur = p,
+                None => return,
+            }
+        }
+    }
+
+    /// Visits a directory after everything below it; returns the
+    /// descriptor of its parent it used, for the parent's own visit.
+    fn visit_post_order(
+        &self,
+        state: &mut V::State,
+        node: &Node,
+        own: Option<Arc<OwnedFd>>,
+    ) -> Option<Arc<OwnedFd>> {
+        let path = build_path(node);
+        let by_path = !self.opts.post_order_parent_fd && node.parent.is_some();
+        let parent_fd = match &node.parent {
+            Some(_) if by_path => None,
+            Some(p) => match self.parent_of(p, own) {
+                Ok(fd) => Some(fd),
+                Err(e) => {
+                    self.report(state, &path, WalkErrorKind::Io(e));
+                    return None;
+                }
+            },
+            None => None,
+        };
+        let dir = parent_fd.as_ref().map_or(rustix::fs::CWD, |f| f.as_fd());
+        let whole_path;
+        let at_name: &CStr = if by_path {
+            whole_path = CString::new(path.clone()).expect("names have no NUL");
+            &whole_path
+        } else {
+            &node.name
+        };
+        let name_start = if node.parent.is_some() {
+            path.len() - node.name.as_bytes().len()
+        } else {
+            0
+        };
+        let v = Visit {
+            path: &path,
+            name_start,
+            root_len: node.root_len,
+            depth: node.depth,
+            dir,
+            at_name,
+            known: Kind::Dir,
+            ino: node.id.1,
+            follow: node.is_root && self.opts.follow != Follow::Never
+                || self.opts.follow == Follow::Always,
+            post_order: true,
+            mask: self.opts.stat_mask,
+            meta: OnceLock::new(),
+        };
+        if self.visitor.visit(state, &v) == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+        }
+        parent_fd
+    }
+
+    /// Opens `parent` again for the post-order visit of its child, whose
+    /// own descriptor is `child` if still open: by `..` from the child
+    /// when that leads to the very directory opened before (in a deep
+    /// tree whose ancestors' descriptors were given back, opening each by
+    /// its path would be quadratic in the depth), else as
+    /// [`Shared::reopen`] does.
+    fn parent_of(&self, parent: &Node, child: Option<Arc<OwnedFd>>) -> io::Result<Arc<OwnedFd>> {
+        let cached = parent.fd.lock().expect("fd lock").is_some();
+        if let (false, Some(child), Some(&want)) = (cached, child, parent.opened.get()) {
+            if let Ok(fd) = sys::open_dir_at(child.as_fd(), c"..") {
+                if sys::fstat(fd.as_fd()).is_ok_and(|st| (st.st_dev, st.st_ino) == want) {
+                    return Ok(Arc::new(fd));
+                }
+            }
+        }
+        self.reopen(parent).map(Arc::new)
+    }
+}

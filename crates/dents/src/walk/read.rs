@@ -1,0 +1,557 @@
+//! Reading a directory: its entries taken as read, visited at once when
+//! their type is known, else gathered in batches; huge directories read on
+//! in slices; the visitor called for each entry.
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use rustix::fs::StatxFlags;
+
+use crate::dir::{DirReader, FileType};
+use crate::scan::Kind;
+use crate::slice::{EntrySink, ReadPlan};
+use crate::{slice, sys};
+
+use super::mounts::{dev_of, MountScope, Mounts};
+use super::node::{build_path, Node, PATH_KEEP};
+use super::{Flow, Follow, Shared, Visit, Visitor, WalkErrorKind};
+
+/// Entries read serially before a directory is considered for slicing, at
+/// the latest.
+const SLICE_CHECK_AFTER: usize = 4096;
+
+/// Bytes asked for by a directory's first `getdents64` call when it might
+/// be sliced: a directory that fills them is checked for slicing at once.
+const FIRST_READ: usize = 8 * 1024;
+
+/// Entries classified together (no `d_type`) are visited on several
+/// threads from this many on.
+const PARALLEL_VISIT_MIN: usize = 16 * 1024;
+
+impl<V: Visitor> Shared<'_, V> {
+    /// Visits a root and queues it if it is a directory to read.
+    pub(super) fn visit_root(&self, state: &mut V::State, root: &[u8]) {
+        let Ok(name) = CString::new(root) else {
+            let e = io::Error::from_raw_os_error(libc::ENOENT);
+            return self.report(state, root, WalkErrorKind::Io(e));
+        };
+        let follow = self.opts.follow != Follow::Never;
+        // The root's stat is its visit's metadata: it holds the fields
+        // the visitor asked for too (a birth time, say).
+        let mask = StatxFlags::BASIC_STATS | self.opts.stat_mask;
+        let st = if follow {
+            // A broken link is taken for itself; a loop of links is an
+            // error, as find reports it.
+            match sys::statx_follow_at(rustix::fs::CWD, &name, mask) {
+                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                    sys::statx_at(rustix::fs::CWD, &name, mask)
+                }
+                r => r,
+            }
+        } else {
+            sys::statx_at(rustix::fs::CWD, &name, mask)
+        };
+        let st = match st {
+            Ok(st) => st,
+            Err(e) => return self.report(state, root, WalkErrorKind::Io(e)),
+        };
+        let t = FileType::from_mode(st.stx_mode as u32);
+        let is_dir = t.is_dir();
+        let descend = is_dir && self.opts.max_depth > 0;
+        let mut flow = Flow::Continue;
+        let v = Visit {
+            path: root,
+            name_start: 0,
+            root_len: root.len(),
+            depth: 0,
+            dir: rustix::fs::CWD,
+            at_name: &name,
+            known: Kind::from_type(t),
+            ino: st.stx_ino,
+            follow,
+            post_order: false,
+            mask: self.opts.stat_mask,
+            meta: OnceLock::from(Ok(st)),
+        };
+        if self.visitor.excluded(state, &v) {
+            return;
+        }
+        if !(self.opts.post_order && descend) && self.opts.min_depth == 0 {
+            flow = self.visitor.visit(state, &v);
+        }
+        if flow == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+            return;
+        }
+        if descend && flow != Flow::Prune {
+            let mounts = if self.opts.follow == Follow::Always {
+                MountScope::None
+            } else {
+                Mounts::scope_of_root(self.mounts.as_ref(), root)
+            };
+            let node = Arc::new(Node {
+                parent: None,
+                name,
+                depth: 0,
+                id: (dev_of(&st), st.stx_ino),
+                opened: OnceLock::new(),
+                path: None,
+                check_from: None,
+                mounts,
+                fd: Mutex::new(None),
+                children_left: AtomicUsize::new(0),
+                pending: AtomicUsize::new(1),
+                root_dev: dev_of(&st),
+                is_root: true,
+                root_len: root.len(),
+            });
+            self.queue.lock().expect("queue lock").dirs.push_back(node);
+        }
+    }
+
+    /// Reads one directory, visits its entries and queues its subdirectories.
+    ///
+    /// Entries whose type the directory entry gives are visited as they are
+    /// read, so that memory does not grow with the directory's size; those
+    /// whose type must first be learnt (no `d_type`; links to follow) are
+    /// gathered and classified together once the read is over, which the
+    /// link-count trick needs.
+    pub(super) fn process(
+        &self,
+        state: &mut V::State,
+        node: &Arc<Node>,
+        buf: &mut Vec<u8>,
+    ) -> Vec<Arc<Node>> {
+        let path = build_path(node);
+        let fd = match self.open_checked(node) {
+            Ok(fd) => fd,
+            Err(kind) => {
+                if let Some(kind) = kind {
+                    self.report(state, &path, kind);
+                }
+                self.finish_one(state, node, None);
+                return Vec::new();
+            }
+        };
+        self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
+        let read_started = sys::now().0;
+        let mut dv = DirVisit::new(node, &path);
+        let fd = self.read(state, fd, &path, buf, &mut dv);
+        dv.unknown.retain(|b| !b.entries.is_empty());
+        if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
+            let mut batches = std::mem::take(&mut dv.unknown);
+            self.classify(fd.as_fd(), &mut batches, read_started, dv.known_dirs);
+            self.visit_batches(state, &mut dv, fd.as_fd(), &batches);
+        }
+        self.adopt_children(state, node, fd, &mut dv)
+    }
+
+    /// Reads the whole directory, visiting entries of known type at once
+    /// and gathering the others in `dv.unknown`.  A directory found huge
+    /// after [`SLICE_CHECK_AFTER`] entries is read on from there in slices,
+    /// each visited on its slice's thread.
+    pub(super) fn read(
+        &self,
+        state: &mut V::State,
+        fd: OwnedFd,
+        path: &[u8],
+        buf: &mut Vec<u8>,
+        dv: &mut DirVisit<'_>,
+    ) -> OwnedFd {
+        let may_slice = self.opts.read.threads > 1;
+        let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
+        if may_slice {
+            reader = reader.with_first_read(FIRST_READ);
+        }
+        let mut taken = 0;
+        let mut checked = false;
+        let mut prev_off = u64::MAX;
+        let mut resume = None;
+        loop {
+            let off = match reader.next_with_fd() {
+                Ok(Some((dir, e))) => {
+                    self.take(state, dv, dir, e.name_cstr(), e.ino(), e.file_type());
+                    e.next_offset()
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    self.read_error(state, dv, path, e);
+                    break;
+                }
+            };
+            taken += 1;
+            // A directory that filled the small first read is checked for
+            // slicing before more of it is read one block after another
+            // (cold, each block is a wait); only where the resume point is
+            // exact (see `slice::read_dir_from`): offsets that differ.
+            let big = reader.first_read_drained_full() || taken >= SLICE_CHECK_AFTER;
+            if may_slice && !checked && big && off != prev_off {
+                checked = true;
+                if let Ok(ReadPlan::Sliced { space, slices }) =
+                    slice::plan(reader.fd(), &self.opts.read)
+                {
+                    // One descriptor a slice, from the walk's share: with
+                    // fewer than two, the read goes on serially.
+                    let slices = self.take_fds(slices);
+                    if slices >= 2 {
+                        resume = Some((space, slices, off));
+                        break;
+                    }
+                    self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
+                }
+            }
+            prev_off = off;
+            if self.quit.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        let (fd, b) = reader.into_parts();
+        *buf = b;
+        if let Some((space, slices, from)) = resume {
+            self.stats.dirs_sliced.fetch_add(1, Ordering::Relaxed);
+            let dv_ref = &*dv;
+            let outcome = slice::read_dir_from(
+                fd.as_fd(),
+                space,
+                from,
+                slices,
+                self.opts.read.buffer_size,
+                |_| SliceVisit {
+                    shared: self,
+                    state: Some(self.visitor.state()),
+                    dv: dv_ref.fork(),
+                },
+            );
+            for e in outcome.errors {
+                self.read_error(state, dv, path, e);
+            }
+            for mut s in outcome.sinks {
+                if let Some(st) = s.state.take() {
+                    self.visitor.finish(st);
+                }
+                dv.join(s.dv);
+            }
+            self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
+        }
+        fd
+    }
+
+    /// Reports a failed read, at once or (sorted walks) on the directory's
+    /// turn.
+    fn read_error(&self, state: &mut V::State, dv: &mut DirVisit<'_>, path: &[u8], e: io::Error) {
+        if self.opts.sort {
+            dv.deferred.push(e);
+        } else {
+            self.report(state, path, WalkErrorKind::Io(e));
+        }
+    }
+
+    /// Takes one entry just read: visits it if its type is known (or need
+    /// not be), else keeps it for [`Shared::classify`]; in a sorted walk,
+    /// keeps every entry.
+    pub(super) fn take(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        name: &CStr,
+        ino: u64,
+        t: FileType,
+    ) {
+        let t = if self.opts.ignore_dtype {
+            FileType::UNKNOWN
+        } else {
+            t
+        };
+        let kind = Kind::from_type(t);
+        let unknown = match kind {
+            Kind::Unknown => true,
+            Kind::NotDir(FileType::SYMLINK) => self.opts.follow == Follow::Always,
+            Kind::Dir => {
+                dv.known_dirs += 1;
+                false
+            }
+            Kind::NotDir(_) => false,
+        };
+        if !unknown {
+            self.stats.types.by_dtype.fetch_add(1, Ordering::Relaxed);
+        }
+        // Types matter only to descend: at the depth limit, the visitor
+        // stats what it needs itself.  Following links, every entry goes
+        // through the batch, so that the directory's entries are visited
+        // (and its subdirectories walked) in the order read, links among
+        // them, as find visits them: `-L ... -delete` depends on it.
+        let follow_all = self.opts.follow == Follow::Always;
+        if self.opts.sort || (unknown || follow_all) && dv.depth < self.opts.max_depth {
+            if dv.unknown.is_empty() {
+                dv.unknown.push(Batch::default());
+            }
+            dv.unknown[0].push(name, ino, t);
+        } else {
+            self.visit_entry(state, dv, dir, name, ino, kind);
+        }
+    }
+
+    /// Visits one entry of the directory of `dv` and, if it is to be
+    /// walked, makes it a child.
+    fn visit_entry(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        name: &CStr,
+        ino: u64,
+        kind: Kind,
+    ) {
+        if self.quit.load(Ordering::Relaxed) {
+            return;
+        }
+        let depth = dv.depth;
+        let descend = kind == Kind::Dir && depth < self.opts.max_depth;
+        let mut flow = Flow::Continue;
+        dv.path.truncate(dv.base);
+        dv.path.extend_from_slice(name.to_bytes());
+        let v = Visit {
+            path: &dv.path,
+            name_start: dv.base,
+            root_len: dv.node.root_len,
+            depth,
+            dir,
+            at_name: name,
+            known: kind,
+            ino,
+            follow: self.opts.follow == Follow::Always,
+            post_order: false,
+            mask: self.opts.stat_mask,
+            meta: OnceLock::new(),
+        };
+        if self.visitor.excluded(state, &v) {
+            return;
+        }
+        // A link to a directory at the depth limit is not classified
+        // (`-L`), yet find reports it if it closes a loop: its type is
+        // the stat its visit needs anyway.
+        let follow_all = self.opts.follow == Follow::Always;
+        let is_dir = kind == Kind::Dir
+            || follow_all
+                && matches!(kind, Kind::Unknown | Kind::NotDir(FileType::SYMLINK))
+                && v.file_type().is_dir();
+        let reached = if is_dir {
+            match self.closes_loop(dv.node, &v) {
+                Ok(reached) => Some(reached),
+                Err(ancestor) => {
+                    // As find: the entry is not visited, the loop reported.
+                    let path = dv.path.clone();
+                    return self.report(state, &path, WalkErrorKind::Loop(ancestor));
+                }
+            }
+        } else {
+            None
+        };
+        if depth >= self.opts.min_depth && !(self.opts.post_order && descend) {
+            flow = self.visitor.visit(state, &v);
+        }
+        if flow == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+            return;
+        }
+        if let (true, Flow::Continue, Some(r)) = (descend, flow, reached) {
+            dv.children.push(Arc::new(Node {
+                parent: Some(Arc::clone(dv.node)),
+                name: name.to_owned(),
+                depth,
+                id: r.id,
+                opened: OnceLock::new(),
+                path: (depth % PATH_KEEP == 0).then(|| dv.path.as_slice().into()),
+                check_from: r.check_from,
+                mounts: r.mounts,
+                fd: Mutex::new(None),
+                children_left: AtomicUsize::new(0),
+                pending: AtomicUsize::new(1),
+                root_dev: dv.node.root_dev,
+                is_root: false,
+                root_len: dv.node.root_len,
+            }));
+        }
+    }
+
+    /// Visits the classified entries of `batches` (one per slice of the
+    /// read): big ones on all threads at once, each thread with a visitor
+    /// state of its own.
+    pub(super) fn visit_batches(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        batches: &[Batch],
+    ) {
+        let total: usize = batches.iter().map(|b| b.entries.len()).sum();
+        let threads = self.opts.read.threads.max(1);
+        if total < PARALLEL_VISIT_MIN || threads < 2 || self.opts.sort {
+            for b in batches {
+                for e in &b.entries {
+                    self.visit_entry(state, dv, dir, b.name(e), e.ino, e.kind);
+                }
+            }
+            return;
+        }
+        // Parts of about total / threads entries, never across batches.
+        let per = total.div_ceil(threads);
+        let parts: Vec<(&Batch, &[BatchEntry])> = batches
+            .iter()
+            .flat_map(|b| b.entries.chunks(per).map(move |c| (b, c)))
+            .collect();
+        let dv_ref = &*dv;
+        let visit_part = |b: &Batch, part: &[BatchEntry]| {
+            let mut st = self.visitor.state();
+            let mut mine = dv_ref.fork();
+            for e in part {
+                self.visit_entry(&mut st, &mut mine, dir, b.name(e), e.ino, e.kind);
+            }
+            self.visitor.finish(st);
+            mine
+        };
+        let done: Vec<DirVisit<'_>> = std::thread::scope(|scope| {
+            // A part whose thread cannot be started is visited here.
+            let handles: Vec<_> = parts
+                .into_iter()
+                .map(|(b, part)| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || visit_part(b, part))
+                        .map_err(|_| Box::new(visit_part(b, part)))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| match h {
+                    Ok(h) => h.join().expect("a visiting thread panicked"),
+                    Err(done) => *done,
+                })
+                .collect()
+        });
+        for p in done {
+            dv.join(p);
+        }
+    }
+}
+
+/// One thread's share of visiting a directory's entries.
+pub(super) struct DirVisit<'n> {
+    /// The directory.
+    pub(super) node: &'n Arc<Node>,
+    /// The directory's path and a `/`, then the name of the entry visited.
+    pub(super) path: Vec<u8>,
+    /// Where the names start in `path`.
+    pub(super) base: usize,
+    /// The entries' depth.
+    pub(super) depth: usize,
+    /// Subdirectories to walk.
+    pub(super) children: Vec<Arc<Node>>,
+    /// Entries whose type is still to be learnt (one batch per slice).
+    pub(super) unknown: Vec<Batch>,
+    /// Subdirectories named by `d_type`.
+    pub(super) known_dirs: u64,
+    /// Sorted walks: read errors, reported on the directory's turn.
+    pub(super) deferred: Vec<io::Error>,
+}
+
+impl<'n> DirVisit<'n> {
+    pub(super) fn new(node: &'n Arc<Node>, dir_path: &[u8]) -> DirVisit<'n> {
+        let mut path = Vec::with_capacity(dir_path.len() + 64);
+        path.extend_from_slice(dir_path);
+        if !path.ends_with(b"/") {
+            path.push(b'/');
+        }
+        DirVisit {
+            node,
+            base: path.len(),
+            path,
+            depth: node.depth + 1,
+            children: Vec::new(),
+            unknown: Vec::new(),
+            known_dirs: 0,
+            deferred: Vec::new(),
+        }
+    }
+
+    /// An empty share of the same directory, for another thread.
+    fn fork(&self) -> DirVisit<'n> {
+        DirVisit {
+            node: self.node,
+            path: self.path[..self.base].to_vec(),
+            base: self.base,
+            depth: self.depth,
+            children: Vec::new(),
+            unknown: Vec::new(),
+            known_dirs: 0,
+            deferred: Vec::new(),
+        }
+    }
+
+    /// Takes back what another thread's share found.
+    fn join(&mut self, other: DirVisit<'n>) {
+        self.children.extend(other.children);
+        self.known_dirs += other.known_dirs;
+        self.unknown.extend(other.unknown);
+        self.deferred.extend(other.deferred);
+    }
+}
+
+/// The sink of one slice of a huge directory: visits entries on the
+/// slice's thread.
+struct SliceVisit<'s, 'v, 'n, V: Visitor> {
+    shared: &'s Shared<'v, V>,
+    state: Option<V::State>,
+    dv: DirVisit<'n>,
+}
+
+impl<V: Visitor> EntrySink for SliceVisit<'_, '_, '_, V> {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &crate::dir::Entry<'_>) {
+        if let Some(state) = self.state.as_mut() {
+            self.shared.take(
+                state,
+                &mut self.dv,
+                dir,
+                e.name_cstr(),
+                e.ino(),
+                e.file_type(),
+            );
+        }
+    }
+}
+
+/// One directory's entries: names in an arena, NUL-terminated.
+#[derive(Debug, Default)]
+pub(super) struct Batch {
+    pub(super) names: Vec<u8>,
+    pub(super) entries: Vec<BatchEntry>,
+}
+
+impl Batch {
+    pub(super) fn push(&mut self, name: &CStr, ino: u64, t: FileType) {
+        self.push_kind(name, ino, Kind::from_type(t));
+    }
+
+    pub(super) fn push_kind(&mut self, name: &CStr, ino: u64, kind: Kind) {
+        self.entries.push(BatchEntry {
+            name_start: self.names.len() as u32,
+            ino,
+            kind,
+        });
+        self.names.extend_from_slice(name.to_bytes_with_nul());
+    }
+
+    pub(super) fn name(&self, e: &BatchEntry) -> &CStr {
+        CStr::from_bytes_until_nul(&self.names[e.name_start as usize..]).expect("NUL-terminated")
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BatchEntry {
+    pub(super) name_start: u32,
+    pub(super) ino: u64,
+    pub(super) kind: Kind,
+}
