@@ -22,8 +22,6 @@ pub const EXT4_SUPER_MAGIC: u64 = 0xEF53;
 pub const XFS_SUPER_MAGIC: u64 = 0x5846_5342;
 /// `statfs.f_type` of btrfs.
 pub const BTRFS_SUPER_MAGIC: u64 = 0x9123_683E;
-/// `statfs.f_type` of tmpfs.
-pub const TMPFS_MAGIC: u64 = 0x0102_1994;
 
 /// ext4's inode flag for a hash-indexed (htree) directory, `EXT4_INDEX_FL`.
 const EXT4_INDEX_FL: u32 = 0x1000;
@@ -172,6 +170,17 @@ pub fn statx_at(dir: BorrowedFd<'_>, name: &CStr, mask: StatxFlags) -> io::Resul
 /// `statx` of `name` relative to `dir`, following symlinks.
 pub fn statx_follow_at(dir: BorrowedFd<'_>, name: &CStr, mask: StatxFlags) -> io::Result<Statx> {
     Ok(rustix::fs::statx(dir, name, AtFlags::empty(), mask)?)
+}
+
+/// `statx` of the open file `fd` itself (`AT_EMPTY_PATH`).
+pub fn statx_fd(fd: BorrowedFd<'_>, mask: StatxFlags) -> io::Result<Statx> {
+    Ok(rustix::fs::statx(fd, c"", AtFlags::EMPTY_PATH, mask)?)
+}
+
+/// The `statx` mask of dents's field set, with the type and mode, which
+/// every stat of dents fetches.  (`StatFields` has `STATX_*`'s values.)
+pub fn statx_mask(fields: crate::metadata::StatFields) -> StatxFlags {
+    fields.to_statx() | StatxFlags::TYPE | StatxFlags::MODE
 }
 
 /// The target of the symlink `name` relative to `dir`, as bytes.

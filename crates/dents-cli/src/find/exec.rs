@@ -30,7 +30,6 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Mutex;
 
-use dents::sys;
 use dents::walk::Visit;
 
 use super::{debug, msg};
@@ -167,7 +166,7 @@ impl Exec {
                 // A starting point: its directory, by path.
                 let opened = CString::new(key.clone())
                     .map_err(|_| io::Error::from_raw_os_error(libc_enoent()))
-                    .and_then(|c| sys::open_dir_path(&c));
+                    .and_then(|c| dents::fs::open_dir(&c));
                 match opened {
                     Ok(fd) => DirFd::Owned(fd),
                     Err(e) => {

@@ -138,7 +138,7 @@ pub fn main(argv: &[OsString]) -> i32 {
         sort: opts.sort,
         // Under -L, loops are found by inode.
         stat_mask: if opts.follow == walk::Follow::Always {
-            needs.stat_mask | rustix::fs::StatxFlags::INO
+            needs.stat_mask | dents::StatFields::INO
         } else {
             needs.stat_mask
         },

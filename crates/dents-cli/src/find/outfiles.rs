@@ -18,8 +18,6 @@ use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
-use dents::sys;
-
 use super::msg;
 use crate::output::Output;
 
@@ -94,8 +92,8 @@ impl Registry {
         // fopen(path, "w"): created 0666 less the umask, truncated,
         // close-on-exec.
         let file = File::create(std::ffi::OsStr::from_bytes(path)).map_err(fail)?;
-        let st = sys::fstat(file.as_fd()).map_err(fail)?;
-        let key = Some((st.st_dev, st.st_ino));
+        let st = dents::fs::fstat(file.as_fd()).map_err(fail)?;
+        let key = Some((st.dev(), st.ino()));
         if let Some(f) = self.files.iter().find(|f| f.key == key) {
             return Ok(Dest::File(Arc::clone(f)));
         }

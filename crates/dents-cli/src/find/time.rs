@@ -4,7 +4,7 @@
 //! Times are nanoseconds since the epoch in an `i128`, so that GNU's
 //! comparisons (made on `timespec`s) are exact.
 
-use dents::sys::Statx;
+use dents::Metadata;
 
 use super::expr::TimeField;
 
@@ -36,21 +36,19 @@ impl Timestamp {
 
     /// One of a file's times; `None` for a birth time the filesystem
     /// does not give.
-    pub fn of(st: &Statx, field: TimeField) -> Option<Timestamp> {
+    pub fn of(st: &Metadata, field: TimeField) -> Option<Timestamp> {
+        // A time the kernel did not fill in reads as 0, as the raw
+        // `statx` field did; a birth time it did not give is `None`.
+        let zero = dents::metadata::Timestamp { secs: 0, nsecs: 0 };
         let t = match field {
-            TimeField::Access => st.stx_atime,
-            TimeField::Change => st.stx_ctime,
-            TimeField::Modify => st.stx_mtime,
-            TimeField::Birth => {
-                if st.stx_mask & rustix::fs::StatxFlags::BTIME.bits() == 0 {
-                    return None;
-                }
-                st.stx_btime
-            }
+            TimeField::Access => st.atime().unwrap_or(zero),
+            TimeField::Change => st.ctime().unwrap_or(zero),
+            TimeField::Modify => st.mtime().unwrap_or(zero),
+            TimeField::Birth => st.btime()?,
         };
         Some(Timestamp {
-            sec: t.tv_sec,
-            nsec: t.tv_nsec,
+            sec: t.secs,
+            nsec: t.nsecs,
         })
     }
 }

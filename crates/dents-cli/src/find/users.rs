@@ -1,6 +1,6 @@
 //! User and group names for `-user`, `-group`, `-nouser`, `-nogroup`.
 //!
-//! Both directions go through the C library (`dents::sys`:
+//! Both directions go through the C library (`dents_os`:
 //! `getpwnam_r`, `getgrnam_r`, `getpwuid_r`, `getgrgid_r`), so every NSS
 //! source counts, as with GNU find.
 
