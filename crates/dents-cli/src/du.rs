@@ -11,7 +11,6 @@ use std::os::fd::AsFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::sync::Mutex;
 
-use dents::sys;
 use dents_du::engine::{Du, Problem, Sink};
 use dents_du::size::{self, SizeError, Units};
 use dents_du::{Follow, Options, TimeKind};
@@ -240,9 +239,7 @@ struct Args {
 
 /// Runs `dents du`; `argv[0]` is "du".
 pub fn main(argv: &[OsString]) -> i32 {
-    // One malloc arena: peak RSS 6.7 MB instead of 9.3 MB on the 405k
-    // shape with 16 workers (GNU du: 7.7 MB), CPU time unchanged.
-    sys::limit_malloc_arenas(1);
+    // One malloc arena: set by main's `startup`, before any thread.
     let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
     let mut opts = Options {
         units: Units::default_for(posix),
@@ -622,8 +619,8 @@ impl Sink for CliSink {
         }
         let mut text = Vec::new();
         let fmt = expand_nanos(&self.time_format, nsec);
-        match (sys::local_time(sec), CString::new(fmt)) {
-            (Some(tm), Ok(f)) => sys::strftime(&mut text, &f, &tm),
+        match (dents_os::local_time(sec), CString::new(fmt)) {
+            (Some(tm), Ok(f)) => dents_os::strftime(&mut text, &f, &tm),
             _ => text.extend_from_slice(sec.to_string().as_bytes()),
         }
         out.extend_from_slice(&text);
@@ -725,8 +722,8 @@ fn run(mut a: Args) -> i32 {
         }
         a.opts.export = true;
     }
-    let stdout_tty = sys::is_terminal(std::io::stdout().as_fd());
-    let stderr_tty = sys::is_terminal(std::io::stderr().as_fd());
+    let stdout_tty = dents_os::is_terminal(std::io::stdout().as_fd());
+    let stderr_tty = dents_os::is_terminal(std::io::stderr().as_fd());
     let progress = stderr_tty.then(|| {
         Progress::new(
             progress::When::After(std::time::Duration::from_secs(1)),
@@ -850,7 +847,7 @@ fn contains_nanos(fmt: &[u8]) -> bool {
 
 /// Writes the ncdu export to `path` (`-`: standard output).
 fn write_export(path: &[u8], x: &dents_du::ncdu::Export) -> Result<(), i32> {
-    let now = sys::now().0;
+    let now = dents_os::now().0;
     let r = if path == b"-" {
         x.write_to(&mut std::io::stdout().lock(), now)
     } else {

@@ -12,6 +12,12 @@
 //! `filemode`, `numfmt`, `quote`, `progress`, `dircolors`) is the
 //! `dents-tools` crate; its modules are imported here under their names,
 //! so that `crate::errors` and the like read the same in ls and du.
+//!
+//! The OS glue (terminal, signals, locale, users, local time) is the
+//! `dents-os` crate's.  This crate has no `unsafe` code but [`startup`]'s:
+//! the C library settings that are sound only while one thread runs.
+
+#![deny(unsafe_code)]
 
 mod du;
 mod ls;
@@ -37,26 +43,21 @@ Run 'dents COMMAND --help' for a command's options.
 
 /// Memory running out ends dents with GNU's message, not an abort.
 #[global_allocator]
-static ALLOC: dents::sys::ExitOnExhaustion = dents::sys::ExitOnExhaustion;
+static ALLOC: dents_os::ExitOnExhaustion = dents_os::ExitOnExhaustion;
 
 fn main() {
-    dents::sys::default_sigpipe();
-    // Under `ulimit -v`, one malloc arena: each thread's own would reserve
-    // 64 MiB of the address space.
-    if dents::sys::address_space_limit().is_some() {
-        dents::sys::limit_malloc_arenas(1);
-    }
     let argv: Vec<OsString> = std::env::args_os().collect();
+    startup(argv.get(1).and_then(|a| a.to_str()));
     let code = match argv.get(1).and_then(|a| a.to_str()) {
         Some("ls") => closing_stdout(ls::main(&argv[1..]), errors::SERIOUS),
         Some("find") => {
             // GNU find exits 1 when memory runs out (ls: 2).
-            dents::sys::set_exhausted_status(1);
+            dents_os::set_exhausted_status(1);
             dents_find::main(&argv[1..])
         }
         Some("du") => {
             // GNU du exits 1 when memory runs out, as find.
-            dents::sys::set_exhausted_status(1);
+            dents_os::set_exhausted_status(1);
             closing_stdout(du::main(&argv[1..]), 1)
         }
         Some("--help" | "-h" | "help") => print_text(USAGE),
@@ -71,6 +72,42 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// Sets up the C library for `command` before anything else runs: the
+/// locale, the time zone and malloc's arenas, whose setters are sound only
+/// while the process has one thread.
+#[allow(unsafe_code)]
+fn startup(command: Option<&str>) {
+    dents_os::default_sigpipe();
+    // SAFETY: called first thing in `main`, before any thread is started
+    // (the walkers, the status line, `find -exec`'s batches all start
+    // later, from the commands' own `main`s), so no other thread can read
+    // the locale, the zone or malloc's tunables while they change.
+    unsafe {
+        // Under `ulimit -v`, one malloc arena: each thread's own would
+        // reserve 64 MiB of the address space.  du: always one (peak RSS
+        // 6.7 MB instead of 9.3 MB on the 405k shape with 16 workers,
+        // GNU du: 7.7 MB; CPU time unchanged).
+        if command == Some("du") || dents_os::address_space_limit().is_some() {
+            dents_os::limit_malloc_arenas(1);
+        }
+        match command {
+            Some("ls") => {
+                // The locale first: it decides the quotes of messages and
+                // names.
+                dents_os::use_environment_locale();
+                dents_os::tzset();
+            }
+            Some("find") => {
+                dents_os::tzset();
+                // Month and day names in -printf's %Ab and -ls dates, as
+                // GNU's.
+                dents_os::use_time_locale();
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The exit status of ls or du, which say at the end that standard output

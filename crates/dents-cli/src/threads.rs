@@ -14,9 +14,7 @@ static RUNNING: AtomicUsize = AtomicUsize::new(0);
 /// How many extra threads may run at once.
 fn most() -> usize {
     static MOST: OnceLock<usize> = OnceLock::new();
-    *MOST.get_or_init(|| {
-        dents::sys::address_space_limit().map_or(usize::MAX, |l| (l >> 25) as usize)
-    })
+    *MOST.get_or_init(|| dents_os::address_space_limit().map_or(usize::MAX, |l| (l >> 25) as usize))
 }
 
 /// Runs `f` on a new thread of `scope`, or here and now if no thread can

@@ -32,9 +32,9 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dents::dir::FileType;
-use dents::sys::{self, Statx};
+use dents::fs;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
-use rustix::fs::StatxFlags;
+use dents::{Metadata, StatFields};
 
 use crate::links::LinkSet;
 use crate::ncdu::{Export, ExportDir};
@@ -118,7 +118,7 @@ struct Acc {
     /// The ncdu export's record of the directory, if exporting.
     export: Option<ExportDir>,
     /// The directory's own stat, kept for the export.
-    own_st: OnceLock<Statx>,
+    own_st: OnceLock<Metadata>,
 }
 
 impl Acc {
@@ -197,40 +197,42 @@ impl<'s, S: Sink> Du<'s, S> {
         self.opts.hash_all || self.opts.follow == Follow::Always
     }
 
-    fn mask(&self) -> StatxFlags {
-        let mut m = StatxFlags::TYPE
-            | StatxFlags::MODE
-            | StatxFlags::NLINK
-            | StatxFlags::INO
-            | StatxFlags::SIZE
-            | StatxFlags::BLOCKS;
+    fn mask(&self) -> StatFields {
+        let mut m = StatFields::TYPE
+            | StatFields::MODE
+            | StatFields::NLINK
+            | StatFields::INO
+            | StatFields::SIZE
+            | StatFields::BLOCKS;
         m |= match self.opts.time {
-            Some(TimeKind::Access) => StatxFlags::ATIME,
-            Some(TimeKind::Change) => StatxFlags::CTIME,
-            Some(TimeKind::Modification) => StatxFlags::MTIME,
-            None => StatxFlags::empty(),
+            Some(TimeKind::Access) => StatFields::ATIME,
+            Some(TimeKind::Change) => StatFields::CTIME,
+            Some(TimeKind::Modification) => StatFields::MTIME,
+            None => StatFields::empty(),
         };
         m
     }
 
     /// The size, inode count and time of one entry.
-    fn dui(&self, st: &Statx) -> Dui {
+    fn dui(&self, st: &Metadata) -> Dui {
         // Apparent sizes: st_size of every type, as coreutils 9.1 counts
         // them (a directory's own size too).
         let size = if self.opts.apparent {
-            st.stx_size
+            st.len()
         } else {
-            st.stx_blocks.saturating_mul(512)
+            st.blocks().saturating_mul(512)
         };
         let tmax = match self.opts.time {
             None => NO_TIME,
             Some(k) => {
                 let ts = match k {
-                    TimeKind::Modification => st.stx_mtime,
-                    TimeKind::Access => st.stx_atime,
-                    TimeKind::Change => st.stx_ctime,
+                    TimeKind::Modification => st.mtime(),
+                    TimeKind::Access => st.atime(),
+                    TimeKind::Change => st.ctime(),
                 };
-                pack_time(ts.tv_sec, ts.tv_nsec)
+                // A time the kernel did not fill in reads as 0, as the raw
+                // `statx` field did.
+                ts.map_or(pack_time(0, 0), |t| pack_time(t.secs, t.nsecs))
             }
         };
         Dui {
@@ -257,20 +259,20 @@ impl<'s, S: Sink> Du<'s, S> {
         };
         let follow_root = self.opts.follow != Follow::Never;
         let st = if follow_root {
-            match sys::statx_follow_at(rustix::fs::CWD, &name, self.mask()) {
+            match fs::stat_follow_at(rustix::fs::CWD, &name, self.mask()) {
                 Err(e) if e.raw_os_error() == Some(libc_enoent()) => {
-                    sys::statx_at(rustix::fs::CWD, &name, self.mask())
+                    fs::stat_at(rustix::fs::CWD, &name, self.mask())
                 }
                 r => r,
             }
         } else {
-            sys::statx_at(rustix::fs::CWD, &name, self.mask())
+            fs::stat_at(rustix::fs::CWD, &name, self.mask())
         };
         let st = match st {
             Ok(st) => st,
             Err(e) => return self.fail(Problem::CannotAccess(root, Some(&e))),
         };
-        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
+        let is_dir = st.file_type().is_dir();
         if self.hash_all() && !is_dir && !self.opts.count_links {
             // `du a a/f`: a/f was counted in a's walk (a directory walked
             // whole), though its single link was not hashed there.
@@ -293,7 +295,7 @@ impl<'s, S: Sink> Du<'s, S> {
         };
         let v = WalkVisitor {
             du: self,
-            root_dev: sys::makedev(st.stx_dev_major, st.stx_dev_minor),
+            root_dev: st.dev(),
             accs: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             loops: Mutex::new(Vec::new()),
             any_loop: AtomicBool::new(false),
@@ -382,8 +384,8 @@ fn parent_dir_id(path: &[u8]) -> Option<(u64, u64)> {
         None => b".",
     };
     let c = CString::new(parent).ok()?;
-    let st = sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::INO).ok()?;
-    Some((sys::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino))
+    let st = fs::stat_follow_at(rustix::fs::CWD, &c, StatFields::INO).ok()?;
+    Some((st.dev(), st.ino()))
 }
 
 /// The visitor of one argument's walk.
@@ -486,13 +488,13 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     }
 
     /// The stat of an entry, or the problem reported; `None` to skip it.
-    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Statx> {
+    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Metadata> {
         match v.metadata() {
             Ok(st) => {
                 // Following links, a link whose target is missing is
                 // stat'ed as itself: GNU says it cannot access it.
                 if v.follows_links()
-                    && FileType::from_mode(st.stx_mode as u32) == FileType::SYMLINK
+                    && st.file_type() == FileType::SYMLINK
                     && (v.depth() > 0 || self.du.opts.follow != Follow::Never)
                 {
                     self.du.fail(Problem::CannotAccess(v.path(), None));
@@ -539,13 +541,13 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         let Some(st) = self.stat(v) else {
             return true;
         };
-        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        let dev = st.dev();
         if du.opts.one_file_system && v.depth() > 0 && dev != self.root_dev {
             return true;
         }
         // Several arguments (or -L): a directory seen before is skipped
         // whole, before it is read.
-        if du.hash_all() && !du.opts.count_links && !du.dirs.insert(dev, st.stx_ino) {
+        if du.hash_all() && !du.opts.count_links && !du.dirs.insert(dev, st.ino()) {
             return true;
         }
         let own = du.dui(st);
@@ -554,7 +556,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         let acc = Acc::new(du.export.is_some());
         acc.add(&own);
         if du.export.is_some() {
-            let _ = acc.own_st.set(*st);
+            let _ = acc.own_st.set(st.clone());
         }
         let key = dir_key(v.path());
         self.accs[shard_of(&key)]
@@ -583,21 +585,21 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         let Some(st) = self.stat(v) else {
             return Flow::Continue;
         };
-        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        let dev = st.dev();
         if opts.one_file_system && depth > 0 && dev != self.root_dev {
             return Flow::Continue;
         }
-        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
+        let is_dir = st.file_type().is_dir();
         let key_end = path.len() - v.name().len();
         if !is_dir && !opts.count_links {
-            let seen = if st.stx_nlink > 1
+            let seen = if st.nlink() > 1
                 || du.hash_all() && (depth == 0 || opts.follow == Follow::Always)
             {
-                !du.links.insert(dev, st.stx_ino)
+                !du.links.insert(dev, st.ino())
             } else {
                 du.hash_all()
                     && du.root_files_hashed.load(Ordering::Relaxed)
-                    && du.links.contains(dev, st.stx_ino)
+                    && du.links.contains(dev, st.ino())
             };
             if seen {
                 // Counted already; the export still lists every link

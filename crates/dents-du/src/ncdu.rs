@@ -26,7 +26,7 @@ use std::io::{self, Write};
 use std::sync::Mutex;
 
 use dents::dir::FileType;
-use dents::sys::{self, Statx};
+use dents::Metadata;
 
 /// The items of one directory, gathered as JSON (each item preceded by a
 /// comma: the directory's own info object comes first).
@@ -76,24 +76,24 @@ fn push_num(out: &mut Vec<u8>, key: &str, n: u64) {
 }
 
 /// The info object of an entry.
-fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Statx, with_dev: bool) {
-    let t = FileType::from_mode(st.stx_mode as u32);
+fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Metadata, with_dev: bool) {
+    let t = st.file_type();
     out.extend_from_slice(b"{\"name\":");
     push_str(out, name);
     let asize = if t == FileType::REGULAR || t == FileType::SYMLINK || t.is_dir() {
-        st.stx_size
+        st.len()
     } else {
         0
     };
     push_num(out, "asize", asize);
-    push_num(out, "dsize", st.stx_blocks.saturating_mul(512));
+    push_num(out, "dsize", st.blocks().saturating_mul(512));
     if with_dev || t.is_dir() {
-        push_num(out, "dev", sys::makedev(st.stx_dev_major, st.stx_dev_minor));
+        push_num(out, "dev", st.dev());
     }
-    push_num(out, "ino", st.stx_ino);
-    if !t.is_dir() && st.stx_nlink > 1 {
+    push_num(out, "ino", st.ino());
+    if !t.is_dir() && st.nlink() > 1 {
         out.extend_from_slice(b",\"hlnkc\":true");
-        push_num(out, "nlink", st.stx_nlink as u64);
+        push_num(out, "nlink", st.nlink());
     }
     if !t.is_dir() && t != FileType::REGULAR {
         out.extend_from_slice(b",\"notreg\":true");
@@ -105,7 +105,7 @@ fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Statx, with_dev: bool) {
 fn push_dir_array(
     out: &mut Vec<u8>,
     name: &[u8],
-    st: &Statx,
+    st: &Metadata,
     items: Option<&ExportDir>,
     root: bool,
 ) {
@@ -119,7 +119,7 @@ fn push_dir_array(
 
 impl ExportDir {
     /// Adds a file (anything not walked into).
-    pub fn push_file(&self, name: &[u8], st: &Statx) {
+    pub fn push_file(&self, name: &[u8], st: &Metadata) {
         let mut out = Vec::with_capacity(96 + name.len());
         out.push(b',');
         push_info(&mut out, name, st, false);
@@ -130,7 +130,7 @@ impl ExportDir {
     }
 
     /// Adds a finished subdirectory with its items.
-    pub fn push_dir(&self, name: &[u8], st: &Statx, items: Option<&ExportDir>) {
+    pub fn push_dir(&self, name: &[u8], st: &Metadata, items: Option<&ExportDir>) {
         let mut out = Vec::new();
         out.push(b',');
         push_dir_array(&mut out, name, st, items, false);
@@ -161,7 +161,7 @@ impl Export {
     }
 
     /// The argument was a directory: its tree.
-    pub fn root_dir(&self, path: &[u8], st: &Statx, items: Option<&ExportDir>) {
+    pub fn root_dir(&self, path: &[u8], st: &Metadata, items: Option<&ExportDir>) {
         let name = self.name_for(path);
         let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
         r.clear();
@@ -170,7 +170,7 @@ impl Export {
 
     /// The argument was not a directory: exported as a directory of
     /// nothing (the format's top level is a directory).
-    pub fn root_file(&self, path: &[u8], st: &Statx) {
+    pub fn root_file(&self, path: &[u8], st: &Metadata) {
         let name = self.name_for(path);
         let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
         r.clear();

@@ -39,8 +39,9 @@ use std::sync::OnceLock;
 
 use dents::dir::FileType;
 use dents::walk::Visit;
+use dents::StatFields;
 use dents_tools::dircolors::unescape;
-use rustix::fs::{Access, AtFlags, StatxFlags};
+use rustix::fs::{Access, AtFlags};
 
 /// A color of the table, by its two- or three-letter key.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -310,8 +311,8 @@ impl Colors {
 
     /// The stat fields coloring reads (the mode for `su sg ex st ow tw`,
     /// the link count for `mh`); empty if names and types suffice.
-    pub fn stat_mask(&self) -> StatxFlags {
-        let mut m = StatxFlags::empty();
+    pub fn stat_mask(&self) -> StatFields {
+        let mut m = StatFields::empty();
         if [
             Key::Setuid,
             Key::Setgid,
@@ -323,10 +324,10 @@ impl Colors {
         .iter()
         .any(|&k| self.has(k))
         {
-            m |= StatxFlags::MODE;
+            m |= StatFields::MODE;
         }
         if self.has(Key::MultiHard) {
-            m |= StatxFlags::NLINK;
+            m |= StatFields::NLINK;
         }
         m
     }
@@ -425,7 +426,7 @@ impl Colors {
     /// The paint of the visited file's name (`name`: how it is written).
     fn file(&self, v: &Visit<'_>, name: &[u8]) -> Paint<'_> {
         let t = v.file_type();
-        let mode_of = |st: &dents::sys::Statx| (st.stx_mode as u32, st.stx_nlink as u64);
+        let mode_of = |st: &dents::Metadata| (st.mode(), st.nlink());
         let caps = || has_capabilities(v.path());
         match t {
             FileType::UNKNOWN => self.missing(),
@@ -460,9 +461,9 @@ impl Colors {
                         .is_err()
                 };
                 if self.link_as_target && !v.follows_links() {
-                    let mask = self.stat_mask() | StatxFlags::TYPE | StatxFlags::MODE;
-                    if let Ok(st) = dents::sys::statx_follow_at(v.parent_fd(), v.at_name(), mask) {
-                        let tt = FileType::from_mode(st.stx_mode as u32);
+                    let mask = self.stat_mask() | StatFields::TYPE | StatFields::MODE;
+                    if let Ok(st) = dents::fs::stat_follow_at(v.parent_fd(), v.at_name(), mask) {
+                        let tt = st.file_type();
                         return match tt {
                             FileType::REGULAR | FileType::DIRECTORY => {
                                 self.by_mode(tt, Some(mode_of(&st)), name, &caps)

@@ -18,8 +18,6 @@ use crate::numfmt::{digits, push_u64};
 use std::collections::HashMap;
 use std::ffi::CString;
 
-use dents::sys;
-
 /// The fields of a local time that the letters formatted here use.
 #[derive(Clone, Copy, Debug)]
 struct Civil {
@@ -36,17 +34,17 @@ struct Civil {
 
 /// The local time of `secs` from the C library.
 fn civil_of(secs: i64) -> Option<Civil> {
-    let tm = sys::local_time(secs)?;
+    let tm = dents_os::local_time(secs)?;
     Some(Civil {
-        year: tm.tm_year as i64 + 1900,
-        mon: tm.tm_mon as u32 + 1,
-        mday: tm.tm_mday as u32,
-        hour: tm.tm_hour as u32,
-        min: tm.tm_min as u32,
-        sec: tm.tm_sec as u32,
-        wday: tm.tm_wday as u32,
-        yday: tm.tm_yday as u32,
-        gmtoff: tm.tm_gmtoff,
+        year: tm.year(),
+        mon: tm.month(),
+        mday: tm.day(),
+        hour: tm.hour(),
+        min: tm.minute(),
+        sec: tm.second(),
+        wday: tm.weekday(),
+        yday: tm.year_day(),
+        gmtoff: tm.utc_offset(),
     })
 }
 
@@ -238,18 +236,22 @@ impl Clock {
         let Ok(fmt) = CString::new(fmt) else {
             return;
         };
-        let Some(tm) = sys::local_time(sec) else {
+        let Some(tm) = dents_os::local_time(sec) else {
             return at_seconds(out, sec, nsec, ns);
         };
         let mut text = Vec::new();
-        sys::strftime(&mut text, &fmt, &tm);
+        dents_os::strftime(&mut text, &fmt, &tm);
         if ns {
             // The seconds are the one run of two digits that changes
             // when the seconds do.
-            let mut other = tm;
-            other.tm_sec += if other.tm_sec >= 11 { -11 } else { 11 };
+            let second = tm.second();
+            let other = tm.with_second(if second >= 11 {
+                second - 11
+            } else {
+                second + 11
+            });
             let mut alt = Vec::new();
-            sys::strftime(&mut alt, &fmt, &other);
+            dents_os::strftime(&mut alt, &fmt, &other);
             if let Some(end) = seconds_end(&text, &alt) {
                 out.extend_from_slice(&text[..end]);
                 push_nanos(out, nsec);
@@ -302,7 +304,7 @@ impl Clock {
             out.extend_from_slice(t);
             return;
         }
-        let Some(tm) = sys::local_time(sec) else {
+        let Some(tm) = dents_os::local_time(sec) else {
             // GNU: the number right-aligned in 12 columns (a `-` in front
             // for a negative one, wherever the padding leaves it).
             let digits = sec
@@ -320,7 +322,7 @@ impl Clock {
         };
         let fmt = if recent { c"%b %e %H:%M" } else { c"%b %e  %Y" };
         let mut text = Vec::new();
-        sys::strftime(&mut text, fmt, &tm);
+        dents_os::strftime(&mut text, fmt, &tm);
         out.extend_from_slice(&text);
         if self.texts.len() >= CACHE_LIMIT {
             self.texts.clear();

@@ -12,7 +12,6 @@
 //! other than GNU's `fourth`..`twelfth`, and the ISO week forms.
 
 use super::time::{days_from_civil, local_to_utc, Timestamp};
-use dents::sys;
 
 /// What a string said, item by item.
 #[derive(Default, Debug)]
@@ -538,15 +537,15 @@ fn set_zone(p: &mut Parts, z: i64) -> Option<()> {
 /// The broken-down local time of `t`: year, month, day, hours, minutes,
 /// seconds, weekday.
 fn broken_down(t: i64) -> (i64, i64, i64, i64, i64, i64, i64) {
-    match sys::local_time(t) {
+    match dents_os::local_time(t) {
         Some(tm) => (
-            tm.tm_year as i64 + 1900,
-            tm.tm_mon as i64 + 1,
-            tm.tm_mday as i64,
-            tm.tm_hour as i64,
-            tm.tm_min as i64,
-            tm.tm_sec as i64,
-            tm.tm_wday as i64,
+            tm.year(),
+            tm.month() as i64,
+            tm.day() as i64,
+            tm.hour() as i64,
+            tm.minute() as i64,
+            tm.second() as i64,
+            tm.weekday() as i64,
         ),
         None => (1970, 1, 1, 0, 0, 0, 4),
     }
@@ -559,16 +558,12 @@ pub fn parse(arg: &[u8], now: Timestamp) -> Option<Timestamp> {
     if let Some(rest) = s.strip_prefix("TZ=\"") {
         let end = rest.find('"')?;
         let (zone, rest) = (&rest[..end], &rest[end + 1..]);
-        let saved = std::env::var_os("TZ");
-        std::env::set_var("TZ", zone);
-        sys::tzset();
-        let r = parse_local(rest.trim(), now);
-        match saved {
-            Some(v) => std::env::set_var("TZ", v),
-            None => std::env::remove_var("TZ"),
-        }
-        sys::tzset();
-        return r;
+        // The expression is parsed before any thread starts: if one had,
+        // the zone could not be changed, and the date would be invalid.
+        return dents_os::with_time_zone(std::ffi::OsStr::new(zone), || {
+            parse_local(rest.trim(), now)
+        })
+        .flatten();
     }
     parse_local(s, now)
 }
@@ -623,7 +618,7 @@ fn parse_local(s: &str, now: Timestamp) -> Option<Timestamp> {
     let t = match p.zone {
         Some(z) => civil - z,
         None if absolute || empty => local_to_utc(civil),
-        None => civil - sys::local_time(now.sec).map_or(0, |tm| tm.tm_gmtoff),
+        None => civil - dents_os::local_time(now.sec).map_or(0, |tm| tm.utc_offset()),
     };
     Some(Timestamp {
         sec: t.checked_add(p.rel[3])?,
@@ -664,9 +659,24 @@ mod tests {
         nsec: 5,
     };
 
+    /// Sets `TZ=UTC` once for every test here.
+    #[allow(unsafe_code)]
+    fn utc() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: test-only, and weaker than the shipped code's (main's
+        // `startup`, `with_time_zone`): the harness runs tests on several
+        // threads.  glibc's tzset and localtime_r share one lock; what is
+        // left is this one setenv against a getenv of TZ in the C library
+        // on another test's thread, and every test that sets TZ sets it
+        // to the same "UTC".
+        ONCE.call_once(|| unsafe {
+            std::env::set_var("TZ", "UTC");
+            dents_os::tzset();
+        });
+    }
+
     fn at(s: &str) -> i64 {
-        std::env::set_var("TZ", "UTC");
-        sys::tzset();
+        utc();
         parse(s.as_bytes(), NOW)
             .unwrap_or_else(|| panic!("{s}"))
             .sec

@@ -16,9 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use dents::dir::{DirReader, FileType};
-use dents::sys::{self, Statx};
 use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
-use rustix::fs::{Access, AtFlags, StatxFlags};
+use dents::Metadata;
+use dents::StatFields;
+use rustix::fs::{Access, AtFlags};
 
 use super::cache::Cache;
 use super::color::{qmarks, Colors};
@@ -96,7 +97,7 @@ impl<'a> Finder<'a> {
             ignore_race,
             roots: Mutex::new(Vec::new()),
             last_root_failed: AtomicBool::new(false),
-            terminal: sys::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
+            terminal: dents_os::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
             outs: output_files(expr),
             colors: None,
             progress: None,
@@ -247,7 +248,7 @@ impl<'a> Visitor for Finder<'a> {
                 }
                 FileType::SYMLINK => {
                     let (dir, name) = (v.parent_fd(), v.at_name());
-                    if let Err(e) = sys::statx_follow_at(dir, name, StatxFlags::TYPE) {
+                    if let Err(e) = dents::fs::stat_follow_at(dir, name, StatFields::TYPE) {
                         let notdir = rustix::io::Errno::NOTDIR.raw_os_error();
                         if e.raw_os_error() == Some(notdir) {
                             msg::path_error(v.path(), &e);
@@ -409,7 +410,7 @@ impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
 
     /// The entry's metadata; a failure is reported once and makes the
     /// test false.
-    fn meta(&mut self) -> Option<&Statx> {
+    fn meta(&mut self) -> Option<&Metadata> {
         if debug::on(debug::STAT) && !self.stat_reported {
             let mut m = b"debug_stat (".to_vec();
             m.extend_from_slice(self.v.at_name().to_bytes());
@@ -496,7 +497,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
                     return false;
                 }
                 let (dir, name) = cx.at();
-                match sys::readlink_at(dir, name) {
+                match dents::fs::readlink_at(dir, name) {
                     Ok(target) => glob.matches(&target),
                     Err(e) => {
                         msg::path_error(cx.v.path(), &e);
@@ -515,7 +516,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         Pred::Type { types, x: true } => types & type_bit(other_type(cx)) != 0,
         Pred::Size { cmp, unit } => cx
             .meta()
-            .is_some_and(|st| cmp.test(st.stx_size.div_ceil(*unit))),
+            .is_some_and(|st| cmp.test(st.len().div_ceil(*unit))),
         Pred::Age {
             field,
             rel,
@@ -535,7 +536,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             .and_then(|st| Timestamp::of(st, *field))
             .is_some_and(|t| t.nanos() > than.nanos()),
         Pred::Perm { kind, modes } => cx.meta().is_some_and(|st| {
-            let mode = st.stx_mode as u32;
+            let mode = st.mode();
             let want = modes[FileType::from_mode(mode).is_dir() as usize];
             let have = mode & 0o7777;
             match kind {
@@ -544,21 +545,21 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
                 PermKind::Any => want == 0 || have & want != 0,
             }
         }),
-        Pred::Uid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_uid as u64)),
-        Pred::Gid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_gid as u64)),
-        Pred::NoUser => match cx.meta().map(|st| st.stx_uid) {
-            Some(uid) => cx.st.cache.users.get(uid, sys::user_name).is_none(),
+        Pred::Uid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.uid() as u64)),
+        Pred::Gid(cmp) => cx.meta().is_some_and(|st| cmp.test(st.gid() as u64)),
+        Pred::NoUser => match cx.meta().map(|st| st.uid()) {
+            Some(uid) => cx.st.cache.users.get(uid, dents_os::user_name).is_none(),
             None => false,
         },
-        Pred::NoGroup => match cx.meta().map(|st| st.stx_gid) {
-            Some(gid) => cx.st.cache.groups.get(gid, sys::group_name).is_none(),
+        Pred::NoGroup => match cx.meta().map(|st| st.gid()) {
+            Some(gid) => cx.st.cache.groups.get(gid, dents_os::group_name).is_none(),
             None => false,
         },
-        Pred::Links(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_nlink as u64)),
-        Pred::Inum(cmp) => cx.meta().is_some_and(|st| cmp.test(st.stx_ino)),
+        Pred::Links(cmp) => cx.meta().is_some_and(|st| cmp.test(st.nlink())),
+        Pred::Inum(cmp) => cx.meta().is_some_and(|st| cmp.test(st.ino())),
         Pred::SameFile { dev, ino } => cx
             .meta()
-            .is_some_and(|st| st.stx_ino == *ino && (st.stx_dev_major, st.stx_dev_minor) == *dev),
+            .is_some_and(|st| st.ino() == *ino && (st.dev_major(), st.dev_minor()) == *dev),
         Pred::Empty => empty(cx),
         Pred::Access(kind) => {
             let mode = match kind {
@@ -661,7 +662,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             true
         }
         Pred::FsType(name) => {
-            let dev = cx.meta().map(|st| (st.stx_dev_major, st.stx_dev_minor));
+            let dev = cx.meta().map(|st| (st.dev_major(), st.dev_minor()));
             dev.is_some_and(|dev| cx.st.cache.fs.name(dev) == name.as_slice())
         }
         Pred::Hidden => is_hidden(cx.v),
@@ -709,16 +710,17 @@ fn flush_stderr(st: &mut State<'_>, dest: &Dest) {
 fn other_type(cx: &mut Ctx<'_, '_, '_>) -> FileType {
     let (dir, name) = cx.at();
     if cx.v.follows_links() {
-        return cx.v.link_metadata().map_or(FileType::UNKNOWN, |st| {
-            FileType::from_mode(st.stx_mode as u32)
-        });
+        return cx
+            .v
+            .link_metadata()
+            .map_or(FileType::UNKNOWN, |st| st.file_type());
     }
     let t = cx.v.file_type();
     if t != FileType::SYMLINK {
         return t;
     }
-    match sys::statx_follow_at(dir, name, StatxFlags::TYPE) {
-        Ok(st) => FileType::from_mode(st.stx_mode as u32),
+    match dents::fs::stat_follow_at(dir, name, StatFields::TYPE) {
+        Ok(st) => st.file_type(),
         // A broken link (its target missing, or not a directory on the
         // way to it) is a link; another failure (a loop) is an error.
         Err(e)
@@ -744,7 +746,7 @@ fn empty(cx: &mut Ctx<'_, '_, '_>) -> bool {
     }
     let t = cx.v.file_type();
     if t == FileType::REGULAR {
-        return cx.meta().is_some_and(|st| st.stx_size == 0);
+        return cx.meta().is_some_and(|st| st.is_empty());
     }
     if !t.is_dir() {
         return false;
@@ -756,9 +758,9 @@ fn empty(cx: &mut Ctx<'_, '_, '_>) -> bool {
     }
     let (dir, name) = cx.at();
     let opened = if cx.v.follows_links() {
-        sys::open_dir_follow_at(dir, name)
+        dents::fs::open_dir_follow_at(dir, name)
     } else {
-        sys::open_dir_at(dir, name)
+        dents::fs::open_dir_at(dir, name)
     };
     let fd = match opened {
         Ok(fd) => fd,

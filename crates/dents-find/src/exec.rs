@@ -9,7 +9,7 @@
 //!
 //! `-execdir` runs the child in the file's directory through the
 //! walker's descriptor of that directory: the child `fchdir`s to it
-//! between fork and exec (`sys::chdir_in_child`), so a directory renamed,
+//! between fork and exec (`dents_os::chdir_in_child`), so a directory renamed,
 //! or replaced by a symlink, while the walk is in it cannot send the
 //! command elsewhere.  A `+` batch waiting for more paths keeps its own
 //! duplicate of the descriptor.  A starting point's directory (`t` for
@@ -30,7 +30,6 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Mutex;
 
-use dents::sys;
 use dents::walk::Visit;
 
 use super::{debug, msg};
@@ -83,7 +82,7 @@ impl Limits {
         let env: usize = std::env::vars_os()
             .map(|(k, v)| k.len() + 1 + v.len() + 1)
             .sum();
-        Limits::new(sys::arg_max(), env)
+        Limits::new(dents_os::arg_max(), env)
     }
 }
 
@@ -167,7 +166,7 @@ impl Exec {
                 // A starting point: its directory, by path.
                 let opened = CString::new(key.clone())
                     .map_err(|_| io::Error::from_raw_os_error(libc_enoent()))
-                    .and_then(|c| sys::open_dir_path(&c));
+                    .and_then(|c| dents::fs::open_dir(&c));
                 match opened {
                     Ok(fd) => DirFd::Owned(fd),
                     Err(e) => {
@@ -419,7 +418,7 @@ fn spawn_wait(
     let mut cmd = Command::new(OsStr::from_bytes(&args[0]));
     cmd.args(args[1..].iter().map(|a| OsStr::from_bytes(a)));
     if let Some(fd) = dir {
-        sys::chdir_in_child(&mut cmd, fd.try_clone_to_owned()?);
+        dents_os::chdir_in_child(&mut cmd, fd.try_clone_to_owned()?);
     }
     if null_stdin {
         cmd.stdin(Stdio::null());

@@ -9,7 +9,7 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use rustix::fs::StatxFlags;
+use dents::StatFields;
 
 use super::debug;
 use super::exec::Exec;
@@ -221,22 +221,22 @@ impl Pred {
 
     /// The stat fields it reads; empty if it needs no stat at all (name
     /// tests, `-type` where the directory entry says).
-    pub fn stat_mask(&self) -> StatxFlags {
+    pub fn stat_mask(&self) -> StatFields {
         match self {
-            Pred::Size { .. } => StatxFlags::SIZE,
+            Pred::Size { .. } => StatFields::SIZE,
             Pred::Age { field, .. } | Pred::Newer { field, .. } => field.mask(),
-            Pred::Perm { .. } => StatxFlags::MODE,
-            Pred::Used { .. } => StatxFlags::ATIME | StatxFlags::CTIME,
-            Pred::Uid(_) | Pred::NoUser => StatxFlags::UID,
-            Pred::Gid(_) | Pred::NoGroup => StatxFlags::GID,
-            Pred::Links(_) => StatxFlags::NLINK,
-            Pred::Inum(_) | Pred::SameFile { .. } => StatxFlags::INO,
-            Pred::Empty => StatxFlags::SIZE,
+            Pred::Perm { .. } => StatFields::MODE,
+            Pred::Used { .. } => StatFields::ATIME | StatFields::CTIME,
+            Pred::Uid(_) | Pred::NoUser => StatFields::UID,
+            Pred::Gid(_) | Pred::NoGroup => StatFields::GID,
+            Pred::Links(_) => StatFields::NLINK,
+            Pred::Inum(_) | Pred::SameFile { .. } => StatFields::INO,
+            Pred::Empty => StatFields::SIZE,
             Pred::Printf { fmt, .. } => fmt.stat_mask(),
             Pred::Ls { .. } => super::lsfmt::MASK,
             // Any stat gives the device.
-            Pred::FsType(_) => StatxFlags::TYPE,
-            _ => StatxFlags::empty(),
+            Pred::FsType(_) => StatFields::TYPE,
+            _ => StatFields::empty(),
         }
     }
 

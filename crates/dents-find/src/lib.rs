@@ -95,7 +95,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use dents::sys;
 use dents::walk::{self, WalkOptions};
 
 use dents_tools::output::Output;
@@ -134,15 +133,13 @@ fn walk_list(
 
 /// Runs `dents find` with `argv` (starting with `find`); returns the exit
 /// status: 0, or 1 after any problem, as GNU find.  What the executable
-/// calls: the process's time zone and time locale are set up first (only
-/// sound before any thread starts), then [`Command::parse`] and
-/// [`Command::run`].
+/// calls, after it has set up the process's time zone and time locale
+/// (`dents_os::tzset`, `dents_os::use_time_locale`: only sound before any
+/// thread starts, so the executable's own start-up does it); then
+/// [`Command::parse`] and [`Command::run`].
 pub fn main(argv: &[OsString]) -> i32 {
-    sys::tzset();
-    // Month and day names in -printf's %Ab and -ls dates, as GNU's.
-    sys::use_time_locale();
-    let stdout_tty = sys::is_terminal(std::io::stdout().as_fd());
-    let stderr_tty = sys::is_terminal(std::io::stderr().as_fd());
+    let stdout_tty = dents_os::is_terminal(std::io::stdout().as_fd());
+    let stderr_tty = dents_os::is_terminal(std::io::stderr().as_fd());
     let terminals = Terminals {
         stdout: stdout_tty,
         stderr: stderr_tty,
@@ -613,7 +610,7 @@ impl Search {
             sort: opts.sort,
             // Under -L, loops are found by inode.
             stat_mask: if opts.follow == walk::Follow::Always {
-                needs.stat_mask | rustix::fs::StatxFlags::INO
+                needs.stat_mask | dents::StatFields::INO
             } else {
                 needs.stat_mask
             },

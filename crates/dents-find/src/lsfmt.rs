@@ -22,23 +22,23 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dents::dir::FileType;
-use dents::sys::{self, Statx};
 use dents::walk::Visit;
-use rustix::fs::StatxFlags;
+use dents::Metadata;
+use dents::StatFields;
 
 use super::cache::Cache;
 use crate::errors;
 use crate::numfmt::{digits, push_u64};
 
 /// The stat fields a line shows.
-pub const MASK: StatxFlags = StatxFlags::INO
-    .union(StatxFlags::BLOCKS)
-    .union(StatxFlags::MODE)
-    .union(StatxFlags::NLINK)
-    .union(StatxFlags::UID)
-    .union(StatxFlags::GID)
-    .union(StatxFlags::SIZE)
-    .union(StatxFlags::MTIME);
+pub const MASK: StatFields = StatFields::INO
+    .union(StatFields::BLOCKS)
+    .union(StatFields::MODE)
+    .union(StatFields::NLINK)
+    .union(StatFields::UID)
+    .union(StatFields::GID)
+    .union(StatFields::SIZE)
+    .union(StatFields::MTIME);
 
 /// The column widths so far (GNU's minimums to start with).
 static INODE: AtomicUsize = AtomicUsize::new(9);
@@ -97,18 +97,18 @@ fn quoted_name(out: &mut Vec<u8>, name: &[u8]) {
 
 impl Ls {
     /// Appends the line of `v`, whose metadata is `st`.
-    pub fn line(&self, out: &mut Vec<u8>, v: &Visit<'_>, st: &Statx, cache: &mut Cache) {
-        num_column(out, st.stx_ino, &INODE);
+    pub fn line(&self, out: &mut Vec<u8>, v: &Visit<'_>, st: &Metadata, cache: &mut Cache) {
+        num_column(out, st.ino(), &INODE);
         out.push(b' ');
-        let blocks = (st.stx_blocks as u128 * 512).div_ceil(self.block_size as u128) as u64;
+        let blocks = (st.blocks() as u128 * 512).div_ceil(self.block_size as u128) as u64;
         num_column(out, blocks, &BLOCKS);
         out.push(b' ');
-        let mode = st.stx_mode as u32;
+        let mode = st.mode();
         crate::filemode::mode_string(out, mode);
         out.push(b' ');
-        num_column(out, st.stx_nlink as u64, &NLINK);
+        num_column(out, st.nlink(), &NLINK);
         out.push(b' ');
-        match cache.users.get(st.stx_uid, sys::user_name) {
+        match cache.users.get(st.uid(), dents_os::user_name) {
             Some(name) => {
                 let w = OWNER
                     .fetch_max(name.len(), Ordering::Relaxed)
@@ -121,18 +121,18 @@ impl Ls {
                 // to what was printed, space included.
                 let start = out.len();
                 let mut n = Vec::with_capacity(20);
-                push_u64(&mut n, st.stx_uid as u64);
+                push_u64(&mut n, st.uid() as u64);
                 left(out, &n, 8);
                 out.push(b' ');
                 OWNER.fetch_max(out.len() - start, Ordering::Relaxed);
             }
         }
-        let gname = cache.groups.get(st.stx_gid, sys::group_name);
+        let gname = cache.groups.get(st.gid(), dents_os::group_name);
         let mut n = Vec::new();
         let name = match gname {
             Some(name) => name,
             None => {
-                push_u64(&mut n, st.stx_gid as u64);
+                push_u64(&mut n, st.gid() as u64);
                 &n
             }
         };
@@ -143,20 +143,20 @@ impl Ls {
         out.push(b' ');
         let t = FileType::from_mode(mode);
         if t == FileType::CHAR_DEVICE || t == FileType::BLOCK_DEVICE {
-            num_column(out, st.stx_rdev_major as u64, &MAJOR);
+            num_column(out, st.rdev_major() as u64, &MAJOR);
             out.extend_from_slice(b", ");
-            num_column(out, st.stx_rdev_minor as u64, &MINOR);
+            num_column(out, st.rdev_minor() as u64, &MINOR);
         } else {
-            num_column(out, st.stx_size, &SIZE);
+            num_column(out, st.len(), &SIZE);
         }
         out.push(b' ');
-        let mtime = st.stx_mtime.tv_sec;
+        let mtime = st.mtime().map_or(0, |t| t.secs);
         let recent = self.start - 6 * 30 * 24 * 60 * 60 <= mtime && mtime <= self.start + 60 * 60;
         cache.clock.ls_date(out, mtime, recent);
         out.push(b' ');
         quoted_name(out, v.path());
         if t == FileType::SYMLINK {
-            match sys::readlink_at(v.parent_fd(), v.at_name()) {
+            match dents::fs::readlink_at(v.parent_fd(), v.at_name()) {
                 Ok(target) => {
                     out.extend_from_slice(b" -> ");
                     quoted_name(out, &target);

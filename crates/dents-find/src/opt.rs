@@ -13,7 +13,7 @@
 //! unoptimised; only which failing stats are reported can differ, as with
 //! GNU find's own reordering at its default level.
 
-use rustix::fs::StatxFlags;
+use dents::StatFields;
 
 use super::expr::{Expr, Pred};
 
@@ -130,7 +130,7 @@ fn reorder(e: Expr) -> Expr {
 #[derive(Debug, Clone, Copy)]
 pub struct Needs {
     /// The statx fields tests read; empty if no test needs a stat.
-    pub stat_mask: StatxFlags,
+    pub stat_mask: StatFields,
     /// Evaluate one file at a time (commands run, prompts, `-quit` that
     /// must stop at exactly one file).
     pub serial: bool,
@@ -138,7 +138,7 @@ pub struct Needs {
 
 /// Works out the [`Needs`] of `e`.
 pub fn analyse(e: &Expr) -> Needs {
-    let mut mask = StatxFlags::empty();
+    let mut mask = StatFields::empty();
     let mut serial = false;
     e.each(&mut |p| {
         mask |= p.stat_mask();
@@ -191,7 +191,7 @@ mod tests {
     #[test]
     fn stat_mask_only_what_is_read() {
         assert!(opt("d -name a -type f").1.stat_mask.is_empty());
-        assert_eq!(opt("d -size +1").1.stat_mask, StatxFlags::SIZE);
+        assert_eq!(opt("d -size +1").1.stat_mask, StatFields::SIZE);
         assert!(opt("d -exec true ;").1.serial);
     }
 }

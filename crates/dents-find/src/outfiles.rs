@@ -18,8 +18,6 @@ use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
-use dents::sys;
-
 use super::msg;
 use crate::output::Output;
 
@@ -73,7 +71,7 @@ impl Registry {
                 let file = fd.unwrap_or_else(|e| crate::output::fatal_write_error(&e));
                 let f = Arc::new(OutFile {
                     id: self.files.len(),
-                    tty: sys::is_terminal(file.as_fd()),
+                    tty: dents_os::is_terminal(file.as_fd()),
                     output: Output::from_file(File::from(file)),
                     name: path.to_vec(),
                     key: None,
@@ -94,12 +92,12 @@ impl Registry {
         // fopen(path, "w"): created 0666 less the umask, truncated,
         // close-on-exec.
         let file = File::create(std::ffi::OsStr::from_bytes(path)).map_err(fail)?;
-        let st = sys::fstat(file.as_fd()).map_err(fail)?;
-        let key = Some((st.st_dev, st.st_ino));
+        let st = dents::fs::fstat(file.as_fd()).map_err(fail)?;
+        let key = Some((st.dev(), st.ino()));
         if let Some(f) = self.files.iter().find(|f| f.key == key) {
             return Ok(Dest::File(Arc::clone(f)));
         }
-        let tty = sys::is_terminal(file.as_fd());
+        let tty = dents_os::is_terminal(file.as_fd());
         // A failed write is reported, as GNU reports it when it closes the
         // file, and the walk goes on.
         let name = path.to_vec();

@@ -25,9 +25,9 @@ use std::ffi::CString;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-use dents::sys::{self, Statx};
 use dents::walk::{Follow, Order};
-use rustix::fs::StatxFlags;
+use dents::Metadata;
+use dents::StatFields;
 
 use super::exec::Exec;
 use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred};
@@ -1161,10 +1161,10 @@ used to match no files, it now matches all files.",
 
     /// `-samefile`.
     fn samefile_test(&mut self, _: &[u8], f: &[u8]) -> Result<Step, Error> {
-        let st = self.stat_ref(f, StatxFlags::INO)?;
+        let st = self.stat_ref(f, StatFields::INO)?;
         push(Pred::SameFile {
-            dev: (st.stx_dev_major, st.stx_dev_minor),
-            ino: st.stx_ino,
+            dev: (st.dev_major(), st.dev_minor()),
+            ino: st.ino(),
         })
     }
 
@@ -1283,8 +1283,8 @@ latter is a POSIX-compliant feature.",
 
     /// Stats a reference file (`-newer`, `-samefile`), following a
     /// symlink under `-H`, `-L` and `-follow`.
-    fn stat_ref(&self, path: &[u8], mask: StatxFlags) -> Result<Statx, Error> {
-        let mask = mask | StatxFlags::TYPE | StatxFlags::MODE;
+    fn stat_ref(&self, path: &[u8], mask: StatFields) -> Result<Metadata, Error> {
+        let mask = mask | StatFields::TYPE | StatFields::MODE;
         let fail = |e: std::io::Error| {
             let mut m = self.quote(path);
             m.extend_from_slice(b": ");
@@ -1297,18 +1297,18 @@ latter is a POSIX-compliant feature.",
             // As GNU: a link that cannot be followed (its target is
             // missing, or passes through a non-directory) is itself the
             // reference.
-            sys::statx_follow_at(rustix::fs::CWD, &c, mask).or_else(|e| {
+            dents::fs::stat_follow_at(rustix::fs::CWD, &c, mask).or_else(|e| {
                 let unfollowable = [rustix::io::Errno::NOENT, rustix::io::Errno::NOTDIR]
                     .iter()
                     .any(|n| e.raw_os_error() == Some(n.raw_os_error()));
                 if unfollowable {
-                    sys::statx_at(rustix::fs::CWD, &c, mask)
+                    dents::fs::stat_at(rustix::fs::CWD, &c, mask)
                 } else {
                     Err(e)
                 }
             })
         } else {
-            sys::statx_at(rustix::fs::CWD, &c, mask)
+            dents::fs::stat_at(rustix::fs::CWD, &c, mask)
         };
         r.map_err(fail)
     }

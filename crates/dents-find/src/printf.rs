@@ -16,9 +16,9 @@
 //! allocates nothing per file.
 
 use dents::dir::FileType;
-use dents::sys::{self, Statx};
 use dents::walk::Visit;
-use rustix::fs::StatxFlags;
+use dents::Metadata;
+use dents::StatFields;
 
 use super::cache::Cache;
 use super::color::Colors;
@@ -101,7 +101,7 @@ enum Field {
 
 impl Field {
     /// The stat fields it reads; `None` if it needs no stat.
-    fn mask(self) -> Option<StatxFlags> {
+    fn mask(self) -> Option<StatFields> {
         Some(match self {
             Field::Path
             | Field::Below
@@ -114,16 +114,16 @@ impl Field {
             | Field::Target
             | Field::Context => return None,
             // Any stat gives the device.
-            Field::Dev | Field::FsType => StatxFlags::TYPE,
-            Field::Size => StatxFlags::SIZE,
-            Field::Kilo | Field::Blocks => StatxFlags::BLOCKS,
-            Field::Perm | Field::ModeString => StatxFlags::MODE,
-            Field::Ino => StatxFlags::INO,
-            Field::Links => StatxFlags::NLINK,
-            Field::User | Field::Uid => StatxFlags::UID,
-            Field::Group | Field::Gid => StatxFlags::GID,
+            Field::Dev | Field::FsType => StatFields::TYPE,
+            Field::Size => StatFields::SIZE,
+            Field::Kilo | Field::Blocks => StatFields::BLOCKS,
+            Field::Perm | Field::ModeString => StatFields::MODE,
+            Field::Ino => StatFields::INO,
+            Field::Links => StatFields::NLINK,
+            Field::User | Field::Uid => StatFields::UID,
+            Field::Group | Field::Gid => StatFields::GID,
             Field::CTime(f) | Field::Time(f, _) => f.mask(),
-            Field::Sparseness => StatxFlags::SIZE | StatxFlags::BLOCKS,
+            Field::Sparseness => StatFields::SIZE | StatFields::BLOCKS,
         })
     }
 
@@ -157,7 +157,7 @@ enum Seg {
 #[derive(Debug)]
 pub struct Format {
     segs: Vec<Seg>,
-    mask: StatxFlags,
+    mask: StatFields,
     needs_stat: bool,
     /// `%y` or `%Y`: the file type, which GNU may learn by a stat.
     needs_type: bool,
@@ -232,7 +232,7 @@ impl Format {
         if !lit.is_empty() {
             segs.push(Seg::Lit(lit));
         }
-        let mut mask = StatxFlags::empty();
+        let mut mask = StatFields::empty();
         let mut needs_stat = false;
         for s in &segs {
             if let Seg::Dir(d) = s {
@@ -270,7 +270,7 @@ impl Format {
     }
 
     /// The stat fields the format reads.
-    pub fn stat_mask(&self) -> StatxFlags {
+    pub fn stat_mask(&self) -> StatFields {
         self.mask
     }
 
@@ -311,7 +311,7 @@ impl Format {
         match d.field {
             Field::Depth => return conv.int(out, false, f.v.depth() as u64, 10),
             Field::Perm => {
-                let mode = f.st.map_or(0, |st| st.stx_mode as u64 & 0o7777);
+                let mode = f.st.map_or(0, |st| st.mode() as u64 & 0o7777);
                 return conv.int(out, false, mode, 8);
             }
             Field::Sparseness => return conv.float(out, f.st.map_or(1.0, sparseness)),
@@ -350,7 +350,7 @@ impl Format {
     fn value(&self, field: Field, f: &Subject<'_, '_>, cache: &mut Cache, out: &mut Vec<u8>) {
         let path = f.v.path();
         let st = f.st;
-        let num = |out: &mut Vec<u8>, get: &dyn Fn(&Statx) -> u64| {
+        let num = |out: &mut Vec<u8>, get: &dyn Fn(&Metadata) -> u64| {
             push_u64(out, st.map_or(0, get));
         };
         match field {
@@ -364,36 +364,34 @@ impl Format {
                 let rest = &path[f.v.root().len()..];
                 out.extend_from_slice(rest.strip_prefix(b"/").unwrap_or(rest));
             }
-            Field::Dev => num(out, &|st| sys::makedev(st.stx_dev_major, st.stx_dev_minor)),
-            Field::Size => num(out, &|st| st.stx_size),
-            Field::Kilo => num(out, &|st| st.stx_blocks.div_ceil(2)),
-            Field::Blocks => num(out, &|st| st.stx_blocks),
-            Field::Ino => num(out, &|st| st.stx_ino),
-            Field::Links => num(out, &|st| st.stx_nlink as u64),
-            Field::Uid => num(out, &|st| st.stx_uid as u64),
-            Field::Gid => num(out, &|st| st.stx_gid as u64),
+            Field::Dev => num(out, &|st| st.dev()),
+            Field::Size => num(out, &|st| st.len()),
+            Field::Kilo => num(out, &|st| st.blocks().div_ceil(2)),
+            Field::Blocks => num(out, &|st| st.blocks()),
+            Field::Ino => num(out, &|st| st.ino()),
+            Field::Links => num(out, &|st| st.nlink()),
+            Field::Uid => num(out, &|st| st.uid() as u64),
+            Field::Gid => num(out, &|st| st.gid() as u64),
             Field::User => {
-                let uid = st.map_or(0, |st| st.stx_uid);
-                match cache.users.get(uid, sys::user_name) {
+                let uid = st.map_or(0, |st| st.uid());
+                match cache.users.get(uid, dents_os::user_name) {
                     Some(n) => out.extend_from_slice(n),
                     None => push_u64(out, uid as u64),
                 }
             }
             Field::Group => {
-                let gid = st.map_or(0, |st| st.stx_gid);
-                match cache.groups.get(gid, sys::group_name) {
+                let gid = st.map_or(0, |st| st.gid());
+                match cache.groups.get(gid, dents_os::group_name) {
                     Some(n) => out.extend_from_slice(n),
                     None => push_u64(out, gid as u64),
                 }
             }
-            Field::ModeString => {
-                crate::filemode::mode_string(out, st.map_or(0, |st| st.stx_mode as u32))
-            }
+            Field::ModeString => crate::filemode::mode_string(out, st.map_or(0, |st| st.mode())),
             Field::Type => out.push(type_letter(f.v.file_type())),
             Field::TargetType => target_type(f, out),
             Field::Target => {
                 if f.v.file_type() == FileType::SYMLINK {
-                    match sys::readlink_at(f.v.parent_fd(), f.v.at_name()) {
+                    match dents::fs::readlink_at(f.v.parent_fd(), f.v.at_name()) {
                         Ok(t) => out.extend_from_slice(&t),
                         Err(e) => msg::path_error(path, &e),
                     }
@@ -412,12 +410,12 @@ impl Format {
                 None => {}
             },
             Field::FsType => {
-                let dev = st.map_or((0, 0), |st| (st.stx_dev_major, st.stx_dev_minor));
+                let dev = st.map_or((0, 0), |st| (st.dev_major(), st.dev_minor()));
                 out.extend_from_slice(cache.fs.name(dev));
             }
             Field::Context => {
                 let (dir, name) = (f.v.parent_fd(), f.v.at_name());
-                match sys::security_context_at(dir, name, f.v.follows_links()) {
+                match dents_os::security_context_at(dir, name, f.v.follows_links()) {
                     Ok(c) => out.extend_from_slice(&c),
                     Err(e) => {
                         let mut m = b"getfilecon failed: ".to_vec();
@@ -460,7 +458,7 @@ pub struct Subject<'a, 'v> {
     /// The walker's entry.
     pub v: &'a Visit<'v>,
     /// Its metadata, if the format needs it.
-    pub st: Option<&'a Statx>,
+    pub st: Option<&'a Metadata>,
     /// `Some(utf8 locale)` if the output is a terminal: names are then
     /// shown with `?` for what cannot be printed.
     pub quote: Option<bool>,
@@ -473,21 +471,17 @@ pub struct Subject<'a, 'v> {
 
 /// A file's time as seconds and nanoseconds; `None` for a birth time the
 /// filesystem does not give.
-fn time_of(st: &Statx, which: TimeField) -> Option<(i64, i64)> {
+fn time_of(st: &Metadata, which: TimeField) -> Option<(i64, i64)> {
     super::time::Timestamp::of(st, which).map(|t| (t.sec, t.nsec as i64))
 }
 
 /// GNU's `%S`: allocated bytes over the size (1 for an empty file with
 /// no blocks, infinite for one with some).
-fn sparseness(st: &Statx) -> f64 {
-    if st.stx_size == 0 {
-        return if st.stx_blocks == 0 {
-            1.0
-        } else {
-            f64::INFINITY
-        };
+fn sparseness(st: &Metadata) -> f64 {
+    if st.is_empty() {
+        return if st.blocks() == 0 { 1.0 } else { f64::INFINITY };
     }
-    512.0 * st.stx_blocks as f64 / st.stx_size as f64
+    512.0 * st.blocks() as f64 / st.len() as f64
 }
 
 /// `%y`'s letter for a type.
@@ -511,8 +505,8 @@ fn target_type(f: &Subject<'_, '_>, out: &mut Vec<u8>) {
     if t != FileType::SYMLINK {
         return out.push(type_letter(t));
     }
-    match sys::statx_follow_at(f.v.parent_fd(), f.v.at_name(), StatxFlags::TYPE) {
-        Ok(st) => out.push(type_letter(FileType::from_mode(st.stx_mode as u32))),
+    match dents::fs::stat_follow_at(f.v.parent_fd(), f.v.at_name(), StatFields::TYPE) {
+        Ok(st) => out.push(type_letter(st.file_type())),
         Err(e) => match e.raw_os_error() {
             Some(libc_errno) if libc_errno == rustix::io::Errno::NOENT.raw_os_error() => {
                 out.push(b'N')
@@ -836,12 +830,12 @@ mod tests {
     fn stat_fields_only_as_needed() {
         let f = |s: &str| Format::parse(s.as_bytes()).unwrap();
         assert!(!f("%p %f %h %d %y %l\\n").needs_stat());
-        assert_eq!(f("%s").stat_mask(), StatxFlags::SIZE);
+        assert_eq!(f("%s").stat_mask(), StatFields::SIZE);
         assert_eq!(
             f("%p %s %TY-%Tm-%Td\\n").stat_mask(),
-            StatxFlags::SIZE | StatxFlags::MTIME
+            StatFields::SIZE | StatFields::MTIME
         );
-        assert_eq!(f("%u %G").stat_mask(), StatxFlags::UID | StatxFlags::GID);
+        assert_eq!(f("%u %G").stat_mask(), StatFields::UID | StatFields::GID);
     }
 
     #[test]

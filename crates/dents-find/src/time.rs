@@ -4,9 +4,9 @@
 //! Times are nanoseconds since the epoch in an `i128`, so that GNU's
 //! comparisons (made on `timespec`s) are exact.
 
-use dents::sys::{self, Statx};
+use dents::Metadata;
 
-use rustix::fs::StatxFlags;
+use dents::StatFields;
 
 /// Seconds in a day.
 const DAY: i64 = 86_400;
@@ -28,12 +28,12 @@ pub enum TimeField {
 
 impl TimeField {
     /// The statx field holding this time.
-    pub fn mask(self) -> StatxFlags {
+    pub fn mask(self) -> StatFields {
         match self {
-            TimeField::Access => StatxFlags::ATIME,
-            TimeField::Birth => StatxFlags::BTIME,
-            TimeField::Change => StatxFlags::CTIME,
-            TimeField::Modify => StatxFlags::MTIME,
+            TimeField::Access => StatFields::ATIME,
+            TimeField::Birth => StatFields::BTIME,
+            TimeField::Change => StatFields::CTIME,
+            TimeField::Modify => StatFields::MTIME,
         }
     }
 }
@@ -50,7 +50,7 @@ pub struct Timestamp {
 impl Timestamp {
     /// Now.
     pub fn now() -> Timestamp {
-        let (sec, nsec) = sys::now();
+        let (sec, nsec) = dents_os::now();
         Timestamp { sec, nsec }
     }
 
@@ -61,21 +61,19 @@ impl Timestamp {
 
     /// One of a file's times; `None` for a birth time the filesystem
     /// does not give.
-    pub fn of(st: &Statx, field: TimeField) -> Option<Timestamp> {
+    pub fn of(st: &Metadata, field: TimeField) -> Option<Timestamp> {
+        // A time the kernel did not fill in reads as 0, as the raw
+        // `statx` field did; a birth time it did not give is `None`.
+        let zero = dents::metadata::Timestamp { secs: 0, nsecs: 0 };
         let t = match field {
-            TimeField::Access => st.stx_atime,
-            TimeField::Change => st.stx_ctime,
-            TimeField::Modify => st.stx_mtime,
-            TimeField::Birth => {
-                if st.stx_mask & rustix::fs::StatxFlags::BTIME.bits() == 0 {
-                    return None;
-                }
-                st.stx_btime
-            }
+            TimeField::Access => st.atime().unwrap_or(zero),
+            TimeField::Change => st.ctime().unwrap_or(zero),
+            TimeField::Modify => st.mtime().unwrap_or(zero),
+            TimeField::Birth => st.btime()?,
         };
         Some(Timestamp {
-            sec: t.tv_sec,
-            nsec: t.tv_nsec,
+            sec: t.secs,
+            nsec: t.nsecs,
         })
     }
 }
@@ -114,8 +112,8 @@ pub fn day_origin(start: Timestamp, daystart: bool) -> Timestamp {
             nsec: start.nsec,
         };
     }
-    let since_midnight = sys::local_time(start.sec).map_or(start.sec.rem_euclid(DAY), |tm| {
-        tm.tm_sec as i64 + tm.tm_min as i64 * 60 + tm.tm_hour as i64 * 3600
+    let since_midnight = dents_os::local_time(start.sec).map_or(start.sec.rem_euclid(DAY), |tm| {
+        tm.second() as i64 + tm.minute() as i64 * 60 + tm.hour() as i64 * 3600
     });
     // GNU moves only the seconds: the start's nanoseconds stay.
     Timestamp {
@@ -127,8 +125,8 @@ pub fn day_origin(start: Timestamp, daystart: bool) -> Timestamp {
 /// `-D time`: the day origin, as GNU shows it (`cur_day_start = DATE`).
 pub fn debug_origin(origin: Timestamp) -> Vec<u8> {
     let mut m = b"cur_day_start = ".to_vec();
-    if let Some(tm) = sys::local_time(origin.sec) {
-        sys::strftime(&mut m, c"%a %b %e %H:%M:%S %Y", &tm);
+    if let Some(tm) = dents_os::local_time(origin.sec) {
+        dents_os::strftime(&mut m, c"%a %b %e %H:%M:%S %Y", &tm);
     }
     m
 }
@@ -315,7 +313,7 @@ pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 /// `mktime` does): the UTC offset is learnt from `localtime_r` near the
 /// answer, twice, to land on the right side of a change of offset.
 pub(super) fn local_to_utc(civil: i64) -> i64 {
-    let offset_at = |t: i64| sys::local_time(t).map_or(0, |tm| tm.tm_gmtoff);
+    let offset_at = |t: i64| dents_os::local_time(t).map_or(0, |tm| tm.utc_offset());
     let guess = civil - offset_at(civil);
     let again = civil - offset_at(guess);
     if again == guess {

@@ -2,17 +2,17 @@
 
 use std::ffi::CString;
 
-use dents::sys;
-use rustix::fs::StatxFlags;
+
+use dents::StatFields;
 
 /// The device of the file at `path` (through a symlink if `follow`).
 pub fn dev_of(path: &[u8], follow: bool) -> Option<u64> {
     let c = CString::new(path).ok()?;
     let st = if follow {
-        sys::statx_follow_at(rustix::fs::CWD, &c, StatxFlags::TYPE)
+        dents::fs::stat_follow_at(rustix::fs::CWD, &c, StatFields::TYPE)
     } else {
-        sys::statx_at(rustix::fs::CWD, &c, StatxFlags::TYPE)
+        dents::fs::stat_at(rustix::fs::CWD, &c, StatFields::TYPE)
     }
     .ok()?;
-    Some(sys::makedev(st.stx_dev_major, st.stx_dev_minor))
+    Some(st.dev())
 }

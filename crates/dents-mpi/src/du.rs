@@ -32,11 +32,11 @@ use std::os::fd::{AsFd, BorrowedFd};
 
 use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
-use dents::sys::{self, Statx};
+use dents::Metadata;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents_du::links::LinkSet;
 use dents_du::{Follow, Options};
-use rustix::fs::StatxFlags;
+use dents::StatFields;
 
 use crate::dev::dev_of;
 use crate::engine::{Ctx, Job, FLUSH_AT};
@@ -139,21 +139,21 @@ impl DuJob {
         out
     }
 
-    fn mask(&self) -> StatxFlags {
-        StatxFlags::TYPE
-            | StatxFlags::MODE
-            | StatxFlags::NLINK
-            | StatxFlags::INO
-            | StatxFlags::SIZE
-            | StatxFlags::BLOCKS
+    fn mask(&self) -> StatFields {
+        StatFields::TYPE
+            | StatFields::MODE
+            | StatFields::NLINK
+            | StatFields::INO
+            | StatFields::SIZE
+            | StatFields::BLOCKS
     }
 
     /// (size, inodes) of one entry.
-    fn own(&self, st: &Statx) -> (u64, u64) {
+    fn own(&self, st: &Metadata) -> (u64, u64) {
         let size = if self.opts.apparent {
-            st.stx_size
+            st.len()
         } else {
-            st.stx_blocks.saturating_mul(512)
+            st.blocks().saturating_mul(512)
         };
         (size, 1)
     }
@@ -370,11 +370,11 @@ impl DuVisitor<'_> {
         self.by_root[v.root()]
     }
 
-    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Statx> {
+    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Metadata> {
         match v.metadata() {
             Ok(st) => {
                 if v.follows_links()
-                    && FileType::from_mode(st.stx_mode as u32) == FileType::SYMLINK
+                    && st.file_type() == FileType::SYMLINK
                     && (!is_start(v) || self.du.opts.follow != Follow::Never)
                 {
                     self.du.problem(self.ctx, "cannot access", v.path(), None);
@@ -404,7 +404,7 @@ impl DuVisitor<'_> {
     fn split(
         &self,
         v: &Visit<'_>,
-        st: &Statx,
+        st: &Metadata,
         item: &Item,
         depth: usize,
         parent: Option<Arc<Acc>>,
@@ -445,8 +445,8 @@ const HUGE_DIR: u64 = 1 << 20;
 
 /// The offset space of the directory `v`, if slicing it is exact.
 fn sliceable(v: &Visit<'_>) -> Option<slice::OffsetSpace> {
-    let fd = sys::open_dir_at(v.parent_fd(), v.at_name()).ok()?;
-    let size = sys::fstat(fd.as_fd()).ok()?.st_size as u64;
+    let fd = dents::fs::open_dir_at(v.parent_fd(), v.at_name()).ok()?;
+    let size = dents::fs::fstat(fd.as_fd()).ok()?.len();
     slice::offset_space(fd.as_fd(), size).ok().flatten()
 }
 
@@ -470,16 +470,16 @@ impl EntrySink for SliceSink<'_> {
         if !du.opts.excludes.is_empty() && du.opts.excludes.matches(&self.path) {
             return;
         }
-        let st = match sys::statx_at(dir, e.name_cstr(), du.mask()) {
+        let st = match dents::fs::stat_at(dir, e.name_cstr(), du.mask()) {
             Ok(st) => st,
             Err(err) => return du.problem(self.ctx, "cannot access", &self.path, Some(&err)),
         };
-        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        let dev = st.dev();
         if du.opts.one_file_system && dev != self.item.root_dev {
             return;
         }
         let depth = self.item.depth as usize + 1;
-        if FileType::from_mode(st.stx_mode as u32).is_dir() {
+        if st.file_type().is_dir() {
             self.acc.pending.fetch_add(1, Ordering::AcqRel);
             self.ctx.spill(Item {
                 path: self.path.clone(),
@@ -501,22 +501,22 @@ impl DuJob {
     fn file(
         &self,
         ctx: &Ctx,
-        st: &Statx,
+        st: &Metadata,
         dev: u64,
         depth: usize,
         path: &[u8],
         parent: Option<&Arc<Acc>>,
     ) {
         let (size, inodes) = self.own(st);
-        let is_dir = FileType::from_mode(st.stx_mode as u32).is_dir();
-        if st.stx_nlink > 1 && !is_dir && !self.opts.count_links {
-            let owner = link_owner(dev, st.stx_ino, ctx.size());
+        let is_dir = st.file_type().is_dir();
+        if st.nlink() > 1 && !is_dir && !self.opts.count_links {
+            let owner = link_owner(dev, st.ino(), ctx.size());
             if owner != ctx.rank() {
                 if let Some(p) = parent {
                     let id = self.remote_id(p);
                     p.pending.fetch_add(1, Ordering::AcqRel);
                     let mut b = Vec::with_capacity(80 + path.len());
-                    for n in [LINK, dev, st.stx_ino, size, inodes] {
+                    for n in [LINK, dev, st.ino(), size, inodes] {
                         wire::put_u64(&mut b, n);
                     }
                     for n in [ctx.rank() as u64, id, depth as u64] {
@@ -528,7 +528,7 @@ impl DuJob {
                 }
                 // An argument that is a hard link: asked of no one (its
                 // line is printed whatever), counted here.
-            } else if !self.first_link(dev, st.stx_ino) {
+            } else if !self.first_link(dev, st.ino()) {
                 return;
             }
         }
@@ -557,7 +557,7 @@ impl DuJob {
         let id = self.remote_id(&acc);
         let opened = std::ffi::CString::new(item.path.clone())
             .map_err(|_| io::Error::from_raw_os_error(libc_enoent()))
-            .and_then(|c| sys::open_dir_path(&c));
+            .and_then(|c| dents::fs::open_dir(&c));
         match opened {
             Ok(fd) => {
                 let mut path = item.path.clone();
@@ -617,7 +617,7 @@ impl Visitor for DuVisitor<'_> {
         };
         let item = self.item(v);
         let depth = v.depth();
-        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        let dev = st.dev();
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
             return true;
         }
@@ -630,7 +630,7 @@ impl Visitor for DuVisitor<'_> {
                 None => return true,
             }
         };
-        if self.may_spill && self.ctx.size() > 1 && st.stx_size >= HUGE_DIR {
+        if self.may_spill && self.ctx.size() > 1 && st.len() >= HUGE_DIR {
             if let Some(space) = sliceable(v) {
                 self.split(v, st, item, depth, parent, space);
                 return true;
@@ -684,7 +684,7 @@ impl Visitor for DuVisitor<'_> {
         };
         let item = self.item(v);
         let depth = v.depth();
-        let dev = sys::makedev(st.stx_dev_major, st.stx_dev_minor);
+        let dev = st.dev();
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
             return Flow::Continue;
         }

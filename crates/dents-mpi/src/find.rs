@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use dents::dir::FileType;
-use dents::sys;
+
 use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
 use mpi::topology::SimpleCommunicator;
 
@@ -166,7 +166,7 @@ impl<V: Visitor> Spill<'_, V> {
             // A mount point is visited but not walked: the walker's own
             // check, which an item would skip.
             match v.metadata() {
-                Ok(st) if sys::makedev(st.stx_dev_major, st.stx_dev_minor) == root_dev => {}
+                Ok(st) if st.dev() == root_dev => {}
                 _ => return false,
             }
         }

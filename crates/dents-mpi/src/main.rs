@@ -58,10 +58,7 @@ fn main() {
         eprint!("{USAGE}");
         std::process::exit(2);
     };
-    // Time zone and month names for find's -printf and -ls, read while
-    // this is the only thread.
-    dents::sys::tzset();
-    dents::sys::use_time_locale();
+    set_time_zone_and_locale();
     let Some((universe, threading)) = mpi::initialize_with_threading(Threading::Multiple) else {
         eprintln!("dents-mpi: MPI was initialized already");
         std::process::exit(2);
@@ -156,4 +153,17 @@ fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<
         let _ = std::io::stdout().write_all(&job.total_line(sums[0], sums[1]));
     }
     outcome.status
+}
+
+/// The time zone and month names for find's `-printf` and `-ls`; called
+/// from `main` before MPI starts its threads and before any walker.
+#[allow(unsafe_code)]
+fn set_time_zone_and_locale() {
+    // SAFETY: MPI is not initialised yet and no walker has started: this
+    // is still the only thread, so nothing reads the time zone or the
+    // locale while they change.
+    unsafe {
+        dents_os::tzset();
+        dents_os::use_time_locale();
+    }
 }

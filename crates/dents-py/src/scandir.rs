@@ -11,7 +11,6 @@ use std::thread::JoinHandle;
 
 use dents::dir::{DirReader, Entry, FileType};
 use dents::slice::{self, EntrySink, ReadOptions, ReadPlan};
-use dents::sys;
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 
@@ -201,7 +200,7 @@ impl Drop for ScandirIterator {
 /// Opens `path` and starts reading it (`threads` readers at most).
 pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIterator> {
     let c = util::cstring(&path.bytes)?;
-    let fd = match py.allow_threads(|| sys::open_dir_path(&c)) {
+    let fd = match py.allow_threads(|| dents::fs::open_dir(&c)) {
         Ok(fd) => fd,
         Err(e) => return Err(util::os_error(py, &e, &path.obj)),
     };

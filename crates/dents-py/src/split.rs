@@ -9,7 +9,6 @@ use std::sync::atomic::Ordering;
 use dents::dir::{Entry, FileType};
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::{self, EntrySink, ReadOptions};
-use dents::sys;
 
 /// Stats in flight while resolving entries of unknown type.
 const IN_FLIGHT: usize = 4;
@@ -34,7 +33,7 @@ pub type Split = (Vec<Vec<u8>>, Vec<Vec<u8>>, [u64; 4]);
 /// to a directory is not one, as `lstat` says) and the rest.  Entries that
 /// vanish before they can be stat'ed are left out.
 pub fn split(path: &std::ffi::CStr, threads: usize) -> io::Result<Split> {
-    let fd = sys::open_dir_path(path)?;
+    let fd = dents::fs::open_dir(path)?;
     let before = DirState::of(fd.as_fd()).unwrap_or_else(|_| DirState::unusable());
     let opts = ReadOptions {
         threads,

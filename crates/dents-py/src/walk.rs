@@ -39,7 +39,6 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use dents::dir::{DirReader, FileType};
-use dents::sys;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -101,7 +100,7 @@ type Ahead = io::Result<(Vec<WalkEntry>, OwnedFd)>;
 /// The listing of a directory read ahead, as of now.
 fn check_ahead(ahead: Ahead) -> Listing {
     let (entries, fd) = ahead?;
-    if sys::fstat(fd.as_fd())?.st_nlink == 0 {
+    if dents::fs::fstat(fd.as_fd())?.nlink() == 0 {
         return Err(io::Error::from_raw_os_error(2)); // ENOENT
     }
     Ok(entries)
@@ -139,9 +138,9 @@ fn classify(
         let lstat = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
             path_stat(AtFlags::SYMLINK_NOFOLLOW)
         } else {
-            sys::statx_at(dir, name, StatxFlags::TYPE)
+            dents::fs::stat_at(dir, name, dents::StatFields::TYPE)
                 .ok()
-                .map(|st| FileType::from_mode(st.stx_mode as u32))
+                .map(|st| st.file_type())
         };
         match lstat {
             Some(FileType::SYMLINK) => (follow_is_dir(), true),
@@ -163,7 +162,7 @@ fn read_listing(path: &CStr, buf: &mut Vec<u8>, how: How) -> Listing {
 
 /// [`read_listing`], keeping the directory open.
 fn read_ahead(path: &CStr, buf: &mut Vec<u8>, how: How) -> Ahead {
-    let fd = sys::open_dir_path(path)?;
+    let fd = dents::fs::open_dir(path)?;
     let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
     let mut out = Vec::new();
     let r = loop {

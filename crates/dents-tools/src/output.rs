@@ -54,7 +54,7 @@ impl Output {
             .try_clone_to_owned()
             .unwrap_or_else(|e| fatal_write_error(&e));
         Output {
-            closed: dents::sys::closed_at_start(1),
+            closed: dents_os::closed_at_start(1),
             ..Output::from_file(File::from(fd))
         }
     }
@@ -118,7 +118,7 @@ impl Output {
 /// Writes `bytes` to standard output at once (a help text): an error if
 /// the write fails or standard output was closed when the process started.
 pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
-    if dents::sys::closed_at_start(1) {
+    if dents_os::closed_at_start(1) {
         return Err(io::Error::from_raw_os_error(libc_ebadf()));
     }
     let mut out = io::stdout().lock();

@@ -14,7 +14,7 @@
 //! (output, messages, commands run by `-exec`) goes through
 //! [`suspended`], which clears the line, writes, and draws it again.  It
 //! is erased at the end, and by a fatal signal (`SIGINT`, `SIGPIPE`...)
-//! before the process dies of it ([`dents::sys::clear_line_on_fatal_signals`]).
+//! before the process dies of it ([`dents_os::clear_line_on_fatal_signals`]).
 //! Standard output never carries any of it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -319,7 +319,7 @@ fn show() -> ProgressBar {
     let style = ProgressStyle::with_template("{wide_msg}").expect("a valid template");
     bar.set_style(style);
     *SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
-    dents::sys::clear_line_on_fatal_signals(&DRAWN);
+    dents_os::clear_line_on_fatal_signals(&DRAWN);
     // From now on every write to the terminal goes around the line.
     DRAWN.store(true, Ordering::Relaxed);
     bar

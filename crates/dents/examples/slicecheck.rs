@@ -13,8 +13,8 @@ fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let path = CString::new(args[1].as_str()).unwrap();
     let slices: usize = args.get(2).map_or(4, |s| s.parse().unwrap());
-    let dir = dents::sys::open_dir_path(&path)?;
-    let size = dents::sys::fstat(dir.as_fd())?.st_size as u64;
+    let dir = dents::fs::open_dir(&path)?;
+    let size = dents::fs::fstat(dir.as_fd())?.len();
     let space = slice::offset_space(dir.as_fd(), size)?;
     println!("size {size} space {space:?}");
     let t = Instant::now();

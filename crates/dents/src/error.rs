@@ -128,14 +128,56 @@ impl fmt::Display for Error {
     /// `PATH: MESSAGE`, the message as the C library words it (no
     /// "(os error N)" suffix), as find prints it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = self.path().display();
         match &self.kind {
-            ErrorKind::Io(e) => write!(f, "{path}: {}", os_message(e)),
-            ErrorKind::Loop { ancestor } => write!(
-                f,
-                "{path}: File system loop detected; it is the same directory as {}",
-                Path::new(OsStr::from_bytes(ancestor)).display()
-            ),
+            ErrorKind::Io(e) => write_io(f, &self.path, e),
+            ErrorKind::Loop { ancestor } => write_loop(f, &self.path, ancestor),
+        }
+    }
+}
+
+/// `PATH: MESSAGE` of a failed system call.
+fn write_io(f: &mut fmt::Formatter<'_>, path: &[u8], e: &io::Error) -> fmt::Result {
+    let path = Path::new(OsStr::from_bytes(path)).display();
+    write!(f, "{path}: {}", os_message(e))
+}
+
+/// `PATH: File system loop detected; …` of a loop back to `ancestor`.
+fn write_loop(f: &mut fmt::Formatter<'_>, path: &[u8], ancestor: &[u8]) -> fmt::Result {
+    write!(
+        f,
+        "{}: File system loop detected; it is the same directory as {}",
+        Path::new(OsStr::from_bytes(path)).display(),
+        Path::new(OsStr::from_bytes(ancestor)).display()
+    )
+}
+
+/// The walker's own report prints as [`Error`] does.
+///
+/// ```
+/// use dents::walk::{WalkError, WalkErrorKind};
+/// let e = WalkError {
+///     path: b"/no/such".to_vec(),
+///     kind: WalkErrorKind::Io(std::io::Error::from_raw_os_error(2)),
+/// };
+/// assert_eq!(e.to_string(), "/no/such: No such file or directory");
+/// let source = std::error::Error::source(&e).expect("the system call's error");
+/// assert_eq!(source.to_string(), "No such file or directory (os error 2)");
+/// ```
+impl fmt::Display for WalkError {
+    /// `PATH: MESSAGE`, as [`Error`]'s.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            WalkErrorKind::Io(e) => write_io(f, &self.path, e),
+            WalkErrorKind::Loop(ancestor) => write_loop(f, &self.path, ancestor),
+        }
+    }
+}
+
+impl std::error::Error for WalkError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            WalkErrorKind::Io(e) => Some(e),
+            WalkErrorKind::Loop(_) => None,
         }
     }
 }

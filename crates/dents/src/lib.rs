@@ -13,9 +13,13 @@
 //! | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
 //! | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
-//! | [`sys`]   | the only place with `unsafe` and raw system calls |
+//! | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
+//! | `sys`     | (private) the only place with `unsafe` and raw system calls |
 //!
 //! Names are bytes everywhere (`&[u8]`, `&CStr`): never assumed UTF-8.
+//! No type of a dependency (rustix, libc) is part of the API, so their
+//! versions are not dents's users' concern (`tests/api.rs` checks every
+//! public module).
 //!
 //! # Walking a tree
 //!
@@ -44,7 +48,7 @@
 //! ```no_run
 //! use dents::slice::{read_dir, NameCollector, ReadOptions};
 //! # fn main() -> std::io::Result<()> {
-//! let dir = dents::sys::open_dir_path(c"/usr/bin")?;
+//! let dir = dents::fs::open_dir(c"/usr/bin")?;
 //! let outcome = read_dir(std::os::fd::AsFd::as_fd(&dir), &ReadOptions::default(), |_slice| NameCollector::default());
 //! let total: usize = outcome.sinks.iter().map(|s| s.names.len()).sum();
 //! println!("{total} entries, read as {:?}", outcome.plan);
@@ -57,11 +61,12 @@
 
 pub mod dir;
 pub mod error;
+pub mod fs;
 pub mod metadata;
 pub mod scan;
 pub mod slice;
 #[allow(unsafe_code)]
-pub mod sys;
+mod sys;
 pub mod walk;
 pub mod walker;
 

@@ -366,6 +366,26 @@ impl Metadata {
         self.rdev
     }
 
+    /// The major number of [`Metadata::dev`].
+    pub fn dev_major(&self) -> u32 {
+        rustix::fs::major(self.dev)
+    }
+
+    /// The minor number of [`Metadata::dev`].
+    pub fn dev_minor(&self) -> u32 {
+        rustix::fs::minor(self.dev)
+    }
+
+    /// The major number of [`Metadata::rdev`] (`ls -l`'s `8, 1`).
+    pub fn rdev_major(&self) -> u32 {
+        rustix::fs::major(self.rdev)
+    }
+
+    /// The minor number of [`Metadata::rdev`].
+    pub fn rdev_minor(&self) -> u32 {
+        rustix::fs::minor(self.rdev)
+    }
+
     fn time(&self, f: StatFields, t: Timestamp) -> Option<Timestamp> {
         self.has(f).then_some(t)
     }

@@ -110,7 +110,7 @@ impl DirState {
 
     /// The state from a stat of the directory, on a filesystem of type
     /// `fs_magic`.
-    pub fn from_stat(st: &rustix::fs::Stat, fs_magic: u64) -> DirState {
+    pub(crate) fn from_stat(st: &rustix::fs::Stat, fs_magic: u64) -> DirState {
         DirState {
             nlink: st.st_nlink,
             size: st.st_size as u64,

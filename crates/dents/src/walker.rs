@@ -228,7 +228,7 @@ impl Walker {
     /// them.
     fn walk_options(&self) -> WalkOptions {
         let mut opts = self.opts.clone();
-        opts.stat_mask = self.fields.unwrap_or(StatFields::BASIC).to_statx();
+        opts.stat_mask = self.fields.unwrap_or(StatFields::BASIC);
         opts
     }
 
@@ -415,15 +415,13 @@ impl<'a> Entry<'a> {
     /// [`StatFields`] (of the target, for a symlink the walk follows, or
     /// the link itself if it is broken).
     pub fn metadata(&self) -> std::io::Result<Metadata> {
-        self.visit.metadata().map(Metadata::from_statx)
+        self.visit.metadata().cloned()
     }
 
     /// The metadata of the entry itself, never following a symlink (a
     /// new stat at each call).
     pub fn symlink_metadata(&self) -> std::io::Result<Metadata> {
-        self.visit
-            .link_metadata()
-            .map(|st| Metadata::from_statx(&st))
+        self.visit.link_metadata()
     }
 
     /// Whether this is a directory's visit after its contents (with

@@ -810,34 +810,50 @@ fn slow_consumer_keeps_memory_bounded_and_early_drop_stops_the_walk() {
 }
 
 // ---------------------------------------------------------------------
-// No dependency's type in the walker API.
+// No dependency's type anywhere in the library's public API.
 
 /// Words that name a dependency's type: rustix's and libc's paths, and
-/// the rustix types the low-level modules use.
-const FORBIDDEN: [&str; 6] = [
+/// the rustix types the low-level modules use.  (Names a file imports
+/// from a dependency are added per file: see [`imported_names`].)
+const FORBIDDEN: [&str; 7] = [
     "rustix",
     "libc",
+    "linux_raw_sys",
     "Statx",
     "StatxFlags",
     "StatxTimestamp",
-    "linux_raw_sys",
+    "Errno",
 ];
+
+/// The attribute that puts an item behind the `test-knobs` feature: not
+/// in the API a user gets, listed apart.
+const KNOB: &str = "#[cfg(feature = \"test-knobs\")]";
 
 /// The public signatures of a source file: every item, field or re-export
 /// declared `pub` (not `pub(crate)`), every variant of a `pub enum`, and
 /// every trait `impl` header (a public promise too, even for a private
-/// type: harmless), each up to its `{` or `;`, comments left out.  What it
-/// does not see: a type named through a `pub type` alias or a `pub use`
-/// in another file than those checked, and macros.
-/// Lines inside `#[cfg(test)]` modules are skipped.
+/// type: harmless), each up to its `{` or `;`, comments left out; an item
+/// behind the `test-knobs` feature is marked `[test-knobs]`.  What it
+/// does not see: macros, and items of a private module re-exported
+/// elsewhere (a `pub use` is listed, and checked by name).
+/// Lines from a `#[cfg(test)]` module on are skipped.
 fn public_signatures(src: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut lines = src.lines();
+    let mut knob = false;
     while let Some(line) = lines.next() {
         let t = line.trim_start();
         if t.starts_with("#[cfg(test)]") {
             break;
         }
+        if t.starts_with(KNOB) {
+            knob = true;
+            continue;
+        }
+        if t.starts_with("///") || t.starts_with("#[") || t.starts_with("//") {
+            continue;
+        }
+        let was_knob = std::mem::take(&mut knob);
         let public = t.starts_with("pub ") || (t.starts_with("impl") && t.contains(" for "));
         if !public || t.starts_with("pub(") {
             continue;
@@ -855,6 +871,9 @@ fn public_signatures(src: &str) -> Vec<String> {
             }
         }
         let is_enum = sig.starts_with("pub enum");
+        if was_knob {
+            sig.insert_str(0, "[test-knobs] ");
+        }
         out.push(sig);
         // A public enum's variants are public, with their payloads: one
         // line each, up to the enum's closing brace.
@@ -873,16 +892,77 @@ fn public_signatures(src: &str) -> Vec<String> {
     out
 }
 
+/// The names a file imports from a dependency (`use rustix::fs::{A, B}`,
+/// `use libc::c_int`) or from the crate's private syscall layer (which
+/// re-exports rustix's types): a public signature naming one of them
+/// exposes a dependency's type without spelling its path.
+fn imported_names(src: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut text = String::new();
+    let mut lines = src.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim_start();
+        if !t.starts_with("use ") && !t.starts_with("pub use ") {
+            continue;
+        }
+        text.clear();
+        text.push_str(t);
+        while !text.contains(';') {
+            match lines.next() {
+                Some(l) => text.push_str(l.trim()),
+                None => break,
+            }
+        }
+        let path = text.trim_start_matches("pub ").trim_start_matches("use ");
+        if !["rustix::", "libc::", "crate::sys::", "linux_raw_sys::"]
+            .iter()
+            .any(|p| path.starts_with(p))
+        {
+            continue;
+        }
+        let tail = path.trim_end_matches(';');
+        let list = match tail.find('{') {
+            Some(i) => tail[i + 1..].trim_end_matches('}').to_string(),
+            None => tail.rsplit("::").next().unwrap_or("").to_string(),
+        };
+        for item in list.split(',') {
+            let item = item.trim();
+            // `X as Y` imports the name Y; `self` the module, whose path
+            // (`sys::…`) is not a type name.
+            let name = item.rsplit(" as ").next().unwrap_or(item).trim();
+            if !name.is_empty() && name != "self" && name != "*" {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Whether `word` occurs in `s` as a whole identifier.
+fn has_word(s: &str, word: &str) -> bool {
+    s.match_indices(word).any(|(i, _)| {
+        let before = s[..i].chars().next_back();
+        let after = s[i + word.len()..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(before) && !ident(after)
+    })
+}
+
 fn forbidden_in(src: &str) -> Vec<String> {
+    let imported = imported_names(src);
     public_signatures(src)
         .into_iter()
-        .filter(|s| FORBIDDEN.iter().any(|w| s.contains(w)))
+        .filter(|s| {
+            FORBIDDEN.iter().any(|w| s.contains(w)) || imported.iter().any(|w| has_word(s, w))
+        })
         .collect()
 }
 
 #[test]
 fn the_checker_catches_dependency_types() {
-    let bad = "pub struct A;\n\
+    let bad = "use rustix::fs::{Mode, Stat as RawStat};\n\
+               use crate::sys::{self, OwnedThing};\n\
+               pub struct A;\n\
                impl From<&rustix::fs::Statx> for Metadata {\n}\n\
                pub fn stat(&self)\n    -> StatxFlags {\n}\n\
                pub(crate) fn fine(st: &Statx) {}\n\
@@ -890,57 +970,109 @@ fn the_checker_catches_dependency_types() {
                pub use rustix::fs::Statx;\n\
                fn private(_: rustix::fs::Statx) {}\n\
                pub enum Kind {\n    /// doc\n    Io(std::io::Error),\n    Stat(libc::stat),\n}\n\
-               struct Private { field: libc::stat }\n";
+               struct Private { field: libc::stat }\n\
+               pub fn mode(&self) -> Mode {\n}\n\
+               pub fn raw(&self) -> &RawStat {\n}\n\
+               pub fn thing() -> OwnedThing {\n}\n\
+               pub fn modes(&self) -> Modes {\n}\n\
+               pub fn errno() -> rustix::io::Errno;\n";
     let found = forbidden_in(bad);
-    assert_eq!(found.len(), 5, "{found:#?}");
+    assert_eq!(found.len(), 9, "{found:#?}");
+    assert!(!found.iter().any(|s| s.contains("Modes")), "{found:#?}");
     assert!(forbidden_in("pub fn ok(&self) -> Metadata {\n").is_empty());
+    let knobs = public_signatures(&format!("{KNOB}\npub knob: bool,\npub other: bool,\n"));
+    assert_eq!(knobs, ["[test-knobs] pub knob: bool,", "pub other: bool,"]);
+}
+
+/// The library's public modules as source files: `lib.rs`, then for each
+/// `pub mod NAME;` of it `NAME.rs`, or every file under `NAME/` (a module
+/// split into a folder), sorted.  Paths relative to `src/`.
+fn public_sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
+    let mut out = vec![("lib.rs".to_string(), lib.clone())];
+    for line in lib.lines() {
+        let Some(name) = line
+            .trim()
+            .strip_prefix("pub mod ")
+            .and_then(|r| r.strip_suffix(';'))
+        else {
+            continue;
+        };
+        let file = src.join(format!("{name}.rs"));
+        if file.is_file() {
+            out.push((format!("{name}.rs"), fs::read_to_string(file).unwrap()));
+            continue;
+        }
+        let mut files: Vec<PathBuf> = fs::read_dir(src.join(name))
+            .unwrap_or_else(|e| panic!("module {name}: neither {name}.rs nor {name}/: {e}"))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .collect();
+        files.sort();
+        for f in files {
+            let rel = f.strip_prefix(&src).unwrap().to_string_lossy().into_owned();
+            out.push((rel, fs::read_to_string(f).unwrap()));
+        }
+    }
+    out
 }
 
 #[test]
-fn walker_api_has_no_dependency_type() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+fn public_api_has_no_dependency_type() {
+    let sources = public_sources();
+    let names: Vec<&str> = sources.iter().map(|(n, _)| n.as_str()).collect();
+    for must in [
+        "lib.rs",
+        "walker.rs",
+        "metadata.rs",
+        "error.rs",
+        "fs.rs",
+        "dir.rs",
+        "scan.rs",
+        "slice.rs",
+    ] {
+        assert!(names.contains(&must), "{must} not among {names:?}");
+    }
+    assert!(
+        names.iter().any(|n| n.starts_with("walk")),
+        "the walk module is checked: {names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("sys")),
+        "sys is public again: {names:?}"
+    );
     let mut checked = 0;
-    for file in ["walker.rs", "metadata.rs", "error.rs"] {
-        let text = fs::read_to_string(src.join(file)).unwrap();
-        let sigs = public_signatures(&text);
-        assert!(
-            sigs.len() > 5,
-            "{file}: too few signatures found: the checker is broken"
-        );
-        checked += sigs.len();
-        let bad = forbidden_in(&text);
-        assert!(
-            bad.is_empty(),
-            "{file} exposes a dependency's type:\n{bad:#?}"
+    let mut bad = Vec::new();
+    for (file, text) in &sources {
+        checked += public_signatures(text).len();
+        bad.extend(
+            forbidden_in(text)
+                .into_iter()
+                .map(|s| format!("{file}: {s}")),
         );
     }
-    // The crate root's re-exports of the walker API.
-    let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
-    let uses: Vec<_> = public_signatures(&lib)
-        .into_iter()
-        .filter(|s| s.starts_with("pub use"))
-        .collect();
-    assert!(uses.len() >= 3, "{uses:?}");
-    for u in &uses {
-        assert!(!FORBIDDEN.iter().any(|w| u.contains(w)), "{u}");
-    }
-    eprintln!("{checked} public signatures checked");
+    assert!(checked > 150, "{checked} signatures: the checker is broken");
+    assert!(
+        bad.is_empty(),
+        "the public API exposes a dependency's type:\n{bad:#?}"
+    );
+    eprintln!(
+        "{checked} public signatures in {} files checked",
+        sources.len()
+    );
 }
 
-/// The walker API's public signatures, one a line, as kept in
+/// The library's public signatures, one a line, as kept in
 /// `tests/api-listing.txt`: a change to the API shows as a diff of that
 /// file in review.  `DENTS_BLESS=1` rewrites it.
 #[test]
-fn walker_api_listing_is_up_to_date() {
+fn public_api_listing_is_up_to_date() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut listing = String::new();
-    for file in ["lib.rs", "walker.rs", "metadata.rs", "error.rs"] {
-        let text = fs::read_to_string(root.join("src").join(file)).unwrap();
+    for (file, text) in public_sources() {
         listing.push_str(&format!("# src/{file}\n"));
         for sig in public_signatures(&text) {
-            if file == "lib.rs" && !sig.starts_with("pub use") {
-                continue;
-            }
             let sig = sig.trim_end_matches('{').trim_end();
             listing.push_str(sig);
             listing.push('\n');
@@ -953,7 +1085,7 @@ fn walker_api_listing_is_up_to_date() {
     let old = fs::read_to_string(&kept).unwrap_or_default();
     assert!(
         old == listing,
-        "the walker API changed: review it and run with DENTS_BLESS=1 to keep the new listing\n\
+        "the public API changed: review it and run with DENTS_BLESS=1 to keep the new listing\n\
          --- kept\n{old}\n+++ now\n{listing}"
     );
 }

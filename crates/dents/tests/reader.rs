@@ -25,7 +25,7 @@ const LARGEST_RECORD: usize = 280;
 const MAX_BUFFER: usize = 1 << 20;
 
 fn open(dir: &Path) -> OwnedFd {
-    dents::sys::open_dir_path(&CString::new(dir.as_os_str().as_bytes()).unwrap())
+    dents::fs::open_dir(&CString::new(dir.as_os_str().as_bytes()).unwrap())
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 

@@ -45,12 +45,12 @@ fn reference(dir: &Path) -> Vec<Vec<u8>> {
 }
 
 fn open(dir: &Path) -> OwnedFd {
-    dents::sys::open_dir_path(&CString::new(dir.as_os_str().as_bytes()).unwrap())
+    dents::fs::open_dir(&CString::new(dir.as_os_str().as_bytes()).unwrap())
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
 fn dir_size(fd: BorrowedFd<'_>) -> u64 {
-    dents::sys::fstat(fd).unwrap().st_size as u64
+    dents::fs::fstat(fd).unwrap().len()
 }
 
 /// Up to a few names, readable, for failure messages.

@@ -33,7 +33,7 @@ impl Visitor for Dirs {
                 .seen
                 .lock()
                 .unwrap()
-                .insert(v.path().to_vec(), st.stx_ino);
+                .insert(v.path().to_vec(), st.ino());
             assert!(old.is_none(), "visited twice: {:?}", v.path());
         }
         Flow::Continue

@@ -655,7 +655,7 @@ pub fn options(m: &ArgMatches, terminal: bool) -> Result<LsOptions, Usage> {
         },
         None if columns || color => {
             let tty = terminal
-                .then(|| dents::sys::terminal_width(std::io::stdout().as_fd()))
+                .then(|| dents_os::terminal_width(std::io::stdout().as_fd()))
                 .flatten()
                 .filter(|&w| w > 0);
             match tty {

@@ -16,10 +16,10 @@ use std::ffi::{CStr, CString};
 use std::os::fd::BorrowedFd;
 
 use dents::dir::{Entry, FileType};
+use dents::fs;
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
-use dents::sys::{self, Statx};
-use rustix::fs::StatxFlags;
+use dents::{Metadata, StatFields};
 
 use super::args::{Hidden, SortKey};
 use crate::errors;
@@ -123,7 +123,7 @@ impl Record {
 #[derive(Copy, Clone, Debug)]
 pub struct StatNeeds {
     /// Fields for `statx`; empty means no stat at all.
-    pub mask: StatxFlags,
+    pub mask: StatFields,
     /// Read symlink targets.
     pub targets: bool,
     /// Stat symlink targets too (for the indicator after `-> target`).
@@ -329,9 +329,7 @@ impl Listing {
             counters
                 .stats
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if sys::statx_at(dir, &name, StatxFlags::TYPE)
-                .is_ok_and(|st| FileType::from_mode(st.stx_mode as u32).is_dir())
-            {
+            if fs::stat_at(dir, &name, StatFields::TYPE).is_ok_and(|st| st.is_dir()) {
                 known_dirs += 1;
             }
         }
@@ -391,7 +389,7 @@ impl Listing {
             }
             return;
         }
-        let bytewise = sys::collation_is_bytewise();
+        let bytewise = dents_os::collation_is_bytewise();
         if key == SortKey::Name && bytewise && !dirs_first {
             self.order = self.sort_by_bytes(reverse, threads);
             return;
@@ -469,7 +467,7 @@ impl Listing {
 /// Whether `dir` is this process's own `/proc/self/fd` or `fdinfo`,
 /// where the descriptors the read itself opened and closed appear.
 fn is_own_fd_dir(dir: BorrowedFd<'_>) -> bool {
-    let Ok(st) = sys::fstat(dir) else {
+    let Ok(st) = fs::fstat(dir) else {
         return false;
     };
     [
@@ -478,8 +476,8 @@ fn is_own_fd_dir(dir: BorrowedFd<'_>) -> bool {
         c"/proc/thread-self/fd",
     ]
     .iter()
-    .filter_map(|p| sys::statx_follow_at(rustix::fs::CWD, p, StatxFlags::INO).ok())
-    .any(|s| s.stx_ino == st.st_ino && sys::makedev(s.stx_dev_major, s.stx_dev_minor) == st.st_dev)
+    .filter_map(|p| fs::stat_follow_at(rustix::fs::CWD, p, StatFields::INO).ok())
+    .any(|s| s.ino() == st.ino() && s.dev() == st.dev())
 }
 
 /// Records stat'ed by one thread at a time in [`Listing::stat_all`].
@@ -529,7 +527,7 @@ impl SortCtx<'_> {
         fn c(n: &[u8]) -> &CStr {
             CStr::from_bytes_until_nul(n).expect("NUL-terminated")
         }
-        sys::strcoll(c(a), c(b))
+        dents_os::strcoll(c(a), c(b))
     }
 
     /// Orders two records as ls does for `key` (ties broken by name).
@@ -630,7 +628,7 @@ fn stat_one(
     let start = r.name_start as usize;
     let name = CStr::from_bytes_with_nul(&a[start..start + r.name_len as usize + 1])
         .expect("NUL-terminated");
-    let st = match sys::statx_at(dir, name, needs.mask | StatxFlags::TYPE | StatxFlags::MODE) {
+    let st = match fs::stat_at(dir, name, needs.mask | StatFields::TYPE | StatFields::MODE) {
         Ok(st) => st,
         Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
             // Reported (or dropped) once all are stat'ed.
@@ -644,16 +642,19 @@ fn stat_one(
         }
     };
     r.meta = meta_from(&st);
-    r.ino = st.stx_ino;
+    r.ino = st.ino();
     r.file_type = FileType::from_mode(r.meta.mode());
     if needs.acl {
-        r.acl = sys::acl_marker_at(dir, name).ok().flatten().unwrap_or(b' ');
+        r.acl = dents_os::acl_marker_at(dir, name)
+            .ok()
+            .flatten()
+            .unwrap_or(b' ');
     }
     if r.file_type != FileType::SYMLINK {
         return;
     }
     if needs.targets {
-        match sys::readlink_at(dir, name) {
+        match fs::readlink_at(dir, name) {
             Ok(t) => {
                 let mut targets = targets.lock().unwrap_or_else(|p| p.into_inner());
                 r.target = targets.len() as u32;
@@ -663,8 +664,8 @@ fn stat_one(
         }
     }
     if needs.target_types {
-        r.target_mode = sys::statx_follow_at(dir, name, StatxFlags::TYPE | StatxFlags::MODE)
-            .map_or(0, |t| t.stx_mode);
+        r.target_mode = fs::stat_follow_at(dir, name, StatFields::TYPE | StatFields::MODE)
+            .map_or(0, |t| t.mode() as u16);
     }
 }
 
@@ -687,20 +688,22 @@ pub fn join_path(dir: &[u8], name: &[u8]) -> Vec<u8> {
     p
 }
 
-/// The fields of a `statx` result that listings use.
-pub fn meta_from(st: &Statx) -> Meta {
+/// The fields of a stat's result that listings use (a time the kernel did
+/// not fill in reads as 0, as the raw `statx` field did).
+pub fn meta_from(st: &Metadata) -> Meta {
+    let mtime = st.mtime().map_or((0, 0), |t| (t.secs, t.nsecs));
     let mut meta = Meta {
-        size: st.stx_size,
-        blocks: st.stx_blocks,
-        mtime_sec: st.stx_mtime.tv_sec,
-        mtime_nsec: st.stx_mtime.tv_nsec,
-        nlink: st.stx_nlink,
-        uid: st.stx_uid,
-        gid: st.stx_gid,
-        mode: st.stx_mode,
+        size: st.len(),
+        blocks: st.blocks(),
+        mtime_sec: mtime.0,
+        mtime_nsec: mtime.1,
+        nlink: st.nlink() as u32,
+        uid: st.uid(),
+        gid: st.gid(),
+        mode: st.mode() as u16,
     };
     if meta.is_device() {
-        meta.size = (st.stx_rdev_major as u64) << 32 | st.stx_rdev_minor as u64;
+        meta.size = (st.rdev_major() as u64) << 32 | st.rdev_minor() as u64;
     }
     meta
 }

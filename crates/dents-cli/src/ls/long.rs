@@ -174,7 +174,7 @@ impl<'a> Columns<'a> {
         let w = &mut cols.widths;
         let mut times = TimeFormatter::new(&opts.time_style);
         let mut scratch = Vec::new();
-        let (now_s, now_ns) = dents::sys::now();
+        let (now_s, now_ns) = dents_os::now();
         times.format(&mut scratch, now_s, now_ns);
         w.time = scratch.len();
         for r in listing
@@ -197,13 +197,13 @@ impl<'a> Columns<'a> {
             if opts.show_owner {
                 let u = cols
                     .users
-                    .get_or_lookup(m.uid, opts.numeric_ids, dents::sys::user_name);
+                    .get_or_lookup(m.uid, opts.numeric_ids, dents_os::user_name);
                 w.owner = w.owner.max(u.len());
             }
             if opts.show_group {
                 let g = cols
                     .groups
-                    .get_or_lookup(m.gid, opts.numeric_ids, dents::sys::group_name);
+                    .get_or_lookup(m.gid, opts.numeric_ids, dents_os::group_name);
                 w.group = w.group.max(g.len());
             }
             if m.is_device() {

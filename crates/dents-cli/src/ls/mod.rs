@@ -35,8 +35,7 @@ use std::os::unix::ffi::OsStrExt;
 use dents::dir::FileType;
 use dents::scan::{Counters, DirState, Want};
 use dents::slice::{self, ReadOptions};
-use dents::sys;
-use rustix::fs::StatxFlags;
+use dents::StatFields;
 
 use crate::errors;
 use crate::output::Output;
@@ -54,9 +53,9 @@ const PARALLEL_FORMAT_MIN: usize = 16 * 1024;
 
 /// Runs `dents ls` with `argv` (starting with `ls`); returns the exit status.
 pub fn main(argv: &[OsString]) -> i32 {
-    // The locale first: it decides the quotes of messages and names.
-    sys::use_environment_locale();
-    let terminal = sys::is_terminal(std::io::stdout().as_fd());
+    // The locale (it decides the quotes of messages and names) and the
+    // time zone were set by main's `startup`, before any thread.
+    let terminal = dents_os::is_terminal(std::io::stdout().as_fd());
     let usage = |u: args::Usage| {
         let mut msg = format!("dents: {}\n", u.text);
         if u.try_help {
@@ -77,7 +76,6 @@ pub fn main(argv: &[OsString]) -> i32 {
         Ok(o) => o,
         Err(u) => return usage(u),
     };
-    sys::tzset();
     Lister::new(opts, terminal).run()
 }
 
@@ -225,7 +223,7 @@ impl Lister {
         // with the same needs first (defect 14).
         let mut dir_needs = self.stat_needs();
         if !(self.opts.long || self.opts.inode) || files.is_empty() {
-            dir_needs.mask &= StatxFlags::MTIME | StatxFlags::SIZE;
+            dir_needs.mask = dir_needs.mask & (StatFields::MTIME | StatFields::SIZE);
             dir_needs.acl = false;
         }
         dir_needs.targets = false;
@@ -287,7 +285,7 @@ impl Lister {
     /// not be.
     fn list_dir(&self, path: &[u8], cpath: &CString, head: &[u8]) -> bool {
         let status = errors::SERIOUS;
-        let dir = match sys::open_dir_path(cpath) {
+        let dir = match dents::fs::open_dir(cpath) {
             Ok(fd) => fd,
             Err(e) => {
                 errors::report(status, "cannot open directory", path, &e);
@@ -507,38 +505,38 @@ impl Lister {
     /// What the stats of a gathered listing must find out.
     fn stat_needs(&self) -> StatNeeds {
         let o = &self.opts;
-        let mut mask = StatxFlags::empty();
+        let mut mask = StatFields::empty();
         if o.long {
-            mask |= StatxFlags::TYPE
-                | StatxFlags::MODE
-                | StatxFlags::NLINK
-                | StatxFlags::UID
-                | StatxFlags::GID
-                | StatxFlags::SIZE
-                | StatxFlags::BLOCKS
-                | StatxFlags::MTIME
-                | StatxFlags::INO;
+            mask |= StatFields::TYPE
+                | StatFields::MODE
+                | StatFields::NLINK
+                | StatFields::UID
+                | StatFields::GID
+                | StatFields::SIZE
+                | StatFields::BLOCKS
+                | StatFields::MTIME
+                | StatFields::INO;
         }
         // GNU stats every entry for -i: `d_ino` is the mounted-on
         // directory's number at a mount point, not the mounted root's.
         if o.inode {
-            mask |= StatxFlags::INO;
+            mask |= StatFields::INO;
         }
         match o.sort {
-            SortKey::Time => mask |= StatxFlags::MTIME,
-            SortKey::Size => mask |= StatxFlags::SIZE,
+            SortKey::Time => mask |= StatFields::MTIME,
+            SortKey::Size => mask |= StatFields::SIZE,
             _ => {}
         }
         // -p and --file-type need only types, which `d_type` or the
         // resolver gives; -F needs the mode for its `*`.
         if o.indicator == Indicator::Classify {
-            mask |= StatxFlags::TYPE | StatxFlags::MODE;
+            mask |= StatFields::TYPE | StatFields::MODE;
         }
         // Colors need the mode (ex, su, sg, st, ow, tw) and links (mh).
         let check_links =
             self.colors.as_ref().is_some_and(|c| c.check_links(o.long)) || o.dirs_first;
         if self.colors.is_some() || o.dirs_first {
-            mask |= StatxFlags::TYPE | StatxFlags::MODE | StatxFlags::NLINK;
+            mask |= StatFields::TYPE | StatFields::MODE | StatFields::NLINK;
         }
         StatNeeds {
             mask,
@@ -642,11 +640,11 @@ impl Lister {
 /// and the link leads to a directory.
 fn arg_type(path: &CString, follow: bool) -> std::io::Result<FileType> {
     let cwd = rustix::fs::CWD;
-    let st = sys::statx_at(cwd, path, StatxFlags::TYPE)?;
-    let t = FileType::from_mode(st.stx_mode as u32);
+    let st = dents::fs::stat_at(cwd, path, StatFields::TYPE)?;
+    let t = st.file_type();
     if follow && t == FileType::SYMLINK {
-        if let Ok(target) = sys::statx_follow_at(cwd, path, StatxFlags::TYPE) {
-            let tt = FileType::from_mode(target.stx_mode as u32);
+        if let Ok(target) = dents::fs::stat_follow_at(cwd, path, StatFields::TYPE) {
+            let tt = target.file_type();
             if tt.is_dir() {
                 return Ok(tt);
             }

@@ -20,8 +20,6 @@
 //! characters by `?` after the `literal`, `shell` and `shell-always`
 //! styles.
 
-use dents::sys;
-
 /// A quoting style, as `--quoting-style` names it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Style {
@@ -95,7 +93,7 @@ impl Quoter {
             style,
             extra: [false; 256],
             qmark,
-            utf8: sys::locale_is_utf8(),
+            utf8: dents_os::locale_is_utf8(),
         }
     }
 
@@ -469,7 +467,7 @@ fn restyled(
 /// The length and printability of the first character of `s`.
 fn char_info(s: &str) -> (usize, bool) {
     let ch = s.chars().next().expect("not empty");
-    (ch.len_utf8(), sys::wide_char_info(ch).0)
+    (ch.len_utf8(), dents_os::wide_char_info(ch).0)
 }
 
 /// `-q`: unprintable characters replaced by `?`; returns the bytes and
@@ -519,7 +517,7 @@ fn qmark_str(s: &str, out: &mut Vec<u8>, width: &mut usize) {
             }
             continue;
         }
-        let (printable, w) = sys::wide_char_info(ch);
+        let (printable, w) = dents_os::wide_char_info(ch);
         if printable {
             let mut tmp = [0u8; 4];
             out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
@@ -557,7 +555,7 @@ pub fn width(b: &[u8], utf8: bool) -> usize {
             if (ch as u32) < 0x80 {
                 w += c_isprint(ch as u8) as usize;
             } else {
-                let (printable, cw) = sys::wide_char_info(ch);
+                let (printable, cw) = dents_os::wide_char_info(ch);
                 w += if printable {
                     cw
                 } else {

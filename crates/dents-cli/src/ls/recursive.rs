@@ -60,7 +60,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use dents::dir::DirReader;
 use dents::scan::DirState;
 use dents::slice;
-use dents::sys;
+
 
 use super::args::{Indicator, SortKey};
 use super::listing::Listing;
@@ -377,15 +377,15 @@ impl Shared<'_> {
         };
         let path = &task.path;
         let cpath = CString::new(path.clone()).expect("names hold no NUL");
-        let dir = match sys::open_dir_path(&cpath) {
+        let dir = match dents::fs::open_dir(&cpath) {
             Ok(fd) => fd,
             Err(e) => {
                 notes::report(status, "cannot open directory", path, &e);
                 return (block, Vec::new());
             }
         };
-        let stat = sys::fstat(dir.as_fd()).ok();
-        let id = stat.as_ref().map(|st| (st.st_dev, st.st_ino));
+        let stat = dents::fs::fstat(dir.as_fd()).ok();
+        let id = stat.as_ref().map(|st| (st.dev(), st.ino()));
         if let Some(id) = id {
             if Ancestor::holds(&task.ancestors, id) {
                 let mut msg = b"dents: ".to_vec();
@@ -412,7 +412,7 @@ impl Shared<'_> {
         // the read's own look at the size.
         let small = stat
             .as_ref()
-            .is_some_and(|st| (st.st_size as u64) < l.read_opts.min_sliced_size);
+            .is_some_and(|st| st.len() < l.read_opts.min_sliced_size);
         let (dir, listing) = if small {
             let mut reader = DirReader::with_buffer(dir, READ_BUF.take());
             let mut sink = l.gather_sink();

@@ -18,8 +18,7 @@ use std::sync::atomic::Ordering;
 use dents::dir::{Entry, FileType};
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
-use dents::sys;
-use rustix::fs::StatxFlags;
+use dents::StatFields;
 
 use super::args::{Hidden, Indicator, LsOptions};
 use super::listing::report_entry;
@@ -91,9 +90,9 @@ impl<'a> StreamSink<'a> {
         let needs_mode =
             opts.indicator == Indicator::Classify && (t.is_unknown() || t == FileType::REGULAR);
         let suffix = if needs_mode {
-            match sys::statx_at(dir, name, StatxFlags::TYPE | StatxFlags::MODE) {
+            match dents::fs::stat_at(dir, name, StatFields::TYPE | StatFields::MODE) {
                 Ok(st) => {
-                    let mode = st.stx_mode as u32;
+                    let mode = st.mode();
                     name::indicator(FileType::from_mode(mode), mode & 0o111 != 0, opts.indicator)
                 }
                 Err(e) => {
@@ -178,8 +177,8 @@ fn inode_of(cfg: &StreamConfig<'_>, dir: BorrowedFd<'_>, name: &CStr, d_ino: u64
     if !cfg.opts.inode {
         return Some(d_ino);
     }
-    match sys::statx_at(dir, name, StatxFlags::INO) {
-        Ok(st) => Some(st.stx_ino),
+    match dents::fs::stat_at(dir, name, StatFields::INO) {
+        Ok(st) => Some(st.ino()),
         Err(e) => {
             report_entry(cfg.dir_path, name.to_bytes(), "cannot access", &e);
             None

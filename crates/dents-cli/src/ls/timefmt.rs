@@ -11,8 +11,6 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 
-use dents::sys;
-
 /// Half a Gregorian year in seconds: GNU's "six months".
 const SIX_MONTHS: i64 = 31_556_952 / 2;
 
@@ -102,7 +100,7 @@ impl TimeFormatter {
         TimeFormatter {
             uses_nanos: style.old.contains("%N") || style.recent.contains("%N"),
             style: style.clone(),
-            now: sys::now(),
+            now: dents_os::now(),
             cache: HashMap::new(),
         }
     }
@@ -123,11 +121,11 @@ impl TimeFormatter {
         } else {
             &self.style.old
         };
-        match sys::local_time(secs) {
+        match dents_os::local_time(secs) {
             Some(tm) => {
                 let fmt =
                     CString::new(expand_nanos(fmt, nanos)).unwrap_or_else(|_| CString::from(c"?"));
-                sys::strftime(&mut text, &fmt, &tm);
+                dents_os::strftime(&mut text, &fmt, &tm);
             }
             // A time the C library cannot convert: GNU prints seconds.
             None => text.extend_from_slice(secs.to_string().as_bytes()),

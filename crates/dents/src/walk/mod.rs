@@ -142,12 +142,11 @@ use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
-use rustix::fs::StatxFlags;
-
 use crate::dir::FileType;
+use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
 use crate::slice::ReadOptions;
-use crate::sys::{self, Statx};
+use crate::sys;
 
 use self::mounts::Mounts;
 use self::open::fd_plan;
@@ -227,12 +226,16 @@ pub struct WalkOptions {
     /// Do not read directories on other filesystems than their root's.
     pub same_fs: bool,
     /// Fields [`Visit::metadata`] fetches; the type and mode always.
-    pub stat_mask: StatxFlags,
-    /// Treat every `d_type` as unknown (tests of the no-type paths).
+    pub stat_mask: StatFields,
+    /// Treat every `d_type` as unknown (tests of the no-type paths; only
+    /// with the `test-knobs` feature, which the crate's own tests enable).
+    #[cfg(feature = "test-knobs")]
     pub ignore_dtype: bool,
     /// How one huge directory is read.
     pub read: ReadOptions,
-    /// Descriptors the walk may hold; `None`: from `RLIMIT_NOFILE`.
+    /// Descriptors the walk may hold; `None`: from `RLIMIT_NOFILE` (tests
+    /// of a tiny budget; only with the `test-knobs` feature).
+    #[cfg(feature = "test-knobs")]
     pub fd_budget: Option<usize>,
     /// Visit each directory's entries sorted by name (bytes), in an order
     /// that does not depend on the threads: see [`sort mode`](self#sorted-walks).
@@ -257,13 +260,35 @@ impl Default for WalkOptions {
             max_depth: usize::MAX,
             follow: Follow::Never,
             same_fs: false,
-            stat_mask: StatxFlags::BASIC_STATS,
+            stat_mask: StatFields::BASIC,
+            #[cfg(feature = "test-knobs")]
             ignore_dtype: false,
             read: ReadOptions::default(),
+            #[cfg(feature = "test-knobs")]
             fd_budget: None,
             sort: false,
             post_order_parent_fd: true,
         }
+    }
+}
+
+impl WalkOptions {
+    /// Whether every `d_type` is taken as unknown (a test knob; never
+    /// without the `test-knobs` feature).
+    pub(crate) fn ignores_dtype(&self) -> bool {
+        #[cfg(feature = "test-knobs")]
+        return self.ignore_dtype;
+        #[cfg(not(feature = "test-knobs"))]
+        false
+    }
+
+    /// The descriptor budget a test set, if any (a test knob; never
+    /// without the `test-knobs` feature).
+    pub(crate) fn fixed_fd_budget(&self) -> Option<usize> {
+        #[cfg(feature = "test-knobs")]
+        return self.fd_budget;
+        #[cfg(not(feature = "test-knobs"))]
+        None
     }
 }
 
@@ -344,8 +369,8 @@ pub struct Visit<'a> {
     ino: u64,
     follow: bool,
     post_order: bool,
-    mask: StatxFlags,
-    meta: OnceLock<Result<Statx, i32>>,
+    mask: StatFields,
+    meta: OnceLock<Result<Metadata, i32>>,
 }
 
 impl<'a> Visit<'a> {
@@ -414,9 +439,9 @@ impl<'a> Visit<'a> {
             Kind::Dir => FileType::DIRECTORY,
             // A symlink that the walk follows is typed by its target.
             Kind::NotDir(t) if !(t.is_unknown() || self.follow && t == FileType::SYMLINK) => t,
-            _ => self.metadata().map_or(FileType::UNKNOWN, |st| {
-                FileType::from_mode(st.stx_mode as u32)
-            }),
+            _ => self
+                .metadata()
+                .map_or(FileType::UNKNOWN, |st| st.file_type()),
         }
     }
 
@@ -424,9 +449,13 @@ impl<'a> Visit<'a> {
     /// root under `-H`) a symlink's target, or the link itself if broken
     /// (its target missing, or a file where a directory should be on the
     /// way to it: `ENOTDIR`, as find takes it).
-    pub fn metadata(&self) -> io::Result<&Statx> {
+    ///
+    /// The fields fetched are [`WalkOptions::stat_mask`]'s (and the type
+    /// and mode); one `statx` relative to [`Visit::parent_fd`], converted
+    /// to dents's own [`Metadata`].
+    pub fn metadata(&self) -> io::Result<&Metadata> {
         let r = self.meta.get_or_init(|| {
-            let mask = self.mask | StatxFlags::TYPE | StatxFlags::MODE;
+            let mask = sys::statx_mask(self.mask);
             let r = if self.follow {
                 match sys::statx_follow_at(self.dir, self.at_name, mask) {
                     Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
@@ -437,18 +466,17 @@ impl<'a> Visit<'a> {
             } else {
                 sys::statx_at(self.dir, self.at_name, mask)
             };
-            r.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+            r.map(|st| Metadata::from_statx(&st))
+                .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
         });
         r.as_ref().map_err(|&e| io::Error::from_raw_os_error(e))
     }
 
     /// The metadata of the entry itself, never following a symlink.
-    pub fn link_metadata(&self) -> io::Result<Statx> {
-        sys::statx_at(
-            self.dir,
-            self.at_name,
-            self.mask | StatxFlags::TYPE | StatxFlags::MODE,
-        )
+    /// (Not cached: one `statx` a call.)
+    pub fn link_metadata(&self) -> io::Result<Metadata> {
+        sys::statx_at(self.dir, self.at_name, sys::statx_mask(self.mask))
+            .map(|st| Metadata::from_statx(&st))
     }
 }
 

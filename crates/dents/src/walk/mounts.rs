@@ -5,6 +5,7 @@ use std::sync::{Arc, Weak};
 
 use rustix::fs::StatxFlags;
 
+use crate::metadata::Metadata;
 use crate::sys::{self, Statx};
 
 use super::node::{build_path, Node};
@@ -106,8 +107,9 @@ impl<V: Visitor> Shared<'_, V> {
     pub(super) fn closes_loop(&self, node: &Arc<Node>, v: &Visit<'_>) -> Result<Reached, Vec<u8>> {
         let plain = (node.id.0, v.ino);
         let stat_id = |st: &Statx| (dev_of(st), st.stx_ino);
+        let meta_id = |m: &Metadata| (m.dev(), m.ino());
         let (id, crossing, mounts) = if self.opts.follow == Follow::Always {
-            let id = v.metadata().map_or(plain, stat_id);
+            let id = v.metadata().map_or(plain, meta_id);
             (id, id != plain, MountScope::None)
         } else {
             match &node.mounts {

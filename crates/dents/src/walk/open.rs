@@ -31,7 +31,7 @@ const PATH_STEP: usize = 3072;
 /// and every worker runs.
 pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
     let threads = opts.threads.max(1);
-    if let Some(budget) = opts.fd_budget {
+    if let Some(budget) = opts.fixed_fd_budget() {
         return (threads, budget);
     }
     let limit = sys::nofile_limit().min(1 << 20) as usize;

@@ -8,7 +8,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rustix::fs::StatxFlags;
+use crate::metadata::{Metadata, StatFields};
 
 use crate::dir::{DirReader, FileType};
 use crate::scan::Kind;
@@ -60,7 +60,7 @@ impl<V: Visitor> Shared<'_, V> {
         };
         // The root's stat is its visit's metadata: it holds the fields
         // the visitor asked for too (a birth time, say).
-        let mask = StatxFlags::BASIC_STATS | self.opts.stat_mask;
+        let mask = sys::statx_mask(StatFields::BASIC | self.opts.stat_mask);
         let st = if follow {
             // A broken link is taken for itself; a loop of links is an
             // error, as find reports it.
@@ -93,7 +93,7 @@ impl<V: Visitor> Shared<'_, V> {
             follow,
             post_order: false,
             mask: self.opts.stat_mask,
-            meta: OnceLock::from(Ok(st)),
+            meta: OnceLock::from(Ok(Metadata::from_statx(&st))),
         };
         if self.visitor.excluded(state, &v) {
             return;
@@ -280,7 +280,7 @@ impl<V: Visitor> Shared<'_, V> {
         ino: u64,
         t: FileType,
     ) {
-        let t = if self.opts.ignore_dtype {
+        let t = if self.opts.ignores_dtype() {
             FileType::UNKNOWN
         } else {
             t

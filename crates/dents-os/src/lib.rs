@@ -1,0 +1,56 @@
+//! dents-os: what the dents tools (`ls`, `find`, `du`) need from the
+//! operating system beyond reading directories.
+//!
+//! The directory library, `dents`, needs none of this; it lives here so
+//! that the library's API stays about directories, and so that the
+//! command-line tools' C-library glue has one home.
+//!
+//! # Module map
+//!
+//! | module      | concern |
+//! |-------------|---------|
+//! | `terminal`  | whether a descriptor is a terminal, its width |
+//! | `signals`   | SIGPIPE's default action, erasing a status line on a fatal signal, standard descriptors closed at start |
+//! | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths |
+//! | `users`     | user and group names and ids (NSS) |
+//! | `time`      | the clock, [`LocalTime`], `strftime`, the time zone |
+//! | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
+//! | `process`   | `ARG_MAX`, `RLIMIT_AS`, malloc arenas, a child started in a held directory |
+//! | `alloc`     | [`ExitOnExhaustion`], the allocator that ends with GNU's message |
+//! | `sys`       | the only `unsafe` code, each block with a `SAFETY:` comment |
+//!
+//! Everything is re-exported at the crate root (`dents_os::user_name`).
+//!
+//! # Thread safety
+//!
+//! [`use_environment_locale`], [`use_time_locale`], [`tzset`] and
+//! [`limit_malloc_arenas`] are `unsafe fn`s: the C library's `setlocale`,
+//! `tzset` and `mallopt` are sound only while the process has one thread.
+//! Call them first thing in `main`.  [`with_time_zone`] changes `TZ` safely
+//! by checking that the process has one thread.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+mod alloc;
+mod locale;
+mod process;
+mod signals;
+#[allow(unsafe_code)]
+mod sys;
+mod terminal;
+mod time;
+mod users;
+mod xattr;
+
+pub use alloc::{set_exhausted_status, ExitOnExhaustion};
+pub use locale::{
+    collation_is_bytewise, locale_is_utf8, strcoll, use_environment_locale, use_time_locale,
+    wide_char_info,
+};
+pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas};
+pub use signals::{clear_line_on_fatal_signals, closed_at_start, default_sigpipe};
+pub use terminal::{is_terminal, terminal_width};
+pub use time::{local_time, now, strftime, tzset, with_time_zone, LocalTime};
+pub use users::{group_id, group_name, user_id, user_name};
+pub use xattr::{acl_marker_at, security_context_at};

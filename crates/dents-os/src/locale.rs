@@ -1,0 +1,39 @@
+//! The locale: adopting the user's, and what ls and find ask of it
+//! (collation, the character set, printable characters and their widths).
+
+use std::cmp::Ordering;
+use std::ffi::CStr;
+
+use crate::sys;
+
+pub use crate::sys::{use_environment_locale, use_time_locale};
+
+/// Whether the current locale's collation (`LC_COLLATE`) is plain byte
+/// order: `C`, `POSIX`, or glibc's `C.UTF-8` (code point order, which is
+/// byte order for UTF-8), so that `strcoll` can be skipped.
+pub fn collation_is_bytewise() -> bool {
+    let Some(name) = sys::locale_name(libc::LC_COLLATE) else {
+        return true;
+    };
+    matches!(&name[..], b"C" | b"POSIX")
+        || name.eq_ignore_ascii_case(b"C.UTF-8")
+        || name.eq_ignore_ascii_case(b"C.utf8")
+}
+
+/// Compares two strings in the current locale's collation (`strcoll`).
+pub fn strcoll(a: &CStr, b: &CStr) -> Ordering {
+    sys::strcoll(a, b).cmp(&0)
+}
+
+/// Whether the current locale's character set is UTF-8 (its
+/// `nl_langinfo(CODESET)`).
+pub fn locale_is_utf8() -> bool {
+    sys::codeset().eq_ignore_ascii_case(b"UTF-8")
+}
+
+/// `iswprint` and `wcwidth` of a character in the current locale: whether
+/// it is printable, and its width in columns (0 if not printable).
+pub fn wide_char_info(c: char) -> (bool, usize) {
+    let (printable, width) = sys::printable_and_width(c);
+    (printable, width.max(0) as usize)
+}
