@@ -361,7 +361,12 @@ impl Command {
     /// (colored and with `?` for unprintable characters on a terminal),
     /// messages to standard error; returns GNU find's exit status.
     pub fn run(self) -> ExitStatus {
-        self.run_on(Destination::Stdout, Terminals::of_process(), &mut LocalWalk, None)
+        self.run_on(
+            Destination::Stdout,
+            Terminals::of_process(),
+            &mut LocalWalk,
+            None,
+        )
     }
 
     /// Runs the command with what it would write to standard output
@@ -406,7 +411,12 @@ impl Command {
             stdout: false,
             ..Terminals::of_process()
         };
-        self.run_on(Destination::Sink(out), terminals, &mut LocalWalk, Some(&gone))
+        self.run_on(
+            Destination::Sink(out),
+            terminals,
+            &mut LocalWalk,
+            Some(&gone),
+        )
     }
 
     /// Makes the command ready for walks of the caller's own (its own

@@ -2,7 +2,6 @@
 
 use std::ffi::CString;
 
-
 use dents::StatFields;
 
 /// The device of the file at `path` (through a symlink if `follow`).

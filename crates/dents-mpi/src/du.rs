@@ -32,11 +32,11 @@ use std::os::fd::{AsFd, BorrowedFd};
 
 use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
-use dents::Metadata;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use dents::Metadata;
+use dents::StatFields;
 use dents_du::links::LinkSet;
 use dents_du::{Follow, Options};
-use dents::StatFields;
 
 use crate::dev::dev_of;
 use crate::engine::{Ctx, Job, FLUSH_AT};

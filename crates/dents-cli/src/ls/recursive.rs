@@ -61,7 +61,6 @@ use dents::dir::DirReader;
 use dents::scan::DirState;
 use dents::slice;
 
-
 use super::args::{Indicator, SortKey};
 use super::listing::Listing;
 use super::notes::{self, Note};
