@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16's scale simulation: the scenarios of docs/distributed-measured.md
+# Issue 16's scale simulation: the scenarios of docs/distributed.md
 # ("Simulation"), each swept over 1 to 1024 ranks by bench/mpi/simulate.py,
 # and their charts (bench/mpi/chart.py).
 #

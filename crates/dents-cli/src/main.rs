@@ -35,7 +35,7 @@ Fast, exact directory scanning for Linux.
 Commands:
   ls     list directories as fast as the kernel hands them out
          (unsorted and streamed unless asked; huge directories read on all cores)
-  find   search trees with find's expressions, breadth first on all cores
+  find   search trees with find's expressions on all cores, top levels first
   du     disk usage as GNU du prints it, on all cores, hard links once
 
 Run 'dents COMMAND --help' for a command's options.

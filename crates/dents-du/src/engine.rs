@@ -4,7 +4,7 @@
 //!
 //! # Sums without a record per file
 //!
-//! A directory's sum lives in an [`Acc`] (three atomics) from its first
+//! A directory's sum lives in an `Acc` (three atomics) from its first
 //! contribution until its post-order visit, keyed by its path with a
 //! trailing `/` (its entries' paths up to their names: no allocation to
 //! find it).  Each worker remembers the last directory it added to, so
@@ -12,7 +12,7 @@
 //! The walker visits a directory after every entry and subdirectory
 //! below it (its pending count reaches zero only then), so the sum is
 //! complete when it is read; the directory then adds its total to its
-//! parent's and its [`Acc`] goes.  Memory: one `Acc` and key per
+//! parent's and its `Acc` goes.  Memory: one `Acc` and key per
 //! directory whose subtree is being walked — depth first, about the
 //! directories on the current paths and their waiting siblings — plus
 //! the hard-link set; never one record per file.

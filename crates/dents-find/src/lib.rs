@@ -59,9 +59,10 @@
 //! status line, `dents_tools::progress`, also shown unasked on a terminal
 //! once a walk takes more than a second).
 //!
-//! Output order differs from GNU find's (the walk is breadth first and
-//! parallel: a directory's entries are visited by the thread that read
-//! it); the lines themselves are GNU's, byte for byte.
+//! Output order differs from GNU find's (the walk is parallel, the top
+//! three levels first and depth first below them: `dents::walk::Order`;
+//! a directory's entries are visited by the thread that read it); the
+//! lines themselves are GNU's, byte for byte.
 
 #![warn(missing_docs)]
 

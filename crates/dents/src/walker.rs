@@ -57,7 +57,8 @@ const DEFAULT_CAPACITY: usize = 1024;
 /// A walk to be run: its starting points and options (a builder).
 ///
 /// Every option has a default that walks the whole of every tree, on
-/// [`crate::walk::default_threads`] workers, breadth first, directories
+/// [`crate::walk::default_threads`] workers, in the default order
+/// ([`crate::walk::Order::Hybrid`]: the top levels first), directories
 /// before their contents, symlinks not followed.  Run it with one of the
 /// three forms: `for entry in walker` ([`Walker::into_iter`]),
 /// [`Walker::for_each`], [`Walker::visit`].
