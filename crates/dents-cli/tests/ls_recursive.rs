@@ -15,31 +15,17 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::clean_ls_env;
+
 /// Thread counts the comparisons run with (1: the main thread and one
 /// worker; 8: more workers than cores).
 const THREADS: [&str; 4] = ["1", "2", "3", "8"];
-
-/// A command with a clean environment for ls in locale `lc`.
-fn clean(cmd: &mut Command, lc: &str) {
-    cmd.env("LC_ALL", lc)
-        .env("TZ", "UTC")
-        .env("TERM", "xterm")
-        .env_remove("TIME_STYLE")
-        .env_remove("LS_COLORS")
-        .env_remove("COLUMNS")
-        .env_remove("QUOTING_STYLE")
-        .env_remove("TABSIZE")
-        .env_remove("BLOCK_SIZE")
-        .env_remove("LS_BLOCK_SIZE")
-        .env_remove("POSIXLY_CORRECT")
-        .stdin(Stdio::null());
-}
 
 /// `dents ls --sort=name --threads THREADS ARGS` (without `--sort=name`
 /// when `sorted` is false).
 fn dents(cwd: &Path, lc: &str, threads: &str, sorted: bool, args: &[&[u8]]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_dents"));
-    clean(&mut c, lc);
+    clean_ls_env(&mut c, lc);
     c.current_dir(cwd).arg("ls").args(["--threads", threads]);
     if sorted {
         c.arg("--sort=name");
@@ -51,7 +37,7 @@ fn dents(cwd: &Path, lc: &str, threads: &str, sorted: bool, args: &[&[u8]]) -> C
 /// GNU `ls ARGS`.
 fn gnu(cwd: &Path, lc: &str, args: &[&[u8]]) -> Command {
     let mut c = Command::new("ls");
-    clean(&mut c, lc);
+    clean_ls_env(&mut c, lc);
     c.current_dir(cwd)
         .args(args.iter().map(|a| OsStr::from_bytes(a)));
     c
@@ -289,22 +275,9 @@ fn unsorted_recursive_listings_hold_gnus_blocks() {
     }
 }
 
-/// Runs a command as the unprivileged user `nobody`.
+/// Runs a command as the unprivileged user `nobody`, standard input empty.
 fn as_nobody(cmd: Command) -> Command {
-    let mut wrapped = Command::new("setpriv");
-    wrapped
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => wrapped.env(k, v),
-            None => wrapped.env_remove(k),
-        };
-    }
-    if let Some(d) = cmd.get_current_dir() {
-        wrapped.current_dir(d);
-    }
+    let mut wrapped = dents_testfs::cli::as_nobody(cmd);
     wrapped.stdin(Stdio::null());
     wrapped
 }

@@ -13,26 +13,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::clean_ls_env;
+
 fn dents_bin() -> &'static str {
     env!("CARGO_BIN_EXE_dents")
-}
-
-/// A command with a clean environment for ls: locale `lc`, UTC, no
-/// colors, quoting or width from the caller's environment.
-fn clean(cmd: &mut Command, lc: &str) {
-    cmd.env("LC_ALL", lc)
-        .env("TZ", "UTC")
-        .env("TERM", "xterm")
-        .env_remove("TIME_STYLE")
-        .env_remove("LS_COLORS")
-        .env_remove("COLUMNS")
-        .env_remove("QUOTING_STYLE")
-        .env_remove("TABSIZE")
-        .env_remove("COLORTERM")
-        .env_remove("BLOCK_SIZE")
-        .env_remove("LS_BLOCK_SIZE")
-        .env_remove("POSIXLY_CORRECT")
-        .stdin(Stdio::null());
 }
 
 /// Runs `dents ls ARGS` and `ls ARGS` in `cwd` with extra `env`.
@@ -40,10 +24,10 @@ fn clean(cmd: &mut Command, lc: &str) {
 /// terminal; GNU 9.1 does not know the word) is given to dents only.
 fn both(cwd: &Path, lc: &str, env: &[(&str, &str)], args: &[&[u8]]) -> (Output, Output) {
     let mut d = Command::new(dents_bin());
-    clean(&mut d, lc);
+    clean_ls_env(&mut d, lc);
     d.current_dir(cwd).arg("ls");
     let mut g = Command::new("ls");
-    clean(&mut g, lc);
+    clean_ls_env(&mut g, lc);
     g.current_dir(cwd);
     for a in args {
         d.arg(OsStr::from_bytes(a));
@@ -174,7 +158,7 @@ fn proc_self_fd_lists_without_errors() {
         &["-l", "--sort=name", "/proc/self/fd/"],
     ] {
         let mut c = Command::new(dents_bin());
-        clean(&mut c, "C");
+        clean_ls_env(&mut c, "C");
         let o = c.arg("ls").args(args).output().unwrap();
         assert_eq!(show(&o.stderr), "", "{args:?}");
         assert_eq!(o.status.code(), Some(0), "{args:?}");
@@ -408,7 +392,7 @@ fn on_pty(cwd: &Path, lc: &str, script: &str) -> Option<Vec<u8>> {
     }
     let log = cwd.join("typescript");
     let mut c = Command::new("script");
-    clean(&mut c, lc);
+    clean_ls_env(&mut c, lc);
     c.args(["-q", "-e", "-c", &format!("stty cols 80 rows 24; {script}")])
         .arg(&log)
         .current_dir(cwd)
@@ -459,7 +443,7 @@ fn terminal_default_is_gnus_output() {
 fn off_a_terminal_the_default_stays_streamed_and_raw() {
     let t = odd_tree();
     let mut c = Command::new(dents_bin());
-    clean(&mut c, "C");
+    clean_ls_env(&mut c, "C");
     let o = c.current_dir(t.path()).args(["ls", "d"]).output().unwrap();
     let (_, g) = both(
         t.path(),

@@ -168,3 +168,23 @@ pub fn entry_stat_calls<A: AsRef<OsStr>>(
         })
         .count()
 }
+
+/// `cmd` with a clean environment for comparing `dents ls` with GNU ls:
+/// locale `lc`, UTC, `TERM=xterm`, and nothing from the caller's
+/// environment that changes ls's output (colors, quoting, width, time
+/// style, block size, POSIX mode); standard input empty.
+pub fn clean_ls_env(cmd: &mut Command, lc: &str) {
+    cmd.env("LC_ALL", lc)
+        .env("TZ", "UTC")
+        .env("TERM", "xterm")
+        .env_remove("TIME_STYLE")
+        .env_remove("LS_COLORS")
+        .env_remove("COLUMNS")
+        .env_remove("QUOTING_STYLE")
+        .env_remove("TABSIZE")
+        .env_remove("COLORTERM")
+        .env_remove("BLOCK_SIZE")
+        .env_remove("LS_BLOCK_SIZE")
+        .env_remove("POSIXLY_CORRECT")
+        .stdin(Stdio::null());
+}
