@@ -9,9 +9,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::dir::DirReader;
+use crate::dir::FileType;
+use crate::metadata::StatFields;
 use crate::sys;
 
-use super::node::Node;
+use super::node::{build_path, Node};
 use super::{Follow, Shared, Visitor, WalkErrorKind, WalkOptions};
 
 /// Relative paths longer than this are opened in several steps.
@@ -85,9 +87,16 @@ impl<V: Visitor> Shared<'_, V> {
     /// Opens the directory of `node` and checks it may be read (`same_fs`,
     /// loops with `-L`): `Err(None)` to skip it.
     pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<WalkErrorKind>> {
-        let fd = self
-            .open_node(node)
-            .map_err(|e| Some(WalkErrorKind::Io(e)))?;
+        let fd = self.open_node(node).map_err(|e| {
+            // Under -L a link to a directory whose target went away since
+            // it was typed (another worker's -delete, say) is now a broken
+            // link: find takes that for the link itself, with no error.
+            if self.target_vanished(node, &e) {
+                None
+            } else {
+                Some(WalkErrorKind::Io(e))
+            }
+        })?;
         // Loops were ruled out when the entry was visited
         // ([`Shared::closes_loop`]).
         if self.opts.same_fs || self.opts.post_order {
@@ -100,6 +109,24 @@ impl<V: Visitor> Shared<'_, V> {
             }
         }
         Ok(fd)
+    }
+
+    /// Whether opening `node` failed because it is a followed symlink whose
+    /// target is gone: `ENOENT` under `Follow::Always`, the entry itself
+    /// still there as a symlink (checked by its path from the working
+    /// directory; if that fails too the error stands).
+    fn target_vanished(&self, node: &Node, e: &io::Error) -> bool {
+        if self.opts.follow != Follow::Always
+            || node.parent.is_none()
+            || e.raw_os_error() != Some(libc::ENOENT)
+        {
+            return false;
+        }
+        let Ok(path) = CString::new(build_path(node)) else {
+            return false;
+        };
+        sys::statx_at(rustix::fs::CWD, &path, sys::statx_mask(StatFields::TYPE))
+            .is_ok_and(|st| FileType::from_mode(u32::from(st.stx_mode)) == FileType::SYMLINK)
     }
 
     /// Takes up to `want` descriptors from the walk's share (see
