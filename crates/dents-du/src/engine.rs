@@ -311,16 +311,9 @@ impl<'s, S: Sink> Du<'s, S> {
 
     /// Appends one line (subject to the threshold) to the shared output.
     fn line(&self, d: &Dui, path: &[u8], quote: bool) {
-        let v = if self.opts.inodes { d.inodes } else { d.size };
-        let t = self.opts.threshold;
-        let shown = if t < 0 {
-            v <= t.unsigned_abs()
-        } else {
-            v >= t as u64
-        };
-        if !shown {
+        let Some(v) = self.opts.shown_value(d.size, d.inodes) else {
             return;
-        }
+        };
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         crate::size::push_size(&mut out, v, &self.opts.units);
         if self.opts.time.is_some() {

@@ -127,6 +127,22 @@ pub struct Options {
     pub export: bool,
 }
 
+impl Options {
+    /// The number a line shows for `size` bytes and `inodes` entries
+    /// (`--inodes` picks the count), if `--threshold` lets it through
+    /// (a negative threshold: at most its size; else at least).
+    pub fn shown_value(&self, size: u64, inodes: u64) -> Option<u64> {
+        let v = if self.inodes { inodes } else { size };
+        let t = self.threshold;
+        let shown = if t < 0 {
+            v <= t.unsigned_abs()
+        } else {
+            v >= t as u64
+        };
+        shown.then_some(v)
+    }
+}
+
 impl Default for Options {
     fn default() -> Options {
         Options {

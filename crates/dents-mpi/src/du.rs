@@ -159,16 +159,9 @@ impl DuJob {
     }
 
     fn push_line(&self, out: &mut Vec<u8>, size: u64, inodes: u64, path: &[u8]) {
-        let v = if self.opts.inodes { inodes } else { size };
-        let t = self.opts.threshold;
-        let shown = if t < 0 {
-            v <= t.unsigned_abs()
-        } else {
-            v >= t as u64
-        };
-        if !shown {
+        let Some(v) = self.opts.shown_value(size, inodes) else {
             return;
-        }
+        };
         dents_du::size::push_size(out, v, &self.opts.units);
         out.push(b'\t');
         out.extend_from_slice(path);
