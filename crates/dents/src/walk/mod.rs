@@ -346,9 +346,13 @@ pub trait Visitor: Sync {
     fn excluded(&self, _state: &mut Self::State, _v: &Visit<'_>) -> bool {
         false
     }
-    /// Sorted walks: this worker stops visiting (for now); whatever the
-    /// visitor holds back (buffered output) must go out now, before the
-    /// next visits, which may be on another worker.
+    /// Whatever the visitor holds back (buffered output) must go out now,
+    /// before the next visits, which may be on another thread: a sorted
+    /// walk's worker ends its turn; a huge directory's entries are about
+    /// to be visited on threads of their own, each with its own state
+    /// (so, on one worker too, output keeps the visits' order); a worker
+    /// finished a top-level directory of [`Order::Hybrid`] on several
+    /// workers (so the order's guarantee holds for the output as well).
     fn turn_done(&self, _state: &mut Self::State) {}
     /// Hears of a problem (an unreadable directory, a loop).
     fn error(&self, state: &mut Self::State, e: &WalkError);

@@ -158,9 +158,24 @@ impl<V: Visitor> Shared<'_, V> {
             } else {
                 self.process(&mut state, &t.node, &mut buf)
             };
+            if self.holds_level_order(&t.node) {
+                // The guarantee is about what the visitor writes too: a
+                // top level's lines go out before the barrier can let
+                // another worker visit deeper entries.
+                self.visitor.turn_done(&mut state);
+            }
             next = self.next(children, Some(&t.node));
         }
         self.visitor.finish(state);
+    }
+
+    /// Whether finishing `node` must let the visitor write what it holds
+    /// back: `node` is a top level of [`Order::Hybrid`] on several
+    /// workers, whose visits must all be out before any deeper one.  (One
+    /// worker's buffer keeps its visits' order by itself; breadth first on
+    /// several workers promises no order.)
+    fn holds_level_order(&self, node: &Node) -> bool {
+        self.opts.order == Order::Hybrid && node.depth < HYBRID_LEVELS && self.opts.threads > 1
     }
 
     /// Starts one more worker.  Workers start as the walk finds work for

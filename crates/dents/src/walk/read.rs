@@ -231,6 +231,9 @@ impl<V: Visitor> Shared<'_, V> {
         *buf = b;
         if let Some((space, slices, from)) = resume {
             self.stats.dirs_sliced.fetch_add(1, Ordering::Relaxed);
+            // The slices' visits come after this worker's so far: what it
+            // holds back goes out before theirs can.
+            self.visitor.turn_done(state);
             let dv_ref = &*dv;
             let outcome = slice::read_dir_from(
                 fd.as_fd(),
@@ -423,6 +426,8 @@ impl<V: Visitor> Shared<'_, V> {
             .iter()
             .flat_map(|b| b.entries.chunks(per).map(move |c| (b, c)))
             .collect();
+        // As for slices: this worker's visits so far go out first.
+        self.visitor.turn_done(state);
         let dv_ref = &*dv;
         let visit_part = |b: &Batch, part: &[BatchEntry]| {
             let mut st = self.visitor.state();
