@@ -272,11 +272,16 @@ impl<'a> Visitor for Finder<'a> {
             );
             debug::say(&m);
         }
-        let in_unsearchable = self.in_unsearchable(st, v);
-        let unstatable =
-            in_unsearchable && matches!(v.known_type(), None | Some(FileType::DIRECTORY));
+        // The search permission is probed (a system call per directory)
+        // only for an entry that GNU's walk stats anyway, or for a test
+        // that needs it (`Ctx::in_unsearchable`): not for a directory
+        // none of whose entries needs it.
+        let stats_anyway = matches!(v.known_type(), None | Some(FileType::DIRECTORY));
+        let unstatable = stats_anyway && self.in_unsearchable(st, v);
         let mut cx = Ctx::new(v, self, st);
-        cx.in_unsearchable = in_unsearchable;
+        if stats_anyway {
+            cx.in_unsearchable = Some(unstatable);
+        }
         if unstatable {
             // GNU's walk stats this entry, fails, says so, and evaluates
             // it knowing nothing (every test that needs a stat or the
@@ -388,9 +393,9 @@ struct Ctx<'c, 'v, 'a> {
     /// The entry could not be stat'ed where GNU learns its type by a
     /// stat: tests of the type are false.
     type_unknown: bool,
-    /// The entry's directory cannot be searched: a link's target cannot
-    /// be stat'ed either.
-    in_unsearchable: bool,
+    /// Whether the entry's directory cannot be searched (a link's target
+    /// cannot be stat'ed either), once probed: see [`Ctx::in_unsearchable`].
+    in_unsearchable: Option<bool>,
 }
 
 impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
@@ -404,7 +409,20 @@ impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
             quit: false,
             stat_reported: false,
             type_unknown: false,
-            in_unsearchable: false,
+            in_unsearchable: None,
+        }
+    }
+
+    /// Whether the entry's directory cannot be searched, probed on first
+    /// use.
+    fn in_unsearchable(&mut self) -> bool {
+        match self.in_unsearchable {
+            Some(u) => u,
+            None => {
+                let u = self.finder.in_unsearchable(self.st, self.v);
+                self.in_unsearchable = Some(u);
+                u
+            }
         }
     }
 
@@ -508,7 +526,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
         },
         Pred::Regex(re) => regex::matches(re, cx.v.path()),
         Pred::Type { .. } if cx.type_unknown => false,
-        Pred::Type { x: true, .. } if cx.in_unsearchable => {
+        Pred::Type { x: true, .. } if cx.in_unsearchable() => {
             cx.meta();
             false
         }
@@ -606,7 +624,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             if fmt.needs_type() && cx.type_unknown {
                 return false;
             }
-            if fmt.needs_target_type() && cx.in_unsearchable {
+            if fmt.needs_target_type() && cx.in_unsearchable() {
                 cx.meta();
                 return false;
             }
@@ -740,7 +758,7 @@ fn other_type(cx: &mut Ctx<'_, '_, '_>) -> FileType {
 /// `-empty`: an empty regular file, or a directory with no entries.
 fn empty(cx: &mut Ctx<'_, '_, '_>) -> bool {
     // GNU stats every candidate; where that fails, it says so.
-    if cx.type_unknown || cx.in_unsearchable {
+    if cx.type_unknown || cx.in_unsearchable() {
         cx.meta();
         return false;
     }
