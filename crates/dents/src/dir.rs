@@ -285,10 +285,20 @@ impl DirReader {
             let Some(start) = self.next_record()? else {
                 return Ok(None);
             };
-            if !is_dot_or_dotdot(self.entry_at(start).name()) {
+            if !self.is_dot_record(start) {
                 return Ok(Some((self.fd.as_fd(), self.entry_at(start))));
             }
         }
+    }
+
+    /// Whether the record at `start` (already validated) is `.` or `..`,
+    /// from its first name bytes, without building the entry: this runs
+    /// for every entry of every directory.
+    fn is_dot_record(&self, start: usize) -> bool {
+        matches!(
+            &self.buf[start + DIRENT_HEADER..],
+            [b'.', 0, ..] | [b'.', b'.', 0, ..]
+        )
     }
 
     /// Advances past one record and returns where it starts in the buffer.

@@ -258,6 +258,14 @@ impl<V: Visitor> Shared<'_, V> {
             }
             self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
         }
+        // Counted once a directory: an atomic shared by every worker,
+        // added to for each entry, would move its cache line between
+        // cores at every entry.
+        let by_dtype = std::mem::take(&mut dv.by_dtype);
+        self.stats
+            .types
+            .by_dtype
+            .fetch_add(by_dtype, Ordering::Relaxed);
         fd
     }
 
@@ -299,7 +307,7 @@ impl<V: Visitor> Shared<'_, V> {
             Kind::NotDir(_) => false,
         };
         if !unknown {
-            self.stats.types.by_dtype.fetch_add(1, Ordering::Relaxed);
+            dv.by_dtype += 1;
         }
         // Types matter only to descend: at the depth limit, the visitor
         // stats what it needs itself.  Following links, every entry goes
@@ -478,6 +486,9 @@ pub(super) struct DirVisit<'n> {
     pub(super) unknown: Vec<Batch>,
     /// Subdirectories named by `d_type`.
     pub(super) known_dirs: u64,
+    /// Entries whose type `d_type` gave, not yet added to the walk's
+    /// statistics.
+    pub(super) by_dtype: u64,
     /// Sorted walks: read errors, reported on the directory's turn.
     pub(super) deferred: Vec<io::Error>,
 }
@@ -497,6 +508,7 @@ impl<'n> DirVisit<'n> {
             children: Vec::new(),
             unknown: Vec::new(),
             known_dirs: 0,
+            by_dtype: 0,
             deferred: Vec::new(),
         }
     }
@@ -511,6 +523,7 @@ impl<'n> DirVisit<'n> {
             children: Vec::new(),
             unknown: Vec::new(),
             known_dirs: 0,
+            by_dtype: 0,
             deferred: Vec::new(),
         }
     }
@@ -519,6 +532,7 @@ impl<'n> DirVisit<'n> {
     fn join(&mut self, other: DirVisit<'n>) {
         self.children.extend(other.children);
         self.known_dirs += other.known_dirs;
+        self.by_dtype += other.by_dtype;
         self.unknown.extend(other.unknown);
         self.deferred.extend(other.deferred);
     }
