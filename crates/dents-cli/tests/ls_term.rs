@@ -23,6 +23,17 @@ fn dents_bin() -> &'static str {
 /// `--sort=name` (dents's way to ask for GNU's default order off a
 /// terminal; GNU 9.1 does not know the word) is given to dents only.
 fn both(cwd: &Path, lc: &str, env: &[(&str, &str)], args: &[&[u8]]) -> (Output, Output) {
+    both_via(cwd, lc, env, args, |c| c)
+}
+
+/// [`both`], each command run through `wrap` (e.g. as another user).
+fn both_via(
+    cwd: &Path,
+    lc: &str,
+    env: &[(&str, &str)],
+    args: &[&[u8]],
+    wrap: fn(Command) -> Command,
+) -> (Output, Output) {
     let mut d = Command::new(dents_bin());
     clean_ls_env(&mut d, lc);
     d.current_dir(cwd).arg("ls");
@@ -39,7 +50,7 @@ fn both(cwd: &Path, lc: &str, env: &[(&str, &str)], args: &[&[u8]]) -> (Output, 
         d.env(k, v);
         g.env(k, v);
     }
-    (d.output().unwrap(), g.output().unwrap())
+    (wrap(d).output().unwrap(), wrap(g).output().unwrap())
 }
 
 /// GNU's stderr in dents's words: the program's name.
@@ -60,7 +71,19 @@ fn show(b: &[u8]) -> String {
 /// Asserts that dents and GNU ls agree on stdout, stderr and status.
 #[track_caller]
 fn same(cwd: &Path, lc: &str, env: &[(&str, &str)], args: &[&[u8]]) {
-    let (d, g) = both(cwd, lc, env, args);
+    same_via(cwd, lc, env, args, |c| c);
+}
+
+/// [`same`], each command run through `wrap`.
+#[track_caller]
+fn same_via(
+    cwd: &Path,
+    lc: &str,
+    env: &[(&str, &str)],
+    args: &[&[u8]],
+    wrap: fn(Command) -> Command,
+) {
+    let (d, g) = both_via(cwd, lc, env, args, wrap);
     let shown: Vec<String> = args.iter().map(|a| show(a)).collect();
     assert_eq!(
         show(&d.stdout),
@@ -345,6 +368,49 @@ fn colors_follow_ls_colors_as_gnu() {
                 args.extend_from_slice(set);
                 args.push("d");
                 same_s(t.path(), lc, &[("LS_COLORS", table)], &args);
+            }
+        }
+    }
+}
+
+/// GNU writes a clear-to-end-of-line after a painted name (or symlink
+/// target) whose columns may reach the line's end, counting only the
+/// line's text.  Run as `nobody` over files it owns: the longer owner
+/// and group names pushed a broken link's target past column 80 in
+/// `colors_follow_ls_colors_as_gnu` when dents counted the color
+/// sequences as columns; every width from 40 to 100 moves that edge
+/// over each name and target of the listing.  (GNU counts from after
+/// the owner and group columns, so the owner's name did not move its
+/// edge; dents's count of them did.)
+#[test]
+fn long_colors_clear_to_eol_where_gnu_does_as_nobody() {
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot switch to another user");
+    }
+    let t = odd_tree();
+    fs::set_permissions(t.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let st = Command::new("chown")
+        .args(["-hR", "65534:65534"])
+        .arg(t.path().join("d"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let table = "di=01;34:ln=01;36:ex=01;32:*.gz=01;31:or=40;31;01:mi=05;37;41:no=33";
+    // GNU counts from after the owner and group columns when it shows
+    // either (`-l`, `-li`), else from the line's start (`-lgo`).
+    for long in ["-l", "-li", "-lgo"] {
+        for lc in ["C", "C.UTF-8"] {
+            for width in 40..=100 {
+                let w = width.to_string();
+                let args = ["--sort=name", "--color=always", long, "-w", &w, "d"];
+                let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+                same_via(
+                    t.path(),
+                    lc,
+                    &[("LS_COLORS", table)],
+                    &args,
+                    dents_testfs::cli::as_nobody,
+                );
             }
         }
     }

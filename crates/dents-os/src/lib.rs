@@ -48,7 +48,7 @@ pub use locale::{
     collation_is_bytewise, locale_is_utf8, strcoll, use_environment_locale, use_time_locale,
     wide_char_info,
 };
-pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas};
+pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};
 pub use signals::{clear_line_on_fatal_signals, closed_at_start, default_sigpipe};
 pub use terminal::{is_terminal, terminal_width};
 pub use time::{local_time, now, strftime, tzset, with_time_zone, LocalTime};

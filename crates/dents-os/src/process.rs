@@ -4,7 +4,7 @@ use std::os::fd::OwnedFd;
 
 use crate::sys;
 
-pub use crate::sys::limit_malloc_arenas;
+pub use crate::sys::{limit_malloc_arenas, trim_malloc};
 
 /// `sysconf(_SC_ARG_MAX)`: the bytes of arguments and environment a new
 /// program may be given; `None` if the system sets no limit.

@@ -395,6 +395,22 @@ pub(crate) fn fchdir_before_exec(cmd: &mut std::process::Command, dir: OwnedFd) 
     }
 }
 
+/// Gives the C library's `malloc` memory that its arenas hold free back
+/// to the system (glibc's `malloc_trim`): each thread's arena keeps what
+/// it once held, so after threads each allocated and freed a lot at
+/// different times the process's resident memory is the sum of their
+/// peaks.  Costs a walk over the arenas' free lists: for after a large
+/// allocation was freed, not for every free.  Does nothing where the C
+/// library is not glibc.
+pub fn trim_malloc() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim takes the arenas' own locks; it is safe to call
+    // from any thread at any time, and 0 asks to keep no padding.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Lets the C library's `malloc` use at most `arenas` arenas (glibc's
 /// `M_ARENA_MAX`).  glibc gives threads arenas of their own (up to eight
 /// per core): each reserves 64 MiB of address space up front, which a

@@ -223,11 +223,13 @@ impl<'a> Columns<'a> {
 
     /// Appends the long-format line of `r`.
     fn line(&self, out: &mut Vec<u8>, listing: &Listing, r: &Record, times: &mut TimeFormatter) {
-        let line_start = out.len();
         // GNU sets the normal color (`no`) at the start of each line.
         if let Some(c) = self.style.colors {
             c.normal(out);
         }
+        // Where GNU starts counting the columns that decide whether a
+        // painted name may wrap (see `counts_after_ids`).
+        let mut counted_from = out.len();
         let w = &self.widths;
         if self.opts.inode {
             pad_left(out, r.ino_text().as_bytes(), w.inode);
@@ -250,6 +252,9 @@ impl<'a> Columns<'a> {
                     push_id(out, self.groups.get(m.gid), w.group);
                     out.push(b' ');
                 }
+                if self.counts_after_ids() {
+                    counted_from = out.len();
+                }
                 if m.is_device() {
                     let blanks = w.size.saturating_sub(w.major + 2 + w.minor);
                     pad_num(out, m.rdev().0 as u64, w.major + blanks);
@@ -265,20 +270,18 @@ impl<'a> Columns<'a> {
                 times.format(out, secs, nanos);
                 out.push(b' ');
             }
-            None => self.unknown_columns(out, r.file_type),
+            None => self.unknown_columns(out, r.file_type, &mut counted_from),
         }
         let kind = name::kind_of(r);
-        let w = self.style.push(
-            out,
-            listing.name(r),
-            &kind,
-            false,
-            out.len() - line_start,
-            false,
-        );
+        // The target's column, as GNU counts it, leaves out the name's
+        // color sequences (and the run's first reset).
+        let name_col = out.len() - counted_from;
+        let w = self
+            .style
+            .push(out, listing.name(r), &kind, false, name_col, false);
         if let Some(t) = listing.target(r) {
             out.extend_from_slice(b" -> ");
-            let col = out.len() - line_start - w.len + w.width;
+            let col = name_col + w.width + 4;
             self.style.push(out, t, &kind, true, col, false);
             if r.target_mode != 0 {
                 push_mode_indicator(out, r.target_mode as u32, self.opts.indicator);
@@ -291,8 +294,17 @@ impl<'a> Columns<'a> {
         out.push(if self.opts.zero { 0 } else { b'\n' });
     }
 
-    /// The columns of an entry whose stat failed, as GNU prints them.
-    fn unknown_columns(&self, out: &mut Vec<u8>, t: FileType) {
+    /// GNU writes the owner and group columns straight out and counts a
+    /// line's columns (for the clear-to-end-of-line after a painted name
+    /// that may wrap) from after them when it shows either: a quirk kept,
+    /// so that the same names get the sequence.
+    fn counts_after_ids(&self) -> bool {
+        self.opts.show_owner || self.opts.show_group
+    }
+
+    /// The columns of an entry whose stat failed, as GNU prints them;
+    /// `counted_from` as in [`Columns::line`].
+    fn unknown_columns(&self, out: &mut Vec<u8>, t: FileType, counted_from: &mut usize) {
         let w = &self.widths;
         out.push(type_letter(t));
         out.extend_from_slice(b"?????????");
@@ -309,6 +321,9 @@ impl<'a> Columns<'a> {
         if self.opts.show_group {
             pad_right(out, b"?", w.group);
             out.push(b' ');
+        }
+        if self.counts_after_ids() {
+            *counted_from = out.len();
         }
         pad_left(out, b"?", w.size);
         out.push(b' ');

@@ -71,6 +71,10 @@ use crate::errors;
 /// starts a task that the output does not wait for.
 const HELD_MAX: usize = 256 << 10;
 
+/// Entries of a listing past which its memory, once freed, is given back
+/// to the system at once (see [`dents_os::trim_malloc`]).
+const TRIM_AFTER: usize = 2048;
+
 /// What a block costs beyond its bytes (its vectors and the map's node).
 const BLOCK_OVERHEAD: usize = 256;
 
@@ -453,8 +457,14 @@ impl Shared<'_> {
         block.subdirs = children.len() as u32;
         // Kept to be formatted again with the run's first reset, which
         // only a block painted before any other was printed needs.
+        let large = listing.len() >= TRIM_AFTER;
         if painted && l.colors.as_ref().is_some_and(|c| !c.used()) {
             block.retained = Some(listing);
+        } else if large {
+            // This thread's malloc arena would keep the large listing's
+            // memory resident while other workers' arenas grow for theirs.
+            drop(listing);
+            dents_os::trim_malloc();
         }
         (block, children)
     }
