@@ -98,8 +98,11 @@ impl<V: Visitor> Shared<'_, V> {
             }
         })?;
         // Loops were ruled out when the entry was visited
-        // ([`Shared::closes_loop`]).
-        if self.opts.same_fs || self.opts.post_order {
+        // ([`Shared::closes_loop`]).  The identity is for `same_fs` and
+        // for the post-order visits' reopening of a parent by `..`
+        // (`parent_of`), which visits without the parent's descriptor
+        // (du) never do: for them, no `fstat` per directory.
+        if self.opts.same_fs || self.opts.post_order && self.opts.post_order_parent_fd {
             if let Ok(st) = sys::fstat(fd.as_fd()) {
                 let id = (st.st_dev, st.st_ino);
                 let _ = node.opened.set(id);
