@@ -7,7 +7,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use pyo3::{intern, PyTypeInfo};
 
 /// How long a thread waiting for the scan sleeps between checks for
@@ -190,27 +190,80 @@ impl StatValues {
     }
 }
 
+/// Whether `os.stat_result` takes all its fields as one tuple in the
+/// order of [`stat_result`]'s (CPython on Linux: the ten of the sequence,
+/// then the float times, the nanosecond times, `st_blksize`, `st_blocks`,
+/// `st_rdev`): checked once, by building one from `0..19`.
+static WHOLE_TUPLE: GILOnceCell<bool> = GILOnceCell::new();
+
+/// The attributes of [`WHOLE_TUPLE`]'s check and their places.
+const PLACES: [(&str, usize); 6] = [
+    ("st_mode", 0),
+    ("st_ctime", 12),
+    ("st_atime_ns", 13),
+    ("st_ctime_ns", 15),
+    ("st_blksize", 16),
+    ("st_rdev", 18),
+];
+
+fn whole_tuple(py: Python<'_>, ty: &Bound<'_, PyAny>) -> bool {
+    *WHOLE_TUPLE.get_or_init(py, || {
+        let check = || -> PyResult<bool> {
+            if ty.getattr("n_fields")?.extract::<usize>()? != 19 {
+                return Ok(false);
+            }
+            let probe = ty.call1((PyTuple::new(py, 0..19usize)?,))?;
+            for (name, at) in PLACES {
+                if probe.getattr(name)?.extract::<usize>()? != at {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        check().unwrap_or(false)
+    })
+}
+
 /// `os.stat_result` from `st`, field for field as `os.stat` fills it
-/// (the float times as `sec + nsec * 1e-9`).
+/// (the float times as `sec + nsec * 1e-9`).  Built from one tuple where
+/// the interpreter's `stat_result` allows (several times faster than the
+/// sequence and a dict of the named fields, the general way, kept for
+/// others).
 pub fn stat_result(py: Python<'_>, st: &StatValues) -> PyResult<PyObject> {
     let [a, m, c] = st.times;
+    let float = |(sec, nsec): (i64, u32)| sec as f64 + f64::from(nsec) * 1e-9;
+    let ns = |(sec, nsec): (i64, u32)| i128::from(sec) * 1_000_000_000 + i128::from(nsec);
+    let ty = os_module(py)?.getattr(intern!(py, "stat_result"))?;
     let seq = (
         st.mode, st.ino, st.dev, st.nlink, st.uid, st.gid, st.size, a.0, m.0, c.0,
     );
+    if whole_tuple(py, &ty) {
+        let mut fields: Vec<Bound<'_, PyAny>> = Vec::with_capacity(19);
+        fields.extend(seq.into_pyobject(py)?.iter());
+        for t in [a, m, c] {
+            fields.push(float(t).into_pyobject(py)?.into_any());
+        }
+        for t in [a, m, c] {
+            fields.push(ns(t).into_pyobject(py)?.into_any());
+        }
+        fields.push(st.blksize.into_pyobject(py)?.into_any());
+        fields.push(st.blocks.into_pyobject(py)?.into_any());
+        fields.push(st.rdev.into_pyobject(py)?.into_any());
+        return Ok(ty.call1((PyTuple::new(py, fields)?,))?.unbind());
+    }
     let extra = PyDict::new(py);
     let times = [
         (intern!(py, "st_atime"), intern!(py, "st_atime_ns"), a),
         (intern!(py, "st_mtime"), intern!(py, "st_mtime_ns"), m),
         (intern!(py, "st_ctime"), intern!(py, "st_ctime_ns"), c),
     ];
-    for (f, ns, (sec, nsec)) in times {
-        extra.set_item(f, sec as f64 + f64::from(nsec) * 1e-9)?;
-        extra.set_item(ns, i128::from(sec) * 1_000_000_000 + i128::from(nsec))?;
+    for (f, n, t) in times {
+        extra.set_item(f, float(t))?;
+        extra.set_item(n, ns(t))?;
     }
     extra.set_item(intern!(py, "st_blksize"), st.blksize)?;
     extra.set_item(intern!(py, "st_blocks"), st.blocks)?;
     extra.set_item(intern!(py, "st_rdev"), st.rdev)?;
-    let ty = os_module(py)?.getattr(intern!(py, "stat_result"))?;
     Ok(ty.call1((seq, extra))?.unbind())
 }
 
