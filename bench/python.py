@@ -101,7 +101,8 @@ def group(title, runs, cases):
     wall time shows only what share of the cores this process got; the CPU
     times show the work: the Python thread's is what cannot overlap."""
     for _, f in cases:
-        f()  # warm the cache and the code
+        if not COLD:
+            f()  # warm the cache and the code
     times = [[] for _ in cases]
     for _ in range(runs):
         for i, (_, f) in enumerate(cases):
