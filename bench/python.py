@@ -2,7 +2,7 @@
 """Sanity timings of the Python package against os (and scandir-rs, if
 installed): medians of hot runs, ratios within one run.
 
-    python bench/python.py [--runs N] [TREE] [FLAT_DIR]
+    python bench/python.py [--runs N] [--cold] [TREE] [FLAT_DIR]
 
 `dents find` (the CLI) is taken from DENTS (default target/release/dents)
 for the find rows.
@@ -12,6 +12,11 @@ entries), FLAT_DIR to /var/tmp/dents-bench/ext4/flat1m (1M entries).  Run it
 with the wheel installed (scripts/test-python leaves a venv in
 target/py-venv).  Every timed walk also counts its entries, and counts that
 differ from os's are reported.
+
+--cold drops the page, dentry and inode caches before every timed run
+(`sync; echo 3 > /proc/sys/vm/drop_caches`, as root) and times only the
+walk and scandir groups against os (every other tenant of the machine
+loses its caches too).
 """
 
 import argparse
@@ -53,6 +58,25 @@ def walk_lstat_dents(top):
     return n
 
 
+def find_entries_lstat(top):
+    """Every file's size from dents.find's entries: the expression's own
+    stat (-size) is the entry's stat()."""
+    n = 0
+    for e in dents.find(top, "-type", "f", "-size", "-1000G", entries=True):
+        e.stat(follow_symlinks=False).st_size
+        n += 1
+    return n
+
+
+COLD = False
+
+
+def drop_caches():
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 DENTS = os.environ.get("DENTS", os.path.join(os.path.dirname(__file__), "..", "target", "release", "dents"))
 
 
@@ -77,10 +101,13 @@ def group(title, runs, cases):
     wall time shows only what share of the cores this process got; the CPU
     times show the work: the Python thread's is what cannot overlap."""
     for _, f in cases:
-        f()  # warm the cache and the code
+        if not COLD:
+            f()  # warm the cache and the code
     times = [[] for _ in cases]
     for _ in range(runs):
         for i, (_, f) in enumerate(cases):
+            if COLD:
+                drop_caches()
             w, t, p = time.perf_counter(), time.thread_time(), time.process_time()
             f()
             times[i].append((time.perf_counter() - w, time.thread_time() - t, time.process_time() - p))
@@ -94,10 +121,30 @@ def group(title, runs, cases):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--cold", action="store_true")
     ap.add_argument("tree", nargs="?", default="/var/tmp/dents-bench/tree/shape")
     ap.add_argument("flat", nargs="?", default="/var/tmp/dents-bench/ext4/flat1m")
     a = ap.parse_args()
     t, flat = a.tree, a.flat
+    global COLD
+    COLD = a.cold
+    if COLD:
+        # The walks against os only, each run from cold caches.
+        if os.path.isdir(t):
+            group("cold walk", a.runs, [
+                ("os.walk", lambda: count_walk(os.walk(t))),
+                ("dents.walk", lambda: count_walk(dents.walk(t))),
+            ])
+            group("cold walk+lstat", a.runs, [
+                ("os.walk + os.lstat of each file", lambda: walk_lstat_os(t)),
+                ("dents.walk(stat=True)", lambda: walk_lstat_dents(t)),
+            ])
+        if os.path.isdir(flat):
+            group("cold scandir", a.runs, [
+                ("os.scandir (names)", lambda: [e.name for e in os.scandir(flat)]),
+                ("dents.scandir (names)", lambda: [e.name for e in dents.scandir(flat)]),
+            ])
+        return
 
     if os.path.isdir(t):
         want = count_walk(os.walk(t))
@@ -116,16 +163,21 @@ def main():
         group("walk+lstat", a.runs, [
             ("os.walk + os.lstat of each file", lambda: walk_lstat_os(t)),
             ("dents.walk(stat=True)", lambda: walk_lstat_dents(t)),
+            ("dents.find -size, entries' stat()", lambda: find_entries_lstat(t)),
         ])
         want_paths = want + 1  # os.walk leaves the top out
         got = count(dents.find(t))
         if got != want_paths:
             print(f"!! dents.find counted {got} paths, os.walk {want_paths}")
+        got = count(dents.find(t, entries=True))
+        if got != want_paths:
+            print(f"!! dents.find(entries=True) counted {got} entries, os.walk {want_paths}")
         group("find", a.runs, [
             ("dents find DIR -false (CLI)", lambda: cli_find(t, "-false")),
             ("dents.find(DIR, '-false')", lambda: count(dents.find(t, "-false"))),
             ("dents find DIR (CLI, to /dev/null)", lambda: cli_find(t)),
             ("dents.find(DIR) (every path)", lambda: count(dents.find(t))),
+            ("dents.find(DIR, entries=True)", lambda: count(dents.find(t, entries=True))),
             ("os.walk (every name)", lambda: count_walk(os.walk(t))),
             ("dents.walk (every name)", lambda: count_walk(dents.walk(t))),
         ])

@@ -10,30 +10,52 @@
 //! closed or dropped, the channel's receiver goes, the engine's next
 //! write fails and the walk stops as `-quit` stops it
 //! (`Command::run_to_reader`).
+//!
+//! With `entries`, the iterator gives `DirEntry` objects rather than
+//! records: the walk is wrapped by [`Recorder`], which makes the engine
+//! write out what each visit printed at once, on the visiting thread
+//! (the evaluator's `turn_done`), and notes the entry of each visit that
+//! printed something, with the metadata its tests already fetched.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use dents::dir::FileType;
+use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkOptions};
+use dents::StatFields;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::util;
+use crate::scandir::{Dir, DirEntry, Known};
+use crate::util::{self, StatValues};
 
-/// Buffers of output that may wait for the consumer.
+/// Messages that may wait for the consumer.
 const QUEUED: usize = 8;
+/// Entries a walker thread gathers before it sends them.
+const ENTRY_BATCH: usize = 256;
+
+/// What the walk hands the iterator.
+enum Message {
+    /// A buffer of the engine's output (whole records).
+    Records(Vec<u8>),
+    /// Entries that printed.
+    Entries(Vec<Found>),
+}
 
 /// The engine's standard output: each buffer sent down the channel.
-struct ChannelSink(SyncSender<Vec<u8>>);
+struct ChannelSink(SyncSender<Message>);
 
 impl Write for ChannelSink {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         self.0
-            .send(bytes.to_vec())
+            .send(Message::Records(bytes.to_vec()))
             .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
         Ok(bytes.len())
     }
@@ -43,12 +65,181 @@ impl Write for ChannelSink {
     }
 }
 
+thread_local! {
+    /// Whether the engine wrote output on this thread since the
+    /// [`Recorder`] last looked.
+    static PRINTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The engine's standard output in entries mode: the bytes are not
+/// needed, only that the visit being recorded printed.
+struct PrintMarker;
+
+impl Write for PrintMarker {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        PRINTED.with(|p| p.set(true));
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// An entry a visit printed, as the walk saw it.
+struct Found {
+    path: Vec<u8>,
+    name_start: usize,
+    ino: u64,
+    dtype: u8,
+    known: Option<Box<Known>>,
+}
+
+impl Found {
+    /// The entry of `v`, with the metadata its evaluation fetched: the
+    /// entry's own (`lstat`), or under `-L` its target's (`stat`) unless
+    /// the link is broken.
+    fn of(v: &Visit<'_>) -> Found {
+        let meta = v.cached_metadata();
+        let values = meta.and_then(StatValues::from_metadata);
+        let (dtype, known) = match (v.follows_links(), meta, values) {
+            (false, _, values) => (
+                v.known_type().unwrap_or(FileType::UNKNOWN),
+                values.map(|v| Known {
+                    lstat: Some(v),
+                    stat: None,
+                }),
+            ),
+            // Followed: the metadata is the target's, or the broken link's.
+            (true, Some(m), Some(values)) if m.is_symlink() => (
+                FileType::SYMLINK,
+                Some(Known {
+                    lstat: Some(values),
+                    stat: None,
+                }),
+            ),
+            (true, _, values) => (
+                FileType::UNKNOWN,
+                values.map(|v| Known {
+                    lstat: None,
+                    stat: Some(v),
+                }),
+            ),
+        };
+        Found {
+            path: v.path().to_vec(),
+            name_start: v.path().len() - v.name().len(),
+            ino: v.ino(),
+            dtype: dtype.as_dtype(),
+            known: known.map(Box::new),
+        }
+    }
+}
+
+/// The walks of an entries-mode find: [`walk::walk`] with the engine's
+/// visitor wrapped in a [`Recorder`].
+struct EntryWalk {
+    tx: SyncSender<Message>,
+    /// Set once the iterator has gone: no further walk starts.
+    gone: AtomicBool,
+}
+
+impl dents_find::Walk for EntryWalk {
+    fn walk<V: Visitor>(&mut self, roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) {
+        if !self.gone.load(Ordering::Relaxed) {
+            let recorder = Recorder {
+                inner: visitor,
+                tx: &self.tx,
+                gone: &self.gone,
+            };
+            // A stat the expression makes fetches all of `stat(2)`'s
+            // fields (the kernel may leave out the times not asked for),
+            // so that the entry's `stat()` needs none of its own.  No
+            // entry is stat'ed for that: the mask only widens the stats
+            // the expression makes.
+            let opts = WalkOptions {
+                stat_mask: opts.stat_mask.union(StatFields::BASIC),
+                ..opts.clone()
+            };
+            walk::walk(roots, &opts, &recorder);
+        }
+    }
+}
+
+/// The engine's visitor, each visit's output written out at once so that
+/// the visits that printed are known, their entries sent in batches.
+struct Recorder<'a, V> {
+    inner: &'a V,
+    tx: &'a SyncSender<Message>,
+    gone: &'a AtomicBool,
+}
+
+impl<V> Recorder<'_, V> {
+    /// Sends the entries gathered; notes a consumer that has gone.
+    fn send(&self, found: &mut Vec<Found>) {
+        if !found.is_empty() {
+            let batch = std::mem::take(found);
+            if self.tx.send(Message::Entries(batch)).is_err() {
+                self.gone.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl<V: Visitor> Visitor for Recorder<'_, V> {
+    type State = (V::State, Vec<Found>);
+
+    fn state(&self) -> Self::State {
+        (self.inner.state(), Vec::new())
+    }
+
+    fn visit(&self, st: &mut Self::State, v: &Visit<'_>) -> Flow {
+        if self.gone.load(Ordering::Relaxed) {
+            return Flow::Quit;
+        }
+        PRINTED.with(|p| p.set(false));
+        let flow = self.inner.visit(&mut st.0, v);
+        // The engine's `turn_done` writes its buffers out, here, now.
+        self.inner.turn_done(&mut st.0);
+        if PRINTED.with(|p| p.replace(false)) {
+            st.1.push(Found::of(v));
+            if st.1.len() >= ENTRY_BATCH {
+                self.send(&mut st.1);
+            }
+        }
+        if self.gone.load(Ordering::Relaxed) {
+            Flow::Quit
+        } else {
+            flow
+        }
+    }
+
+    fn excluded(&self, st: &mut Self::State, v: &Visit<'_>) -> bool {
+        self.inner.excluded(&mut st.0, v)
+    }
+
+    fn turn_done(&self, st: &mut Self::State) {
+        self.inner.turn_done(&mut st.0);
+        self.send(&mut st.1);
+    }
+
+    fn error(&self, st: &mut Self::State, e: &WalkError) {
+        self.inner.error(&mut st.0, e);
+    }
+
+    fn finish(&self, st: Self::State) {
+        let (inner, mut found) = st;
+        self.inner.finish(inner);
+        self.send(&mut found);
+    }
+}
+
 /// What the iterator holds between calls.
 struct State {
     /// Records not yet handed out, as Python objects.
     ready: VecDeque<PyObject>,
     /// The engine's output; `None` once it ended or was closed.
-    rx: Option<Receiver<Vec<u8>>>,
+    rx: Option<Receiver<Message>>,
     /// The engine's thread, giving GNU find's exit status.
     walker: Option<JoinHandle<i32>>,
     /// The exit status, once the walk is over.
@@ -59,9 +250,27 @@ struct State {
     sep: u8,
     /// Records as `bytes` rather than `str`.
     as_bytes: bool,
+    /// Entries mode: what the entries share.
+    entries: Option<Arc<Dir>>,
 }
 
 impl State {
+    /// Takes a message of the walk.
+    fn take_message(&mut self, py: Python<'_>, m: Message) -> PyResult<()> {
+        match (m, &self.entries) {
+            (Message::Records(buf), _) => self.take(py, &buf),
+            (Message::Entries(found), Some(dir)) => {
+                for f in found {
+                    let entry =
+                        DirEntry::found(py, dir, &f.path, f.name_start, (f.ino, f.dtype), f.known);
+                    self.ready.push_back(Py::new(py, entry)?.into_any());
+                }
+            }
+            (Message::Entries(_), None) => {}
+        }
+        Ok(())
+    }
+
     /// Turns a buffer of the engine's output into records.
     fn take(&mut self, py: Python<'_>, buf: &[u8]) {
         let mut rest = buf;
@@ -121,6 +330,7 @@ pub fn start(
     paths: Vec<Vec<u8>>,
     expression: Vec<Vec<u8>>,
     as_bytes: bool,
+    entries: bool,
 ) -> PyResult<FindIterator> {
     let sep = if prints_lines(&expression) { b'\n' } else { 0 };
     let args: Vec<&OsStr> = paths
@@ -134,7 +344,17 @@ pub fn start(
     let (tx, rx) = mpsc::sync_channel(QUEUED);
     let walker = std::thread::Builder::new()
         .name("dents-find".into())
-        .spawn(move || command.run_to_reader(ChannelSink(tx)).code())
+        .spawn(move || {
+            if entries {
+                let mut walker = EntryWalk {
+                    tx,
+                    gone: AtomicBool::new(false),
+                };
+                command.run_to_with(PrintMarker, &mut walker).code()
+            } else {
+                command.run_to_reader(ChannelSink(tx)).code()
+            }
+        })
         .map_err(PyErr::from)?;
     Ok(FindIterator {
         state: Mutex::new(State {
@@ -145,6 +365,7 @@ pub fn start(
             tail: Vec::new(),
             sep,
             as_bytes,
+            entries: entries.then(|| Dir::of_find(py, as_bytes)),
         }),
     })
 }
@@ -161,24 +382,19 @@ impl FindIterator {
             if let Some(r) = st.ready.pop_front() {
                 return Ok(Some(r));
             }
-            let Some(got) = util::recv_released(py, &mut st.rx) else {
-                return Ok(None);
-            };
-            match got {
-                Ok(buf) => st.take(py, &buf),
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        st.close(py);
-                        return Err(e);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
+            match util::recv_checking_signals(py, &mut st.rx) {
+                Ok(Some(m)) => st.take_message(py, m)?,
+                Ok(None) => {
                     st.close(py);
                     let tail = std::mem::take(&mut st.tail);
                     if !tail.is_empty() {
                         return Ok(Some(util::name_obj(py, &tail, st.as_bytes)));
                     }
                     return Ok(None);
+                }
+                Err(interrupted) => {
+                    st.close(py);
+                    return Err(interrupted);
                 }
             }
         }

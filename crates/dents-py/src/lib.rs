@@ -6,7 +6,7 @@
 //! | `walk` | `dents.walk`: `os.walk`'s tuples and order, directories read ahead on worker threads |
 //! | `scandir` | `dents.scandir`: `os.scandir`'s iterator and entries, a huge directory read in slices |
 //! | `split` | `dents.scandir_split`: `aio_scandir`'s `(dirs, nondirs)` with the fewest stats |
-//! | `find` | `dents.find`: a find expression on the engine of `dents find`, its output streamed |
+//! | `find` | `dents.find`: a find expression on the engine of `dents find`, its output or its entries streamed |
 //! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
 //! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
 //!
@@ -133,17 +133,18 @@ fn py_du(
     total.ok_or_else(|| error(&p.bytes, 2))
 }
 
-/// `find(paths, expression, as_bytes)`: see `dents.find` (`paths` and
-/// the words of `expression` already `os.fsencode`d).
+/// `find(paths, expression, as_bytes, entries)`: see `dents.find`
+/// (`paths` and the words of `expression` already `os.fsencode`d).
 #[pyfunction]
-#[pyo3(name = "find")]
+#[pyo3(name = "find", signature = (paths, expression, as_bytes, entries = false))]
 fn py_find(
     py: Python<'_>,
     paths: Vec<Vec<u8>>,
     expression: Vec<Vec<u8>>,
     as_bytes: bool,
+    entries: bool,
 ) -> PyResult<find::FindIterator> {
-    find::start(py, paths, expression, as_bytes)
+    find::start(py, paths, expression, as_bytes, entries)
 }
 
 #[pymodule]

@@ -5,7 +5,7 @@
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 
@@ -157,10 +157,32 @@ pub struct ScandirIterator {
 }
 
 /// The directory being listed, shared by its entries.
-struct Dir {
+pub struct Dir {
     obj: PyObject,
     bytes: Vec<u8>,
     is_bytes: bool,
+}
+
+impl Dir {
+    /// What the entries of a `find` share: whether their names are
+    /// `bytes` (their paths are whole, no directory to join).
+    pub fn of_find(py: Python<'_>, is_bytes: bool) -> Arc<Dir> {
+        Arc::new(Dir {
+            obj: py.None(),
+            bytes: Vec::new(),
+            is_bytes,
+        })
+    }
+}
+
+/// What a walk already knows of an entry's `lstat` and `stat` (a find
+/// expression's tests stat'ed it): given by `stat()` with no system call.
+#[derive(Default)]
+pub struct Known {
+    /// The entry's own metadata (`stat(follow_symlinks=False)`).
+    pub lstat: Option<util::StatValues>,
+    /// Its target's (`stat()`), for a symlink followed under `-L`.
+    pub stat: Option<util::StatValues>,
 }
 
 struct State {
@@ -246,30 +268,26 @@ impl ScandirIterator {
                     dtype,
                     stat: OnceLock::new(),
                     lstat: OnceLock::new(),
+                    known: None,
                 }));
             }
-            let Some(got) = util::recv_released(py, &mut st.rx) else {
-                return Ok(None);
-            };
-            match got {
-                Ok(Ok(batch)) => {
+            match util::recv_checking_signals(py, &mut st.rx) {
+                Ok(Some(Ok(batch))) => {
                     st.buf = batch;
                     st.next = 0;
                 }
-                Ok(Err(e)) => {
+                Ok(Some(Err(e))) => {
                     let err = util::os_error(py, &e, &st.dir.obj);
                     st.close(py);
                     return Err(err);
                 }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        st.close(py);
-                        return Err(e);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
+                Ok(None) => {
                     st.close(py);
                     return Ok(None);
+                }
+                Err(interrupted) => {
+                    st.close(py);
+                    return Err(interrupted);
                 }
             }
         }
@@ -307,9 +325,46 @@ pub struct DirEntry {
     dtype: u8,
     stat: OnceLock<PyObject>,
     lstat: OnceLock<PyObject>,
+    /// Stat results the walk made, turned into `os.stat_result`s when
+    /// first asked for.
+    known: Option<Box<Known>>,
 }
 
 impl DirEntry {
+    /// An entry a `find` matched: its whole path (`bytes` or decoded as
+    /// `dir` says), the last component starting at `name_start`, and what
+    /// the walk learnt of it.
+    pub fn found(
+        py: Python<'_>,
+        dir: &Arc<Dir>,
+        path: &[u8],
+        name_start: usize,
+        (ino, dtype): (u64, u8),
+        known: Option<Box<Known>>,
+    ) -> DirEntry {
+        DirEntry {
+            name: util::name_obj(py, &path[name_start..], dir.is_bytes),
+            dir: dir.clone(),
+            path: OnceLock::from(util::name_obj(py, path, dir.is_bytes)),
+            ino,
+            dtype,
+            stat: OnceLock::new(),
+            lstat: OnceLock::new(),
+            known,
+        }
+    }
+
+    /// The walk's stat of the entry, if it made the one asked for.
+    fn known_result(&self, py: Python<'_>, follow: bool) -> Option<PyResult<PyObject>> {
+        let k = self.known.as_deref()?;
+        let v = if follow {
+            k.stat.as_ref()
+        } else {
+            k.lstat.as_ref()
+        }?;
+        Some(util::stat_result(py, v))
+    }
+
     fn path_obj(&self, py: Python<'_>) -> &PyObject {
         self.path.get_or_init(|| {
             // The name's bytes again: os.fsencode of it.
@@ -330,7 +385,10 @@ impl DirEntry {
         if let Some(s) = self.lstat.get() {
             return Ok(s.clone_ref(py));
         }
-        let s = util::stat_path(py, self.path_obj(py), false)?;
+        let s = match self.known_result(py, false) {
+            Some(r) => r?,
+            None => util::stat_path(py, self.path_obj(py), false)?,
+        };
         Ok(self.lstat.get_or_init(|| s).clone_ref(py))
     }
 
@@ -341,7 +399,9 @@ impl DirEntry {
         if let Some(s) = self.stat.get() {
             return Ok(s.clone_ref(py));
         }
-        let s = if self.is_symlink(py)? {
+        let s = if let Some(r) = self.known_result(py, true) {
+            r?
+        } else if self.is_symlink(py)? {
             util::stat_path(py, self.path_obj(py), true)?
         } else {
             self.get_lstat(py)?

@@ -7,27 +7,39 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 use pyo3::{intern, PyTypeInfo};
 
 /// How long a thread waiting for the scan sleeps between checks for
 /// signals (Ctrl-C): short enough to feel immediate.
 pub const SIGNAL_CHECK: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Waits up to [`SIGNAL_CHECK`] for the scan's next message on `rx`,
-/// with the GIL released (the receiver crosses into the waiting closure
-/// and comes back).
-pub fn recv_released<T: Send>(
+/// The scan's next message on `rx`, waited for with the GIL released and
+/// signals checked every [`SIGNAL_CHECK`] (Ctrl-C raises
+/// `KeyboardInterrupt` from here): `Ok(None)` once the scan has ended
+/// (its sender gone) or `rx` was closed.  The one receive loop of the
+/// iterators (`scandir`, `find`); each closes its scan on `Err` or `None`.
+pub fn recv_checking_signals<T: Send>(
     py: Python<'_>,
     rx: &mut Option<std::sync::mpsc::Receiver<T>>,
-) -> Option<Result<T, std::sync::mpsc::RecvTimeoutError>> {
-    let r = rx.take()?;
-    let (r, got) = py.allow_threads(move || {
-        let got = r.recv_timeout(SIGNAL_CHECK);
-        (r, got)
-    });
-    *rx = Some(r);
-    Some(got)
+) -> PyResult<Option<T>> {
+    use std::sync::mpsc::RecvTimeoutError;
+    loop {
+        // The receiver crosses into the waiting closure and comes back.
+        let Some(r) = rx.take() else {
+            return Ok(None);
+        };
+        let (r, got) = py.allow_threads(move || {
+            let got = r.recv_timeout(SIGNAL_CHECK);
+            (r, got)
+        });
+        *rx = Some(r);
+        match got {
+            Ok(m) => return Ok(Some(m)),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => return Ok(None),
+        }
+    }
 }
 
 static OS: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
@@ -113,53 +125,145 @@ pub fn os_error(py: Python<'_>, err: &io::Error, filename: &PyObject) -> PyErr {
     make().unwrap_or_else(|e| e)
 }
 
-/// `os.stat_result` from a `stat` structure, field for field as
-/// `os.stat` fills it (the float times as `sec + nsec * 1e-9`).
-pub fn stat_result(py: Python<'_>, st: &rustix::fs::Stat) -> PyResult<PyObject> {
+/// The fields of an `os.stat_result`, from a `stat(2)` structure or from
+/// the metadata a walk fetched.
+pub struct StatValues {
+    mode: u32,
+    ino: u64,
+    dev: u64,
+    nlink: u64,
+    uid: u32,
+    gid: u32,
+    size: i64,
+    /// Seconds and nanoseconds of the access, modification and status
+    /// change times.
+    times: [(i64, u32); 3],
+    blksize: i64,
+    blocks: i64,
+    rdev: u64,
+}
+
+impl StatValues {
+    /// The fields of a `stat` structure.
+    // The field types differ between architectures.
+    #[allow(clippy::unnecessary_cast)]
+    pub fn from_stat(st: &rustix::fs::Stat) -> StatValues {
+        StatValues {
+            mode: st.st_mode as u32,
+            ino: st.st_ino as u64,
+            dev: st.st_dev as u64,
+            nlink: st.st_nlink as u64,
+            uid: st.st_uid,
+            gid: st.st_gid,
+            size: st.st_size as i64,
+            times: [
+                (st.st_atime as i64, st.st_atime_nsec as u32),
+                (st.st_mtime as i64, st.st_mtime_nsec as u32),
+                (st.st_ctime as i64, st.st_ctime_nsec as u32),
+            ],
+            blksize: st.st_blksize as i64,
+            blocks: st.st_blocks as i64,
+            rdev: st.st_rdev as u64,
+        }
+    }
+
+    /// The fields of a walk's metadata, if it holds all that `stat(2)`
+    /// gives (a `statx` asked for fewer may have fewer).
+    pub fn from_metadata(m: &dents::Metadata) -> Option<StatValues> {
+        if !m.fields().contains(dents::StatFields::BASIC) {
+            return None;
+        }
+        let t = |t: Option<dents::metadata::Timestamp>| t.map(|t| (t.secs, t.nsecs));
+        Some(StatValues {
+            mode: m.mode(),
+            ino: m.ino(),
+            dev: m.dev(),
+            nlink: m.nlink(),
+            uid: m.uid(),
+            gid: m.gid(),
+            size: i64::try_from(m.len()).ok()?,
+            times: [t(m.atime())?, t(m.mtime())?, t(m.ctime())?],
+            blksize: i64::from(m.blksize()),
+            blocks: i64::try_from(m.blocks()).ok()?,
+            rdev: m.rdev(),
+        })
+    }
+}
+
+/// Whether `os.stat_result` takes all its fields as one tuple in the
+/// order of [`stat_result`]'s (CPython on Linux: the ten of the sequence,
+/// then the float times, the nanosecond times, `st_blksize`, `st_blocks`,
+/// `st_rdev`): checked once, by building one from `0..19`.
+static WHOLE_TUPLE: GILOnceCell<bool> = GILOnceCell::new();
+
+/// The attributes of [`WHOLE_TUPLE`]'s check and their places.
+const PLACES: [(&str, usize); 6] = [
+    ("st_mode", 0),
+    ("st_ctime", 12),
+    ("st_atime_ns", 13),
+    ("st_ctime_ns", 15),
+    ("st_blksize", 16),
+    ("st_rdev", 18),
+];
+
+fn whole_tuple(py: Python<'_>, ty: &Bound<'_, PyAny>) -> bool {
+    *WHOLE_TUPLE.get_or_init(py, || {
+        let check = || -> PyResult<bool> {
+            if ty.getattr("n_fields")?.extract::<usize>()? != 19 {
+                return Ok(false);
+            }
+            let probe = ty.call1((PyTuple::new(py, 0..19usize)?,))?;
+            for (name, at) in PLACES {
+                if probe.getattr(name)?.extract::<usize>()? != at {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        check().unwrap_or(false)
+    })
+}
+
+/// `os.stat_result` from `st`, field for field as `os.stat` fills it
+/// (the float times as `sec + nsec * 1e-9`).  Built from one tuple where
+/// the interpreter's `stat_result` allows (several times faster than the
+/// sequence and a dict of the named fields, the general way, kept for
+/// others).
+pub fn stat_result(py: Python<'_>, st: &StatValues) -> PyResult<PyObject> {
+    let [a, m, c] = st.times;
+    let float = |(sec, nsec): (i64, u32)| sec as f64 + f64::from(nsec) * 1e-9;
+    let ns = |(sec, nsec): (i64, u32)| i128::from(sec) * 1_000_000_000 + i128::from(nsec);
+    let ty = os_module(py)?.getattr(intern!(py, "stat_result"))?;
     let seq = (
-        st.st_mode,
-        st.st_ino,
-        st.st_dev,
-        st.st_nlink,
-        st.st_uid,
-        st.st_gid,
-        st.st_size,
-        st.st_atime,
-        st.st_mtime,
-        st.st_ctime,
+        st.mode, st.ino, st.dev, st.nlink, st.uid, st.gid, st.size, a.0, m.0, c.0,
     );
+    if whole_tuple(py, &ty) {
+        let mut fields: Vec<Bound<'_, PyAny>> = Vec::with_capacity(19);
+        fields.extend(seq.into_pyobject(py)?.iter());
+        for t in [a, m, c] {
+            fields.push(float(t).into_pyobject(py)?.into_any());
+        }
+        for t in [a, m, c] {
+            fields.push(ns(t).into_pyobject(py)?.into_any());
+        }
+        fields.push(st.blksize.into_pyobject(py)?.into_any());
+        fields.push(st.blocks.into_pyobject(py)?.into_any());
+        fields.push(st.rdev.into_pyobject(py)?.into_any());
+        return Ok(ty.call1((PyTuple::new(py, fields)?,))?.unbind());
+    }
     let extra = PyDict::new(py);
     let times = [
-        (
-            intern!(py, "st_atime"),
-            intern!(py, "st_atime_ns"),
-            st.st_atime,
-            st.st_atime_nsec,
-        ),
-        (
-            intern!(py, "st_mtime"),
-            intern!(py, "st_mtime_ns"),
-            st.st_mtime,
-            st.st_mtime_nsec,
-        ),
-        (
-            intern!(py, "st_ctime"),
-            intern!(py, "st_ctime_ns"),
-            st.st_ctime,
-            st.st_ctime_nsec,
-        ),
+        (intern!(py, "st_atime"), intern!(py, "st_atime_ns"), a),
+        (intern!(py, "st_mtime"), intern!(py, "st_mtime_ns"), m),
+        (intern!(py, "st_ctime"), intern!(py, "st_ctime_ns"), c),
     ];
-    for (f, ns, sec, nsec) in times {
-        // The field types differ between architectures.
-        #[allow(clippy::unnecessary_cast)]
-        let (sec, nsec) = (sec as i64, nsec as u64);
-        extra.set_item(f, sec as f64 + nsec as f64 * 1e-9)?;
-        extra.set_item(ns, sec as i128 * 1_000_000_000 + nsec as i128)?;
+    for (f, n, t) in times {
+        extra.set_item(f, float(t))?;
+        extra.set_item(n, ns(t))?;
     }
-    extra.set_item(intern!(py, "st_blksize"), st.st_blksize)?;
-    extra.set_item(intern!(py, "st_blocks"), st.st_blocks)?;
-    extra.set_item(intern!(py, "st_rdev"), st.st_rdev)?;
-    let ty = os_module(py)?.getattr(intern!(py, "stat_result"))?;
+    extra.set_item(intern!(py, "st_blksize"), st.blksize)?;
+    extra.set_item(intern!(py, "st_blocks"), st.blocks)?;
+    extra.set_item(intern!(py, "st_rdev"), st.rdev)?;
     Ok(ty.call1((seq, extra))?.unbind())
 }
 
@@ -178,7 +282,7 @@ pub fn stat_path(py: Python<'_>, path: &PyObject, follow: bool) -> PyResult<PyOb
         }
     });
     match r {
-        Ok(st) => stat_result(py, &st),
+        Ok(st) => stat_result(py, &StatValues::from_stat(&st)),
         Err(e) => Err(os_error(py, &io::Error::from(e), path)),
     }
 }

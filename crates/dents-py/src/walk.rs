@@ -738,7 +738,7 @@ impl Stat {
 
     /// The same as an `os.stat_result` (what `os.lstat` returns).
     fn to_stat_result(&self, py: Python<'_>) -> PyResult<PyObject> {
-        util::stat_result(py, &self.0)
+        util::stat_result(py, &util::StatValues::from_stat(&self.0))
     }
 
     fn __repr__(&self) -> String {

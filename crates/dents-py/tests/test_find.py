@@ -146,11 +146,16 @@ def threads_gone(before):
     return threads_now() == before
 
 
-def test_break_stops_the_walk_and_its_threads(tmp_path):
+# Each for records and for entries (dents.find(..., entries=True)).
+BOTH = pytest.mark.parametrize("entries", [False, True], ids=["records", "entries"])
+
+
+@BOTH
+def test_break_stops_the_walk_and_its_threads(tmp_path, entries):
     big_tree(tmp_path)
     before = threads_now()
     seen = tmp_path.parent / (tmp_path.name + ".seen")
-    it = dents.find(tmp_path, "-fprint", seen, "-print")
+    it = dents.find(tmp_path, "-fprint", seen, "-print", entries=entries)
     for i, _ in enumerate(it):
         if i == 10:
             break
@@ -163,22 +168,26 @@ def test_break_stops_the_walk_and_its_threads(tmp_path):
     assert visited < 60 * 201 // 2, visited
 
 
-def test_dropping_the_iterator_stops_the_walk(tmp_path):
+@BOTH
+def test_dropping_the_iterator_stops_the_walk(tmp_path, entries):
     big_tree(tmp_path)
     before = threads_now()
-    it = dents.find(tmp_path)
+    it = dents.find(tmp_path, entries=entries)
     next(it)
     del it
     assert threads_gone(before)
 
 
-def test_slow_consumer_gets_everything(tmp_path):
+@BOTH
+def test_slow_consumer_gets_everything(tmp_path, entries):
     big_tree(tmp_path, dirs=30)
-    it = dents.find(tmp_path)
+    it = dents.find(tmp_path, entries=entries)
     first = next(it)
     # The walk fills the bounded queue and waits for the consumer.
     time.sleep(0.3)
     rest = list(it)
+    if entries:
+        first, rest = first.path, [e.path for e in rest]
     assert sorted([first, *rest]) == sorted(os.fsdecode(p) for p in gnu([os.fspath(tmp_path)], []))
 
 

@@ -9,6 +9,8 @@
     total = dents.du("/data")                                   # du -s -B1, in bytes
     for path in dents.find("/data", "-name", "*.h5", "-size", "+1G"):  # find's language
         ...
+    for e in dents.find("/data", "-size", "+1G", entries=True):  # DirEntry objects
+        print(e.path, e.stat().st_size)                          # no second stat
 
 Directories are read with getdents64 into large buffers, on worker threads
 with the GIL released; a huge ext4 or XFS directory is read on several threads
@@ -111,9 +113,10 @@ def du(path, *, apparent=False, count_links=False, one_file_system=False, thread
     return _native.du(path, apparent, count_links, one_file_system, threads, onerror)
 
 
-def find(paths, *expression):
+def find(paths, *expression, entries=False):
     """Run a find expression, as ``dents find PATHS EXPRESSION`` runs it,
-    and iterate over what it prints.
+    and iterate over what it prints (or, with ``entries=True``, over the
+    entries for which it printed).
 
     ``paths`` is one starting point or a list of them (``str``, ``bytes``
     or path-like); ``expression`` is the words of find's language, one
@@ -128,6 +131,16 @@ def find(paths, *expression):
     print (without the newline).  Items are ``bytes`` if the first path is
     ``bytes``, else ``str`` decoded as ``os.fsdecode`` does.  The order is
     the parallel walk's, not GNU find's.
+
+    With ``entries=True`` the items are ``DirEntry`` objects (as
+    ``scandir``'s: ``name``, ``path``, ``inode()``, ``is_dir()``,
+    ``is_file()``, ``is_symlink()``, ``stat()``, ``__fspath__``), one for
+    each entry the expression printed (with no printing action: each entry
+    it matched), whatever it printed.  What the expression's tests stat'ed
+    (``-size``, ``-mtime``, ``-user``...) comes with the entry: ``stat()``
+    returns it with no further system call (``stat(follow_symlinks=False)``
+    too, unless the walk follows symlinks); otherwise ``stat()`` stats the
+    path when first called, as ``os.DirEntry.stat`` does.
 
     A bad expression raises ``ValueError`` with GNU find's message.  A file
     or directory that cannot be read is reported on standard error in GNU
@@ -146,4 +159,5 @@ def find(paths, *expression):
         [_os.fsencode(p) for p in paths],
         [_os.fsencode(w) for w in expression],
         as_bytes,
+        entries,
     )

@@ -476,6 +476,14 @@ impl<'a> Visit<'a> {
         r.as_ref().map_err(|&e| io::Error::from_raw_os_error(e))
     }
 
+    /// The metadata [`Visit::metadata`] already fetched, if it was asked
+    /// for (and succeeded): `None` without a system call otherwise.  What a
+    /// caller handing entries on (the Python package's `find`) gives with
+    /// them, so that what the visitor stat'ed is not stat'ed again.
+    pub fn cached_metadata(&self) -> Option<&Metadata> {
+        self.meta.get().and_then(|r| r.as_ref().ok())
+    }
+
     /// The metadata of the entry itself, never following a symlink.
     /// (Not cached: one `statx` a call.)
     pub fn link_metadata(&self) -> io::Result<Metadata> {
