@@ -25,6 +25,7 @@ mod du_args;
 mod engine;
 mod find;
 mod msg;
+mod slices;
 mod wire;
 
 use std::os::unix::ffi::OsStringExt;
