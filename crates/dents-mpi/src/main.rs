@@ -140,8 +140,32 @@ fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<
         }
     };
     let total = parsed.opts.total;
+    let mut files = parsed.files;
+    let mut refused = 0;
+    // The list could not be read: GNU du stops there (no total).
+    let mut unread = false;
+    if let Some(from) = &parsed.files0_from {
+        // Rank 0 alone reads the names (standard input is rank 0's) and
+        // alone gives out the first items.
+        if world.rank() == 0 {
+            match du_args::files0(from) {
+                Ok((names, messages)) => {
+                    files = names;
+                    for m in &messages {
+                        eprintln!("du: {m}");
+                    }
+                    refused = messages.len().min(1) as i32;
+                }
+                Err(m) => {
+                    eprintln!("du: {m}");
+                    refused = 1;
+                    unread = true;
+                }
+            }
+        }
+    }
     let job = du::DuJob::new(parsed.opts);
-    let outcome = engine::run(world, mailer, &job, du::DuJob::initial_items(&parsed.files));
+    let outcome = engine::run(world, mailer, &job, du::DuJob::initial_items(&files));
     let (size, inodes) = job.total();
     let mut sums = [0u64; 2];
     world.all_reduce_into(
@@ -149,11 +173,11 @@ fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<
         &mut sums[..],
         mpi::collective::SystemOperation::sum(),
     );
-    if total && world.rank() == 0 {
+    if total && world.rank() == 0 && !unread {
         use std::io::Write;
         let _ = std::io::stdout().write_all(&job.total_line(sums[0], sums[1]));
     }
-    outcome.status
+    outcome.status.max(refused)
 }
 
 /// The time zone and month names for find's `-printf` and `-ls`; called

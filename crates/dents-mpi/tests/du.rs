@@ -324,3 +324,91 @@ fn per_rank_output_files() {
     let want = gnu_du(tmp.path(), &["-a", "."]);
     assert_eq!(sorted(&all, &[]), sorted(&want.stdout, &[]));
 }
+
+/// `-X`/`--exclude-from` and `--files0-from` (a list with an empty name,
+/// from a file and from standard input), at 1 to 3 ranks: GNU du's lines,
+/// messages and status.
+#[test]
+fn exclude_from_and_files0_from_like_gnu() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(root);
+    fs::write(root.join("patterns"), b"f1*\nsub 2\n").unwrap();
+    fs::write(root.join("list"), b"d1\0d3/sub 2\0\0d4\0").unwrap();
+    let cases: &[&[&str]] = &[
+        &["-a", "-X", "patterns", "d1", "d2", "d3"],
+        &["--exclude-from=patterns", "-c", "."],
+        &["-Xpatterns", "-s", "d4", "d5"],
+        &["--files0-from=list", "-c"],
+        &["-a", "--files0-from", "list", "-d1"],
+        &["--files0-from=missing", "-c"],
+        &["-X", "missing", "."],
+        &["--files0-from=list", "d1"],
+    ];
+    for (i, args) in cases.iter().enumerate() {
+        let np = i % 3 + 1;
+        let want = gnu_du(root, args);
+        let got = mpi_du(np, root, args);
+        assert_eq!(
+            got.status, want.status,
+            "du {args:?} at -np {np}: {}",
+            got.stderr
+        );
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "du {args:?} at -np {np}"
+        );
+        let msgs = |s: &str| -> Vec<String> {
+            let mut v: Vec<String> = s
+                .lines()
+                .filter(|l| {
+                    l.starts_with("du: ") || l.starts_with("Try ") || l.starts_with("file operands")
+                })
+                .map(String::from)
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            msgs(&got.stderr),
+            msgs(&want.stderr),
+            "du {args:?} at -np {np}"
+        );
+    }
+    for np in 1..=3 {
+        let args = ["--files0-from=-", "-a"];
+        let list = b"d2\0-\0d5\0";
+        let mut c = common::mpi_du_cmd(np, root, &args);
+        let got = run_with_stdin(&mut c, list);
+        let mut g = Command::new("du");
+        g.args(args).current_dir(root).env("LC_ALL", "C");
+        let want = run_with_stdin(&mut g, list);
+        assert_eq!(got.status, want.status, "-np {np}: {}", got.stderr);
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
+        );
+    }
+}
+
+/// Runs `cmd` with `input` on its standard input.
+fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
+}
