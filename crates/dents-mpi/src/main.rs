@@ -1,8 +1,8 @@
 //! `dents-mpi`: `dents find` and `dents du` across many nodes on MPI.
 //!
 //! ```text
-//! mpirun -np N dents-mpi [--per-rank-output=PREFIX] du [OPTION]... [FILE]...
-//! mpirun -np N dents-mpi [--per-rank-output=PREFIX] find [STARTING-POINT]... [EXPRESSION]
+//! mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] du [OPTION]... [FILE]...
+//! mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] find [STARTING-POINT]... [EXPRESSION]
 //! ```
 //!
 //! | module | concern |
@@ -35,8 +35,9 @@ use mpi::environment::Threading;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-const USAGE: &str =
-    "usage: mpirun -np N dents-mpi [--per-rank-output=PREFIX] du [OPTION]... [FILE]...\n";
+const USAGE: &str = "usage: mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] du [OPTION]... [FILE]...
+   or: mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] find [STARTING-POINT]... [EXPRESSION]
+";
 
 fn main() {
     let args: Vec<Vec<u8>> = std::env::args_os()
@@ -45,11 +46,14 @@ fn main() {
         .collect();
     let mut setup = engine::Setup {
         per_rank_output: None,
+        output: None,
     };
     let mut i = 0;
     while let Some(a) = args.get(i) {
         if let Some(p) = a.strip_prefix(b"--per-rank-output=") {
             setup.per_rank_output = Some(String::from_utf8_lossy(p).into_owned());
+        } else if let Some(p) = a.strip_prefix(b"--output=") {
+            setup.output = Some(String::from_utf8_lossy(p).into_owned());
         } else {
             break;
         }
@@ -174,8 +178,7 @@ fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<
         mpi::collective::SystemOperation::sum(),
     );
     if total && world.rank() == 0 && !unread {
-        use std::io::Write;
-        let _ = std::io::stdout().write_all(&job.total_line(sums[0], sums[1]));
+        mailer.write_merged(&job.total_line(sums[0], sums[1]));
     }
     outcome.status.max(refused)
 }

@@ -175,6 +175,35 @@ fn huge_directory_split_over_ranks_every_entry_once() {
     }
 }
 
+/// `--output=FILE`: rank 0 writes every rank's lines to FILE, none to
+/// standard output; du's grand total goes there too.
+#[test]
+fn merged_output_file() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    build_tree(&root);
+    let out = tmp.path().join("out");
+    let opt = format!("--output={}", out.display());
+    for np in [1, 3] {
+        let mut c = common::mpi_cmd(np, &root);
+        c.arg(&opt).args(["find", ".", "-name", "f1*"]);
+        let got = run(&mut c);
+        assert_eq!((got.status, got.stdout.len()), (0, 0), "{}", got.stderr);
+        let want = gnu_find(&root, &[".", "-name", "f1*"]);
+        assert!(!want.stdout.is_empty());
+        let lines = sorted(&fs::read(&out).unwrap(), &[]);
+        assert_eq!(lines, sorted(&want.stdout, &[]), "-np {np}");
+        let mut c = common::mpi_cmd(np, &root);
+        c.arg(&opt).args(["du", "-c", "d1", "d3"]);
+        let got = run(&mut c);
+        assert_eq!((got.status, got.stdout.len()), (0, 0), "{}", got.stderr);
+        let want = common::gnu_du(&root, &["-c", "d1", "d3"]);
+        let lines = sorted(&fs::read(&out).unwrap(), &[]);
+        assert_eq!(lines, sorted(&want.stdout, &[]), "-np {np}");
+    }
+}
+
 /// `-quit` on one rank stops every rank: the one match, status 0, and
 /// far fewer items walked than the tree has directories.
 #[test]
