@@ -28,9 +28,9 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::BorrowedFd;
 
-use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
+use dents::dir::{Entry, FileType};
 use dents::slice::{self, EntrySink};
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::Metadata;
@@ -41,6 +41,7 @@ use dents_du::{Follow, Options};
 use crate::dev::dev_of;
 use crate::engine::{Ctx, Job, FLUSH_AT};
 use crate::msg;
+use crate::slices;
 use crate::wire::{self, Item, Reader};
 
 /// No parent to report to (an argument).
@@ -404,14 +405,12 @@ impl DuVisitor<'_> {
         space: slice::OffsetSpace,
     ) {
         let du = self.du;
-        let starts =
-            slice::slice_starts(space, (self.ctx.size() as usize * 4).min(slice::MAX_SLICES));
         let (size, inodes) = du.own(st);
         du.count_total(size, inodes);
         let acc = Arc::new(Acc {
             size: AtomicU64::new(size),
             inodes: AtomicU64::new(inodes),
-            pending: AtomicUsize::new(starts.len()),
+            pending: AtomicUsize::new(0),
             path: v.path().to_vec(),
             depth,
             line: true,
@@ -419,28 +418,20 @@ impl DuVisitor<'_> {
             remote_id: OnceLock::new(),
         });
         let id = du.remote_id(&acc);
-        for (i, &lo) in starts.iter().enumerate() {
-            self.ctx.spill(Item {
-                path: v.path().to_vec(),
-                depth: depth as u32,
-                root: item.root,
-                root_dev: item.root_dev,
-                reply: (self.ctx.rank(), id),
-                slice: Some((lo, starts.get(i + 1).copied().unwrap_or(u64::MAX))),
-            });
+        let dir = Item {
+            path: v.path().to_vec(),
+            depth: depth as u32,
+            root: item.root,
+            root_dev: item.root_dev,
+            reply: (self.ctx.rank(), id),
+            slice: None,
+        };
+        let items = slices::slice_items(&dir, space, self.ctx.size());
+        acc.pending.store(items.len(), Ordering::Release);
+        for i in items {
+            self.ctx.spill(i);
         }
     }
-}
-
-/// Directories at least this large (bytes of `st_size`, about 30,000
-/// entries on ext4) are read in slices spread over the ranks.
-const HUGE_DIR: u64 = 1 << 20;
-
-/// The offset space of the directory `v`, if slicing it is exact.
-fn sliceable(v: &Visit<'_>) -> Option<slice::OffsetSpace> {
-    let fd = dents::fs::open_dir_at(v.parent_fd(), v.at_name()).ok()?;
-    let size = dents::fs::fstat(fd.as_fd()).ok()?.len();
-    slice::offset_space(fd.as_fd(), size).ok().flatten()
 }
 
 /// One slice of a huge directory: its entries counted into the slice's
@@ -536,7 +527,7 @@ impl DuJob {
 
     /// Reads one slice of a huge directory (an item from `split`).
     fn run_slice(&self, item: &Item, ctx: &Ctx) {
-        let (lo, hi) = item.slice.expect("a slice item");
+        let (lo, _) = item.slice.expect("a slice item");
         let acc = Arc::new(Acc {
             size: AtomicU64::new(0),
             inodes: AtomicU64::new(0),
@@ -548,48 +539,26 @@ impl DuJob {
             remote_id: OnceLock::new(),
         });
         let id = self.remote_id(&acc);
-        let opened = std::ffi::CString::new(item.path.clone())
-            .map_err(|_| io::Error::from_raw_os_error(libc_enoent()))
-            .and_then(|c| dents::fs::open_dir(&c));
-        match opened {
-            Ok(fd) => {
-                let mut path = item.path.clone();
-                path.push(b'/');
-                let mut sink = SliceSink {
-                    du: self,
-                    ctx,
-                    item,
-                    acc: acc.clone(),
-                    id,
-                    path,
-                };
-                let hi = (hi != u64::MAX).then_some(hi);
-                if let Err(e) =
-                    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink)
-                {
-                    // One message for the directory, from its first slice.
-                    if lo == 0 {
-                        self.problem(ctx, "cannot read directory", &item.path, Some(&e));
-                    } else {
-                        ctx.fail(1);
-                    }
-                }
-            }
-            Err(e) => {
-                if lo == 0 {
-                    self.problem(ctx, "cannot read directory", &item.path, Some(&e));
-                } else {
-                    ctx.fail(1);
-                }
+        let mut path = item.path.clone();
+        path.push(b'/');
+        let mut sink = SliceSink {
+            du: self,
+            ctx,
+            item,
+            acc: acc.clone(),
+            id,
+            path,
+        };
+        if let Err(e) = slices::read(item, &mut sink) {
+            // One message for the directory, from its first slice.
+            if lo == 0 {
+                self.problem(ctx, "cannot read directory", &item.path, Some(&e));
+            } else {
+                ctx.fail(1);
             }
         }
         self.settle(ctx, &acc);
     }
-}
-
-/// `ENOENT`'s number (a path with a NUL byte cannot exist).
-fn libc_enoent() -> i32 {
-    rustix::io::Errno::NOENT.raw_os_error()
 }
 
 impl Visitor for DuVisitor<'_> {
@@ -623,8 +592,8 @@ impl Visitor for DuVisitor<'_> {
                 None => return true,
             }
         };
-        if self.may_spill && self.ctx.size() > 1 && st.len() >= HUGE_DIR {
-            if let Some(space) = sliceable(v) {
+        if self.may_spill && self.ctx.size() > 1 && st.len() >= slices::HUGE_DIR {
+            if let Some(space) = slices::sliceable(v) {
                 self.split(v, st, item, depth, parent, space);
                 return true;
             }

@@ -3,6 +3,9 @@
 
 use dents_du::size::{parse_block_size, parse_depth, parse_threshold, Units};
 use dents_du::{Follow, Options};
+use std::os::unix::ffi::OsStrExt;
+
+use crate::msg;
 
 /// The options and the files (`.` when none).
 pub struct DuArgs {
@@ -10,6 +13,9 @@ pub struct DuArgs {
     pub opts: Options,
     /// The arguments.
     pub files: Vec<Vec<u8>>,
+    /// `--files0-from=F`: the file naming the arguments (`-`: standard
+    /// input, which mpirun gives rank 0).
+    pub files0_from: Option<Vec<u8>>,
 }
 
 /// Reads `args` (after `du`); `Err` with the message for a bad one.
@@ -28,6 +34,7 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         }
     }
     let mut files = Vec::new();
+    let mut files0_from = None;
     let mut summarize = false;
     let mut i = 0;
     let mut only_files = false;
@@ -80,6 +87,8 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
                 b"threshold" => opts.threshold = threshold(&val("threshold")?)?,
                 b"null" => opts.nul = true,
                 b"exclude" => opts.excludes.add(&val("exclude")?),
+                b"exclude-from" => exclude_from(&mut opts, &val("exclude-from")?)?,
+                b"files0-from" => files0_from = Some(val("files0-from")?),
                 _ => {
                     return Err(format!(
                         "unrecognized option '{}'",
@@ -110,11 +119,12 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
                     b'L' => opts.follow = Follow::Always,
                     b'P' => opts.follow = Follow::Never,
                     b'H' | b'D' => opts.follow = Follow::Roots,
-                    b'd' | b'B' | b't' => {
+                    b'd' | b'B' | b't' | b'X' => {
                         let v = value(&mut i, rest, &(c as char).to_string())?;
                         match c {
                             b'd' => opts.max_depth = depth(&v)?,
                             b'B' => opts.units = block_size(&v)?,
+                            b'X' => exclude_from(&mut opts, &v)?,
                             _ => opts.threshold = threshold(&v)?,
                         }
                         break;
@@ -143,11 +153,80 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         // scales them, as GNU's).
         opts.units.block = 1;
     }
-    if files.is_empty() {
+    if files0_from.is_some() {
+        if let Some(first) = files.first() {
+            return Err(format!(
+                "extra operand {}\nfile operands cannot be combined with --files0-from",
+                String::from_utf8_lossy(&msg::quote(first))
+            ));
+        }
+    } else if files.is_empty() {
         files.push(b".".to_vec());
     }
-    opts.hash_all = files.len() > 1;
-    Ok(DuArgs { opts, files })
+    opts.hash_all = files.len() > 1 || files0_from.is_some();
+    Ok(DuArgs {
+        opts,
+        files,
+        files0_from,
+    })
+}
+
+/// `-X FILE`: the patterns of FILE, one a line.
+fn exclude_from(opts: &mut Options, file: &[u8]) -> Result<(), String> {
+    match std::fs::read(std::ffi::OsStr::from_bytes(file)) {
+        Ok(text) => {
+            opts.excludes.add_lines(&text);
+            Ok(())
+        }
+        Err(e) => Err(format!(
+            "{}: {}",
+            String::from_utf8_lossy(file),
+            msg::describe(&e)
+        )),
+    }
+}
+
+/// The arguments named by `--files0-from=FROM` (`-`: standard input),
+/// NUL-separated, with GNU du's message for each it refuses (an empty
+/// name, `-` read from standard input); `Err` with the message if FROM
+/// cannot be read.
+pub fn files0(from: &[u8]) -> Result<(Vec<Vec<u8>>, Vec<String>), String> {
+    let text = if from == b"-" {
+        let mut v = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map(|_| v)
+    } else {
+        std::fs::read(std::ffi::OsStr::from_bytes(from))
+    };
+    let text = text.map_err(|e| {
+        format!(
+            "cannot open {} for reading: {}",
+            String::from_utf8_lossy(&msg::quote(from)),
+            msg::describe(&e)
+        )
+    })?;
+    let mut names: Vec<&[u8]> = text.split(|&c| c == 0).collect();
+    // A final NUL ends the last name rather than starting an empty one.
+    if names.last().is_some_and(|l| l.is_empty()) {
+        names.pop();
+    }
+    let (mut files, mut refused) = (Vec::new(), Vec::new());
+    for (n, name) in names.into_iter().enumerate() {
+        if from == b"-" && name == b"-" {
+            refused.push(format!(
+                "when reading file names from stdin, no file name of {} allowed",
+                String::from_utf8_lossy(&msg::quote(name))
+            ));
+        } else if name.is_empty() {
+            refused.push(format!(
+                "{}:{}: invalid zero-length file name",
+                String::from_utf8_lossy(from),
+                n + 1
+            ));
+        } else {
+            files.push(name.to_vec());
+        }
+    }
+    Ok((files, refused))
 }
 
 fn depth(v: &[u8]) -> Result<usize, String> {

@@ -13,15 +13,21 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 
-use dents::dir::FileType;
+use std::os::fd::BorrowedFd;
 
-use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents::dir::{Entry, FileType};
+use dents::slice::EntrySink;
+use dents::StatFields;
+
+use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use mpi::topology::SimpleCommunicator;
 
 use crate::dev::dev_of;
 use crate::engine::{self, Ctx, Job, Mailer};
+use crate::slices;
 use crate::wire::Item;
 
 /// No result goes back anywhere (find's items report nothing).
@@ -81,6 +87,7 @@ impl dents_find::Walk for MpiWalk<'_> {
             .collect();
         let job = FindJob {
             roots,
+            root_devs: &root_devs,
             opts,
             inner: visitor,
         };
@@ -93,12 +100,35 @@ impl dents_find::Walk for MpiWalk<'_> {
 /// One walk of the command, as the engine's job.
 struct FindJob<'a, V> {
     roots: &'a [Vec<u8>],
+    /// The starting points' devices (`-xdev`), by index.
+    root_devs: &'a [u64],
     opts: &'a WalkOptions,
     inner: &'a V,
 }
 
-impl<V: Visitor> Job for FindJob<'_, V> {
-    fn run(&self, items: Vec<Item>, ctx: &Ctx) {
+impl<'a, V: Visitor> FindJob<'a, V> {
+    /// find's evaluator for a walk from `starts` (whose own visits are
+    /// never spilled), spilling through `ctx`.
+    fn spill<'s>(&'s self, starts: HashSet<&'s [u8]>, ctx: &'s Ctx) -> Spill<'s, V> {
+        Spill {
+            inner: self.inner,
+            ctx,
+            opts: self.opts,
+            starts,
+            roots: self
+                .roots
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.as_slice(), i))
+                .collect(),
+            root_paths: self.roots,
+            root_devs: self.root_devs,
+            pruned: None,
+        }
+    }
+
+    /// Walks `items` (whole directories) with `opts`.
+    fn walk(&self, items: &[Item], opts: &WalkOptions, ctx: &Ctx) {
         let starts: Vec<walk::Start<'_>> = items
             .iter()
             .map(|i| walk::Start {
@@ -107,23 +137,166 @@ impl<V: Visitor> Job for FindJob<'_, V> {
                 depth: i.depth as usize,
             })
             .collect();
-        let spill = Spill {
-            inner: self.inner,
-            ctx,
-            opts: self.opts,
-            starts: items.iter().map(|i| i.path.as_slice()).collect(),
-            roots: self
-                .roots
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.as_slice(), i))
-                .collect(),
-            root_devs: items
-                .iter()
-                .map(|i| (i.root as usize, i.root_dev))
-                .collect(),
+        let spill = self.spill(items.iter().map(|i| i.path.as_slice()).collect(), ctx);
+        walk::walk_from(&starts, opts, &spill);
+    }
+
+    /// Reads the slice `item` of a huge directory, walking its entries
+    /// (each as a start below the directory) in chunks.
+    fn run_slice(&self, item: &Item, ctx: &Ctx) {
+        // The entries are walked on the walk's threads, a chunk each, as
+        // the reader hands them over (a start's visit costs a stat).
+        let threads = self.opts.threads.max(1);
+        let (tx, rx) = mpsc::sync_channel::<Chunk>(threads);
+        let rx = Mutex::new(rx);
+        let read = std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| loop {
+                    let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok(chunk) = next else { break };
+                    self.walk_chunk(chunk, item, ctx);
+                });
+            }
+            let mut sink = SliceSink {
+                ctx,
+                same_fs: self.opts.same_fs,
+                dir: item,
+                chunk: Vec::with_capacity(SLICE_CHUNK),
+                tx,
+            };
+            let read = slices::read(item, &mut sink);
+            let rest = std::mem::take(&mut sink.chunk);
+            sink.send(Chunk::Walk(rest));
+            read
+        });
+        if let Err(e) = read {
+            // Said once for the directory, by its first slice.
+            if item.slice.is_some_and(|(lo, _)| lo == 0) {
+                let e = WalkError {
+                    path: item.path.clone(),
+                    kind: WalkErrorKind::Io(e),
+                };
+                let spill = self.spill(HashSet::new(), ctx);
+                let mut state = spill.state();
+                spill.error(&mut state, &e);
+                spill.finish(state);
+            } else {
+                ctx.fail(1);
+            }
+        }
+    }
+}
+
+/// Entries of a slice walked at once (one walk's start-up each).
+const SLICE_CHUNK: usize = 1024;
+
+/// Entries of a slice, as items of one walk.
+enum Chunk {
+    /// Walked as the whole walk would.
+    Walk(Vec<Item>),
+    /// Mount points under `-xdev`: visited, not walked.
+    Alone(Vec<Item>),
+}
+
+impl<V: Visitor> FindJob<'_, V> {
+    /// Walks a chunk of the entries of the slice `dir`.
+    fn walk_chunk(&self, chunk: Chunk, dir: &Item, ctx: &Ctx) {
+        match chunk {
+            Chunk::Walk(items) => self.walk(&items, self.opts, ctx),
+            Chunk::Alone(items) => {
+                let opts = WalkOptions {
+                    max_depth: dir.depth as usize + 1,
+                    ..self.opts.clone()
+                };
+                self.walk(&items, &opts, ctx);
+            }
+        }
+    }
+}
+
+/// Entries of one slice, handed out in chunks to be walked as starts
+/// below their directory.
+struct SliceSink<'j> {
+    ctx: &'j Ctx,
+    same_fs: bool,
+    dir: &'j Item,
+    /// Entries read and not handed out yet.
+    chunk: Vec<Item>,
+    tx: mpsc::SyncSender<Chunk>,
+}
+
+impl SliceSink<'_> {
+    fn send(&self, chunk: Chunk) {
+        if !matches!(&chunk, Chunk::Walk(v) | Chunk::Alone(v) if v.is_empty()) {
+            let _ = self.tx.send(chunk);
+        }
+    }
+}
+
+impl EntrySink for SliceSink<'_> {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+        if self.ctx.quitting() {
+            return;
+        }
+        let mut path = Vec::with_capacity(self.dir.path.len() + 1 + e.name().len());
+        path.extend_from_slice(&self.dir.path);
+        if !path.ends_with(b"/") {
+            path.push(b'/');
+        }
+        path.extend_from_slice(e.name());
+        let item = Item {
+            path,
+            depth: self.dir.depth + 1,
+            root: self.dir.root,
+            root_dev: self.dir.root_dev,
+            reply: NO_REPLY,
+            slice: None,
         };
-        walk::walk_from(&starts, self.opts, &spill);
+        // -xdev: a mount point is visited but not walked, as the walker
+        // would have it (a start is walked whatever its device).
+        let may_be_dir = matches!(e.file_type(), FileType::DIRECTORY | FileType::UNKNOWN);
+        if self.same_fs && may_be_dir {
+            if let Ok(st) = dents::fs::stat_at(dir, e.name_cstr(), StatFields::TYPE) {
+                if st.file_type().is_dir() && st.dev() != self.dir.root_dev {
+                    return self.send(Chunk::Alone(vec![item]));
+                }
+            }
+        }
+        self.chunk.push(item);
+        if self.chunk.len() >= SLICE_CHUNK {
+            let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(SLICE_CHUNK));
+            self.send(Chunk::Walk(full));
+        }
+    }
+}
+
+impl<V: Visitor> Job for FindJob<'_, V> {
+    fn run(&self, items: Vec<Item>, ctx: &Ctx) {
+        let (parts, mut whole): (Vec<Item>, Vec<Item>) =
+            items.into_iter().partition(|i| i.slice.is_some());
+        if ctx.size() > 1 && self.opts.follow != Follow::Always {
+            // A huge directory given as a starting point (or met as an
+            // entry of a slice) is split here.
+            let spill = self.spill(HashSet::new(), ctx);
+            whole.retain(|item| {
+                if item.depth as usize >= self.opts.max_depth {
+                    return true;
+                }
+                match slices::huge_space(&item.path) {
+                    Some(space) => {
+                        spill.split(item, space);
+                        false
+                    }
+                    None => true,
+                }
+            });
+        }
+        if !whole.is_empty() {
+            self.walk(&whole, self.opts, ctx);
+        }
+        for item in &parts {
+            self.run_slice(item, ctx);
+        }
     }
 
     fn message(&self, _body: &[u8], _ctx: &Ctx) {}
@@ -141,11 +314,55 @@ struct Spill<'a, V> {
     starts: HashSet<&'a [u8]>,
     /// The starting points, by path.
     roots: HashMap<&'a [u8], usize>,
+    /// The starting points, by index.
+    root_paths: &'a [Vec<u8>],
     /// The starting points' devices (`-xdev`), by index.
-    root_devs: HashMap<usize, u64>,
+    root_devs: &'a [u64],
+    /// Set when the visit of this path says `-prune` (a split directory's
+    /// own visit: its slices are then not read).
+    pruned: Option<(&'a [u8], &'a AtomicBool)>,
 }
 
 impl<V: Visitor> Spill<'_, V> {
+    /// Visits the directory `dir` alone (not read, not walked), on this
+    /// thread; whether its entries are to be walked (not `-prune`d, no
+    /// `-quit`).
+    fn visit_alone(&self, dir: &Item) -> bool {
+        let pruned = AtomicBool::new(false);
+        let opts = WalkOptions {
+            max_depth: dir.depth as usize,
+            ..self.opts.clone()
+        };
+        let alone = Spill {
+            inner: self.inner,
+            ctx: self.ctx,
+            opts: &opts,
+            starts: HashSet::from([dir.path.as_slice()]),
+            roots: self.roots.clone(),
+            root_paths: self.root_paths,
+            root_devs: self.root_devs,
+            pruned: Some((&dir.path, &pruned)),
+        };
+        let start = walk::Start {
+            path: &dir.path,
+            root_len: self.root_paths[dir.root as usize].len(),
+            depth: dir.depth as usize,
+        };
+        walk::walk_from(&[start], &opts, &alone);
+        !pruned.load(Ordering::Relaxed) && !self.ctx.quitting()
+    }
+
+    /// Splits the huge directory `dir`: visits it here, and queues the
+    /// slices of its entries (other ranks steal them), unless its visit
+    /// pruned it.
+    fn split(&self, dir: &Item, space: slices::OffsetSpace) {
+        if self.visit_alone(dir) {
+            for slice in slices::slice_items(dir, space, self.ctx.size()) {
+                self.ctx.spill(slice);
+            }
+        }
+    }
+
     /// Whether the directory `v` goes to the queue; queued if so.
     fn spilled(&self, v: &Visit<'_>) -> bool {
         // -L finds loops through a directory's ancestors, which an item
@@ -154,14 +371,15 @@ impl<V: Visitor> Spill<'_, V> {
             || v.known_type() != Some(FileType::DIRECTORY)
             || v.depth() >= self.opts.max_depth
             || self.starts.contains(v.path())
-            || !self.ctx.wants_spill()
+            || self.ctx.size() < 2
+            || self.ctx.quitting()
         {
             return false;
         }
         let Some(&root) = self.roots.get(v.root()) else {
             return false;
         };
-        let root_dev = self.root_devs.get(&root).copied().unwrap_or(0);
+        let root_dev = self.root_devs[root];
         if self.opts.same_fs {
             // A mount point is visited but not walked: the walker's own
             // check, which an item would skip.
@@ -170,14 +388,26 @@ impl<V: Visitor> Spill<'_, V> {
                 _ => return false,
             }
         }
-        self.ctx.spill(Item {
+        let dir = Item {
             path: v.path().to_vec(),
             depth: v.depth() as u32,
             root: root as u32,
             root_dev,
             reply: NO_REPLY,
             slice: None,
-        });
+        };
+        // A huge directory, however full the queue: its own visit and its
+        // entries in slices, each an item of its own (du's split, with the
+        // visit of the directory as one more item).
+        let huge = matches!(v.metadata(), Ok(st) if st.len() >= slices::HUGE_DIR);
+        if let Some(space) = huge.then(|| slices::sliceable(v)).flatten() {
+            self.split(&dir, space);
+            return true;
+        }
+        if !self.ctx.wants_spill() {
+            return false;
+        }
+        self.ctx.spill(dir);
         true
     }
 }
@@ -200,6 +430,11 @@ impl<V: Visitor> Visitor for Spill<'_, V> {
         let flow = self.inner.visit(state, v);
         if flow == Flow::Quit {
             self.ctx.quit();
+        }
+        if let Some((path, pruned)) = self.pruned {
+            if flow == Flow::Prune && v.path() == path {
+                pruned.store(true, Ordering::Relaxed);
+            }
         }
         flow
     }

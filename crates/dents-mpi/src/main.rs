@@ -1,8 +1,8 @@
 //! `dents-mpi`: `dents find` and `dents du` across many nodes on MPI.
 //!
 //! ```text
-//! mpirun -np N dents-mpi [--per-rank-output=PREFIX] du [OPTION]... [FILE]...
-//! mpirun -np N dents-mpi [--per-rank-output=PREFIX] find [STARTING-POINT]... [EXPRESSION]
+//! mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] du [OPTION]... [FILE]...
+//! mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] find [STARTING-POINT]... [EXPRESSION]
 //! ```
 //!
 //! | module | concern |
@@ -25,6 +25,7 @@ mod du_args;
 mod engine;
 mod find;
 mod msg;
+mod slices;
 mod wire;
 
 use std::os::unix::ffi::OsStringExt;
@@ -34,8 +35,9 @@ use mpi::environment::Threading;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-const USAGE: &str =
-    "usage: mpirun -np N dents-mpi [--per-rank-output=PREFIX] du [OPTION]... [FILE]...\n";
+const USAGE: &str = "usage: mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] du [OPTION]... [FILE]...
+   or: mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] find [STARTING-POINT]... [EXPRESSION]
+";
 
 fn main() {
     let args: Vec<Vec<u8>> = std::env::args_os()
@@ -44,11 +46,14 @@ fn main() {
         .collect();
     let mut setup = engine::Setup {
         per_rank_output: None,
+        output: None,
     };
     let mut i = 0;
     while let Some(a) = args.get(i) {
         if let Some(p) = a.strip_prefix(b"--per-rank-output=") {
             setup.per_rank_output = Some(String::from_utf8_lossy(p).into_owned());
+        } else if let Some(p) = a.strip_prefix(b"--output=") {
+            setup.output = Some(String::from_utf8_lossy(p).into_owned());
         } else {
             break;
         }
@@ -139,8 +144,32 @@ fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<
         }
     };
     let total = parsed.opts.total;
+    let mut files = parsed.files;
+    let mut refused = 0;
+    // The list could not be read: GNU du stops there (no total).
+    let mut unread = false;
+    if let Some(from) = &parsed.files0_from {
+        // Rank 0 alone reads the names (standard input is rank 0's) and
+        // alone gives out the first items.
+        if world.rank() == 0 {
+            match du_args::files0(from) {
+                Ok((names, messages)) => {
+                    files = names;
+                    for m in &messages {
+                        eprintln!("du: {m}");
+                    }
+                    refused = messages.len().min(1) as i32;
+                }
+                Err(m) => {
+                    eprintln!("du: {m}");
+                    refused = 1;
+                    unread = true;
+                }
+            }
+        }
+    }
     let job = du::DuJob::new(parsed.opts);
-    let outcome = engine::run(world, mailer, &job, du::DuJob::initial_items(&parsed.files));
+    let outcome = engine::run(world, mailer, &job, du::DuJob::initial_items(&files));
     let (size, inodes) = job.total();
     let mut sums = [0u64; 2];
     world.all_reduce_into(
@@ -148,11 +177,10 @@ fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<
         &mut sums[..],
         mpi::collective::SystemOperation::sum(),
     );
-    if total && world.rank() == 0 {
-        use std::io::Write;
-        let _ = std::io::stdout().write_all(&job.total_line(sums[0], sums[1]));
+    if total && world.rank() == 0 && !unread {
+        mailer.write_merged(&job.total_line(sums[0], sums[1]));
     }
-    outcome.status
+    outcome.status.max(refused)
 }
 
 /// The time zone and month names for find's `-printf` and `-ls`; called

@@ -114,6 +114,96 @@ fn like_gnu_find_on_the_shape_corpus() {
     }
 }
 
+/// A directory far larger than the slicing size, split over 2 to 4
+/// ranks: every entry printed exactly once (sorted, GNU find's lines), its
+/// slices spread (more items walked than the one directory); `-prune` on
+/// it keeps its entries unread; `-size` (a stat each) alike.
+#[test]
+fn huge_directory_split_over_ranks_every_entry_once() {
+    let Some(_) = common::mpirun() else { return };
+    for huge in common::huge_dirs() {
+        let base = &huge.base;
+        let want = gnu_find(base, &["flat1m"]);
+        let want = sorted(&want.stdout, &[]);
+        assert_eq!(want.len(), huge.entries + 1);
+        for np in 1..=4 {
+            let got = run(mpi_find_cmd(np, base, &["flat1m"]).env("DENTS_MPI_STATS", "1"));
+            assert_eq!(got.status, 0, "{}", got.stderr);
+            let lines = sorted(&got.stdout, &[]);
+            assert!(
+                lines.windows(2).all(|w| w[0] != w[1]),
+                "an entry twice at -np {np} on {base:?}"
+            );
+            assert_eq!(lines.len(), want.len(), "-np {np} on {base:?}");
+            assert!(lines == want, "the lines differ at -np {np} on {base:?}");
+            let walked = common::items_walked(&got.stderr);
+            assert_eq!(walked.len(), np, "{}", got.stderr);
+            if np > 1 {
+                // The directory and its 4 slices a rank at least.
+                assert!(
+                    walked.iter().sum::<u64>() > 4 * np as u64,
+                    "not split at -np {np}: {}",
+                    got.stderr
+                );
+                assert!(
+                    walked.iter().filter(|&&n| n > 0).count() > 1,
+                    "one rank read every slice: {}",
+                    got.stderr
+                );
+            }
+        }
+        // -prune on the split directory, as a starting point and (on
+        // the loop filesystems) below one: its entries are never read.
+        let got = run(&mut mpi_find_cmd(
+            3,
+            base,
+            &["flat1m", "-name", "flat1m", "-prune", "-o", "-print"],
+        ));
+        assert_eq!((got.status, got.stdout), (0, Vec::new()), "{}", got.stderr);
+        if huge.fs.is_some() {
+            let args = [".", "-name", "flat1m", "-prune", "-o", "-print"];
+            let want = gnu_find(base, &args);
+            let got = run(&mut mpi_find_cmd(3, base, &args));
+            assert_eq!(got.status, 0, "{}", got.stderr);
+            assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]));
+            let args = ["flat1m", "-size", "-1", "-name", "*7"];
+            let want = gnu_find(base, &args);
+            let got = run(&mut mpi_find_cmd(2, base, &args));
+            assert_eq!(got.status, 0, "{}", got.stderr);
+            assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]));
+        }
+    }
+}
+
+/// `--output=FILE`: rank 0 writes every rank's lines to FILE, none to
+/// standard output; du's grand total goes there too.
+#[test]
+fn merged_output_file() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("t");
+    build_tree(&root);
+    let out = tmp.path().join("out");
+    let opt = format!("--output={}", out.display());
+    for np in [1, 3] {
+        let mut c = common::mpi_cmd(np, &root);
+        c.arg(&opt).args(["find", ".", "-name", "f1*"]);
+        let got = run(&mut c);
+        assert_eq!((got.status, got.stdout.len()), (0, 0), "{}", got.stderr);
+        let want = gnu_find(&root, &[".", "-name", "f1*"]);
+        assert!(!want.stdout.is_empty());
+        let lines = sorted(&fs::read(&out).unwrap(), &[]);
+        assert_eq!(lines, sorted(&want.stdout, &[]), "-np {np}");
+        let mut c = common::mpi_cmd(np, &root);
+        c.arg(&opt).args(["du", "-c", "d1", "d3"]);
+        let got = run(&mut c);
+        assert_eq!((got.status, got.stdout.len()), (0, 0), "{}", got.stderr);
+        let want = common::gnu_du(&root, &["-c", "d1", "d3"]);
+        let lines = sorted(&fs::read(&out).unwrap(), &[]);
+        assert_eq!(lines, sorted(&want.stdout, &[]), "-np {np}");
+    }
+}
+
 /// `-quit` on one rank stops every rank: the one match, status 0, and
 /// far fewer items walked than the tree has directories.
 #[test]
@@ -129,18 +219,9 @@ fn quit_stops_every_rank() {
     let got = run(mpi_find_cmd(4, root, &args).env("DENTS_MPI_STATS", "1"));
     assert_eq!(got.status, 0, "{}", got.stderr);
     assert_eq!(got.stdout, b"t/a3/needle\n");
-    let walked: u64 = got
-        .stderr
-        .lines()
-        .filter_map(|l| l.split(": ").nth(1)?.split(' ').next()?.parse::<u64>().ok())
-        .sum();
-    assert_eq!(
-        got.stderr
-            .lines()
-            .filter(|l| l.contains("items walked"))
-            .count(),
-        4
-    );
+    let walked = common::items_walked(&got.stderr);
+    assert_eq!(walked.len(), 4, "{}", got.stderr);
+    let walked: u64 = walked.iter().sum();
     assert!(
         walked < 1000,
         "{walked} items walked after -quit: {}",

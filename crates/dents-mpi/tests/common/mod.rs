@@ -7,6 +7,8 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use dents_testfs::{FsKind, LoopFs};
+
 /// What a command did.
 pub struct Run {
     pub stdout: Vec<u8>,
@@ -125,4 +127,78 @@ pub fn build_tree(root: &Path) {
     sparse.set_len(50 << 20).unwrap();
     symlink("d1", root.join("link-to-d1")).unwrap();
     symlink("missing", root.join("d3/dangling")).unwrap();
+}
+
+/// A directory far larger than dents-mpi's slicing size (1 MiB of
+/// `st_size`), named `flat1m` under `base`.
+pub struct HugeDir {
+    /// Where `flat1m` lies.
+    pub base: PathBuf,
+    /// Its entries and those of the trees below it.
+    pub entries: usize,
+    /// The loop filesystem holding it; `None`: the corpus's (a million
+    /// empty files, `bench/corpus.sh`).
+    pub fs: Option<LoopFs>,
+}
+
+/// The huge directories to split over ranks: the corpus's million-entry
+/// directory where mounted, else 200,000 entries on a loop ext4 (a
+/// million takes minutes to create on a loaded machine); and 50,000 long
+/// names on XFS (linear offsets) with a small tree below one entry.
+pub fn huge_dirs() -> Vec<HugeDir> {
+    let mut dirs = Vec::new();
+    let corpus = Path::new("/var/tmp/dents-bench/ext4");
+    if corpus.join("flat1m").is_dir() {
+        dirs.push(HugeDir {
+            base: corpus.to_path_buf(),
+            entries: 1_000_000,
+            fs: None,
+        });
+    } else if let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 400) {
+        dents_testfs::fill_flat(&fs.path().join("flat1m"), 200_000, |i| {
+            format!("entry-{i:07}")
+        });
+        dirs.push(HugeDir {
+            base: fs.path().to_path_buf(),
+            entries: 200_000,
+            fs: Some(fs),
+        });
+    }
+    if let Some(fs) = LoopFs::new_or_skip(FsKind::Xfs, 300) {
+        // Long names: the directory passes 1 MiB, where it is sliced.
+        dents_testfs::fill_flat(&fs.path().join("flat1m"), 50_000, |i| {
+            format!("a-name-long-enough-to-fill-{i:06}")
+        });
+        fs::create_dir_all(fs.path().join("flat1m/sub/dir")).unwrap();
+        fs::write(fs.path().join("flat1m/sub/dir/f"), b"x").unwrap();
+        dirs.push(HugeDir {
+            base: fs.path().to_path_buf(),
+            entries: 50_003,
+            fs: Some(fs),
+        });
+    }
+    for d in &dirs {
+        let size = fs::metadata(d.base.join("flat1m")).unwrap().len();
+        assert!(
+            size >= 1 << 20,
+            "{:?}: {size} bytes is too small to be sliced",
+            d.base
+        );
+    }
+    dirs
+}
+
+/// The items each rank walked, from the lines `DENTS_MPI_STATS=1` has
+/// every rank write to standard error.
+pub fn items_walked(stderr: &str) -> Vec<u64> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("items walked"))
+        // "dents-mpi: rank R: N items walked, ..."
+        .map(|l| {
+            let n = l.split(": ").nth(2).and_then(|w| w.split(' ').next());
+            n.and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no count of items in {l:?}"))
+        })
+        .collect()
 }

@@ -1,0 +1,72 @@
+//! Huge directories spread over the ranks as slices of their offset
+//! space: which directories, the slice items, reading one slice.  Used by
+//! du and find alike.
+//!
+//! Slices that tile a directory's offset space read every entry present
+//! for the whole read exactly once between them, whichever rank reads
+//! each (`dents::slice::read_slice_range`), on file systems where
+//! `dents::slice::offset_space` calls slicing exact (ext4 with `dir_index`,
+//! XFS).
+
+use std::io;
+use std::os::fd::AsFd;
+
+use dents::dir::DEFAULT_BUFFER_SIZE;
+pub use dents::slice::OffsetSpace;
+use dents::slice::{self, EntrySink};
+use dents::walk::Visit;
+
+use crate::wire::Item;
+
+/// Directories at least this large (bytes of `st_size`, about 30,000
+/// entries on ext4) are read in slices spread over the ranks.
+pub const HUGE_DIR: u64 = 1 << 20;
+
+/// The offset space of the directory `v`, if slicing it is exact.
+pub fn sliceable(v: &Visit<'_>) -> Option<OffsetSpace> {
+    let fd = dents::fs::open_dir_at(v.parent_fd(), v.at_name()).ok()?;
+    let size = dents::fs::fstat(fd.as_fd()).ok()?.len();
+    slice::offset_space(fd.as_fd(), size).ok().flatten()
+}
+
+/// The slice items of the directory `dir` (an item whose `slice` is
+/// ignored): a few per rank, at most `slice::MAX_SLICES`, tiling `space`,
+/// none empty.
+pub fn slice_items(dir: &Item, space: OffsetSpace, ranks: u32) -> Vec<Item> {
+    let starts = slice::slice_starts(space, (ranks as usize * 4).min(slice::MAX_SLICES));
+    let mut items: Vec<Item> = Vec::with_capacity(starts.len());
+    for (i, &lo) in starts.iter().enumerate() {
+        let hi = starts.get(i + 1).copied().unwrap_or(u64::MAX);
+        if lo < hi {
+            items.push(Item {
+                slice: Some((lo, hi)),
+                ..dir.clone()
+            });
+        }
+    }
+    items
+}
+
+/// The offset space of the directory at `path` (not following a final
+/// symlink) if it is huge and slicing it is exact.
+pub fn huge_space(path: &[u8]) -> Option<OffsetSpace> {
+    let path = std::ffi::CString::new(path).ok()?;
+    let fd = dents::fs::open_dir_at(rustix::fs::CWD, &path).ok()?;
+    let size = dents::fs::fstat(fd.as_fd()).ok()?.len();
+    if size < HUGE_DIR {
+        return None;
+    }
+    slice::offset_space(fd.as_fd(), size).ok().flatten()
+}
+
+/// Reads the slice `item` (see [`is_slice`]) of its directory, opened by
+/// its path, into `sink`.
+pub fn read<S: EntrySink>(item: &Item, sink: &mut S) -> io::Result<()> {
+    let (lo, hi) = item.slice.expect("a slice item");
+    let path = std::ffi::CString::new(item.path.clone())
+        // A path with a NUL byte cannot exist.
+        .map_err(|_| io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error()))?;
+    let fd = dents::fs::open_dir(&path)?;
+    let hi = (hi != u64::MAX).then_some(hi);
+    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, sink).map(|_| ())
+}
