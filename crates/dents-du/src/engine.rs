@@ -291,6 +291,11 @@ impl<'s, S: Sink> Du<'s, S> {
             same_fs: self.opts.one_file_system,
             stat_mask: self.mask(),
             post_order_parent_fd: !self.early_dirs(),
+            ino_order: self.opts.ino_order,
+            read: dents::slice::ReadOptions {
+                buffer_size: 16 * 1024,
+                ..dents::slice::ReadOptions::default()
+            },
             ..WalkOptions::default()
         };
         let v = WalkVisitor {

@@ -125,6 +125,9 @@ pub struct Options {
     pub threads: usize,
     /// Build an ncdu export ([`engine::Du::export`]).
     pub export: bool,
+    /// Stat each directory's entries, and read its subdirectories, in
+    /// inode order ([`dents::walk::WalkOptions::ino_order`]).
+    pub ino_order: bool,
 }
 
 impl Options {
@@ -163,6 +166,7 @@ impl Default for Options {
             hash_all: false,
             threads: default_threads(),
             export: false,
+            ino_order: false,
         }
     }
 }
