@@ -248,7 +248,7 @@ pub struct WalkOptions {
     /// [`Visit::at_name`] the whole path, so a stat still works, through
     /// a path lookup (which fails beyond `PATH_MAX`).
     pub post_order_parent_fd: bool,
-    /// Visit a directory's entries in runs of up to a few thousand,
+    /// Visit a directory's entries in runs of up to 256,
     /// each run sorted by inode number, rather than as read: a cold
     /// walk that stats every entry (du) then reads each inode-table
     /// block once per run instead of seeking back and forth, and its
