@@ -75,7 +75,7 @@ fn run(root: &Path, threads: usize, post: bool, ino_order: bool) -> Vec<(Vec<u8>
 fn every_entry_is_visited_once_and_directories_after_their_subtrees() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("t");
-    // More entries than one run (1024), so that runs are flushed in the
+    // More entries than one run (256), so that runs are flushed in the
     // middle of the read too.
     tree(&root, 3000);
     let mut want = Vec::new();
@@ -120,12 +120,12 @@ fn inodes_in(got: &[(Vec<u8>, u64, bool)], dir: &Path) -> Vec<u64> {
 fn one_thread_visits_a_directory_by_inode_in_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("t");
-    // Fewer entries than one run: the whole directory is one run.
-    tree(&root, 600);
+    // Fewer entries than one run (256): the whole directory is one run.
+    tree(&root, 200);
     let sorted_runs = |v: &[u64]| v.windows(2).all(|w| w[0] <= w[1]);
     let got = run(&root, 1, false, true);
     let inos = inodes_in(&got, &root);
-    assert_eq!(inos.len(), 605);
+    assert_eq!(inos.len(), 205);
     assert!(sorted_runs(&inos), "entries not visited by inode");
     // The subdirectories are read in inode order too (one thread: the
     // order they are taken from the queue).
