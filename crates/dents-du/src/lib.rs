@@ -28,7 +28,7 @@
 //! (three counters and the path as key); and the hard-link set, 16 bytes
 //! (and the table's slack) per file with a link count above 1 (per
 //! directory too with several arguments or `-L`).  Measured on the 405k
-//! shape: 6.0–6.3 MiB peak RSS (docs/benchmarks.md, session 5), of which
+//! shape: 5.3–5.4 MiB peak RSS (docs/benchmarks.md, session 5), of which
 //! about 3.3 MiB is the program itself (`dents du -s` of an empty
 //! directory).
 //!
