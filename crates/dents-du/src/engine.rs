@@ -109,15 +109,24 @@ fn unpack_time(t: i64) -> (i64, u32) {
     (t.div_euclid(1 << 30), t.rem_euclid(1 << 30) as u32)
 }
 
-/// A directory's running sum.
+/// A directory's running sum.  Kept small (one is live for every
+/// directory queued or being walked): what only the export needs is
+/// boxed apart.
 #[derive(Debug)]
 struct Acc {
     size: AtomicU64,
     inodes: AtomicU64,
     tmax: AtomicI64,
-    /// The ncdu export's record of the directory, if exporting.
-    export: Option<ExportDir>,
-    /// The directory's own stat, kept for the export.
+    /// The export's part, if exporting.
+    export: Option<Box<AccExport>>,
+}
+
+/// What the ncdu export keeps of a directory being walked.
+#[derive(Debug, Default)]
+struct AccExport {
+    /// The export's record of the directory.
+    dir: ExportDir,
+    /// The directory's own stat.
     own_st: OnceLock<Metadata>,
 }
 
@@ -127,9 +136,18 @@ impl Acc {
             size: AtomicU64::new(0),
             inodes: AtomicU64::new(0),
             tmax: AtomicI64::new(NO_TIME),
-            export: export.then(ExportDir::default),
-            own_st: OnceLock::new(),
+            export: export.then(Box::default),
         }
+    }
+
+    /// The export's record of the directory, if exporting.
+    fn export(&self) -> Option<&ExportDir> {
+        self.export.as_deref().map(|x| &x.dir)
+    }
+
+    /// The directory's own stat, if exporting (and it was stat'ed).
+    fn own_st(&self) -> Option<&Metadata> {
+        self.export.as_deref().and_then(|x| x.own_st.get())
     }
 
     fn add(&self, d: &Dui) {
@@ -291,6 +309,11 @@ impl<'s, S: Sink> Du<'s, S> {
             same_fs: self.opts.one_file_system,
             stat_mask: self.mask(),
             post_order_parent_fd: !self.early_dirs(),
+            ino_order: self.opts.ino_order,
+            read: dents::slice::ReadOptions {
+                buffer_size: 16 * 1024,
+                ..dents::slice::ReadOptions::default()
+            },
             ..WalkOptions::default()
         };
         let v = WalkVisitor {
@@ -457,17 +480,17 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         if v.depth() <= du.opts.max_depth {
             du.line(&shown, path, true);
         }
-        let st = acc.own_st.get();
+        let st = acc.own_st();
         if v.depth() > 0 {
             let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
             if !du.opts.separate_dirs {
                 parent.add(&shown);
             }
-            if let (Some(x), Some(st)) = (&parent.export, st) {
-                x.push_dir(v.name(), st, acc.export.as_ref());
+            if let (Some(x), Some(st)) = (parent.export(), st) {
+                x.push_dir(v.name(), st, acc.export());
             }
         } else if let (Some(x), Some(st)) = (&du.export, st) {
-            x.root_dir(path, st, acc.export.as_ref());
+            x.root_dir(path, st, acc.export());
         }
         Flow::Continue
     }
@@ -548,8 +571,8 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         du.sink.counted(&mut state.tally, own.size);
         let acc = Acc::new(du.export.is_some());
         acc.add(&own);
-        if du.export.is_some() {
-            let _ = acc.own_st.set(st.clone());
+        if let Some(x) = &acc.export {
+            let _ = x.own_st.set(st.clone());
         }
         let key = dir_key(v.path());
         self.accs[shard_of(&key)]
@@ -599,7 +622,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                 // (its readers count hard links once themselves).
                 if depth > 0 && du.export.is_some() {
                     let acc = self.acc(&mut state.cache, &path[..key_end]);
-                    if let Some(x) = &acc.export {
+                    if let Some(x) = acc.export() {
                         x.push_file(v.name(), st);
                     }
                 }
@@ -614,7 +637,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             if depth > 0 {
                 let acc = self.acc(&mut state.cache, &path[..key_end]);
                 acc.add(&own);
-                if let Some(x) = &acc.export {
+                if let Some(x) = acc.export() {
                     x.push_file(v.name(), st);
                 }
             } else if let Some(x) = &du.export {
@@ -634,13 +657,13 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         if depth <= opts.max_depth {
             du.line(&shown, path, true);
         }
-        let export = below.as_ref().and_then(|b| b.export.as_ref());
+        let export = below.as_ref().and_then(|b| b.export());
         if depth > 0 {
             let parent = self.acc(&mut state.cache, &path[..key_end]);
             if !opts.separate_dirs {
                 parent.add(&shown);
             }
-            if let Some(x) = &parent.export {
+            if let Some(x) = parent.export() {
                 x.push_dir(v.name(), st, export);
             }
         } else if let Some(x) = &du.export {

@@ -81,7 +81,9 @@ pub struct ReadOptions {
     pub threads: usize,
     /// Directories smaller than this many bytes are read serially.
     pub min_sliced_size: u64,
-    /// The `getdents64` buffer size of each reader.
+    /// The `getdents64` buffer size of each reader: each slice's, and
+    /// each walk worker's (a smaller one saves memory per worker: du's
+    /// many workers).
     pub buffer_size: usize,
 }
 

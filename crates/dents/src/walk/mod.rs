@@ -248,6 +248,15 @@ pub struct WalkOptions {
     /// [`Visit::at_name`] the whole path, so a stat still works, through
     /// a path lookup (which fails beyond `PATH_MAX`).
     pub post_order_parent_fd: bool,
+    /// Visit a directory's entries in runs of up to 256,
+    /// each run sorted by inode number, rather than as read: a cold
+    /// walk that stats every entry (du) then reads each inode-table
+    /// block once per run instead of seeking back and forth, and its
+    /// subdirectories are queued, so read, in inode order too.  Costs
+    /// one run's names per thread (bounded, whatever the directory's
+    /// size).  Ignored by sorted walks and for entries whose type must
+    /// be learnt first.
+    pub ino_order: bool,
 }
 
 impl Default for WalkOptions {
@@ -268,6 +277,7 @@ impl Default for WalkOptions {
             fd_budget: None,
             sort: false,
             post_order_parent_fd: true,
+            ino_order: false,
         }
     }
 }

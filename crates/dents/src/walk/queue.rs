@@ -17,8 +17,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::Scope;
 
-use crate::dir::DEFAULT_BUFFER_SIZE;
-
 use super::node::Node;
 use super::{Order, Shared, Visitor};
 
@@ -147,7 +145,7 @@ impl<V: Visitor> Shared<'_, V> {
             return self.work_sorted(scope);
         }
         let mut state = self.visitor.state();
-        let mut buf = vec![0u8; self.opts.read.buffer_size.max(DEFAULT_BUFFER_SIZE)];
+        let mut buf = vec![0u8; self.opts.read.buffer_size];
         let mut next = self.next(Vec::new(), None);
         while let Some(t) = next {
             if t.start_worker {

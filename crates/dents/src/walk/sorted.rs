@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::Scope;
 
-use crate::dir::{FileType, DEFAULT_BUFFER_SIZE};
+use crate::dir::FileType;
 use crate::scan::Kind;
 use crate::sys;
 
@@ -51,7 +51,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// is ready in ticket order when no other worker is doing so.
     pub(super) fn work_sorted<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         let mut state = self.visitor.state();
-        let mut buf = vec![0u8; self.opts.read.buffer_size.max(DEFAULT_BUFFER_SIZE)];
+        let mut buf = vec![0u8; self.opts.read.buffer_size];
         let mut next = self.next(Vec::new(), None);
         while let Some(Taken {
             node,
