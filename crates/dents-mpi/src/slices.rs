@@ -59,7 +59,7 @@ pub fn huge_space(path: &[u8]) -> Option<OffsetSpace> {
     slice::offset_space(fd.as_fd(), size).ok().flatten()
 }
 
-/// Reads the slice `item` (see [`is_slice`]) of its directory, opened by
+/// Reads the slice `item` (one of [`slice_items`]) of its directory, opened by
 /// its path, into `sink`.
 pub fn read<S: EntrySink>(item: &Item, sink: &mut S) -> io::Result<()> {
     let (lo, hi) = item.slice.expect("a slice item");
