@@ -63,6 +63,24 @@ impl Visitor for Record {
     }
 }
 
+/// The options of one case: the order and the depth limits, 3 threads.
+fn options(post_order: bool, min_depth: usize, max_depth: usize) -> WalkOptions {
+    WalkOptions {
+        post_order,
+        min_depth,
+        max_depth,
+        threads: 3,
+        ..WalkOptions::default()
+    }
+}
+
+/// The visits of the whole walk from `root`.
+fn walk_whole(root: &[u8], opts: &WalkOptions) -> Record {
+    let whole = Record::new(None);
+    walk(&[root.to_vec()], opts, &whole);
+    whole
+}
+
 #[test]
 fn starts_below_roots_visit_as_the_whole_walk() {
     let tmp = tempfile::tempdir().unwrap();
@@ -81,15 +99,8 @@ fn starts_below_roots_visit_as_the_whole_walk() {
         (false, 3, 3),
         (true, 2, 4),
     ] {
-        let opts = WalkOptions {
-            post_order,
-            min_depth,
-            max_depth,
-            threads: 3,
-            ..WalkOptions::default()
-        };
-        let whole = Record::new(None);
-        walk(std::slice::from_ref(&root), &opts, &whole);
+        let opts = options(post_order, min_depth, max_depth);
+        let whole = walk_whole(&root, &opts);
         for cut in [1, 2] {
             let parts = Record::new(Some(cut));
             walk(std::slice::from_ref(&root), &opts, &parts);
@@ -155,15 +166,8 @@ fn slices_of_a_directory_visit_as_the_whole_walk_below_it() {
         (false, 2, 2),
         (true, 2, 3),
     ] {
-        let opts = WalkOptions {
-            post_order,
-            min_depth,
-            max_depth,
-            threads: 3,
-            ..WalkOptions::default()
-        };
-        let whole = Record::new(None);
-        walk(std::slice::from_ref(&root), &opts, &whole);
+        let opts = options(post_order, min_depth, max_depth);
+        let whole = walk_whole(&root, &opts);
         let want: BTreeSet<Seen> = whole
             .seen
             .into_inner()
