@@ -6,8 +6,9 @@
 //! the distributed engine with find's evaluator wrapped in [`Spill`]:
 //! while the rank's queue is short, directories met are handed to the
 //! queue (as items other ranks may steal) instead of walked here, and an
-//! item is walked with `walk_from`, so that each entry is visited with
-//! the path, name, root and depth it has in the whole walk.  Output
+//! item is walked with `walk_from` (a slice of a huge directory with
+//! `walk_slice`), so that each entry is visited with the path, name, root
+//! and depth it has in the whole walk.  Output
 //! records go through the engine to rank 0's standard output (or the
 //! rank's own file).
 
