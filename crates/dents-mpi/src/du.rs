@@ -393,6 +393,19 @@ impl DuVisitor<'_> {
 }
 
 impl DuVisitor<'_> {
+    /// The directory `v`, met in a walk of `item`, as an item whose total
+    /// goes to the sum `id` here.
+    fn item_below(&self, v: &Visit<'_>, item: &Item, id: u64) -> Item {
+        Item {
+            path: v.path().to_vec(),
+            depth: v.depth() as u32,
+            root: item.root,
+            root_dev: item.root_dev,
+            reply: (self.ctx.rank(), id),
+            slice: None,
+        }
+    }
+
     /// Hands the huge directory `v` out as slices of its offset space, a
     /// few per rank: its sum waits for each slice's total.
     fn split(
@@ -418,14 +431,7 @@ impl DuVisitor<'_> {
             remote_id: OnceLock::new(),
         });
         let id = du.remote_id(&acc);
-        let dir = Item {
-            path: v.path().to_vec(),
-            depth: depth as u32,
-            root: item.root,
-            root_dev: item.root_dev,
-            reply: (self.ctx.rank(), id),
-            slice: None,
-        };
+        let dir = self.item_below(v, item, id);
         let items = slices::slice_items(&dir, space, self.ctx.size());
         acc.pending.store(items.len(), Ordering::Release);
         for i in items {
@@ -602,14 +608,7 @@ impl Visitor for DuVisitor<'_> {
             if self.may_spill && self.ctx.wants_spill() {
                 let id = du.remote_id(p);
                 p.pending.fetch_add(1, Ordering::AcqRel);
-                self.ctx.spill(Item {
-                    path: v.path().to_vec(),
-                    depth: depth as u32,
-                    root: item.root,
-                    root_dev: item.root_dev,
-                    reply: (self.ctx.rank(), id),
-                    slice: None,
-                });
+                self.ctx.spill(self.item_below(v, item, id));
                 return true;
             }
         }

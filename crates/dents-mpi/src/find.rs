@@ -6,21 +6,18 @@
 //! the distributed engine with find's evaluator wrapped in [`Spill`]:
 //! while the rank's queue is short, directories met are handed to the
 //! queue (as items other ranks may steal) instead of walked here, and an
-//! item is walked with `walk_from`, so that each entry is visited with
-//! the path, name, root and depth it has in the whole walk.  Output
+//! item is walked with `walk_from` (a slice of a huge directory with
+//! `walk_slice`), so that each entry is visited with the path, name, root
+//! and depth it has in the whole walk.  Output
 //! records go through the engine to rank 0's standard output (or the
 //! rank's own file).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::Arc;
 
-use std::os::fd::BorrowedFd;
-
-use dents::dir::{Entry, FileType};
-use dents::slice::EntrySink;
-use dents::StatFields;
+use dents::dir::FileType;
 
 use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use mpi::topology::SimpleCommunicator;
@@ -141,132 +138,36 @@ impl<'a, V: Visitor> FindJob<'a, V> {
         walk::walk_from(&starts, opts, &spill);
     }
 
-    /// Reads the slice `item` of a huge directory, walking its entries
-    /// (each as a start below the directory) in chunks.
+    /// Walks the slice `item` of a huge directory: its entries visited
+    /// with what the read gave (a stat only if the expression needs one),
+    /// the trees of its subdirectories walked (or spilled) as in a whole
+    /// walk.
     fn run_slice(&self, item: &Item, ctx: &Ctx) {
-        // The entries are walked on the walk's threads, a chunk each, as
-        // the reader hands them over (a start's visit costs a stat).
-        let threads = self.opts.threads.max(1);
-        let (tx, rx) = mpsc::sync_channel::<Chunk>(threads);
-        let rx = Mutex::new(rx);
-        let read = std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| loop {
-                    let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok(chunk) = next else { break };
-                    self.walk_chunk(chunk, item, ctx);
-                });
-            }
-            let mut sink = SliceSink {
-                ctx,
-                same_fs: self.opts.same_fs,
-                dir: item,
-                chunk: Vec::with_capacity(SLICE_CHUNK),
-                tx,
-            };
-            let read = slices::read(item, &mut sink);
-            let rest = std::mem::take(&mut sink.chunk);
-            sink.send(Chunk::Walk(rest));
-            read
-        });
-        if let Err(e) = read {
-            // Said once for the directory, by its first slice.
-            if item.slice.is_some_and(|(lo, _)| lo == 0) {
-                let e = WalkError {
-                    path: item.path.clone(),
-                    kind: WalkErrorKind::Io(e),
-                };
-                let spill = self.spill(HashSet::new(), ctx);
-                let mut state = spill.state();
-                spill.error(&mut state, &e);
-                spill.finish(state);
-            } else {
-                ctx.fail(1);
-            }
-        }
-    }
-}
-
-/// Entries of a slice walked at once (one walk's start-up each).
-const SLICE_CHUNK: usize = 1024;
-
-/// Entries of a slice, as items of one walk.
-enum Chunk {
-    /// Walked as the whole walk would.
-    Walk(Vec<Item>),
-    /// Mount points under `-xdev`: visited, not walked.
-    Alone(Vec<Item>),
-}
-
-impl<V: Visitor> FindJob<'_, V> {
-    /// Walks a chunk of the entries of the slice `dir`.
-    fn walk_chunk(&self, chunk: Chunk, dir: &Item, ctx: &Ctx) {
-        match chunk {
-            Chunk::Walk(items) => self.walk(&items, self.opts, ctx),
-            Chunk::Alone(items) => {
-                let opts = WalkOptions {
-                    max_depth: dir.depth as usize + 1,
-                    ..self.opts.clone()
-                };
-                self.walk(&items, &opts, ctx);
-            }
-        }
-    }
-}
-
-/// Entries of one slice, handed out in chunks to be walked as starts
-/// below their directory.
-struct SliceSink<'j> {
-    ctx: &'j Ctx,
-    same_fs: bool,
-    dir: &'j Item,
-    /// Entries read and not handed out yet.
-    chunk: Vec<Item>,
-    tx: mpsc::SyncSender<Chunk>,
-}
-
-impl SliceSink<'_> {
-    fn send(&self, chunk: Chunk) {
-        if !matches!(&chunk, Chunk::Walk(v) | Chunk::Alone(v) if v.is_empty()) {
-            let _ = self.tx.send(chunk);
-        }
-    }
-}
-
-impl EntrySink for SliceSink<'_> {
-    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
-        if self.ctx.quitting() {
-            return;
-        }
-        let mut path = Vec::with_capacity(self.dir.path.len() + 1 + e.name().len());
-        path.extend_from_slice(&self.dir.path);
-        if !path.ends_with(b"/") {
-            path.push(b'/');
-        }
-        path.extend_from_slice(e.name());
-        let item = Item {
-            path,
-            depth: self.dir.depth + 1,
-            root: self.dir.root,
-            root_dev: self.dir.root_dev,
-            reply: NO_REPLY,
-            slice: None,
-        };
-        // -xdev: a mount point is visited but not walked, as the walker
-        // would have it (a start is walked whatever its device).
-        let may_be_dir = matches!(e.file_type(), FileType::DIRECTORY | FileType::UNKNOWN);
-        if self.same_fs && may_be_dir {
-            if let Ok(st) = dents::fs::stat_at(dir, e.name_cstr(), StatFields::TYPE) {
-                if st.file_type().is_dir() && st.dev() != self.dir.root_dev {
-                    return self.send(Chunk::Alone(vec![item]));
+        let spill = self.spill(HashSet::new(), ctx);
+        let fd = match slices::open(item) {
+            Ok(fd) => fd,
+            Err(e) => {
+                // Said once for the directory, by its first slice.
+                if item.slice.is_some_and(|(lo, _)| lo == 0) {
+                    let e = WalkError {
+                        path: item.path.clone(),
+                        kind: WalkErrorKind::Io(e),
+                    };
+                    let mut state = spill.state();
+                    spill.error(&mut state, &e);
+                    spill.finish(state);
+                } else {
+                    ctx.fail(1);
                 }
+                return;
             }
-        }
-        self.chunk.push(item);
-        if self.chunk.len() >= SLICE_CHUNK {
-            let full = std::mem::replace(&mut self.chunk, Vec::with_capacity(SLICE_CHUNK));
-            self.send(Chunk::Walk(full));
-        }
+        };
+        let dir = walk::Start {
+            path: &item.path,
+            root_len: self.roots[item.root as usize].len(),
+            depth: item.depth as usize,
+        };
+        walk::walk_slice(&dir, fd, slices::range(item), self.opts, &spill);
     }
 }
 

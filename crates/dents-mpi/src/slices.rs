@@ -9,7 +9,7 @@
 //! XFS).
 
 use std::io;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 
 use dents::dir::DEFAULT_BUFFER_SIZE;
 pub use dents::slice::OffsetSpace;
@@ -59,14 +59,25 @@ pub fn huge_space(path: &[u8]) -> Option<OffsetSpace> {
     slice::offset_space(fd.as_fd(), size).ok().flatten()
 }
 
-/// Reads the slice `item` (see [`is_slice`]) of its directory, opened by
-/// its path, into `sink`.
-pub fn read<S: EntrySink>(item: &Item, sink: &mut S) -> io::Result<()> {
-    let (lo, hi) = item.slice.expect("a slice item");
+/// Opens the directory of the slice `item` by its path.
+pub fn open(item: &Item) -> io::Result<OwnedFd> {
     let path = std::ffi::CString::new(item.path.clone())
         // A path with a NUL byte cannot exist.
         .map_err(|_| io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error()))?;
-    let fd = dents::fs::open_dir(&path)?;
-    let hi = (hi != u64::MAX).then_some(hi);
+    dents::fs::open_dir(&path)
+}
+
+/// The offset range `[lo, hi)` of the slice `item` (`hi` = `None`: to the
+/// end), as `dents::slice::read_slice_range` takes it.
+pub fn range(item: &Item) -> (u64, Option<u64>) {
+    let (lo, hi) = item.slice.expect("a slice item");
+    (lo, (hi != u64::MAX).then_some(hi))
+}
+
+/// Reads the slice `item` (one of [`slice_items`]) of its directory, opened by
+/// its path, into `sink`.
+pub fn read<S: EntrySink>(item: &Item, sink: &mut S) -> io::Result<()> {
+    let fd = open(item)?;
+    let (lo, hi) = range(item);
     slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, sink).map(|_| ())
 }

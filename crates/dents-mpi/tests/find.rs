@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{build_tree, run, sorted, Run};
+use dents_testfs::{FsKind, LoopFs};
 
 fn gnu_find(dir: &Path, args: &[&str]) -> Run {
     run(Command::new("find")
@@ -173,6 +174,39 @@ fn huge_directory_split_over_ranks_every_entry_once() {
             assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]));
         }
     }
+}
+
+/// `-xdev` on a split directory with a mount point among its entries
+/// (a tmpfs): visited, not walked, as GNU find has it.
+#[test]
+fn huge_directory_with_a_mount_point_under_xdev() {
+    let Some(_) = common::mpirun() else { return };
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot mount a tmpfs");
+    }
+    let Some(fs) = LoopFs::new_or_skip(FsKind::Xfs, 300) else {
+        return;
+    };
+    let base = fs.path();
+    dents_testfs::fill_flat(&base.join("flat1m"), 50_000, |i| {
+        format!("a-name-long-enough-to-fill-{i:06}")
+    });
+    let mnt = base.join("flat1m/mnt");
+    fs::create_dir(&mnt).unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "tmpfs"])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    assert!(mounted.success());
+    fs::write(mnt.join("inside"), b"x").unwrap();
+    let args = ["flat1m", "-xdev", "-name", "*mnt*", "-o", "-name", "inside"];
+    let want = gnu_find(base, &args);
+    let got = run(&mut mpi_find_cmd(3, base, &args));
+    let _ = Command::new("umount").arg(&mnt).status();
+    assert_eq!(want.stdout, b"flat1m/mnt\n");
+    assert_eq!(got.status, 0, "{}", got.stderr);
+    assert_eq!(sorted(&got.stdout, &[]), sorted(&want.stdout, &[]));
 }
 
 /// `--output=FILE`: rank 0 writes every rank's lines to FILE, none to

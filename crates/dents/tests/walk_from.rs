@@ -1,12 +1,17 @@
 //! `walk::walk_from`: directories left out of one walk and walked from
 //! as starts give exactly the visits (path, name, root, depth) of the
-//! walk of the whole tree, with the depth limits counted from the root.
+//! walk of the whole tree, with the depth limits counted from the root;
+//! `walk::walk_slice` over slices that tile a directory gives the visits
+//! of the walk of that directory's tree, less the directory's own.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::sync::Mutex;
 
-use dents::walk::{walk, walk_from, Flow, Start, Visit, Visitor, WalkError, WalkOptions};
+use dents::dir::DirReader;
+use dents::walk::{
+    walk, walk_from, walk_slice, Flow, Start, Visit, Visitor, WalkError, WalkOptions,
+};
 
 type Seen = (Vec<u8>, Vec<u8>, Vec<u8>, usize, bool);
 
@@ -58,6 +63,24 @@ impl Visitor for Record {
     }
 }
 
+/// The options of one case: the order and the depth limits, 3 threads.
+fn options(post_order: bool, min_depth: usize, max_depth: usize) -> WalkOptions {
+    WalkOptions {
+        post_order,
+        min_depth,
+        max_depth,
+        threads: 3,
+        ..WalkOptions::default()
+    }
+}
+
+/// The visits of the whole walk from `root`.
+fn walk_whole(root: &[u8], opts: &WalkOptions) -> Record {
+    let whole = Record::new(None);
+    walk(&[root.to_vec()], opts, &whole);
+    whole
+}
+
 #[test]
 fn starts_below_roots_visit_as_the_whole_walk() {
     let tmp = tempfile::tempdir().unwrap();
@@ -76,15 +99,8 @@ fn starts_below_roots_visit_as_the_whole_walk() {
         (false, 3, 3),
         (true, 2, 4),
     ] {
-        let opts = WalkOptions {
-            post_order,
-            min_depth,
-            max_depth,
-            threads: 3,
-            ..WalkOptions::default()
-        };
-        let whole = Record::new(None);
-        walk(std::slice::from_ref(&root), &opts, &whole);
+        let opts = options(post_order, min_depth, max_depth);
+        let whole = walk_whole(&root, &opts);
         for cut in [1, 2] {
             let parts = Record::new(Some(cut));
             walk(std::slice::from_ref(&root), &opts, &parts);
@@ -110,5 +126,70 @@ fn starts_below_roots_visit_as_the_whole_walk() {
                 "cut at {cut}, post-order {post_order}, depths {min_depth}..={max_depth}"
             );
         }
+    }
+}
+
+#[test]
+fn slices_of_a_directory_visit_as_the_whole_walk_below_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("t/big");
+    for i in 0..300 {
+        fs::create_dir_all(&dir).unwrap();
+        if i % 50 == 0 {
+            let sub = dir.join(format!("d{i}/e"));
+            fs::create_dir_all(&sub).unwrap();
+            fs::write(sub.join("f"), b"").unwrap();
+        } else {
+            fs::write(dir.join(format!("f{i}")), b"").unwrap();
+        }
+    }
+    let root = format!("{}/t", tmp.path().display()).into_bytes();
+    let dir_path = [root.as_slice(), b"/big"].concat();
+    let open = || fs::File::open(&dir).unwrap().into();
+    // Cut points: the positions that follow the 1st, 100th and 200th
+    // entries read (slices [0, c1), [c1, c2), [c2, c3), [c3, end)).
+    let mut reader = DirReader::new(open());
+    let mut cuts = Vec::new();
+    let mut n = 0;
+    while let Some(e) = reader.next_raw().unwrap() {
+        if [1, 100, 200].contains(&n) {
+            cuts.push(e.next_offset());
+        }
+        n += 1;
+    }
+    assert_eq!(cuts.len(), 3);
+    let mut bounds = vec![0];
+    bounds.extend(&cuts);
+    for (post_order, min_depth, max_depth) in [
+        (false, 0, usize::MAX),
+        (true, 0, usize::MAX),
+        (false, 2, 2),
+        (true, 2, 3),
+    ] {
+        let opts = options(post_order, min_depth, max_depth);
+        let whole = walk_whole(&root, &opts);
+        let want: BTreeSet<Seen> = whole
+            .seen
+            .into_inner()
+            .unwrap()
+            .into_iter()
+            .filter(|s| s.0.starts_with(&dir_path) && s.0 != dir_path)
+            .collect();
+        assert!(want.len() >= 300);
+        let slices = Record::new(None);
+        let start = Start {
+            path: &dir_path,
+            root_len: root.len(),
+            depth: 1,
+        };
+        for (i, &lo) in bounds.iter().enumerate() {
+            let hi = bounds.get(i + 1).copied();
+            walk_slice(&start, open(), (lo, hi), &opts, &slices);
+        }
+        assert_eq!(
+            slices.seen.into_inner().unwrap(),
+            want,
+            "post-order {post_order}, depths {min_depth}..={max_depth}"
+        );
     }
 }

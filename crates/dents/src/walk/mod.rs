@@ -138,7 +138,7 @@ mod sorted;
 
 use std::ffi::CStr;
 use std::io;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
@@ -598,6 +598,56 @@ impl<'a> Start<'a> {
 /// them (`-L`) are not found, nor is a start on another filesystem than
 /// its root checked for [`WalkOptions::same_fs`] (the caller's part).
 pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+    run(opts, visitor, |shared| {
+        let mut state = visitor.state();
+        let mut starts = starts.to_vec();
+        if shared.opts.sort {
+            starts.sort_unstable_by(|a, b| a.path.cmp(b.path));
+        }
+        for start in &starts {
+            if shared.quit.load(Ordering::Relaxed) {
+                break;
+            }
+            shared.visit_root(&mut state, start);
+        }
+        visitor.finish(state);
+    })
+}
+
+/// Walks one slice of a huge directory: the entries `dents::slice`
+/// reads from `[lo, hi)` of its offset space (`hi` = `None`: to the end;
+/// see [`crate::slice::read_slice_range`]), each visited with what the
+/// read gave (name, `d_type`, inode: no stat unless the visitor asks for
+/// [`Visit::metadata`]), as [`walk_from`] would visit them below `dir`,
+/// and the trees of those that are directories walked.  The directory
+/// itself (open as `fd`) is not visited, before or after (its visit is
+/// the caller's, once for all its slices); its entries are visited in the
+/// order read, even in a sorted walk.
+///
+/// For a caller that spreads the slices of one directory over processes
+/// (`dents-mpi`): each entry then costs what it costs in a whole walk.
+pub fn walk_slice<V: Visitor>(
+    dir: &Start<'_>,
+    fd: OwnedFd,
+    (lo, hi): (u64, Option<u64>),
+    opts: &WalkOptions,
+    visitor: &V,
+) -> WalkStats {
+    run(opts, visitor, |shared| {
+        let mut state = visitor.state();
+        let children = shared.walk_slice_of(&mut state, dir, fd, lo, hi);
+        visitor.finish(state);
+        shared.queue.lock().expect("queue lock").push(children);
+    })
+}
+
+/// Runs a walk: `seed` visits its starts (and queues their directories)
+/// on the calling thread, then workers read the queue until it is empty.
+fn run<V: Visitor>(
+    opts: &WalkOptions,
+    visitor: &V,
+    seed: impl FnOnce(&Shared<'_, V>),
+) -> WalkStats {
     let (workers, fd_budget) = fd_plan(opts);
     let mut opts = opts.clone();
     // Under `ulimit -v`, a thread's stack (2 MiB) is address space taken
@@ -638,20 +688,7 @@ pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: 
         ahead: Condvar::new(),
         drainer: Mutex::new(()),
     };
-    {
-        let mut state = visitor.state();
-        let mut starts = starts.to_vec();
-        if opts.sort {
-            starts.sort_unstable_by(|a, b| a.path.cmp(b.path));
-        }
-        for start in &starts {
-            if shared.quit.load(Ordering::Relaxed) {
-                break;
-            }
-            shared.visit_root(&mut state, start);
-        }
-        visitor.finish(state);
-    }
+    seed(&shared);
     // The calling thread is the first worker; it and the others start
     // more as the queue grows (see [`Shared::start_worker`]).
     std::thread::scope(|scope| shared.work(scope));

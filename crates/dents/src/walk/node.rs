@@ -50,6 +50,9 @@ pub(super) struct Node {
     pub(super) is_root: bool,
     /// The length of the starting point at the head of every path below.
     pub(super) root_len: usize,
+    /// Whether the walk visits this directory itself (`false`: a slice's
+    /// directory, visited by the caller of [`super::walk_slice`]).
+    pub(super) visited: bool,
 }
 
 impl Drop for Node {

@@ -56,6 +56,7 @@ impl<V: Visitor> Shared<'_, V> {
                 return;
             }
             own = if self.opts.post_order
+                && cur.visited
                 && !self.quit.load(Ordering::Relaxed)
                 && cur.depth >= self.opts.min_depth
             {

@@ -138,9 +138,82 @@ impl<V: Visitor> Shared<'_, V> {
                 root_dev: dev_of(&st),
                 is_root: depth == 0,
                 root_len: start.root_len,
+                visited: true,
             });
             self.queue.lock().expect("queue lock").push(vec![node]);
         }
+    }
+
+    /// Reads the slice `[lo, hi)` of the directory `start` (open as `fd`),
+    /// visits its entries, and returns the subdirectories to walk; the
+    /// directory itself is not visited.
+    pub(super) fn walk_slice_of(
+        &self,
+        state: &mut V::State,
+        start: &Start<'_>,
+        fd: OwnedFd,
+        lo: u64,
+        hi: Option<u64>,
+    ) -> Vec<Arc<Node>> {
+        let path = start.path;
+        let Ok(name) = CString::new(path) else {
+            let e = io::Error::from_raw_os_error(libc::ENOENT);
+            self.report(state, path, WalkErrorKind::Io(e));
+            return Vec::new();
+        };
+        // Its children's loop checks and `-xdev` compare with the device
+        // and inode as opened.
+        let st = match sys::statx_fd(fd.as_fd(), sys::statx_mask(StatFields::BASIC)) {
+            Ok(st) => st,
+            Err(e) => {
+                self.report(state, path, WalkErrorKind::Io(e));
+                return Vec::new();
+            }
+        };
+        let node = Arc::new(Node {
+            parent: None,
+            name,
+            depth: start.depth,
+            id: (dev_of(&st), st.stx_ino),
+            opened: OnceLock::new(),
+            path: None,
+            check_from: None,
+            mounts: if self.opts.follow == Follow::Always {
+                MountScope::None
+            } else {
+                Mounts::scope_of_root(self.mounts.as_ref(), path)
+            },
+            fd: Mutex::new(None),
+            children_left: AtomicUsize::new(0),
+            pending: AtomicUsize::new(1),
+            root_dev: dev_of(&st),
+            is_root: start.depth == 0,
+            root_len: start.root_len,
+            visited: false,
+        });
+        self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
+        let read_started = sys::now().0;
+        let mut sink = SliceVisit {
+            shared: self,
+            state: Some(self.visitor.state()),
+            dv: DirVisit::new(&node, path),
+        };
+        let read =
+            slice::read_slice_range(fd.as_fd(), lo, hi, self.opts.read.buffer_size, &mut sink);
+        if let Some(st) = sink.state.take() {
+            self.visitor.finish(st);
+        }
+        let mut dv = sink.dv;
+        if let Err(e) = read {
+            self.report(state, path, WalkErrorKind::Io(e));
+        }
+        dv.unknown.retain(|b| !b.entries.is_empty());
+        if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
+            let mut batches = std::mem::take(&mut dv.unknown);
+            self.classify(fd.as_fd(), &mut batches, read_started, dv.known_dirs);
+            self.visit_batches(state, &mut dv, fd.as_fd(), &batches);
+        }
+        self.adopt_children(state, &node, fd, &mut dv)
     }
 
     /// Reads one directory, visits its entries and queues its subdirectories.
@@ -445,6 +518,7 @@ impl<V: Visitor> Shared<'_, V> {
                 root_dev: dv.node.root_dev,
                 is_root: false,
                 root_len: dv.node.root_len,
+                visited: true,
             }));
         }
     }
