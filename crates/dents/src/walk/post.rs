@@ -25,6 +25,14 @@ impl<V: Visitor> Shared<'_, V> {
         fd: OwnedFd,
         dv: &mut DirVisit<'_>,
     ) -> Vec<Arc<Node>> {
+        // Counted once a directory (every way of reading one ends here): an
+        // atomic shared by every worker, added to for each entry, would
+        // move its cache line between cores at every entry.
+        let by_dtype = std::mem::take(&mut dv.by_dtype);
+        self.stats
+            .types
+            .by_dtype
+            .fetch_add(by_dtype, Ordering::Relaxed);
         let mut children = std::mem::take(&mut dv.children);
         if self.quit.load(Ordering::Relaxed) {
             children.clear();

@@ -118,30 +118,44 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         if descend && flow != Flow::Prune {
-            let mounts = if self.opts.follow == Follow::Always {
-                MountScope::None
-            } else {
-                Mounts::scope_of_root(self.mounts.as_ref(), root)
-            };
-            let node = Arc::new(Node {
-                parent: None,
-                name,
-                depth,
-                id: (dev_of(&st), st.stx_ino),
-                opened: OnceLock::new(),
-                path: None,
-                check_from: None,
-                mounts,
-                fd: Mutex::new(None),
-                children_left: AtomicUsize::new(0),
-                pending: AtomicUsize::new(1),
-                root_dev: dev_of(&st),
-                is_root: depth == 0,
-                root_len: start.root_len,
-                visited: true,
-            });
+            let node = self.start_node(start, name, &st, true);
             self.queue.lock().expect("queue lock").push(vec![node]);
         }
+    }
+
+    /// The node of a directory given as a start (a root, a start below
+    /// one, or the directory of a slice), `st` its stat as opened;
+    /// `visited`: whether its own visit is this walk's (its post-order
+    /// visit then is too).
+    fn start_node(
+        &self,
+        start: &Start<'_>,
+        name: CString,
+        st: &sys::Statx,
+        visited: bool,
+    ) -> Arc<Node> {
+        let mounts = if self.opts.follow == Follow::Always {
+            MountScope::None
+        } else {
+            Mounts::scope_of_root(self.mounts.as_ref(), start.path)
+        };
+        Arc::new(Node {
+            parent: None,
+            name,
+            depth: start.depth,
+            id: (dev_of(st), st.stx_ino),
+            opened: OnceLock::new(),
+            path: None,
+            check_from: None,
+            mounts,
+            fd: Mutex::new(None),
+            children_left: AtomicUsize::new(0),
+            pending: AtomicUsize::new(1),
+            root_dev: dev_of(st),
+            is_root: start.depth == 0,
+            root_len: start.root_len,
+            visited,
+        })
     }
 
     /// Reads the slice `[lo, hi)` of the directory `start` (open as `fd`),
@@ -170,27 +184,7 @@ impl<V: Visitor> Shared<'_, V> {
                 return Vec::new();
             }
         };
-        let node = Arc::new(Node {
-            parent: None,
-            name,
-            depth: start.depth,
-            id: (dev_of(&st), st.stx_ino),
-            opened: OnceLock::new(),
-            path: None,
-            check_from: None,
-            mounts: if self.opts.follow == Follow::Always {
-                MountScope::None
-            } else {
-                Mounts::scope_of_root(self.mounts.as_ref(), path)
-            },
-            fd: Mutex::new(None),
-            children_left: AtomicUsize::new(0),
-            pending: AtomicUsize::new(1),
-            root_dev: dev_of(&st),
-            is_root: start.depth == 0,
-            root_len: start.root_len,
-            visited: false,
-        });
+        let node = self.start_node(start, name, &st, false);
         self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
         let read_started = sys::now().0;
         let mut sink = SliceVisit {
@@ -351,14 +345,6 @@ impl<V: Visitor> Shared<'_, V> {
             }
             self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
         }
-        // Counted once a directory: an atomic shared by every worker,
-        // added to for each entry, would move its cache line between
-        // cores at every entry.
-        let by_dtype = std::mem::take(&mut dv.by_dtype);
-        self.stats
-            .types
-            .by_dtype
-            .fetch_add(by_dtype, Ordering::Relaxed);
         fd
     }
 
