@@ -8,18 +8,23 @@
 //! queue (as items other ranks may steal) instead of walked here, and an
 //! item is walked with `walk_from` (a slice of a huge directory with
 //! `walk_slice`), so that each entry is visited with the path, name, root
-//! and depth it has in the whole walk.  Output
+//! and depth it has in the whole walk.  A huge directory is found by the
+//! walker itself, which offers it once its first read comes back full
+//! (`WalkOptions::offer_big_dirs`, [`Spill::take_rest`]): the rest of its
+//! offset space goes to the queue as slices, so no directory is stat'ed
+//! to learn its size.  Output
 //! records go through the engine to rank 0's standard output (or the
 //! rank's own file).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use dents::dir::FileType;
 
-use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use dents::walk::{
+    self, BigDir, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
+};
 use mpi::topology::SimpleCommunicator;
 
 use crate::dev::dev_of;
@@ -118,14 +123,23 @@ impl<'a, V: Visitor> FindJob<'a, V> {
                 .enumerate()
                 .map(|(i, r)| (r.as_slice(), i))
                 .collect(),
-            root_paths: self.roots,
             root_devs: self.root_devs,
-            pruned: None,
         }
     }
 
-    /// Walks `items` (whole directories) with `opts`.
-    fn walk(&self, items: &[Item], opts: &WalkOptions, ctx: &Ctx) {
+    /// The walker's options: on two ranks or more, huge directories are
+    /// offered to [`Spill::take_rest`] as the walker meets them (a huge
+    /// starting point or item too, as its read begins).
+    fn walk_options(&self, ctx: &Ctx) -> WalkOptions {
+        let offer = ctx.size() > 1 && self.opts.follow != Follow::Always;
+        WalkOptions {
+            offer_big_dirs: offer.then_some(slices::HUGE_DIR),
+            ..self.opts.clone()
+        }
+    }
+
+    /// Walks `items` (whole directories).
+    fn walk(&self, items: &[Item], ctx: &Ctx) {
         let starts: Vec<walk::Start<'_>> = items
             .iter()
             .map(|i| walk::Start {
@@ -135,7 +149,7 @@ impl<'a, V: Visitor> FindJob<'a, V> {
             })
             .collect();
         let spill = self.spill(items.iter().map(|i| i.path.as_slice()).collect(), ctx);
-        walk::walk_from(&starts, opts, &spill);
+        walk::walk_from(&starts, &self.walk_options(ctx), &spill);
     }
 
     /// Walks the slice `item` of a huge directory: its entries visited
@@ -167,33 +181,22 @@ impl<'a, V: Visitor> FindJob<'a, V> {
             root_len: self.roots[item.root as usize].len(),
             depth: item.depth as usize,
         };
-        walk::walk_slice(&dir, fd, slices::range(item), self.opts, &spill);
+        walk::walk_slice(
+            &dir,
+            fd,
+            slices::range(item),
+            &self.walk_options(ctx),
+            &spill,
+        );
     }
 }
 
 impl<V: Visitor> Job for FindJob<'_, V> {
     fn run(&self, items: Vec<Item>, ctx: &Ctx) {
-        let (parts, mut whole): (Vec<Item>, Vec<Item>) =
+        let (parts, whole): (Vec<Item>, Vec<Item>) =
             items.into_iter().partition(|i| i.slice.is_some());
-        if ctx.size() > 1 && self.opts.follow != Follow::Always {
-            // A huge directory given as a starting point (or met as an
-            // entry of a slice) is split here.
-            let spill = self.spill(HashSet::new(), ctx);
-            whole.retain(|item| {
-                if item.depth as usize >= self.opts.max_depth {
-                    return true;
-                }
-                match slices::huge_space(&item.path) {
-                    Some(space) => {
-                        spill.split(item, space);
-                        false
-                    }
-                    None => true,
-                }
-            });
-        }
         if !whole.is_empty() {
-            self.walk(&whole, self.opts, ctx);
+            self.walk(&whole, ctx);
         }
         for item in &parts {
             self.run_slice(item, ctx);
@@ -215,55 +218,11 @@ struct Spill<'a, V> {
     starts: HashSet<&'a [u8]>,
     /// The starting points, by path.
     roots: HashMap<&'a [u8], usize>,
-    /// The starting points, by index.
-    root_paths: &'a [Vec<u8>],
     /// The starting points' devices (`-xdev`), by index.
     root_devs: &'a [u64],
-    /// Set when the visit of this path says `-prune` (a split directory's
-    /// own visit: its slices are then not read).
-    pruned: Option<(&'a [u8], &'a AtomicBool)>,
 }
 
 impl<V: Visitor> Spill<'_, V> {
-    /// Visits the directory `dir` alone (not read, not walked), on this
-    /// thread; whether its entries are to be walked (not `-prune`d, no
-    /// `-quit`).
-    fn visit_alone(&self, dir: &Item) -> bool {
-        let pruned = AtomicBool::new(false);
-        let opts = WalkOptions {
-            max_depth: dir.depth as usize,
-            ..self.opts.clone()
-        };
-        let alone = Spill {
-            inner: self.inner,
-            ctx: self.ctx,
-            opts: &opts,
-            starts: HashSet::from([dir.path.as_slice()]),
-            roots: self.roots.clone(),
-            root_paths: self.root_paths,
-            root_devs: self.root_devs,
-            pruned: Some((&dir.path, &pruned)),
-        };
-        let start = walk::Start {
-            path: &dir.path,
-            root_len: self.root_paths[dir.root as usize].len(),
-            depth: dir.depth as usize,
-        };
-        walk::walk_from(&[start], &opts, &alone);
-        !pruned.load(Ordering::Relaxed) && !self.ctx.quitting()
-    }
-
-    /// Splits the huge directory `dir`: visits it here, and queues the
-    /// slices of its entries (other ranks steal them), unless its visit
-    /// pruned it.
-    fn split(&self, dir: &Item, space: slices::OffsetSpace) {
-        if self.visit_alone(dir) {
-            for slice in slices::slice_items(dir, space, self.ctx.size()) {
-                self.ctx.spill(slice);
-            }
-        }
-    }
-
     /// Whether the directory `v` goes to the queue; queued if so.
     fn spilled(&self, v: &Visit<'_>) -> bool {
         // -L finds loops through a directory's ancestors, which an item
@@ -289,26 +248,20 @@ impl<V: Visitor> Spill<'_, V> {
                 _ => return false,
             }
         }
-        let dir = Item {
+        // A huge directory is not told apart here (that would take a stat
+        // of every directory): the walker offers it once its read shows
+        // it big ([`Spill::take_rest`]).
+        if !self.ctx.wants_spill() {
+            return false;
+        }
+        self.ctx.spill(Item {
             path: v.path().to_vec(),
             depth: v.depth() as u32,
             root: root as u32,
             root_dev,
             reply: NO_REPLY,
             slice: None,
-        };
-        // A huge directory, however full the queue: its own visit and its
-        // entries in slices, each an item of its own (du's split, with the
-        // visit of the directory as one more item).
-        let huge = matches!(v.metadata(), Ok(st) if st.len() >= slices::HUGE_DIR);
-        if let Some(space) = huge.then(|| slices::sliceable(v)).flatten() {
-            self.split(&dir, space);
-            return true;
-        }
-        if !self.ctx.wants_spill() {
-            return false;
-        }
-        self.ctx.spill(dir);
+        });
         true
     }
 }
@@ -332,12 +285,32 @@ impl<V: Visitor> Visitor for Spill<'_, V> {
         if flow == Flow::Quit {
             self.ctx.quit();
         }
-        if let Some((path, pruned)) = self.pruned {
-            if flow == Flow::Prune && v.path() == path {
-                pruned.store(true, Ordering::Relaxed);
-            }
-        }
         flow
+    }
+
+    /// A huge directory, offered by the walker once it read its first
+    /// entries (its own visit done, so not `-prune`d, and within
+    /// `-maxdepth`): the rest of its offset space is queued as slices,
+    /// which any rank may steal, however full the queue.
+    fn take_rest(&self, _state: &mut V::State, dir: &BigDir<'_>) -> bool {
+        if self.ctx.size() < 2 || self.ctx.quitting() {
+            return false;
+        }
+        let Some(&root) = self.roots.get(dir.root()) else {
+            return false;
+        };
+        let item = Item {
+            path: dir.path().to_vec(),
+            depth: dir.depth() as u32,
+            root: root as u32,
+            root_dev: self.root_devs[root],
+            reply: NO_REPLY,
+            slice: None,
+        };
+        for slice in slices::slice_items_from(&item, dir.space(), dir.from(), self.ctx.size()) {
+            self.ctx.spill(slice);
+        }
+        true
     }
 
     fn turn_done(&self, state: &mut V::State) {

@@ -33,7 +33,14 @@ pub fn sliceable(v: &Visit<'_>) -> Option<OffsetSpace> {
 /// ignored): a few per rank, at most `slice::MAX_SLICES`, tiling `space`,
 /// none empty.
 pub fn slice_items(dir: &Item, space: OffsetSpace, ranks: u32) -> Vec<Item> {
-    let starts = slice::slice_starts(space, (ranks as usize * 4).min(slice::MAX_SLICES));
+    slice_items_from(dir, space, 0, ranks)
+}
+
+/// The slice items of the part of `space` from position `from` on (the
+/// rest of a directory read up to `from`), as [`slice_items`].
+pub fn slice_items_from(dir: &Item, space: OffsetSpace, from: u64, ranks: u32) -> Vec<Item> {
+    let n = (ranks as usize * 4).min(slice::MAX_SLICES);
+    let starts = slice::slice_starts_from(space, from, n);
     let mut items: Vec<Item> = Vec::with_capacity(starts.len());
     for (i, &lo) in starts.iter().enumerate() {
         let hi = starts.get(i + 1).copied().unwrap_or(u64::MAX);
@@ -45,18 +52,6 @@ pub fn slice_items(dir: &Item, space: OffsetSpace, ranks: u32) -> Vec<Item> {
         }
     }
     items
-}
-
-/// The offset space of the directory at `path` (not following a final
-/// symlink) if it is huge and slicing it is exact.
-pub fn huge_space(path: &[u8]) -> Option<OffsetSpace> {
-    let path = std::ffi::CString::new(path).ok()?;
-    let fd = dents::fs::open_dir_at(rustix::fs::CWD, &path).ok()?;
-    let size = dents::fs::fstat(fd.as_fd()).ok()?.len();
-    if size < HUGE_DIR {
-        return None;
-    }
-    slice::offset_space(fd.as_fd(), size).ok().flatten()
 }
 
 /// Opens the directory of the slice `item` by its path.

@@ -176,6 +176,50 @@ fn huge_directory_split_over_ranks_every_entry_once() {
     }
 }
 
+/// `find -false` needs no stat of the directories it walks: at 2 ranks
+/// (directories spilled to the queue, huge ones looked for) the stat
+/// calls on the tree's entries are a few per work item (its start's own
+/// stat), far fewer than its 3,000 directories (a stat each before huge
+/// directories were offered by the walker).
+#[test]
+fn no_stat_per_directory_at_two_ranks() {
+    let Some(_) = common::mpirun() else { return };
+    if !dents_testfs::cli::have_program("strace", "-V") {
+        return dents_testfs::skip("strace not found");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for a in 0..30 {
+        for b in 0..100 {
+            let d = tmp.path().join(format!("t/a{a}/b{b}"));
+            fs::create_dir_all(&d).unwrap();
+            fs::write(d.join("f"), b"").unwrap();
+        }
+    }
+    let dirs = 30 * 100 + 30;
+    let program = [
+        "mpirun",
+        "--oversubscribe",
+        "--allow-run-as-root",
+        "--bind-to",
+        "none",
+        "-np",
+        "2",
+        env!("CARGO_BIN_EXE_dents-mpi"),
+        "find",
+    ];
+    let stats = dents_testfs::cli::entry_stat_calls(
+        &program,
+        &["t", "-false"],
+        tmp.path(),
+        "t",
+        &[("LC_ALL", "C")],
+    );
+    assert!(
+        stats < dirs / 10,
+        "{stats} stat calls on the entries of a tree of {dirs} directories"
+    );
+}
+
 /// `-xdev` on a split directory with a mount point among its entries
 /// (a tmpfs): visited, not walked, as GNU find has it.
 #[test]

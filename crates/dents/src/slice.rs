@@ -135,7 +135,20 @@ pub fn plan(dir: BorrowedFd<'_>, opts: &ReadOptions) -> io::Result<ReadPlan> {
     if threads < 2 {
         return Ok(ReadPlan::Serial);
     }
-    let size = sys::fstat(dir)?.st_size as u64;
+    plan_sized(dir, sys::fstat(dir)?.st_size as u64, opts)
+}
+
+/// [`plan`] for the open directory `dir` of `size` bytes (its `st_size`,
+/// which the caller knows already).
+pub(crate) fn plan_sized(
+    dir: BorrowedFd<'_>,
+    size: u64,
+    opts: &ReadOptions,
+) -> io::Result<ReadPlan> {
+    let threads = opts.threads.min(MAX_SLICES);
+    if threads < 2 {
+        return Ok(ReadPlan::Serial);
+    }
     if size < opts.min_sliced_size {
         return Ok(ReadPlan::Serial);
     }

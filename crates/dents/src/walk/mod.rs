@@ -145,7 +145,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use crate::dir::FileType;
 use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
-use crate::slice::ReadOptions;
+use crate::slice::{OffsetSpace, ReadOptions};
 use crate::sys;
 
 use self::mounts::Mounts;
@@ -257,6 +257,13 @@ pub struct WalkOptions {
     /// size).  Ignored by sorted walks and for entries whose type must
     /// be learnt first.
     pub ino_order: bool,
+    /// Directories of at least this many bytes (`st_size`), on a file
+    /// system where reading in slices is exact, are offered to
+    /// [`Visitor::take_rest`] once the read of their first entries shows
+    /// they are big (on one thread too; not in a sorted walk).  `None`
+    /// (the default): none is offered, and reading a directory costs no
+    /// more than without the offer.
+    pub offer_big_dirs: Option<u64>,
 }
 
 impl Default for WalkOptions {
@@ -278,6 +285,7 @@ impl Default for WalkOptions {
             sort: false,
             post_order_parent_fd: true,
             ino_order: false,
+            offer_big_dirs: None,
         }
     }
 }
@@ -364,6 +372,19 @@ pub trait Visitor: Sync {
     /// finished a top-level directory of [`Order::Hybrid`] on several
     /// workers (so the order's guarantee holds for the output as well).
     fn turn_done(&self, _state: &mut Self::State) {}
+    /// Offered the rest of a big directory the walk is reading (see
+    /// [`WalkOptions::offer_big_dirs`]): `true` takes it, and the walk
+    /// then reads no more of that directory, leaving the entries from
+    /// [`BigDir::from`] on to the visitor, which reads them elsewhere (in
+    /// slices, with [`walk_slice`]: on other machines, say).  The entries
+    /// before are visited by this walk, as are the directory's own visits
+    /// (before its read, and in post-order after what this walk read of
+    /// it).  The default declines: the walk reads on, in slices on its
+    /// own threads if the directory is big enough for
+    /// [`crate::slice::ReadOptions`].
+    fn take_rest(&self, _state: &mut Self::State, _dir: &BigDir<'_>) -> bool {
+        false
+    }
     /// Hears of a problem (an unreadable directory, a loop).
     fn error(&self, state: &mut Self::State, e: &WalkError);
     /// Takes back a worker's state at the end.
@@ -499,6 +520,57 @@ impl<'a> Visit<'a> {
     pub fn link_metadata(&self) -> io::Result<Metadata> {
         sys::statx_at(self.dir, self.at_name, sys::statx_mask(self.mask))
             .map(|st| Metadata::from_statx(&st))
+    }
+}
+
+/// A big directory being read, offered to [`Visitor::take_rest`]: where
+/// it lies in the walk, its offset space, and how far this walk read it.
+#[derive(Debug)]
+pub struct BigDir<'a> {
+    start: Start<'a>,
+    size: u64,
+    space: OffsetSpace,
+    from: u64,
+}
+
+impl<'a> BigDir<'a> {
+    /// The directory as [`walk_slice`] takes it: its path, its starting
+    /// point's length and its depth in the walk.
+    pub fn start(&self) -> Start<'a> {
+        self.start
+    }
+
+    /// The directory's path, as the walk built it.
+    pub fn path(&self) -> &'a [u8] {
+        self.start.path
+    }
+
+    /// The starting point the directory was reached from ([`Visit::root`]).
+    pub fn root(&self) -> &'a [u8] {
+        &self.start.path[..self.start.root_len]
+    }
+
+    /// The directory's depth below its starting point.
+    pub fn depth(&self) -> usize {
+        self.start.depth
+    }
+
+    /// Its size in bytes (`st_size`).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Its offset space, where slicing is exact.
+    pub fn space(&self) -> OffsetSpace {
+        self.space
+    }
+
+    /// The position the rest begins at: every entry before it was read
+    /// (and is visited) by this walk, every entry present for the whole
+    /// read from it on is the taker's, as the slices of
+    /// [`crate::slice::slice_starts_from`]`(space, from, n)` read them.
+    pub fn from(&self) -> u64 {
+        self.from
     }
 }
 

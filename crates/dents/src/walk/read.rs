@@ -17,7 +17,7 @@ use crate::{slice, sys};
 
 use super::mounts::{dev_of, MountScope, Mounts};
 use super::node::{build_path, Node, PATH_KEEP};
-use super::{Flow, Follow, Shared, Start, Visit, Visitor, WalkErrorKind};
+use super::{BigDir, Flow, Follow, Shared, Start, Visit, Visitor, WalkErrorKind};
 
 /// Entries read serially before a directory is considered for slicing, at
 /// the latest.
@@ -256,8 +256,10 @@ impl<V: Visitor> Shared<'_, V> {
 
     /// Reads the whole directory, visiting entries of known type at once
     /// and gathering the others in `dv.unknown`.  A directory found huge
-    /// after [`SLICE_CHECK_AFTER`] entries is read on from there in slices,
-    /// each visited on its slice's thread.
+    /// after [`SLICE_CHECK_AFTER`] entries is offered to the visitor
+    /// ([`Visitor::take_rest`]) if the walk offers big directories, and if
+    /// not taken read on from there in slices, each visited on its slice's
+    /// thread.
     pub(super) fn read(
         &self,
         state: &mut V::State,
@@ -267,8 +269,9 @@ impl<V: Visitor> Shared<'_, V> {
         dv: &mut DirVisit<'_>,
     ) -> OwnedFd {
         let may_slice = self.opts.read.threads > 1;
+        let may_offer = self.opts.offer_big_dirs.is_some() && !self.opts.sort;
         let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
-        if may_slice {
+        if may_slice || may_offer {
             reader = reader.with_first_read(FIRST_READ);
         }
         let mut taken = 0;
@@ -292,12 +295,22 @@ impl<V: Visitor> Shared<'_, V> {
             // slicing before more of it is read one block after another
             // (cold, each block is a wait); only where the resume point is
             // exact (see `slice::read_dir_from`): offsets that differ.
+            // The visitor is offered the rest first (`offer_big_dirs`):
+            // taken, the read stops here.
             let big = reader.first_read_drained_full() || taken >= SLICE_CHECK_AFTER;
-            if may_slice && !checked && big && off != prev_off {
+            if (may_slice || may_offer) && !checked && big && off != prev_off {
                 checked = true;
-                if let Ok(ReadPlan::Sliced { space, slices }) =
-                    slice::plan(reader.fd(), &self.opts.read)
+                let size = sys::fstat(reader.fd()).map(|st| st.st_size as u64);
+                if may_offer
+                    && size
+                        .as_ref()
+                        .is_ok_and(|&size| self.offer_rest(state, reader.fd(), dv, path, size, off))
                 {
+                    break;
+                }
+                let plan =
+                    size.and_then(|size| slice::plan_sized(reader.fd(), size, &self.opts.read));
+                if let Ok(ReadPlan::Sliced { space, slices }) = plan {
                     // One descriptor a slice, from the walk's share: with
                     // fewer than two, the read goes on serially.
                     let slices = self.take_fds(slices);
@@ -346,6 +359,38 @@ impl<V: Visitor> Shared<'_, V> {
             self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
         }
         fd
+    }
+
+    /// Offers the rest of the directory being read (of `size` bytes, read
+    /// up to position `from`) to the visitor if it is big enough for
+    /// [`super::WalkOptions::offer_big_dirs`] and slicing it is exact;
+    /// whether the visitor took it.
+    fn offer_rest(
+        &self,
+        state: &mut V::State,
+        dir: BorrowedFd<'_>,
+        dv: &DirVisit<'_>,
+        path: &[u8],
+        size: u64,
+        from: u64,
+    ) -> bool {
+        if !self.opts.offer_big_dirs.is_some_and(|min| size >= min) {
+            return false;
+        }
+        let Ok(Some(space)) = slice::offset_space(dir, size) else {
+            return false;
+        };
+        let offer = BigDir {
+            start: Start {
+                path,
+                root_len: dv.node.root_len,
+                depth: dv.node.depth,
+            },
+            size,
+            space,
+            from,
+        };
+        self.visitor.take_rest(state, &offer)
     }
 
     /// Reports a failed read, at once or (sorted walks) on the directory's
