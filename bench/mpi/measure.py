@@ -44,7 +44,12 @@ NPS = [int(n) for n in ENV.get("NPS", "1 2").split()]
 OUT = ENV.get("OUT", ROOT + "/bench/out/mpi")
 SCRATCH = ENV.get("SCRATCH", B + "/out")
 MPIRUN = ENV.get("MPIRUN", "mpirun")
-MPI_FLAGS = shlex.split(ENV.get("MPI_FLAGS", "--allow-run-as-root --oversubscribe"))
+# --bind-to none: at -np <= 2 mpirun binds each rank to one core, and a
+# rank's walker (dents-mpi's, like any multi-threaded one) then runs on
+# that core alone; the same flags go to every tool.
+MPI_FLAGS = shlex.split(
+    ENV.get("MPI_FLAGS", "--allow-run-as-root --oversubscribe --bind-to none")
+)
 QUIET = float(ENV.get("QUIET", "0.3"))
 QUIET_WAIT = float(ENV.get("QUIET_WAIT", "120"))
 ONLY = ENV.get("ONLY", "")

@@ -30,7 +30,15 @@
 #        DENTS_MPI_FLAGS  options before dents-mpi's subcommand
 #        DWALK DFIND      mpiFileUtils (default /opt/peers/mpifileutils/bin/…)
 #        MPIRUN MPI_FLAGS mpirun and its options (default
-#                         "--allow-run-as-root --oversubscribe")
+#                         "--allow-run-as-root --oversubscribe --bind-to
+#                         none": unbound, a rank's threads may use every
+#                         core; mpirun binds each rank to one core at
+#                         -np <= 2 otherwise).  On a machine without a
+#                         fabric (this one), Open MPI 4.1's start probes
+#                         the ofi/psm/psm2 MTLs (libfabric) for about
+#                         200 ms a command: add "--mca mtl ^ofi,psm,psm2"
+#                         (or set OMPI_MCA_mtl=^ofi,psm,psm2) to leave
+#                         that out, for every tool alike
 #        ONLY             comma-separated command names to keep, e.g.
 #                         ONLY="dwalk,dwalk --lite"
 #        QUIET QUIET_WAIT before each round wait up to QUIET_WAIT s (120)

@@ -64,11 +64,14 @@ fn main() {
         std::process::exit(2);
     };
     set_time_zone_and_locale();
+    let init_started = std::time::Instant::now();
     let Some((universe, threading)) = mpi::initialize_with_threading(Threading::Multiple) else {
         eprintln!("dents-mpi: MPI was initialized already");
         std::process::exit(2);
     };
+    let init_ms = init_started.elapsed().as_millis();
     let world = universe.world();
+    let rank = world.rank();
     let status = if threading != Threading::Multiple {
         if world.rank() == 0 {
             eprintln!("dents-mpi: this MPI library does not support MPI_THREAD_MULTIPLE");
@@ -97,7 +100,17 @@ fn main() {
         }
     };
     // MPI is finalized when the universe goes, which exit would skip.
+    let finalize_started = std::time::Instant::now();
     drop(universe);
+    if std::env::var_os("DENTS_MPI_STATS").is_some() {
+        // One write, so that the ranks' lines never mix.
+        let line = format!(
+            "dents-mpi: rank {rank}: MPI_Init {init_ms} ms, MPI_Finalize {} ms, {} ms from main to the end\n",
+            finalize_started.elapsed().as_millis(),
+            init_started.elapsed().as_millis(),
+        );
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+    }
     std::process::exit(status);
 }
 
