@@ -9,6 +9,7 @@
 //! |--------|---------|
 //! | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
 //! | `wire`   | message tags and the encoding of work items |
+//! | `binding` | a warning when mpirun's binding leaves the node's cores idle |
 //! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
 //! | `du_args` | du's command line |
@@ -19,6 +20,7 @@
 
 #![deny(unsafe_code)]
 
+mod binding;
 mod dev;
 mod du;
 mod du_args;
@@ -78,6 +80,11 @@ fn main() {
         }
         2
     } else {
+        if rank == 0 {
+            if let Some(w) = binding::idle_cores_warning() {
+                eprintln!("dents-mpi: warning: {w}");
+            }
+        }
         match engine::Mailer::start(&world, &setup) {
             Err(m) => {
                 eprintln!("dents-mpi: {m}");

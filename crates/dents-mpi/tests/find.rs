@@ -220,6 +220,41 @@ fn no_stat_per_directory_at_two_ranks() {
     );
 }
 
+/// Rank 0 bound to one CPU (mpirun's default at -np 1) on a node with
+/// more: a warning that the walker leaves CPUs idle; unbound, none.
+#[test]
+fn warns_when_bound_to_one_cpu_of_several() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let mpirun = |bind: &[&str], prog: &[&str]| {
+        let mut c = Command::new("mpirun");
+        c.args(["--oversubscribe", "--allow-run-as-root"])
+            .args(bind)
+            .args(["-np", "1"])
+            .args(prog)
+            .current_dir(tmp.path());
+        run(&mut c)
+    };
+    // What mpirun's default binding gives a rank here, against the CPUs
+    // of an unbound one.
+    let allowed = |bind: &[&str]| {
+        let probe = mpirun(bind, &["grep", "^Cpus_allowed_list:", "/proc/self/status"]);
+        let list = String::from_utf8_lossy(&probe.stdout).into_owned();
+        let list = list.split(':').nth(1).unwrap_or("").trim().to_string();
+        assert!(!list.is_empty(), "{}", probe.stderr);
+        list
+    };
+    let bound_to_one = !allowed(&[]).contains(['-', ',']);
+    let more_unbound = allowed(&["--bind-to", "none"]) != allowed(&[]);
+    let dents_mpi = env!("CARGO_BIN_EXE_dents-mpi");
+    let warned = |r: &Run| r.stderr.contains("warning: rank 0 is bound to 1 of");
+    let got = mpirun(&[], &[dents_mpi, "find", ".", "-false"]);
+    assert_eq!(got.status, 0, "{}", got.stderr);
+    assert_eq!(warned(&got), bound_to_one && more_unbound, "{}", got.stderr);
+    let got = mpirun(&["--bind-to", "none"], &[dents_mpi, "find", ".", "-false"]);
+    assert_eq!((got.status, warned(&got)), (0, false), "{}", got.stderr);
+}
+
 /// `-xdev` on a split directory with a mount point among its entries
 /// (a tmpfs): visited, not walked, as GNU find has it.
 #[test]
