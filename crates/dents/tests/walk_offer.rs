@@ -115,12 +115,16 @@ fn taken_and_sliced(base: &Path, what: &str) {
         for post_order in [false, true] {
             let case = format!("{what}, {threads} threads, post-order {post_order}");
             let whole = Record::new(false, None);
-            walk(&[root.clone()], &options(threads, post_order, None), &whole);
+            walk(
+                std::slice::from_ref(&root),
+                &options(threads, post_order, None),
+                &whole,
+            );
             assert!(whole.offers.lock().unwrap().is_empty(), "{case}");
             let whole = whole.seen.into_inner().unwrap();
             let parts = Record::new(true, None);
             let opts = options(threads, post_order, Some(64 * 1024));
-            walk(&[root.clone()], &opts, &parts);
+            walk(std::slice::from_ref(&root), &opts, &parts);
             let offers = parts.offers.lock().unwrap().clone();
             assert_eq!(offers.len(), 1, "{case}: {offers:?}");
             let (path, root_len, depth, space, from) = offers[0].clone();
@@ -151,11 +155,15 @@ fn taken_and_sliced(base: &Path, what: &str) {
 fn never_offered_or_declined(base: &Path, what: &str) {
     let root = format!("{}/t", base.display()).into_bytes();
     let whole = Record::new(false, None);
-    walk(&[root.clone()], &options(4, false, None), &whole);
+    walk(
+        std::slice::from_ref(&root),
+        &options(4, false, None),
+        &whole,
+    );
     let whole = whole.seen.into_inner().unwrap();
     let declined = Record::new(false, None);
     walk(
-        &[root.clone()],
+        std::slice::from_ref(&root),
         &options(1, false, Some(64 * 1024)),
         &declined,
     );
@@ -163,7 +171,7 @@ fn never_offered_or_declined(base: &Path, what: &str) {
     assert!(declined.seen.into_inner().unwrap() == whole, "{what}");
     let pruned = Record::new(true, Some(b"big"));
     walk(
-        &[root.clone()],
+        std::slice::from_ref(&root),
         &options(4, false, Some(64 * 1024)),
         &pruned,
     );
@@ -173,7 +181,7 @@ fn never_offered_or_declined(base: &Path, what: &str) {
         max_depth: 1,
         ..options(4, false, Some(64 * 1024))
     };
-    walk(&[root.clone()], &opts, &shallow);
+    walk(std::slice::from_ref(&root), &opts, &shallow);
     assert!(
         shallow.offers.lock().unwrap().is_empty(),
         "{what}: -maxdepth 1"
