@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use std::os::fd::BorrowedFd;
@@ -35,23 +35,88 @@ use dents::slice::{self, EntrySink};
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::Metadata;
 use dents::StatFields;
+use dents_du::engine::Dui;
 use dents_du::links::LinkSet;
+use dents_du::time_style::{TimeFormat, NO_TIME};
 use dents_du::{Follow, Options};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 use crate::dev::dev_of;
-use crate::engine::{Ctx, Job, FLUSH_AT};
+use crate::du_args;
+use crate::engine::{self, Ctx, Job, Mailer, FLUSH_AT};
 use crate::msg;
 use crate::slices;
 use crate::wire::{self, Item, Reader};
 
+/// `dents-mpi du ARGS`: GNU du's lines, each directory's total over all
+/// ranks; the exit status, the worst over the ranks.
+pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -> i32 {
+    let parsed = match du_args::parse(args) {
+        Ok(p) => p,
+        Err(m) => {
+            if world.rank() == 0 {
+                eprintln!("du: {m}\nTry 'du --help' for more information.");
+            }
+            return 1;
+        }
+    };
+    let total = parsed.opts.total;
+    let mut files = parsed.files;
+    let mut refused = 0;
+    // The list could not be read: GNU du stops there (no total).
+    let mut unread = false;
+    if let Some(from) = &parsed.files0_from {
+        // Rank 0 alone reads the names (standard input is rank 0's) and
+        // alone gives out the first items.
+        if world.rank() == 0 {
+            match du_args::files0(from) {
+                Ok((names, messages)) => {
+                    files = names;
+                    for m in &messages {
+                        eprintln!("du: {m}");
+                    }
+                    refused = messages.len().min(1) as i32;
+                }
+                Err(m) => {
+                    eprintln!("du: {m}");
+                    refused = 1;
+                    unread = true;
+                }
+            }
+        }
+    }
+    let job = DuJob::new(parsed.opts, parsed.time_format);
+    let outcome = engine::run(world, mailer, &job, DuJob::initial_items(&files));
+    let mine = job.total();
+    let mut sums = [0u64; 2];
+    world.all_reduce_into(
+        &[mine.size, mine.inodes][..],
+        &mut sums[..],
+        SystemOperation::sum(),
+    );
+    let mut tmax = NO_TIME;
+    world.all_reduce_into(&mine.tmax, &mut tmax, SystemOperation::max());
+    if total && world.rank() == 0 && !unread {
+        let all = Dui {
+            size: sums[0],
+            inodes: sums[1],
+            tmax,
+        };
+        mailer.write_merged(&job.total_line(&all));
+    }
+    outcome.status.max(refused)
+}
+
 /// No parent to report to (an argument).
 const NO_RANK: u32 = u32::MAX;
 
-/// A job message: add to a waiting sum (id, size, inodes, whether it is a
-/// subdirectory's total).
+/// A job message: add to a waiting sum (id, size, inodes, latest time,
+/// whether it is a subdirectory's total).
 const ADD: u64 = 1;
 /// A job message: was this hard link counted? (dev, ino, size, inodes,
-/// reply rank, reply id, the line to print if not: depth, path).
+/// time, reply rank, reply id, the line to print if not: depth, path).
 const LINK: u64 = 2;
 
 /// Where a completed directory's total goes.
@@ -68,6 +133,8 @@ enum Parent {
 struct Acc {
     size: AtomicU64,
     inodes: AtomicU64,
+    /// The latest time below (packed: `dents_du::time_style`).
+    tmax: AtomicI64,
     pending: AtomicUsize,
     path: Vec<u8>,
     depth: usize,
@@ -79,9 +146,34 @@ struct Acc {
 }
 
 impl Acc {
-    fn add(&self, size: u64, inodes: u64) {
-        self.size.fetch_add(size, Ordering::Relaxed);
-        self.inodes.fetch_add(inodes, Ordering::Relaxed);
+    /// A sum starting at `d` (a directory's own size and time), reporting
+    /// to `parent` once `pending` parts are done.
+    fn new(d: Dui, pending: usize, path: Vec<u8>, depth: usize, line: bool, parent: Parent) -> Acc {
+        Acc {
+            size: AtomicU64::new(d.size),
+            inodes: AtomicU64::new(d.inodes),
+            tmax: AtomicI64::new(d.tmax),
+            pending: AtomicUsize::new(pending),
+            path,
+            depth,
+            line,
+            parent,
+            remote_id: OnceLock::new(),
+        }
+    }
+
+    fn add(&self, d: &Dui) {
+        self.size.fetch_add(d.size, Ordering::Relaxed);
+        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
+        self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> Dui {
+        Dui {
+            size: self.size.load(Ordering::Relaxed),
+            inodes: self.inodes.load(Ordering::Relaxed),
+            tmax: self.tmax.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -94,21 +186,24 @@ pub struct DuJob {
     waiting: Mutex<HashMap<u64, Arc<Acc>>>,
     next_id: AtomicU64,
     links: LinkSet,
-    total: Mutex<(u64, u64)>,
+    total: Mutex<Dui>,
     out: Mutex<Vec<u8>>,
+    /// `--time`'s style (`None` without `--time`).
+    time_format: Option<TimeFormat>,
 }
 
 impl DuJob {
-    /// A job with du's options.
-    pub fn new(opts: Options) -> DuJob {
+    /// A job with du's options (and `--time`'s style with `--time`).
+    pub fn new(opts: Options, time_format: Option<TimeFormat>) -> DuJob {
         DuJob {
             opts,
             walking: Mutex::new(HashMap::new()),
             waiting: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),
             links: LinkSet::default(),
-            total: Mutex::new((0, 0)),
+            total: Mutex::new(Dui::ZERO),
             out: Mutex::new(Vec::new()),
+            time_format,
         }
     }
 
@@ -128,50 +223,44 @@ impl DuJob {
             .collect()
     }
 
-    /// This rank's share of the grand total: (size, inodes).
-    pub fn total(&self) -> (u64, u64) {
+    /// This rank's share of the grand total.
+    pub fn total(&self) -> Dui {
         *lock(&self.total)
     }
 
     /// The grand total's line (`-c`).
-    pub fn total_line(&self, size: u64, inodes: u64) -> Vec<u8> {
+    pub fn total_line(&self, total: &Dui) -> Vec<u8> {
         let mut out = Vec::new();
-        self.push_line(&mut out, size, inodes, b"total");
+        self.push_line(&mut out, total, b"total");
         out
     }
 
     fn mask(&self) -> StatFields {
-        StatFields::TYPE
-            | StatFields::MODE
-            | StatFields::NLINK
-            | StatFields::INO
-            | StatFields::SIZE
-            | StatFields::BLOCKS
+        self.opts.stat_mask()
     }
 
-    /// (size, inodes) of one entry.
-    fn own(&self, st: &Metadata) -> (u64, u64) {
-        let size = if self.opts.apparent {
-            st.len()
-        } else {
-            st.blocks().saturating_mul(512)
-        };
-        (size, 1)
+    /// Size, inode and time of one entry.
+    fn own(&self, st: &Metadata) -> Dui {
+        self.opts.entry_dui(st)
     }
 
-    fn push_line(&self, out: &mut Vec<u8>, size: u64, inodes: u64, path: &[u8]) {
-        let Some(v) = self.opts.shown_value(size, inodes) else {
+    fn push_line(&self, out: &mut Vec<u8>, d: &Dui, path: &[u8]) {
+        let Some(v) = self.opts.shown_value(d.size, d.inodes) else {
             return;
         };
         dents_du::size::push_size(out, v, &self.opts.units);
+        if let Some(f) = &self.time_format {
+            out.push(b'\t');
+            f.push_packed(out, d.tmax);
+        }
         out.push(b'\t');
         out.extend_from_slice(path);
         out.push(if self.opts.nul { 0 } else { b'\n' });
     }
 
-    fn line(&self, ctx: &Ctx, size: u64, inodes: u64, path: &[u8]) {
+    fn line(&self, ctx: &Ctx, d: &Dui, path: &[u8]) {
         let mut out = lock(&self.out);
-        self.push_line(&mut out, size, inodes, path);
+        self.push_line(&mut out, d, path);
         if out.len() >= FLUSH_AT {
             let batch = std::mem::take(&mut *out);
             drop(out);
@@ -179,10 +268,8 @@ impl DuJob {
         }
     }
 
-    fn count_total(&self, size: u64, inodes: u64) {
-        let mut t = lock(&self.total);
-        t.0 += size;
-        t.1 += inodes;
+    fn count_total(&self, d: &Dui) {
+        lock(&self.total).add(d);
     }
 
     /// The id other ranks add to `acc` by, registering it on first use.
@@ -207,44 +294,41 @@ impl DuJob {
         if let Some(id) = acc.remote_id.get() {
             lock(&self.waiting).remove(id);
         }
-        let (size, inodes) = (
-            acc.size.load(Ordering::Relaxed),
-            acc.inodes.load(Ordering::Relaxed),
-        );
+        let d = acc.get();
         if acc.line && acc.depth <= self.opts.max_depth {
-            self.line(ctx, size, inodes, &acc.path);
+            self.line(ctx, &d, &acc.path);
         }
         match &acc.parent {
             Parent::Local(p) => {
                 if !self.opts.separate_dirs {
-                    p.add(size, inodes);
+                    p.add(&d);
                 }
                 self.settle(ctx, p);
             }
-            Parent::Remote(rank, id) => self.add_to(ctx, *rank, *id, size, inodes, true),
+            Parent::Remote(rank, id) => self.add_to(ctx, *rank, *id, &d, true),
             Parent::None => {}
         }
     }
 
     /// Adds to the waiting sum `id` on `rank`, and settles one of its parts.
-    fn add_to(&self, ctx: &Ctx, rank: u32, id: u64, size: u64, inodes: u64, dir: bool) {
+    fn add_to(&self, ctx: &Ctx, rank: u32, id: u64, d: &Dui, dir: bool) {
         if rank == ctx.rank() {
-            self.added(ctx, id, size, inodes, dir);
+            self.added(ctx, id, d, dir);
         } else {
-            let mut b = Vec::with_capacity(48);
-            for n in [ADD, id, size, inodes, dir as u64] {
+            let mut b = Vec::with_capacity(56);
+            for n in [ADD, id, d.size, d.inodes, d.tmax as u64, dir as u64] {
                 wire::put_u64(&mut b, n);
             }
             ctx.send_job(rank, b);
         }
     }
 
-    fn added(&self, ctx: &Ctx, id: u64, size: u64, inodes: u64, dir: bool) {
+    fn added(&self, ctx: &Ctx, id: u64, d: &Dui, dir: bool) {
         let Some(acc) = lock(&self.waiting).get(&id).cloned() else {
             return;
         };
         if !(dir && self.opts.separate_dirs) {
-            acc.add(size, inodes);
+            acc.add(d);
         }
         self.settle(ctx, &acc);
     }
@@ -328,22 +412,25 @@ impl Job for DuJob {
         let mut r = Reader(body);
         match r.u64() {
             ADD => {
-                let (id, size, inodes, dir) = (r.u64(), r.u64(), r.u64(), r.u64() != 0);
-                self.added(ctx, id, size, inodes, dir);
+                let id = r.u64();
+                let d = read_dui(&mut r);
+                let dir = r.u64() != 0;
+                self.added(ctx, id, &d, dir);
             }
             LINK => {
-                let (dev, ino, size, inodes) = (r.u64(), r.u64(), r.u64(), r.u64());
+                let (dev, ino) = (r.u64(), r.u64());
+                let d = read_dui(&mut r);
                 let (rank, id, depth) = (r.u64() as u32, r.u64(), r.u64());
                 let path = r.bytes();
                 let first = self.first_link(dev, ino);
                 if first {
-                    self.count_total(size, inodes);
+                    self.count_total(&d);
                     if self.opts.all && depth as usize <= self.opts.max_depth {
-                        self.line(ctx, size, inodes, path);
+                        self.line(ctx, &d, path);
                     }
                 }
-                let (size, inodes) = if first { (size, inodes) } else { (0, 0) };
-                self.add_to(ctx, rank, id, size, inodes, false);
+                let d = if first { d } else { Dui::ZERO };
+                self.add_to(ctx, rank, id, &d, false);
             }
             _ => {}
         }
@@ -418,18 +505,16 @@ impl DuVisitor<'_> {
         space: slice::OffsetSpace,
     ) {
         let du = self.du;
-        let (size, inodes) = du.own(st);
-        du.count_total(size, inodes);
-        let acc = Arc::new(Acc {
-            size: AtomicU64::new(size),
-            inodes: AtomicU64::new(inodes),
-            pending: AtomicUsize::new(0),
-            path: v.path().to_vec(),
+        let own = du.own(st);
+        du.count_total(&own);
+        let acc = Arc::new(Acc::new(
+            own,
+            0,
+            v.path().to_vec(),
             depth,
-            line: true,
-            parent: parent_link(parent, item),
-            remote_id: OnceLock::new(),
-        });
+            true,
+            parent_link(parent, item),
+        ));
         let id = du.remote_id(&acc);
         let dir = self.item_below(v, item, id);
         let items = slices::slice_items(&dir, space, self.ctx.size());
@@ -497,7 +582,7 @@ impl DuJob {
         path: &[u8],
         parent: Option<&Arc<Acc>>,
     ) {
-        let (size, inodes) = self.own(st);
+        let own = self.own(st);
         let is_dir = st.file_type().is_dir();
         if st.nlink() > 1 && !is_dir && !self.opts.count_links {
             let owner = link_owner(dev, st.ino(), ctx.size());
@@ -505,8 +590,8 @@ impl DuJob {
                 if let Some(p) = parent {
                     let id = self.remote_id(p);
                     p.pending.fetch_add(1, Ordering::AcqRel);
-                    let mut b = Vec::with_capacity(80 + path.len());
-                    for n in [LINK, dev, st.ino(), size, inodes] {
+                    let mut b = Vec::with_capacity(88 + path.len());
+                    for n in [LINK, dev, st.ino(), own.size, own.inodes, own.tmax as u64] {
                         wire::put_u64(&mut b, n);
                     }
                     for n in [ctx.rank() as u64, id, depth as u64] {
@@ -522,28 +607,26 @@ impl DuJob {
                 return;
             }
         }
-        self.count_total(size, inodes);
+        self.count_total(&own);
         if let Some(p) = parent {
-            p.add(size, inodes);
+            p.add(&own);
         }
         if depth == 0 || self.opts.all && depth <= self.opts.max_depth {
-            self.line(ctx, size, inodes, path);
+            self.line(ctx, &own, path);
         }
     }
 
     /// Reads one slice of a huge directory (an item from `split`).
     fn run_slice(&self, item: &Item, ctx: &Ctx) {
         let (lo, _) = item.slice.expect("a slice item");
-        let acc = Arc::new(Acc {
-            size: AtomicU64::new(0),
-            inodes: AtomicU64::new(0),
-            pending: AtomicUsize::new(1),
-            path: item.path.clone(),
-            depth: item.depth as usize,
-            line: false,
-            parent: Parent::Remote(item.reply.0, item.reply.1),
-            remote_id: OnceLock::new(),
-        });
+        let acc = Arc::new(Acc::new(
+            Dui::ZERO,
+            1,
+            item.path.clone(),
+            item.depth as usize,
+            false,
+            Parent::Remote(item.reply.0, item.reply.1),
+        ));
         let id = self.remote_id(&acc);
         let mut path = item.path.clone();
         path.push(b'/');
@@ -612,18 +695,16 @@ impl Visitor for DuVisitor<'_> {
                 return true;
             }
         }
-        let (size, inodes) = du.own(st);
-        du.count_total(size, inodes);
-        let acc = Arc::new(Acc {
-            size: AtomicU64::new(size),
-            inodes: AtomicU64::new(inodes),
-            pending: AtomicUsize::new(1),
-            path: v.path().to_vec(),
+        let own = du.own(st);
+        du.count_total(&own);
+        let acc = Arc::new(Acc::new(
+            own,
+            1,
+            v.path().to_vec(),
             depth,
-            line: true,
-            parent: parent_link(parent, item),
-            remote_id: OnceLock::new(),
-        });
+            true,
+            parent_link(parent, item),
+        ));
         lock(&du.walking).insert(dir_key(v.path()), acc);
         false
     }
@@ -669,6 +750,15 @@ impl Visitor for DuVisitor<'_> {
             }
             WalkErrorKind::Loop(_) => {}
         }
+    }
+}
+
+/// A size, inode count and time as `add_to` and `file` write them.
+fn read_dui(r: &mut Reader<'_>) -> Dui {
+    Dui {
+        size: r.u64(),
+        inodes: r.u64(),
+        tmax: r.u64() as i64,
     }
 }
 

@@ -2,7 +2,8 @@
 //! engine supports.
 
 use dents_du::size::{parse_block_size, parse_depth, parse_threshold, Units};
-use dents_du::{Follow, Options};
+use dents_du::time_style::{self, BadArgument, TimeFormat};
+use dents_du::{Follow, Options, TimeKind};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::msg;
@@ -16,6 +17,9 @@ pub struct DuArgs {
     /// `--files0-from=F`: the file naming the arguments (`-`: standard
     /// input, which mpirun gives rank 0).
     pub files0_from: Option<Vec<u8>>,
+    /// How `--time` writes times (`--time-style`, `TIME_STYLE`); `None`
+    /// without `--time`.
+    pub time_format: Option<TimeFormat>,
 }
 
 /// Reads `args` (after `du`); `Err` with the message for a bad one.
@@ -35,6 +39,7 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
     }
     let mut files = Vec::new();
     let mut files0_from = None;
+    let mut time_style = None;
     let mut summarize = false;
     let mut i = 0;
     let mut only_files = false;
@@ -89,6 +94,13 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
                 b"exclude" => opts.excludes.add(&val("exclude")?),
                 b"exclude-from" => exclude_from(&mut opts, &val("exclude-from")?)?,
                 b"files0-from" => files0_from = Some(val("files0-from")?),
+                b"time" => {
+                    opts.time = Some(match inline {
+                        None => TimeKind::Modification,
+                        Some(word) => time_style::time_kind(word).map_err(bad_argument)?,
+                    })
+                }
+                b"time-style" => time_style = Some(val("time-style")?),
                 _ => {
                     return Err(format!(
                         "unrecognized option '{}'",
@@ -148,6 +160,10 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         }
         opts.max_depth = 0;
     }
+    let time_format = match opts.time {
+        Some(_) => Some(TimeFormat::new(time_style.as_deref()).map_err(bad_argument)?),
+        None => None,
+    };
     if opts.inodes {
         // Counts are not sizes: no block size divides them (`-h` still
         // scales them, as GNU's).
@@ -168,7 +184,24 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         opts,
         files,
         files0_from,
+        time_format,
     })
+}
+
+/// GNU's message for a word that is none of an option's (`--time=WORD`,
+/// `--time-style`): the valid ones listed.
+fn bad_argument(e: BadArgument) -> String {
+    let mut m = e.message(&ascii_quote);
+    m.push(b'\n');
+    m.extend_from_slice(&e.valid_arguments(&ascii_quote));
+    m.pop();
+    String::from_utf8_lossy(&m).into_owned()
+}
+
+/// GNU's `quote` in the C locale, as dents-mpi's other messages quote
+/// (`'x'`).
+fn ascii_quote(s: &[u8]) -> Vec<u8> {
+    [b"'", s, b"'"].concat()
 }
 
 /// `-X FILE`: the patterns of FILE, one a line.

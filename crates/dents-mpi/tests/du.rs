@@ -403,3 +403,112 @@ fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Run {
         status: out.status.code().unwrap_or(-1),
     }
 }
+
+/// `touch -h -d DATE [-a|-m] PATH`: a time set to the nanosecond.
+fn touch(path: &Path, date: &str, which: &str) {
+    let mut c = Command::new("touch");
+    c.args(["-h", "-d", date]);
+    if !which.is_empty() {
+        c.arg(which);
+    }
+    let out = c.arg(path).output().unwrap();
+    assert!(out.status.success(), "touch {path:?}: {out:?}");
+}
+
+/// `--time`, `--time=WORD` and `--time-style` at 1 to 4 ranks, with
+/// `-a`, `-d 1`, `-s`, `-c`: GNU du's lines.  The latest times lie where
+/// other ranks walk them: at the end of a deep chain, below a huge
+/// directory read in slices (the modification time in a subdirectory a
+/// slice spills, the access time in a file a slice reads), so a
+/// directory's time is only right if its parts' latest times come back
+/// with their totals.
+#[test]
+fn time_and_time_style_like_gnu() {
+    let Some(_) = common::mpirun() else { return };
+    let Some(xfs) = LoopFs::new_or_skip(FsKind::Xfs, 300) else {
+        return;
+    };
+    let root = xfs.path();
+    build_tree(&root.join("tree"));
+    let mut chain = root.join("deep");
+    for i in 0..30 {
+        chain.push(format!("level{i}"));
+    }
+    fs::create_dir_all(&chain).unwrap();
+    fs::write(chain.join("latest"), b"l").unwrap();
+    touch(&chain.join("latest"), "2031-03-04 05:06:07.123456789", "-m");
+    // Long names: past 1 MiB of directory, where it is sliced.
+    let huge = root.join("huge");
+    dents_testfs::fill_flat(&huge, 50_000, |i| {
+        format!("a-name-long-enough-to-fill-{i:06}")
+    });
+    assert!(fs::metadata(&huge).unwrap().len() >= 1 << 20, "not huge");
+    fs::create_dir_all(huge.join("sub/chain/below")).unwrap();
+    fs::write(huge.join("sub/chain/below/f"), b"f").unwrap();
+    touch(
+        &huge.join("sub/chain/below/f"),
+        "2030-01-02 03:04:05.5 UTC",
+        "-m",
+    );
+    touch(&huge.join("sub/chain/below/f"), "2001-01-01", "-a");
+    touch(
+        &huge.join("a-name-long-enough-to-fill-031337"),
+        "2032-12-31 23:59:59.999999999",
+        "-a",
+    );
+    // Reading directories moves their access times once (relatime): one
+    // walk first, so that `--time=atime` compares settled times.
+    assert_eq!(gnu_du(root, &["-s", "."]).status, 0);
+    let cases: &[&[&str]] = &[
+        &["--time", "."],
+        &["--time", "-a", "."],
+        &["--time=atime", "-a", "."],
+        &["--time=ctime", "-d", "1", "."],
+        &["--time=access", "--time-style=full-iso", "-d", "1", "."],
+        &[
+            "--time",
+            "--time-style=long-iso",
+            "-s",
+            "huge",
+            "deep",
+            "tree",
+        ],
+        &["--time", "--time-style=iso", "-a", "deep"],
+        &["--time", "--time-style=+%s.%N", "-c", "-d", "1", "."],
+        &["--time=status", "--time-style=full-iso", "-s", "-c", "huge"],
+        &["--time", "--time-style=+%s.%N", "-S", "."],
+        &["--time=atime", "--time-style=+%s.%N", "-s", "huge"],
+    ];
+    for np in 1..=4 {
+        for args in cases {
+            let want = gnu_du(root, args);
+            let got = mpi_du(np, root, args);
+            assert_eq!(
+                got.status, want.status,
+                "du {args:?} -np {np}: {}",
+                got.stderr
+            );
+            assert_eq!(
+                sorted(&got.stdout, args),
+                sorted(&want.stdout, args),
+                "lines of du {args:?} at -np {np}"
+            );
+        }
+    }
+    // The times that must have come back from other ranks' parts.
+    let huge_line = mpi_du(4, root, &["--time", "--time-style=+%s.%N", "-s", "huge"]);
+    assert!(
+        String::from_utf8_lossy(&huge_line.stdout).contains("\t1893553445.500000000\thuge"),
+        "{:?}",
+        String::from_utf8_lossy(&huge_line.stdout)
+    );
+    // Bad words and styles: GNU's messages and status.
+    assert_like_gnu(
+        root,
+        &[
+            &["--time=bogus", "deep"],
+            &["--time", "--time-style=bogus", "deep"],
+            &["--time-style=bogus", "-s", "deep"],
+        ],
+    );
+}
