@@ -8,9 +8,10 @@
 
 use std::ffi::OsString;
 use std::os::fd::AsFd;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 
 use dents_du::engine::{Du, Problem, Sink};
+use dents_du::files0::{self, Files0Name};
 use dents_du::size::{self, SizeError, Units};
 use dents_du::time_style::{self, BadArgument, TimeFormat};
 use dents_du::{Follow, Options, TimeKind};
@@ -548,18 +549,8 @@ impl Sink for CliSink {
 
 /// The names of `--files0-from`: `Err` if the file cannot be opened.
 fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
-    let r = if from == b"-" {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map(|_| v)
-    } else {
-        std::fs::read(std::ffi::OsStr::from_bytes(from))
-    };
-    r.map_err(|e| {
-        let mut m = b"cannot open ".to_vec();
-        m.extend_from_slice(&qa(from));
-        m.extend_from_slice(b" for reading: ");
-        m.extend_from_slice(errors::describe(&e).as_bytes());
-        say(&m);
+    files0::read_list(from).map_err(|e| {
+        say(&files0::cannot_open(&qa(from), &errors::describe(&e)));
         1
     })
 }
@@ -628,7 +619,7 @@ fn run(mut a: Args) -> i32 {
     let export_path = a.export.clone();
     let du = Du::new(a.opts.clone(), &sink);
     if let Some(x) = du.export() {
-        x.set_root_name(&absolute(&a.files[0]));
+        x.set_root_name(&dents_du::ncdu::absolute(&a.files[0]));
     }
     std::thread::scope(|s| {
         if let Some(p) = &sink.progress {
@@ -647,31 +638,14 @@ fn run(mut a: Args) -> i32 {
             }
             Some(list) => {
                 let from = a.files0_from.as_deref().unwrap_or(b"-");
-                let mut items: Vec<&[u8]> = list.split(|&c| c == 0).collect();
-                // A final NUL ends the last name rather than starting an empty one.
-                if items.last().is_some_and(|l| l.is_empty()) {
-                    items.pop();
-                }
-                for (n, f) in items.iter().enumerate() {
-                    if from == b"-" && *f == b"-" {
-                        let mut m =
-                            b"when reading file names from stdin, no file name of ".to_vec();
-                        m.extend_from_slice(&qa(f));
-                        m.extend_from_slice(b" allowed");
-                        say(&m);
-                        errors::raise(1);
-                        continue;
+                for name in files0::names(list, from) {
+                    match name {
+                        Files0Name::File(f) => du.add_root(f),
+                        Files0Name::Refused(r) => {
+                            say(&r.message(&qf(from)));
+                            errors::raise(1);
+                        }
                     }
-                    if f.is_empty() {
-                        let mut m = qf(from);
-                        m.extend_from_slice(
-                            format!(":{}: invalid zero-length file name", n + 1).as_bytes(),
-                        );
-                        say(&m);
-                        errors::raise(1);
-                        continue;
-                    }
-                    du.add_root(f);
                 }
             }
         }
@@ -689,34 +663,6 @@ fn run(mut a: Args) -> i32 {
         _ => errors::raise(1),
     }
     errors::status()
-}
-
-/// `path` made absolute (without resolving links), as ncdu names the
-/// directory it scanned.
-fn absolute(path: &[u8]) -> Vec<u8> {
-    if path.starts_with(b"/") {
-        return path.to_vec();
-    }
-    let mut abs = std::env::current_dir()
-        .map(|d| d.into_os_string().into_vec())
-        .unwrap_or_default();
-    for part in path.split(|&c| c == b'/') {
-        match part {
-            b"" | b"." => {}
-            b".." => {
-                if let Some(i) = abs.iter().rposition(|&c| c == b'/') {
-                    abs.truncate(i.max(1));
-                }
-            }
-            p => {
-                if !abs.ends_with(b"/") {
-                    abs.push(b'/');
-                }
-                abs.extend_from_slice(p);
-            }
-        }
-    }
-    abs
 }
 
 /// Writes the ncdu export to `path` (`-`: standard output).

@@ -12,6 +12,7 @@
 //! | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
 //! | [`links`]  | the (device, inode) set: hard links (and directories, with several arguments) once |
 //! | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
+//! | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
@@ -78,6 +79,7 @@
 #![warn(missing_docs)]
 
 pub mod engine;
+pub mod files0;
 pub mod glob;
 pub mod links;
 pub mod ncdu;

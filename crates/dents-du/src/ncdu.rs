@@ -131,14 +131,59 @@ impl ExportDir {
 
     /// Adds a finished subdirectory with its items.
     pub fn push_dir(&self, name: &[u8], st: &Metadata, items: Option<&ExportDir>) {
-        let mut out = Vec::new();
-        out.push(b',');
-        push_dir_array(&mut out, name, st, items, false);
+        self.push_items(&dir_item(name, st, items));
+    }
+
+    /// Adds items made elsewhere: a [`dir_item`], or what another part of
+    /// the directory gathered ([`ExportDir::take`]).
+    pub fn push_items(&self, items: &[u8]) {
         self.items
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(&out);
+            .extend_from_slice(items);
     }
+
+    /// The items gathered so far, taken out (each preceded by a comma).
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.items.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// A finished subdirectory with its items as [`ExportDir::push_dir`]
+/// adds it to its parent's (a comma first): for a parent whose items
+/// are gathered elsewhere (another process, in `dents-mpi`).
+pub fn dir_item(name: &[u8], st: &Metadata, items: Option<&ExportDir>) -> Vec<u8> {
+    let mut out = vec![b','];
+    push_dir_array(&mut out, name, st, items, false);
+    out
+}
+
+/// `path` made absolute (without resolving links), as ncdu names the
+/// directory it scanned.
+pub fn absolute(path: &[u8]) -> Vec<u8> {
+    if path.starts_with(b"/") {
+        return path.to_vec();
+    }
+    let mut abs = std::env::current_dir()
+        .map(|d| d.into_os_string().into_encoded_bytes())
+        .unwrap_or_default();
+    for part in path.split(|&c| c == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                if let Some(i) = abs.iter().rposition(|&c| c == b'/') {
+                    abs.truncate(i.max(1));
+                }
+            }
+            p => {
+                if !abs.ends_with(b"/") {
+                    abs.push(b'/');
+                }
+                abs.extend_from_slice(p);
+            }
+        }
+    }
+    abs
 }
 
 impl Export {
@@ -177,6 +222,21 @@ impl Export {
         r.push(b'[');
         push_info(&mut r, &name, st, true);
         r.push(b']');
+    }
+
+    /// The top directory's JSON so far (for the process that writes the
+    /// export, when another finished the top directory).
+    pub fn root_json(&self) -> Vec<u8> {
+        self.root.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Appends to the top directory's JSON a part of what
+    /// [`Export::root_json`] gave elsewhere (parts in order).
+    pub fn extend_root_json(&self, part: &[u8]) {
+        self.root
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(part);
     }
 
     /// Writes the export; `timestamp`: seconds since the epoch.

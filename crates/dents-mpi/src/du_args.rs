@@ -1,6 +1,7 @@
 //! `dents-mpi du`'s command line: GNU du's options that the distributed
 //! engine supports.
 
+use dents_du::files0::{self, Files0Name};
 use dents_du::size::{parse_block_size, parse_depth, parse_threshold, Units};
 use dents_du::time_style::{self, BadArgument, TimeFormat};
 use dents_du::{Follow, Options, TimeKind};
@@ -224,39 +225,17 @@ fn exclude_from(opts: &mut Options, file: &[u8]) -> Result<(), String> {
 /// name, `-` read from standard input); `Err` with the message if FROM
 /// cannot be read.
 pub fn files0(from: &[u8]) -> Result<(Vec<Vec<u8>>, Vec<String>), String> {
-    let text = if from == b"-" {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map(|_| v)
-    } else {
-        std::fs::read(std::ffi::OsStr::from_bytes(from))
-    };
-    let text = text.map_err(|e| {
-        format!(
-            "cannot open {} for reading: {}",
-            String::from_utf8_lossy(&msg::quote(from)),
-            msg::describe(&e)
-        )
+    let text = files0::read_list(from).map_err(|e| {
+        String::from_utf8_lossy(&files0::cannot_open(&msg::quote(from), &msg::describe(&e)))
+            .into_owned()
     })?;
-    let mut names: Vec<&[u8]> = text.split(|&c| c == 0).collect();
-    // A final NUL ends the last name rather than starting an empty one.
-    if names.last().is_some_and(|l| l.is_empty()) {
-        names.pop();
-    }
     let (mut files, mut refused) = (Vec::new(), Vec::new());
-    for (n, name) in names.into_iter().enumerate() {
-        if from == b"-" && name == b"-" {
-            refused.push(format!(
-                "when reading file names from stdin, no file name of {} allowed",
-                String::from_utf8_lossy(&msg::quote(name))
-            ));
-        } else if name.is_empty() {
-            refused.push(format!(
-                "{}:{}: invalid zero-length file name",
-                String::from_utf8_lossy(from),
-                n + 1
-            ));
-        } else {
-            files.push(name.to_vec());
+    for name in files0::names(&text, from) {
+        match name {
+            Files0Name::File(f) => files.push(f.to_vec()),
+            Files0Name::Refused(r) => {
+                refused.push(String::from_utf8_lossy(&r.message(from)).into_owned())
+            }
         }
     }
     Ok((files, refused))
