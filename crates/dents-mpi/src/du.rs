@@ -25,6 +25,7 @@
 
 use std::collections::HashMap;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -37,6 +38,7 @@ use dents::Metadata;
 use dents::StatFields;
 use dents_du::engine::Dui;
 use dents_du::links::LinkSet;
+use dents_du::ncdu::{self, Export, ExportDir};
 use dents_du::time_style::{TimeFormat, NO_TIME};
 use dents_du::{Follow, Options};
 use mpi::collective::SystemOperation;
@@ -88,7 +90,11 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         }
     }
     let job = DuJob::new(parsed.opts, parsed.time_format);
+    if let Some(x) = &job.export {
+        x.set_root_name(&ncdu::absolute(&files[0]));
+    }
     let outcome = engine::run(world, mailer, &job, DuJob::initial_items(&files));
+    let mut status = outcome.status.max(refused);
     let mine = job.total();
     let mut sums = [0u64; 2];
     world.all_reduce_into(
@@ -106,7 +112,36 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         };
         mailer.write_merged(&job.total_line(&all));
     }
-    outcome.status.max(refused)
+    if let (Some(path), Some(x), 0) = (&parsed.export, &job.export, world.rank()) {
+        if let Err(m) = write_export(mailer, path, x) {
+            eprintln!("du: {m}");
+            status = status.max(1);
+        }
+    }
+    // Rank 0's export failure is everyone's status.
+    let mut worst = 0;
+    world.all_reduce_into(&status, &mut worst, SystemOperation::max());
+    worst
+}
+
+/// Writes the ncdu export (all of it on rank 0 by now) to `path` (`-`:
+/// the command's standard output, after the lines).
+fn write_export(mailer: &Mailer, path: &[u8], x: &Export) -> Result<(), String> {
+    let now = dents_os::now().0;
+    let r = if path == b"-" {
+        let mut v = Vec::new();
+        x.write_to(&mut v, now).map(|()| mailer.write_merged(&v))
+    } else {
+        std::fs::File::create(std::ffi::OsStr::from_bytes(path))
+            .and_then(|f| x.write_to(&mut io::BufWriter::new(f), now))
+    };
+    r.map_err(|e| {
+        format!(
+            "{}: {}",
+            String::from_utf8_lossy(&msg::quote(path)),
+            msg::describe(&e)
+        )
+    })
 }
 
 /// No parent to report to (an argument).
@@ -118,6 +153,16 @@ const ADD: u64 = 1;
 /// A job message: was this hard link counted? (dev, ino, size, inodes,
 /// time, reply rank, reply id, the line to print if not: depth, path).
 const LINK: u64 = 2;
+/// A job message: a part of the ncdu export for a waiting sum's directory
+/// (id, JSON items), before the [`ADD`] of the part's total.
+const EXPORT_PART: u64 = 3;
+/// A job message to rank 0: a piece of the top directory's export JSON
+/// (pieces in order).
+const EXPORT_ROOT: u64 = 4;
+
+/// The most JSON of the export sent in one message: a subtree's export
+/// goes back in pieces of this size.
+const EXPORT_CHUNK: usize = 1 << 20;
 
 /// Where a completed directory's total goes.
 enum Parent {
@@ -143,6 +188,17 @@ struct Acc {
     parent: Parent,
     /// Its id in the table of sums that other ranks (or later walks) add to.
     remote_id: OnceLock<u64>,
+    /// With `--export`: its items' JSON and its own stat.
+    export: Option<Box<AccExport>>,
+}
+
+/// What the ncdu export keeps of a directory (or a slice of one) until
+/// it is complete.
+struct AccExport {
+    /// The items gathered here (and sent here by other ranks).
+    items: ExportDir,
+    /// The directory's stat (`None` for a slice: its directory has it).
+    st: Option<Metadata>,
 }
 
 impl Acc {
@@ -159,7 +215,24 @@ impl Acc {
             line,
             parent,
             remote_id: OnceLock::new(),
+            export: None,
         }
+    }
+
+    /// The same, gathering its export's items (`st`: its own stat; `None`
+    /// for a slice) if `on`.
+    fn exporting(mut self, on: bool, st: Option<&Metadata>) -> Acc {
+        if on {
+            self.export = Some(Box::new(AccExport {
+                items: ExportDir::default(),
+                st: st.cloned(),
+            }));
+        }
+        self
+    }
+
+    fn export_items(&self) -> Option<&ExportDir> {
+        self.export.as_deref().map(|x| &x.items)
     }
 
     fn add(&self, d: &Dui) {
@@ -190,11 +263,14 @@ pub struct DuJob {
     out: Mutex<Vec<u8>>,
     /// `--time`'s style (`None` without `--time`).
     time_format: Option<TimeFormat>,
+    /// `--export`: the top directory's JSON (complete on rank 0 at the end).
+    export: Option<Export>,
 }
 
 impl DuJob {
     /// A job with du's options (and `--time`'s style with `--time`).
     pub fn new(opts: Options, time_format: Option<TimeFormat>) -> DuJob {
+        let opts_export = opts.export;
         DuJob {
             opts,
             walking: Mutex::new(HashMap::new()),
@@ -204,6 +280,7 @@ impl DuJob {
             total: Mutex::new(Dui::ZERO),
             out: Mutex::new(Vec::new()),
             time_format,
+            export: opts_export.then(Export::new),
         }
     }
 
@@ -298,15 +375,77 @@ impl DuJob {
         if acc.line && acc.depth <= self.opts.max_depth {
             self.line(ctx, &d, &acc.path);
         }
+        let part = acc.export.as_deref().and_then(|x| self.export_part(ctx, acc, x));
         match &acc.parent {
             Parent::Local(p) => {
+                if let (Some(part), Some(items)) = (&part, p.export_items()) {
+                    items.push_items(part);
+                }
                 if !self.opts.separate_dirs {
                     p.add(&d);
                 }
                 self.settle(ctx, p);
             }
-            Parent::Remote(rank, id) => self.add_to(ctx, *rank, *id, &d, true),
+            Parent::Remote(rank, id) => {
+                if let Some(part) = &part {
+                    self.send_part(ctx, *rank, *id, part);
+                }
+                self.add_to(ctx, *rank, *id, &d, true)
+            }
             Parent::None => {}
+        }
+    }
+
+    /// What the complete `acc` adds to its parent's export: a slice's
+    /// items, or the directory with its items; `None` for an argument (its
+    /// tree is the export's top, sent to rank 0).
+    fn export_part(&self, ctx: &Ctx, acc: &Acc, x: &AccExport) -> Option<Vec<u8>> {
+        let Some(st) = &x.st else {
+            return Some(x.items.take());
+        };
+        if let Parent::None = acc.parent {
+            if let Some(top) = &self.export {
+                top.root_dir(&acc.path, st, Some(&x.items));
+                self.send_root(ctx, top);
+            }
+            return None;
+        }
+        Some(ncdu::dir_item(name_of(&acc.path), st, Some(&x.items)))
+    }
+
+    /// Sends the export's top directory to rank 0, in pieces, if it was
+    /// finished on another rank.
+    fn send_root(&self, ctx: &Ctx, top: &Export) {
+        if ctx.rank() == 0 {
+            return;
+        }
+        for piece in top.root_json().chunks(EXPORT_CHUNK) {
+            let mut b = Vec::with_capacity(16 + piece.len());
+            wire::put_u64(&mut b, EXPORT_ROOT);
+            wire::put_bytes(&mut b, piece);
+            ctx.send_job(0, b);
+        }
+    }
+
+    /// Adds `part` to the export of the waiting sum `id` on `rank` (in
+    /// pieces: they arrive in order, before the total's [`ADD`]).
+    fn send_part(&self, ctx: &Ctx, rank: u32, id: u64, part: &[u8]) {
+        if rank == ctx.rank() {
+            return self.part_added(id, part);
+        }
+        for piece in part.chunks(EXPORT_CHUNK) {
+            let mut b = Vec::with_capacity(24 + piece.len());
+            wire::put_u64(&mut b, EXPORT_PART);
+            wire::put_u64(&mut b, id);
+            wire::put_bytes(&mut b, piece);
+            ctx.send_job(rank, b);
+        }
+    }
+
+    fn part_added(&self, id: u64, part: &[u8]) {
+        let acc = lock(&self.waiting).get(&id).cloned();
+        if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
+            items.push_items(part);
         }
     }
 
@@ -432,6 +571,15 @@ impl Job for DuJob {
                 let d = if first { d } else { Dui::ZERO };
                 self.add_to(ctx, rank, id, &d, false);
             }
+            EXPORT_PART => {
+                let id = r.u64();
+                self.part_added(id, r.bytes());
+            }
+            EXPORT_ROOT => {
+                if let Some(top) = &self.export {
+                    top.extend_root_json(r.bytes());
+                }
+            }
             _ => {}
         }
     }
@@ -514,7 +662,8 @@ impl DuVisitor<'_> {
             depth,
             true,
             parent_link(parent, item),
-        ));
+        )
+        .exporting(du.opts.export, Some(st)));
         let id = du.remote_id(&acc);
         let dir = self.item_below(v, item, id);
         let items = slices::slice_items(&dir, space, self.ctx.size());
@@ -583,6 +732,18 @@ impl DuJob {
         parent: Option<&Arc<Acc>>,
     ) {
         let own = self.own(st);
+        // Every name is exported, a hard link counted before too (the
+        // export's readers count links once themselves).
+        match parent.and_then(|p| p.export_items()) {
+            Some(items) => items.push_file(name_of(path), st),
+            None if depth == 0 => {
+                if let Some(top) = &self.export {
+                    top.root_file(path, st);
+                    self.send_root(ctx, top);
+                }
+            }
+            None => {}
+        }
         let is_dir = st.file_type().is_dir();
         if st.nlink() > 1 && !is_dir && !self.opts.count_links {
             let owner = link_owner(dev, st.ino(), ctx.size());
@@ -626,7 +787,8 @@ impl DuJob {
             item.depth as usize,
             false,
             Parent::Remote(item.reply.0, item.reply.1),
-        ));
+        )
+        .exporting(self.opts.export, None));
         let id = self.remote_id(&acc);
         let mut path = item.path.clone();
         path.push(b'/');
@@ -704,7 +866,8 @@ impl Visitor for DuVisitor<'_> {
             depth,
             true,
             parent_link(parent, item),
-        ));
+        )
+        .exporting(du.opts.export, Some(st)));
         lock(&du.walking).insert(dir_key(v.path()), acc);
         false
     }
@@ -750,6 +913,14 @@ impl Visitor for DuVisitor<'_> {
             }
             WalkErrorKind::Loop(_) => {}
         }
+    }
+}
+
+/// The last part of `path` (its name in its directory).
+fn name_of(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&c| c == b'/') {
+        Some(i) => &path[i + 1..],
+        None => path,
     }
 }
 

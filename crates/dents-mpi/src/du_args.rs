@@ -21,6 +21,8 @@ pub struct DuArgs {
     /// How `--time` writes times (`--time-style`, `TIME_STYLE`); `None`
     /// without `--time`.
     pub time_format: Option<TimeFormat>,
+    /// `-o`/`--export=FILE`: where rank 0 writes ncdu's JSON export.
+    pub export: Option<Vec<u8>>,
 }
 
 /// Reads `args` (after `du`); `Err` with the message for a bad one.
@@ -41,6 +43,7 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
     let mut files = Vec::new();
     let mut files0_from = None;
     let mut time_style = None;
+    let mut export = None;
     let mut summarize = false;
     let mut i = 0;
     let mut only_files = false;
@@ -102,6 +105,7 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
                     })
                 }
                 b"time-style" => time_style = Some(val("time-style")?),
+                b"export" => export = Some(val("export")?),
                 _ => {
                     return Err(format!(
                         "unrecognized option '{}'",
@@ -132,12 +136,13 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
                     b'L' => opts.follow = Follow::Always,
                     b'P' => opts.follow = Follow::Never,
                     b'H' | b'D' => opts.follow = Follow::Roots,
-                    b'd' | b'B' | b't' | b'X' => {
+                    b'd' | b'B' | b't' | b'X' | b'o' => {
                         let v = value(&mut i, rest, &(c as char).to_string())?;
                         match c {
                             b'd' => opts.max_depth = depth(&v)?,
                             b'B' => opts.units = block_size(&v)?,
                             b'X' => exclude_from(&mut opts, &v)?,
+                            b'o' => export = Some(v),
                             _ => opts.threshold = threshold(&v)?,
                         }
                         break;
@@ -181,11 +186,18 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         files.push(b".".to_vec());
     }
     opts.hash_all = files.len() > 1 || files0_from.is_some();
+    if export.is_some() {
+        if files0_from.is_some() || files.len() != 1 {
+            return Err("--export takes exactly one FILE argument".into());
+        }
+        opts.export = true;
+    }
     Ok(DuArgs {
         opts,
         files,
         files0_from,
         time_format,
+        export,
     })
 }
 
