@@ -375,7 +375,10 @@ impl DuJob {
         if acc.line && acc.depth <= self.opts.max_depth {
             self.line(ctx, &d, &acc.path);
         }
-        let part = acc.export.as_deref().and_then(|x| self.export_part(ctx, acc, x));
+        let part = acc
+            .export
+            .as_deref()
+            .and_then(|x| self.export_part(ctx, acc, x));
         match &acc.parent {
             Parent::Local(p) => {
                 if let (Some(part), Some(items)) = (&part, p.export_items()) {
@@ -655,15 +658,17 @@ impl DuVisitor<'_> {
         let du = self.du;
         let own = du.own(st);
         du.count_total(&own);
-        let acc = Arc::new(Acc::new(
-            own,
-            0,
-            v.path().to_vec(),
-            depth,
-            true,
-            parent_link(parent, item),
-        )
-        .exporting(du.opts.export, Some(st)));
+        let acc = Arc::new(
+            Acc::new(
+                own,
+                0,
+                v.path().to_vec(),
+                depth,
+                true,
+                parent_link(parent, item),
+            )
+            .exporting(du.opts.export, Some(st)),
+        );
         let id = du.remote_id(&acc);
         let dir = self.item_below(v, item, id);
         let items = slices::slice_items(&dir, space, self.ctx.size());
@@ -780,15 +785,17 @@ impl DuJob {
     /// Reads one slice of a huge directory (an item from `split`).
     fn run_slice(&self, item: &Item, ctx: &Ctx) {
         let (lo, _) = item.slice.expect("a slice item");
-        let acc = Arc::new(Acc::new(
-            Dui::ZERO,
-            1,
-            item.path.clone(),
-            item.depth as usize,
-            false,
-            Parent::Remote(item.reply.0, item.reply.1),
-        )
-        .exporting(self.opts.export, None));
+        let acc = Arc::new(
+            Acc::new(
+                Dui::ZERO,
+                1,
+                item.path.clone(),
+                item.depth as usize,
+                false,
+                Parent::Remote(item.reply.0, item.reply.1),
+            )
+            .exporting(self.opts.export, None),
+        );
         let id = self.remote_id(&acc);
         let mut path = item.path.clone();
         path.push(b'/');
@@ -859,15 +866,17 @@ impl Visitor for DuVisitor<'_> {
         }
         let own = du.own(st);
         du.count_total(&own);
-        let acc = Arc::new(Acc::new(
-            own,
-            1,
-            v.path().to_vec(),
-            depth,
-            true,
-            parent_link(parent, item),
-        )
-        .exporting(du.opts.export, Some(st)));
+        let acc = Arc::new(
+            Acc::new(
+                own,
+                1,
+                v.path().to_vec(),
+                depth,
+                true,
+                parent_link(parent, item),
+            )
+            .exporting(du.opts.export, Some(st)),
+        );
         lock(&du.walking).insert(dir_key(v.path()), acc);
         false
     }
