@@ -635,7 +635,17 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
 
     fn error(&self, _state: &mut Self::State, e: &WalkError) {
         match &e.kind {
-            WalkErrorKind::Io(err) => self.du.fail(Problem::CannotRead(&e.path, err)),
+            WalkErrorKind::Io(err) => {
+                self.du.fail(Problem::CannotRead(&e.path, err));
+                // The export marks the directory, as ncdu does.
+                let key = dir_key(&e.path);
+                let map = self.accs[shard_of(&key)]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if let Some(x) = map.get(&key).and_then(|acc| acc.export()) {
+                    x.mark_read_error();
+                }
+            }
             // Only with -L -l (else the directory set skips loops before
             // they are read): GNU skips them silently.
             WalkErrorKind::Loop(_) => {

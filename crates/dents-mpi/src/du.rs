@@ -918,7 +918,12 @@ impl Visitor for DuVisitor<'_> {
         match &e.kind {
             WalkErrorKind::Io(err) => {
                 self.du
-                    .problem(self.ctx, "cannot read directory", &e.path, Some(err))
+                    .problem(self.ctx, "cannot read directory", &e.path, Some(err));
+                // The export marks the directory, as ncdu does.
+                let acc = lock(&self.du.walking).get(&dir_key(&e.path)).cloned();
+                if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
+                    items.mark_read_error();
+                }
             }
             WalkErrorKind::Loop(_) => {}
         }

@@ -541,15 +541,15 @@ fn engine_export(root: &Path, one_file_system: bool, exclude: Option<&str>) -> V
 
 /// The export parsed and made comparable (Python's json): the timestamp
 /// dropped, each directory's items sorted; with `unread`, the items of
-/// the directories of that name dropped (what a user who cannot read
-/// them sees).
+/// the directories of that name dropped and the directories marked
+/// `"read_error":true` (what a user who cannot read them sees).
 fn normalized_export(json: &[u8], unread: Option<&str>) -> String {
     const SCRIPT: &str = r#"
 import json, sys
 def norm(x):
     if isinstance(x, list):
         if len(sys.argv) > 1 and x[0]["name"] == sys.argv[1]:
-            return [x[0]]
+            return [dict(x[0], read_error=True)]
         return [x[0]] + sorted((norm(c) for c in x[1:]), key=lambda c: json.dumps(c, sort_keys=True))
     return x
 e = json.loads(sys.stdin.buffer.read())
