@@ -6,13 +6,14 @@
 //! problems as GNU du does and returns its exit status: 0, or 1 after any
 //! problem (usage errors included).
 
-use std::ffi::{CString, OsString};
+use std::ffi::OsString;
 use std::os::fd::AsFd;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::sync::Mutex;
+use std::os::unix::ffi::OsStrExt;
 
 use dents_du::engine::{Du, Problem, Sink};
+use dents_du::files0::{self, Files0Name};
 use dents_du::size::{self, SizeError, Units};
+use dents_du::time_style::{self, BadArgument, TimeFormat};
 use dents_du::{Follow, Options, TimeKind};
 
 use crate::output::Output;
@@ -178,48 +179,10 @@ fn size_error(e: SizeError, opt: &str, arg: &[u8]) -> i32 {
     1
 }
 
-/// argmatch: an exact name or an unambiguous prefix (names that mean
-/// the same value are no ambiguity).
-fn argmatch<T: Copy + PartialEq>(arg: &[u8], table: &[(&str, T)]) -> Result<T, bool> {
-    if let Some(&(_, v)) = table.iter().find(|(n, _)| n.as_bytes() == arg) {
-        return Ok(v);
-    }
-    let mut found: Option<T> = None;
-    for &(n, v) in table {
-        if n.as_bytes().starts_with(arg) && !arg.is_empty() {
-            match found {
-                Some(f) if f != v => return Err(true),
-                _ => found = Some(v),
-            }
-        }
-    }
-    found.ok_or(false)
-}
-
 /// An argmatch failure, as GNU words it, with the valid arguments.
-fn argmatch_error(arg: &[u8], what: &str, ambiguous: bool, valid: &[&[&str]]) -> i32 {
-    let mut m = Vec::new();
-    m.extend_from_slice(if ambiguous {
-        b"ambiguous argument ".as_slice()
-    } else {
-        b"invalid argument ".as_slice()
-    });
-    m.extend_from_slice(&q(arg));
-    m.extend_from_slice(b" for ");
-    m.extend_from_slice(&q(what.as_bytes()));
-    say(&m);
-    let mut v = b"Valid arguments are:\n".to_vec();
-    for group in valid {
-        v.extend_from_slice(b"  - ");
-        for (i, name) in group.iter().enumerate() {
-            if i > 0 {
-                v.extend_from_slice(b", ");
-            }
-            v.extend_from_slice(&q(name.as_bytes()));
-        }
-        v.push(b'\n');
-    }
-    errors::write_stderr(&v);
+fn bad_argument(e: &BadArgument) -> i32 {
+    say(&e.message(&q));
+    errors::write_stderr(&e.valid_arguments(&q));
     usage_error(b"")
 }
 
@@ -443,23 +406,9 @@ fn parse(argv: &[OsString], a: &mut Args) -> Result<(), i32> {
                     o.time = Some(if value.is_empty() && long.is_some() && !arg_has_eq(arg) {
                         TimeKind::Modification
                     } else {
-                        let table = [
-                            ("atime", TimeKind::Access),
-                            ("access", TimeKind::Access),
-                            ("use", TimeKind::Access),
-                            ("ctime", TimeKind::Change),
-                            ("status", TimeKind::Change),
-                        ];
-                        match argmatch(&value, &table) {
+                        match time_style::time_kind(&value) {
                             Ok(k) => k,
-                            Err(amb) => {
-                                return Err(argmatch_error(
-                                    &value,
-                                    "--time",
-                                    amb,
-                                    &[&["atime", "access", "use"], &["ctime", "status"]],
-                                ))
-                            }
+                            Err(e) => return Err(bad_argument(&e)),
                         }
                     });
                 }
@@ -527,54 +476,12 @@ fn qf(s: &[u8]) -> Vec<u8> {
     v
 }
 
-/// `--time-style` (or `TIME_STYLE`) to a strftime format, as GNU du.
-fn time_format(style: Option<&[u8]>) -> Result<Vec<u8>, i32> {
-    let from_env;
-    let style: Vec<u8> = match style {
-        Some(s) => s.to_vec(),
-        None => {
-            from_env = std::env::var_os("TIME_STYLE").map(|s| s.as_bytes().to_vec());
-            match from_env {
-                None => b"long-iso".to_vec(),
-                Some(s) if s == b"locale" => b"long-iso".to_vec(),
-                Some(s) if s.starts_with(b"+") => {
-                    let end = s.iter().position(|&c| c == b'\n').unwrap_or(s.len());
-                    s[..end].to_vec()
-                }
-                Some(mut s) => {
-                    while let Some(rest) = s.strip_prefix(b"posix-") {
-                        s = rest.to_vec();
-                    }
-                    s
-                }
-            }
-        }
-    };
-    if let Some(f) = style.strip_prefix(b"+") {
-        return Ok(f.to_vec());
-    }
-    let table = [("full-iso", 0u8), ("long-iso", 1), ("iso", 2)];
-    match argmatch(&style, &table) {
-        Ok(0) => Ok(b"%Y-%m-%d %H:%M:%S.%N %z".to_vec()),
-        Ok(1) => Ok(b"%Y-%m-%d %H:%M".to_vec()),
-        Ok(_) => Ok(b"%Y-%m-%d".to_vec()),
-        Err(amb) => Err(argmatch_error(
-            &style,
-            "time style",
-            amb,
-            &[&["full-iso"], &["long-iso"], &["iso"]],
-        )),
-    }
-}
-
 /// The sink: standard output, GNU's messages, the status line.
 struct CliSink {
     out: Output,
     quote_names: bool,
-    time_format: Vec<u8>,
-    uses_nanos: bool,
-    /// The last time formatted (times repeat: a directory's entries).
-    last_time: Mutex<Option<(i64, u32, Vec<u8>)>>,
+    /// `--time`'s style (`None` without `--time`).
+    time_format: Option<TimeFormat>,
     progress: Option<Progress>,
 }
 
@@ -616,21 +523,9 @@ impl Sink for CliSink {
     }
 
     fn push_time(&self, out: &mut Vec<u8>, sec: i64, nsec: u32) {
-        let mut last = self.last_time.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((s, n, text)) = &*last {
-            if *s == sec && (*n == nsec || !self.uses_nanos) {
-                out.extend_from_slice(text);
-                return;
-            }
+        if let Some(f) = &self.time_format {
+            f.push(out, sec, nsec);
         }
-        let mut text = Vec::new();
-        let fmt = expand_nanos(&self.time_format, nsec);
-        match (dents_os::local_time(sec), CString::new(fmt)) {
-            (Some(tm), Ok(f)) => dents_os::strftime(&mut text, &f, &tm),
-            _ => text.extend_from_slice(sec.to_string().as_bytes()),
-        }
-        out.extend_from_slice(&text);
-        *last = Some((sec, nsec, text));
     }
 
     fn seen(&self, tally: &mut Tally, path: &[u8], is_dir: bool) {
@@ -652,40 +547,10 @@ impl Sink for CliSink {
     }
 }
 
-/// `%N` (nanoseconds, a GNU extension strftime lacks) replaced first.
-fn expand_nanos(fmt: &[u8], nsec: u32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(fmt.len() + 8);
-    let mut i = 0;
-    while i < fmt.len() {
-        if fmt[i] == b'%' && i + 1 < fmt.len() {
-            if fmt[i + 1] == b'N' {
-                out.extend_from_slice(format!("{nsec:09}").as_bytes());
-            } else {
-                out.extend_from_slice(&fmt[i..i + 2]);
-            }
-            i += 2;
-        } else {
-            out.push(fmt[i]);
-            i += 1;
-        }
-    }
-    out
-}
-
 /// The names of `--files0-from`: `Err` if the file cannot be opened.
 fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
-    let r = if from == b"-" {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map(|_| v)
-    } else {
-        std::fs::read(std::ffi::OsStr::from_bytes(from))
-    };
-    r.map_err(|e| {
-        let mut m = b"cannot open ".to_vec();
-        m.extend_from_slice(&qa(from));
-        m.extend_from_slice(b" for reading: ");
-        m.extend_from_slice(errors::describe(&e).as_bytes());
-        say(&m);
+    files0::read_list(from).map_err(|e| {
+        say(&files0::cannot_open(&qa(from), &errors::describe(&e)));
         1
     })
 }
@@ -701,12 +566,12 @@ fn run(mut a: Args) -> i32 {
         }
     }
     let time_format = if a.opts.time.is_some() {
-        match time_format(a.time_style.as_deref()) {
-            Ok(f) => f,
-            Err(code) => return code,
+        match TimeFormat::new(a.time_style.as_deref()) {
+            Ok(f) => Some(f),
+            Err(e) => return bad_argument(&e),
         }
     } else {
-        Vec::new()
+        None
     };
     let files0 = match &a.files0_from {
         Some(from) => match read_files0(from) {
@@ -748,15 +613,13 @@ fn run(mut a: Args) -> i32 {
         quote_names: stdout_tty
             && !a.opts.nul
             && std::env::var_os("QUOTING_STYLE").as_deref() != Some("literal".as_ref()),
-        uses_nanos: contains_nanos(&time_format),
         time_format,
-        last_time: Mutex::new(None),
         progress,
     };
     let export_path = a.export.clone();
     let du = Du::new(a.opts.clone(), &sink);
     if let Some(x) = du.export() {
-        x.set_root_name(&absolute(&a.files[0]));
+        x.set_root_name(&dents_du::ncdu::absolute(&a.files[0]));
     }
     std::thread::scope(|s| {
         if let Some(p) = &sink.progress {
@@ -775,31 +638,14 @@ fn run(mut a: Args) -> i32 {
             }
             Some(list) => {
                 let from = a.files0_from.as_deref().unwrap_or(b"-");
-                let mut items: Vec<&[u8]> = list.split(|&c| c == 0).collect();
-                // A final NUL ends the last name rather than starting an empty one.
-                if items.last().is_some_and(|l| l.is_empty()) {
-                    items.pop();
-                }
-                for (n, f) in items.iter().enumerate() {
-                    if from == b"-" && *f == b"-" {
-                        let mut m =
-                            b"when reading file names from stdin, no file name of ".to_vec();
-                        m.extend_from_slice(&qa(f));
-                        m.extend_from_slice(b" allowed");
-                        say(&m);
-                        errors::raise(1);
-                        continue;
+                for name in files0::names(list, from) {
+                    match name {
+                        Files0Name::File(f) => du.add_root(f),
+                        Files0Name::Refused(r) => {
+                            say(&r.message(&qf(from)));
+                            errors::raise(1);
+                        }
                     }
-                    if f.is_empty() {
-                        let mut m = qf(from);
-                        m.extend_from_slice(
-                            format!(":{}: invalid zero-length file name", n + 1).as_bytes(),
-                        );
-                        say(&m);
-                        errors::raise(1);
-                        continue;
-                    }
-                    du.add_root(f);
                 }
             }
         }
@@ -817,38 +663,6 @@ fn run(mut a: Args) -> i32 {
         _ => errors::raise(1),
     }
     errors::status()
-}
-
-/// `path` made absolute (without resolving links), as ncdu names the
-/// directory it scanned.
-fn absolute(path: &[u8]) -> Vec<u8> {
-    if path.starts_with(b"/") {
-        return path.to_vec();
-    }
-    let mut abs = std::env::current_dir()
-        .map(|d| d.into_os_string().into_vec())
-        .unwrap_or_default();
-    for part in path.split(|&c| c == b'/') {
-        match part {
-            b"" | b"." => {}
-            b".." => {
-                if let Some(i) = abs.iter().rposition(|&c| c == b'/') {
-                    abs.truncate(i.max(1));
-                }
-            }
-            p => {
-                if !abs.ends_with(b"/") {
-                    abs.push(b'/');
-                }
-                abs.extend_from_slice(p);
-            }
-        }
-    }
-    abs
-}
-
-fn contains_nanos(fmt: &[u8]) -> bool {
-    fmt.windows(2).any(|w| w == b"%N")
 }
 
 /// Writes the ncdu export to `path` (`-`: standard output).

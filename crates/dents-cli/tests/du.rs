@@ -504,6 +504,72 @@ fn loop_filesystems() {
     }
 }
 
+/// Directories that cannot be read, in the export: `"read_error":true`
+/// and no items, as in ncdu's own export of the tree (both run as
+/// nobody); the rest of the tree the same.
+#[test]
+fn export_marks_unreadable_directories_as_ncdu_does() {
+    if !dents_testfs::cli::have_program("ncdu", "-v")
+        || !dents_testfs::cli::have_program("python3", "-V")
+    {
+        return dents_testfs::skip("ncdu or python3 missing (apt-get install ncdu)");
+    }
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot switch to nobody with setpriv");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::set_permissions(root, fs::Permissions::from_mode(0o777)).unwrap();
+    build_tree(root);
+    for d in ["t/locked", "t/a/also-locked"] {
+        fs::create_dir_all(root.join(d).join("inner")).unwrap();
+        fs::write(root.join(d).join("inner/x"), b"x").unwrap();
+        fs::set_permissions(root.join(d), fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let st = dents_testfs::cli::as_nobody(dents(root, &["-s", "-o", ours.to_str().unwrap(), "t"]))
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(1), "{st:?}");
+    let mut ncdu = Command::new("ncdu");
+    ncdu.args(["--ignore-config", "-o"])
+        .arg(&theirs)
+        .arg(root.join("t"))
+        .env("HOME", root);
+    let st = dents_testfs::cli::as_nobody(ncdu).output().unwrap();
+    assert!(st.status.success(), "ncdu -o: {st:?}");
+    // Flattened to (path, asize, dsize, read_error) sorted: the same.
+    let flatten = r#"
+import json, sys
+def walk(d, pre, out):
+    info = d[0]
+    p = pre + "/" + info["name"] if pre else ""
+    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("read_error", False)))
+    for item in d[1:]:
+        if isinstance(item, list):
+            walk(item, p, out)
+        else:
+            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), False))
+out = []
+walk(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))[3], None, out)
+for o in sorted(out): print(o)
+"#;
+    let flat = |p: &Path| {
+        let o = Command::new("python3")
+            .arg("-c")
+            .arg(flatten)
+            .arg(p)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let (d, n) = (flat(&ours), flat(&theirs));
+    assert_eq!(d.matches("True").count(), 2, "{d}");
+    assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
+}
+
 /// ncdu and gdu import the export: ncdu re-exports it as it exports the
 /// tree itself; gdu shows the same top-level sizes.
 #[test]

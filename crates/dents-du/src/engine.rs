@@ -38,7 +38,8 @@ use dents::{Metadata, StatFields};
 
 use crate::links::LinkSet;
 use crate::ncdu::{Export, ExportDir};
-use crate::{Follow, Options, TimeKind};
+use crate::time_style::{unpack_time, NO_TIME};
+use crate::{Follow, Options};
 
 /// Output gathered before it is handed to the sink.
 const FLUSH_AT: usize = 64 * 1024;
@@ -91,22 +92,19 @@ pub struct Dui {
 }
 
 impl Dui {
-    fn add(&mut self, o: &Dui) {
+    /// Nothing: no size, no inode, no time.
+    pub const ZERO: Dui = Dui {
+        size: 0,
+        inodes: 0,
+        tmax: NO_TIME,
+    };
+
+    /// Adds `o`: sizes and counts summed, the later time kept.
+    pub fn add(&mut self, o: &Dui) {
         self.size += o.size;
         self.inodes += o.inodes;
         self.tmax = self.tmax.max(o.tmax);
     }
-}
-
-/// No time yet (below any packed time).
-const NO_TIME: i64 = i64::MIN;
-
-fn pack_time(sec: i64, nsec: u32) -> i64 {
-    sec.clamp(-(1 << 32), 1 << 32) * (1 << 30) + nsec as i64
-}
-
-fn unpack_time(t: i64) -> (i64, u32) {
-    (t.div_euclid(1 << 30), t.rem_euclid(1 << 30) as u32)
 }
 
 /// A directory's running sum.  Kept small (one is live for every
@@ -216,48 +214,11 @@ impl<'s, S: Sink> Du<'s, S> {
     }
 
     fn mask(&self) -> StatFields {
-        let mut m = StatFields::TYPE
-            | StatFields::MODE
-            | StatFields::NLINK
-            | StatFields::INO
-            | StatFields::SIZE
-            | StatFields::BLOCKS;
-        m |= match self.opts.time {
-            Some(TimeKind::Access) => StatFields::ATIME,
-            Some(TimeKind::Change) => StatFields::CTIME,
-            Some(TimeKind::Modification) => StatFields::MTIME,
-            None => StatFields::empty(),
-        };
-        m
+        self.opts.stat_mask()
     }
 
-    /// The size, inode count and time of one entry.
     fn dui(&self, st: &Metadata) -> Dui {
-        // Apparent sizes: st_size of every type, as coreutils 9.1 counts
-        // them (a directory's own size too).
-        let size = if self.opts.apparent {
-            st.len()
-        } else {
-            st.blocks().saturating_mul(512)
-        };
-        let tmax = match self.opts.time {
-            None => NO_TIME,
-            Some(k) => {
-                let ts = match k {
-                    TimeKind::Modification => st.mtime(),
-                    TimeKind::Access => st.atime(),
-                    TimeKind::Change => st.ctime(),
-                };
-                // A time the kernel did not fill in reads as 0, as the raw
-                // `statx` field did.
-                ts.map_or(pack_time(0, 0), |t| pack_time(t.secs, t.nsecs))
-            }
-        };
-        Dui {
-            size,
-            inodes: 1,
-            tmax,
-        }
+        self.opts.entry_dui(st)
     }
 
     /// Walks one argument (as given), printing its lines.
@@ -674,7 +635,17 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
 
     fn error(&self, _state: &mut Self::State, e: &WalkError) {
         match &e.kind {
-            WalkErrorKind::Io(err) => self.du.fail(Problem::CannotRead(&e.path, err)),
+            WalkErrorKind::Io(err) => {
+                self.du.fail(Problem::CannotRead(&e.path, err));
+                // The export marks the directory, as ncdu does.
+                let key = dir_key(&e.path);
+                let map = self.accs[shard_of(&key)]
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if let Some(x) = map.get(&key).and_then(|acc| acc.export()) {
+                    x.mark_read_error();
+                }
+            }
             // Only with -L -l (else the directory set skips loops before
             // they are read): GNU skips them silently.
             WalkErrorKind::Loop(_) => {

@@ -12,8 +12,10 @@
 //! | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
 //! | [`links`]  | the (device, inode) set: hard links (and directories, with several arguments) once |
 //! | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
+//! | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
+//! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //!
 //! The `dents du` command (crate `dents-cli`) only reads arguments into
 //! [`Options`] and words the [`engine::Problem`]s.
@@ -77,11 +79,15 @@
 #![warn(missing_docs)]
 
 pub mod engine;
+pub mod files0;
 pub mod glob;
 pub mod links;
 pub mod ncdu;
 pub mod size;
+pub mod time_style;
 
+use dents::{Metadata, StatFields};
+use engine::Dui;
 use glob::Excludes;
 use size::Units;
 
@@ -159,6 +165,33 @@ pub struct Options {
 }
 
 impl Options {
+    /// What du needs of each entry's stat (the time `--time` shows too).
+    pub fn stat_mask(&self) -> StatFields {
+        StatFields::TYPE
+            | StatFields::MODE
+            | StatFields::NLINK
+            | StatFields::INO
+            | StatFields::SIZE
+            | StatFields::BLOCKS
+            | time_style::stat_field(self.time)
+    }
+
+    /// One entry's own size (blocks × 512, or apparent: `st_size` of every
+    /// type, as coreutils 9.1 counts them, a directory's own size too),
+    /// one inode, and its time for `--time`.
+    pub fn entry_dui(&self, st: &Metadata) -> Dui {
+        let size = if self.apparent {
+            st.len()
+        } else {
+            st.blocks().saturating_mul(512)
+        };
+        Dui {
+            size,
+            inodes: 1,
+            tmax: time_style::entry_time(self.time, st),
+        }
+    }
+
     /// The number a line shows for `size` bytes and `inodes` entries
     /// (`--inodes` picks the count), if `--threshold` lets it through
     /// (a negative threshold: at most its size; else at least).

@@ -8,7 +8,8 @@
 //!    [{"name":"sub",...}, ...]]]                                  then its items
 //! ```
 //!
-//! Items carry their own sizes only (readers add them up); hard links
+//! A directory that could not be read carries `"read_error":true`, as
+//! ncdu writes it.  Items carry their own sizes only (readers add them up); hard links
 //! carry `hlnkc`, `ino` and `nlink` so that readers count them once
 //! (every link is exported, as ncdu does).  Names are bytes: `"`, `\`
 //! and control bytes are escaped, every other byte (UTF-8 or not) is
@@ -23,6 +24,7 @@
 //! du lines themselves do not depend on it.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use dents::dir::FileType;
@@ -33,6 +35,8 @@ use dents::Metadata;
 #[derive(Debug, Default)]
 pub struct ExportDir {
     items: Mutex<Vec<u8>>,
+    /// The directory could not be read (whole): ncdu's `read_error`.
+    read_error: AtomicBool,
 }
 
 /// The whole export of one argument.
@@ -76,7 +80,7 @@ fn push_num(out: &mut Vec<u8>, key: &str, n: u64) {
 }
 
 /// The info object of an entry.
-fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Metadata, with_dev: bool) {
+fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Metadata, with_dev: bool, read_error: bool) {
     let t = st.file_type();
     out.extend_from_slice(b"{\"name\":");
     push_str(out, name);
@@ -98,6 +102,9 @@ fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Metadata, with_dev: bool) {
     if !t.is_dir() && t != FileType::REGULAR {
         out.extend_from_slice(b",\"notreg\":true");
     }
+    if read_error {
+        out.extend_from_slice(b",\"read_error\":true");
+    }
     out.push(b'}');
 }
 
@@ -110,7 +117,8 @@ fn push_dir_array(
     root: bool,
 ) {
     out.push(b'[');
-    push_info(out, name, st, root);
+    let read_error = items.is_some_and(|d| d.read_error.load(Ordering::Relaxed));
+    push_info(out, name, st, root, read_error);
     if let Some(d) = items {
         out.extend_from_slice(&d.items.lock().unwrap_or_else(|e| e.into_inner()));
     }
@@ -122,7 +130,7 @@ impl ExportDir {
     pub fn push_file(&self, name: &[u8], st: &Metadata) {
         let mut out = Vec::with_capacity(96 + name.len());
         out.push(b',');
-        push_info(&mut out, name, st, false);
+        push_info(&mut out, name, st, false, false);
         self.items
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -131,14 +139,65 @@ impl ExportDir {
 
     /// Adds a finished subdirectory with its items.
     pub fn push_dir(&self, name: &[u8], st: &Metadata, items: Option<&ExportDir>) {
-        let mut out = Vec::new();
-        out.push(b',');
-        push_dir_array(&mut out, name, st, items, false);
+        self.push_items(&dir_item(name, st, items));
+    }
+
+    /// Adds items made elsewhere: a [`dir_item`], or what another part of
+    /// the directory gathered ([`ExportDir::take`]).
+    pub fn push_items(&self, items: &[u8]) {
         self.items
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(&out);
+            .extend_from_slice(items);
     }
+
+    /// Marks the directory as not read (whole): ncdu's `"read_error":true`
+    /// in its info.
+    pub fn mark_read_error(&self) {
+        self.read_error.store(true, Ordering::Relaxed);
+    }
+
+    /// The items gathered so far, taken out (each preceded by a comma).
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.items.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// A finished subdirectory with its items as [`ExportDir::push_dir`]
+/// adds it to its parent's (a comma first): for a parent whose items
+/// are gathered elsewhere (another process, in `dents-mpi`).
+pub fn dir_item(name: &[u8], st: &Metadata, items: Option<&ExportDir>) -> Vec<u8> {
+    let mut out = vec![b','];
+    push_dir_array(&mut out, name, st, items, false);
+    out
+}
+
+/// `path` made absolute (without resolving links), as ncdu names the
+/// directory it scanned.
+pub fn absolute(path: &[u8]) -> Vec<u8> {
+    if path.starts_with(b"/") {
+        return path.to_vec();
+    }
+    let mut abs = std::env::current_dir()
+        .map(|d| d.into_os_string().into_encoded_bytes())
+        .unwrap_or_default();
+    for part in path.split(|&c| c == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                if let Some(i) = abs.iter().rposition(|&c| c == b'/') {
+                    abs.truncate(i.max(1));
+                }
+            }
+            p => {
+                if !abs.ends_with(b"/") {
+                    abs.push(b'/');
+                }
+                abs.extend_from_slice(p);
+            }
+        }
+    }
+    abs
 }
 
 impl Export {
@@ -175,8 +234,23 @@ impl Export {
         let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
         r.clear();
         r.push(b'[');
-        push_info(&mut r, &name, st, true);
+        push_info(&mut r, &name, st, true, false);
         r.push(b']');
+    }
+
+    /// The top directory's JSON so far (for the process that writes the
+    /// export, when another finished the top directory).
+    pub fn root_json(&self) -> Vec<u8> {
+        self.root.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Appends to the top directory's JSON a part of what
+    /// [`Export::root_json`] gave elsewhere (parts in order).
+    pub fn extend_root_json(&self, part: &[u8]) {
+        self.root
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(part);
     }
 
     /// Writes the export; `timestamp`: seconds since the epoch.

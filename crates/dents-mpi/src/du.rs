@@ -25,7 +25,8 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use std::os::fd::BorrowedFd;
@@ -35,24 +36,133 @@ use dents::slice::{self, EntrySink};
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::Metadata;
 use dents::StatFields;
+use dents_du::engine::Dui;
 use dents_du::links::LinkSet;
+use dents_du::ncdu::{self, Export, ExportDir};
+use dents_du::time_style::{TimeFormat, NO_TIME};
 use dents_du::{Follow, Options};
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 use crate::dev::dev_of;
-use crate::engine::{Ctx, Job, FLUSH_AT};
+use crate::du_args;
+use crate::engine::{self, Ctx, Job, Mailer, FLUSH_AT};
 use crate::msg;
 use crate::slices;
 use crate::wire::{self, Item, Reader};
 
+/// `dents-mpi du ARGS`: GNU du's lines, each directory's total over all
+/// ranks; the exit status, the worst over the ranks.
+pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -> i32 {
+    let parsed = match du_args::parse(args) {
+        Ok(p) => p,
+        Err(m) => {
+            if world.rank() == 0 {
+                eprintln!("du: {m}\nTry 'du --help' for more information.");
+            }
+            return 1;
+        }
+    };
+    let total = parsed.opts.total;
+    let mut files = parsed.files;
+    let mut refused = 0;
+    // The list could not be read: GNU du stops there (no total).
+    let mut unread = false;
+    if let Some(from) = &parsed.files0_from {
+        // Rank 0 alone reads the names (standard input is rank 0's) and
+        // alone gives out the first items.
+        if world.rank() == 0 {
+            match du_args::files0(from) {
+                Ok((names, messages)) => {
+                    files = names;
+                    for m in &messages {
+                        eprintln!("du: {m}");
+                    }
+                    refused = messages.len().min(1) as i32;
+                }
+                Err(m) => {
+                    eprintln!("du: {m}");
+                    refused = 1;
+                    unread = true;
+                }
+            }
+        }
+    }
+    let job = DuJob::new(parsed.opts, parsed.time_format);
+    if let Some(x) = &job.export {
+        x.set_root_name(&ncdu::absolute(&files[0]));
+    }
+    let outcome = engine::run(world, mailer, &job, DuJob::initial_items(&files));
+    let mut status = outcome.status.max(refused);
+    let mine = job.total();
+    let mut sums = [0u64; 2];
+    world.all_reduce_into(
+        &[mine.size, mine.inodes][..],
+        &mut sums[..],
+        SystemOperation::sum(),
+    );
+    let mut tmax = NO_TIME;
+    world.all_reduce_into(&mine.tmax, &mut tmax, SystemOperation::max());
+    if total && world.rank() == 0 && !unread {
+        let all = Dui {
+            size: sums[0],
+            inodes: sums[1],
+            tmax,
+        };
+        mailer.write_merged(&job.total_line(&all));
+    }
+    if let (Some(path), Some(x), 0) = (&parsed.export, &job.export, world.rank()) {
+        if let Err(m) = write_export(mailer, path, x) {
+            eprintln!("du: {m}");
+            status = status.max(1);
+        }
+    }
+    // Rank 0's export failure is everyone's status.
+    let mut worst = 0;
+    world.all_reduce_into(&status, &mut worst, SystemOperation::max());
+    worst
+}
+
+/// Writes the ncdu export (all of it on rank 0 by now) to `path` (`-`:
+/// the command's standard output, after the lines).
+fn write_export(mailer: &Mailer, path: &[u8], x: &Export) -> Result<(), String> {
+    let now = dents_os::now().0;
+    let r = if path == b"-" {
+        let mut v = Vec::new();
+        x.write_to(&mut v, now).map(|()| mailer.write_merged(&v))
+    } else {
+        std::fs::File::create(std::ffi::OsStr::from_bytes(path))
+            .and_then(|f| x.write_to(&mut io::BufWriter::new(f), now))
+    };
+    r.map_err(|e| {
+        format!(
+            "{}: {}",
+            String::from_utf8_lossy(&msg::quote(path)),
+            msg::describe(&e)
+        )
+    })
+}
+
 /// No parent to report to (an argument).
 const NO_RANK: u32 = u32::MAX;
 
-/// A job message: add to a waiting sum (id, size, inodes, whether it is a
-/// subdirectory's total).
+/// A job message: add to a waiting sum (id, size, inodes, latest time,
+/// whether it is a subdirectory's total).
 const ADD: u64 = 1;
 /// A job message: was this hard link counted? (dev, ino, size, inodes,
-/// reply rank, reply id, the line to print if not: depth, path).
+/// time, reply rank, reply id, the line to print if not: depth, path).
 const LINK: u64 = 2;
+/// A job message: a part of the ncdu export for a waiting sum's directory
+/// (id, JSON items), before the [`ADD`] of the part's total.
+const EXPORT_PART: u64 = 3;
+/// A job message to rank 0: a piece of the top directory's export JSON
+/// (pieces in order).
+const EXPORT_ROOT: u64 = 4;
+
+/// The most JSON of the export sent in one message: a subtree's export
+/// goes back in pieces of this size.
+const EXPORT_CHUNK: usize = 1 << 20;
 
 /// Where a completed directory's total goes.
 enum Parent {
@@ -68,6 +178,8 @@ enum Parent {
 struct Acc {
     size: AtomicU64,
     inodes: AtomicU64,
+    /// The latest time below (packed: `dents_du::time_style`).
+    tmax: AtomicI64,
     pending: AtomicUsize,
     path: Vec<u8>,
     depth: usize,
@@ -76,12 +188,65 @@ struct Acc {
     parent: Parent,
     /// Its id in the table of sums that other ranks (or later walks) add to.
     remote_id: OnceLock<u64>,
+    /// With `--export`: its items' JSON and its own stat.
+    export: Option<Box<AccExport>>,
+}
+
+/// What the ncdu export keeps of a directory (or a slice of one) until
+/// it is complete.
+struct AccExport {
+    /// The items gathered here (and sent here by other ranks).
+    items: ExportDir,
+    /// The directory's stat (`None` for a slice: its directory has it).
+    st: Option<Metadata>,
 }
 
 impl Acc {
-    fn add(&self, size: u64, inodes: u64) {
-        self.size.fetch_add(size, Ordering::Relaxed);
-        self.inodes.fetch_add(inodes, Ordering::Relaxed);
+    /// A sum starting at `d` (a directory's own size and time), reporting
+    /// to `parent` once `pending` parts are done.
+    fn new(d: Dui, pending: usize, path: Vec<u8>, depth: usize, line: bool, parent: Parent) -> Acc {
+        Acc {
+            size: AtomicU64::new(d.size),
+            inodes: AtomicU64::new(d.inodes),
+            tmax: AtomicI64::new(d.tmax),
+            pending: AtomicUsize::new(pending),
+            path,
+            depth,
+            line,
+            parent,
+            remote_id: OnceLock::new(),
+            export: None,
+        }
+    }
+
+    /// The same, gathering its export's items (`st`: its own stat; `None`
+    /// for a slice) if `on`.
+    fn exporting(mut self, on: bool, st: Option<&Metadata>) -> Acc {
+        if on {
+            self.export = Some(Box::new(AccExport {
+                items: ExportDir::default(),
+                st: st.cloned(),
+            }));
+        }
+        self
+    }
+
+    fn export_items(&self) -> Option<&ExportDir> {
+        self.export.as_deref().map(|x| &x.items)
+    }
+
+    fn add(&self, d: &Dui) {
+        self.size.fetch_add(d.size, Ordering::Relaxed);
+        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
+        self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> Dui {
+        Dui {
+            size: self.size.load(Ordering::Relaxed),
+            inodes: self.inodes.load(Ordering::Relaxed),
+            tmax: self.tmax.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -94,21 +259,28 @@ pub struct DuJob {
     waiting: Mutex<HashMap<u64, Arc<Acc>>>,
     next_id: AtomicU64,
     links: LinkSet,
-    total: Mutex<(u64, u64)>,
+    total: Mutex<Dui>,
     out: Mutex<Vec<u8>>,
+    /// `--time`'s style (`None` without `--time`).
+    time_format: Option<TimeFormat>,
+    /// `--export`: the top directory's JSON (complete on rank 0 at the end).
+    export: Option<Export>,
 }
 
 impl DuJob {
-    /// A job with du's options.
-    pub fn new(opts: Options) -> DuJob {
+    /// A job with du's options (and `--time`'s style with `--time`).
+    pub fn new(opts: Options, time_format: Option<TimeFormat>) -> DuJob {
+        let opts_export = opts.export;
         DuJob {
             opts,
             walking: Mutex::new(HashMap::new()),
             waiting: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(0),
             links: LinkSet::default(),
-            total: Mutex::new((0, 0)),
+            total: Mutex::new(Dui::ZERO),
             out: Mutex::new(Vec::new()),
+            time_format,
+            export: opts_export.then(Export::new),
         }
     }
 
@@ -128,50 +300,44 @@ impl DuJob {
             .collect()
     }
 
-    /// This rank's share of the grand total: (size, inodes).
-    pub fn total(&self) -> (u64, u64) {
+    /// This rank's share of the grand total.
+    pub fn total(&self) -> Dui {
         *lock(&self.total)
     }
 
     /// The grand total's line (`-c`).
-    pub fn total_line(&self, size: u64, inodes: u64) -> Vec<u8> {
+    pub fn total_line(&self, total: &Dui) -> Vec<u8> {
         let mut out = Vec::new();
-        self.push_line(&mut out, size, inodes, b"total");
+        self.push_line(&mut out, total, b"total");
         out
     }
 
     fn mask(&self) -> StatFields {
-        StatFields::TYPE
-            | StatFields::MODE
-            | StatFields::NLINK
-            | StatFields::INO
-            | StatFields::SIZE
-            | StatFields::BLOCKS
+        self.opts.stat_mask()
     }
 
-    /// (size, inodes) of one entry.
-    fn own(&self, st: &Metadata) -> (u64, u64) {
-        let size = if self.opts.apparent {
-            st.len()
-        } else {
-            st.blocks().saturating_mul(512)
-        };
-        (size, 1)
+    /// Size, inode and time of one entry.
+    fn own(&self, st: &Metadata) -> Dui {
+        self.opts.entry_dui(st)
     }
 
-    fn push_line(&self, out: &mut Vec<u8>, size: u64, inodes: u64, path: &[u8]) {
-        let Some(v) = self.opts.shown_value(size, inodes) else {
+    fn push_line(&self, out: &mut Vec<u8>, d: &Dui, path: &[u8]) {
+        let Some(v) = self.opts.shown_value(d.size, d.inodes) else {
             return;
         };
         dents_du::size::push_size(out, v, &self.opts.units);
+        if let Some(f) = &self.time_format {
+            out.push(b'\t');
+            f.push_packed(out, d.tmax);
+        }
         out.push(b'\t');
         out.extend_from_slice(path);
         out.push(if self.opts.nul { 0 } else { b'\n' });
     }
 
-    fn line(&self, ctx: &Ctx, size: u64, inodes: u64, path: &[u8]) {
+    fn line(&self, ctx: &Ctx, d: &Dui, path: &[u8]) {
         let mut out = lock(&self.out);
-        self.push_line(&mut out, size, inodes, path);
+        self.push_line(&mut out, d, path);
         if out.len() >= FLUSH_AT {
             let batch = std::mem::take(&mut *out);
             drop(out);
@@ -179,10 +345,8 @@ impl DuJob {
         }
     }
 
-    fn count_total(&self, size: u64, inodes: u64) {
-        let mut t = lock(&self.total);
-        t.0 += size;
-        t.1 += inodes;
+    fn count_total(&self, d: &Dui) {
+        lock(&self.total).add(d);
     }
 
     /// The id other ranks add to `acc` by, registering it on first use.
@@ -207,44 +371,106 @@ impl DuJob {
         if let Some(id) = acc.remote_id.get() {
             lock(&self.waiting).remove(id);
         }
-        let (size, inodes) = (
-            acc.size.load(Ordering::Relaxed),
-            acc.inodes.load(Ordering::Relaxed),
-        );
+        let d = acc.get();
         if acc.line && acc.depth <= self.opts.max_depth {
-            self.line(ctx, size, inodes, &acc.path);
+            self.line(ctx, &d, &acc.path);
         }
+        let part = acc
+            .export
+            .as_deref()
+            .and_then(|x| self.export_part(ctx, acc, x));
         match &acc.parent {
             Parent::Local(p) => {
+                if let (Some(part), Some(items)) = (&part, p.export_items()) {
+                    items.push_items(part);
+                }
                 if !self.opts.separate_dirs {
-                    p.add(size, inodes);
+                    p.add(&d);
                 }
                 self.settle(ctx, p);
             }
-            Parent::Remote(rank, id) => self.add_to(ctx, *rank, *id, size, inodes, true),
+            Parent::Remote(rank, id) => {
+                if let Some(part) = &part {
+                    self.send_part(ctx, *rank, *id, part);
+                }
+                self.add_to(ctx, *rank, *id, &d, true)
+            }
             Parent::None => {}
         }
     }
 
-    /// Adds to the waiting sum `id` on `rank`, and settles one of its parts.
-    fn add_to(&self, ctx: &Ctx, rank: u32, id: u64, size: u64, inodes: u64, dir: bool) {
+    /// What the complete `acc` adds to its parent's export: a slice's
+    /// items, or the directory with its items; `None` for an argument (its
+    /// tree is the export's top, sent to rank 0).
+    fn export_part(&self, ctx: &Ctx, acc: &Acc, x: &AccExport) -> Option<Vec<u8>> {
+        let Some(st) = &x.st else {
+            return Some(x.items.take());
+        };
+        if let Parent::None = acc.parent {
+            if let Some(top) = &self.export {
+                top.root_dir(&acc.path, st, Some(&x.items));
+                self.send_root(ctx, top);
+            }
+            return None;
+        }
+        Some(ncdu::dir_item(name_of(&acc.path), st, Some(&x.items)))
+    }
+
+    /// Sends the export's top directory to rank 0, in pieces, if it was
+    /// finished on another rank.
+    fn send_root(&self, ctx: &Ctx, top: &Export) {
+        if ctx.rank() == 0 {
+            return;
+        }
+        for piece in top.root_json().chunks(EXPORT_CHUNK) {
+            let mut b = Vec::with_capacity(16 + piece.len());
+            wire::put_u64(&mut b, EXPORT_ROOT);
+            wire::put_bytes(&mut b, piece);
+            ctx.send_job(0, b);
+        }
+    }
+
+    /// Adds `part` to the export of the waiting sum `id` on `rank` (in
+    /// pieces: they arrive in order, before the total's [`ADD`]).
+    fn send_part(&self, ctx: &Ctx, rank: u32, id: u64, part: &[u8]) {
         if rank == ctx.rank() {
-            self.added(ctx, id, size, inodes, dir);
+            return self.part_added(id, part);
+        }
+        for piece in part.chunks(EXPORT_CHUNK) {
+            let mut b = Vec::with_capacity(24 + piece.len());
+            wire::put_u64(&mut b, EXPORT_PART);
+            wire::put_u64(&mut b, id);
+            wire::put_bytes(&mut b, piece);
+            ctx.send_job(rank, b);
+        }
+    }
+
+    fn part_added(&self, id: u64, part: &[u8]) {
+        let acc = lock(&self.waiting).get(&id).cloned();
+        if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
+            items.push_items(part);
+        }
+    }
+
+    /// Adds to the waiting sum `id` on `rank`, and settles one of its parts.
+    fn add_to(&self, ctx: &Ctx, rank: u32, id: u64, d: &Dui, dir: bool) {
+        if rank == ctx.rank() {
+            self.added(ctx, id, d, dir);
         } else {
-            let mut b = Vec::with_capacity(48);
-            for n in [ADD, id, size, inodes, dir as u64] {
+            let mut b = Vec::with_capacity(56);
+            for n in [ADD, id, d.size, d.inodes, d.tmax as u64, dir as u64] {
                 wire::put_u64(&mut b, n);
             }
             ctx.send_job(rank, b);
         }
     }
 
-    fn added(&self, ctx: &Ctx, id: u64, size: u64, inodes: u64, dir: bool) {
+    fn added(&self, ctx: &Ctx, id: u64, d: &Dui, dir: bool) {
         let Some(acc) = lock(&self.waiting).get(&id).cloned() else {
             return;
         };
         if !(dir && self.opts.separate_dirs) {
-            acc.add(size, inodes);
+            acc.add(d);
         }
         self.settle(ctx, &acc);
     }
@@ -328,22 +554,34 @@ impl Job for DuJob {
         let mut r = Reader(body);
         match r.u64() {
             ADD => {
-                let (id, size, inodes, dir) = (r.u64(), r.u64(), r.u64(), r.u64() != 0);
-                self.added(ctx, id, size, inodes, dir);
+                let id = r.u64();
+                let d = read_dui(&mut r);
+                let dir = r.u64() != 0;
+                self.added(ctx, id, &d, dir);
             }
             LINK => {
-                let (dev, ino, size, inodes) = (r.u64(), r.u64(), r.u64(), r.u64());
+                let (dev, ino) = (r.u64(), r.u64());
+                let d = read_dui(&mut r);
                 let (rank, id, depth) = (r.u64() as u32, r.u64(), r.u64());
                 let path = r.bytes();
                 let first = self.first_link(dev, ino);
                 if first {
-                    self.count_total(size, inodes);
+                    self.count_total(&d);
                     if self.opts.all && depth as usize <= self.opts.max_depth {
-                        self.line(ctx, size, inodes, path);
+                        self.line(ctx, &d, path);
                     }
                 }
-                let (size, inodes) = if first { (size, inodes) } else { (0, 0) };
-                self.add_to(ctx, rank, id, size, inodes, false);
+                let d = if first { d } else { Dui::ZERO };
+                self.add_to(ctx, rank, id, &d, false);
+            }
+            EXPORT_PART => {
+                let id = r.u64();
+                self.part_added(id, r.bytes());
+            }
+            EXPORT_ROOT => {
+                if let Some(top) = &self.export {
+                    top.extend_root_json(r.bytes());
+                }
             }
             _ => {}
         }
@@ -418,18 +656,19 @@ impl DuVisitor<'_> {
         space: slice::OffsetSpace,
     ) {
         let du = self.du;
-        let (size, inodes) = du.own(st);
-        du.count_total(size, inodes);
-        let acc = Arc::new(Acc {
-            size: AtomicU64::new(size),
-            inodes: AtomicU64::new(inodes),
-            pending: AtomicUsize::new(0),
-            path: v.path().to_vec(),
-            depth,
-            line: true,
-            parent: parent_link(parent, item),
-            remote_id: OnceLock::new(),
-        });
+        let own = du.own(st);
+        du.count_total(&own);
+        let acc = Arc::new(
+            Acc::new(
+                own,
+                0,
+                v.path().to_vec(),
+                depth,
+                true,
+                parent_link(parent, item),
+            )
+            .exporting(du.opts.export, Some(st)),
+        );
         let id = du.remote_id(&acc);
         let dir = self.item_below(v, item, id);
         let items = slices::slice_items(&dir, space, self.ctx.size());
@@ -497,7 +736,19 @@ impl DuJob {
         path: &[u8],
         parent: Option<&Arc<Acc>>,
     ) {
-        let (size, inodes) = self.own(st);
+        let own = self.own(st);
+        // Every name is exported, a hard link counted before too (the
+        // export's readers count links once themselves).
+        match parent.and_then(|p| p.export_items()) {
+            Some(items) => items.push_file(name_of(path), st),
+            None if depth == 0 => {
+                if let Some(top) = &self.export {
+                    top.root_file(path, st);
+                    self.send_root(ctx, top);
+                }
+            }
+            None => {}
+        }
         let is_dir = st.file_type().is_dir();
         if st.nlink() > 1 && !is_dir && !self.opts.count_links {
             let owner = link_owner(dev, st.ino(), ctx.size());
@@ -505,8 +756,8 @@ impl DuJob {
                 if let Some(p) = parent {
                     let id = self.remote_id(p);
                     p.pending.fetch_add(1, Ordering::AcqRel);
-                    let mut b = Vec::with_capacity(80 + path.len());
-                    for n in [LINK, dev, st.ino(), size, inodes] {
+                    let mut b = Vec::with_capacity(88 + path.len());
+                    for n in [LINK, dev, st.ino(), own.size, own.inodes, own.tmax as u64] {
                         wire::put_u64(&mut b, n);
                     }
                     for n in [ctx.rank() as u64, id, depth as u64] {
@@ -522,28 +773,29 @@ impl DuJob {
                 return;
             }
         }
-        self.count_total(size, inodes);
+        self.count_total(&own);
         if let Some(p) = parent {
-            p.add(size, inodes);
+            p.add(&own);
         }
         if depth == 0 || self.opts.all && depth <= self.opts.max_depth {
-            self.line(ctx, size, inodes, path);
+            self.line(ctx, &own, path);
         }
     }
 
     /// Reads one slice of a huge directory (an item from `split`).
     fn run_slice(&self, item: &Item, ctx: &Ctx) {
         let (lo, _) = item.slice.expect("a slice item");
-        let acc = Arc::new(Acc {
-            size: AtomicU64::new(0),
-            inodes: AtomicU64::new(0),
-            pending: AtomicUsize::new(1),
-            path: item.path.clone(),
-            depth: item.depth as usize,
-            line: false,
-            parent: Parent::Remote(item.reply.0, item.reply.1),
-            remote_id: OnceLock::new(),
-        });
+        let acc = Arc::new(
+            Acc::new(
+                Dui::ZERO,
+                1,
+                item.path.clone(),
+                item.depth as usize,
+                false,
+                Parent::Remote(item.reply.0, item.reply.1),
+            )
+            .exporting(self.opts.export, None),
+        );
         let id = self.remote_id(&acc);
         let mut path = item.path.clone();
         path.push(b'/');
@@ -612,18 +864,19 @@ impl Visitor for DuVisitor<'_> {
                 return true;
             }
         }
-        let (size, inodes) = du.own(st);
-        du.count_total(size, inodes);
-        let acc = Arc::new(Acc {
-            size: AtomicU64::new(size),
-            inodes: AtomicU64::new(inodes),
-            pending: AtomicUsize::new(1),
-            path: v.path().to_vec(),
-            depth,
-            line: true,
-            parent: parent_link(parent, item),
-            remote_id: OnceLock::new(),
-        });
+        let own = du.own(st);
+        du.count_total(&own);
+        let acc = Arc::new(
+            Acc::new(
+                own,
+                1,
+                v.path().to_vec(),
+                depth,
+                true,
+                parent_link(parent, item),
+            )
+            .exporting(du.opts.export, Some(st)),
+        );
         lock(&du.walking).insert(dir_key(v.path()), acc);
         false
     }
@@ -665,10 +918,32 @@ impl Visitor for DuVisitor<'_> {
         match &e.kind {
             WalkErrorKind::Io(err) => {
                 self.du
-                    .problem(self.ctx, "cannot read directory", &e.path, Some(err))
+                    .problem(self.ctx, "cannot read directory", &e.path, Some(err));
+                // The export marks the directory, as ncdu does.
+                let acc = lock(&self.du.walking).get(&dir_key(&e.path)).cloned();
+                if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
+                    items.mark_read_error();
+                }
             }
             WalkErrorKind::Loop(_) => {}
         }
+    }
+}
+
+/// The last part of `path` (its name in its directory).
+fn name_of(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&c| c == b'/') {
+        Some(i) => &path[i + 1..],
+        None => path,
+    }
+}
+
+/// A size, inode count and time as `add_to` and `file` write them.
+fn read_dui(r: &mut Reader<'_>) -> Dui {
+    Dui {
+        size: r.u64(),
+        inodes: r.u64(),
+        tmax: r.u64() as i64,
     }
 }
 

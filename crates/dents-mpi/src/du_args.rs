@@ -1,8 +1,10 @@
 //! `dents-mpi du`'s command line: GNU du's options that the distributed
 //! engine supports.
 
+use dents_du::files0::{self, Files0Name};
 use dents_du::size::{parse_block_size, parse_depth, parse_threshold, Units};
-use dents_du::{Follow, Options};
+use dents_du::time_style::{self, BadArgument, TimeFormat};
+use dents_du::{Follow, Options, TimeKind};
 use std::os::unix::ffi::OsStrExt;
 
 use crate::msg;
@@ -16,6 +18,11 @@ pub struct DuArgs {
     /// `--files0-from=F`: the file naming the arguments (`-`: standard
     /// input, which mpirun gives rank 0).
     pub files0_from: Option<Vec<u8>>,
+    /// How `--time` writes times (`--time-style`, `TIME_STYLE`); `None`
+    /// without `--time`.
+    pub time_format: Option<TimeFormat>,
+    /// `-o`/`--export=FILE`: where rank 0 writes ncdu's JSON export.
+    pub export: Option<Vec<u8>>,
 }
 
 /// Reads `args` (after `du`); `Err` with the message for a bad one.
@@ -35,6 +42,8 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
     }
     let mut files = Vec::new();
     let mut files0_from = None;
+    let mut time_style = None;
+    let mut export = None;
     let mut summarize = false;
     let mut i = 0;
     let mut only_files = false;
@@ -89,6 +98,14 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
                 b"exclude" => opts.excludes.add(&val("exclude")?),
                 b"exclude-from" => exclude_from(&mut opts, &val("exclude-from")?)?,
                 b"files0-from" => files0_from = Some(val("files0-from")?),
+                b"time" => {
+                    opts.time = Some(match inline {
+                        None => TimeKind::Modification,
+                        Some(word) => time_style::time_kind(word).map_err(bad_argument)?,
+                    })
+                }
+                b"time-style" => time_style = Some(val("time-style")?),
+                b"export" => export = Some(val("export")?),
                 _ => {
                     return Err(format!(
                         "unrecognized option '{}'",
@@ -119,12 +136,13 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
                     b'L' => opts.follow = Follow::Always,
                     b'P' => opts.follow = Follow::Never,
                     b'H' | b'D' => opts.follow = Follow::Roots,
-                    b'd' | b'B' | b't' | b'X' => {
+                    b'd' | b'B' | b't' | b'X' | b'o' => {
                         let v = value(&mut i, rest, &(c as char).to_string())?;
                         match c {
                             b'd' => opts.max_depth = depth(&v)?,
                             b'B' => opts.units = block_size(&v)?,
                             b'X' => exclude_from(&mut opts, &v)?,
+                            b'o' => export = Some(v),
                             _ => opts.threshold = threshold(&v)?,
                         }
                         break;
@@ -148,6 +166,10 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         }
         opts.max_depth = 0;
     }
+    let time_format = match opts.time {
+        Some(_) => Some(TimeFormat::new(time_style.as_deref()).map_err(bad_argument)?),
+        None => None,
+    };
     if opts.inodes {
         // Counts are not sizes: no block size divides them (`-h` still
         // scales them, as GNU's).
@@ -164,11 +186,35 @@ pub fn parse(args: &[Vec<u8>]) -> Result<DuArgs, String> {
         files.push(b".".to_vec());
     }
     opts.hash_all = files.len() > 1 || files0_from.is_some();
+    if export.is_some() {
+        if files0_from.is_some() || files.len() != 1 {
+            return Err("--export takes exactly one FILE argument".into());
+        }
+        opts.export = true;
+    }
     Ok(DuArgs {
         opts,
         files,
         files0_from,
+        time_format,
+        export,
     })
+}
+
+/// GNU's message for a word that is none of an option's (`--time=WORD`,
+/// `--time-style`): the valid ones listed.
+fn bad_argument(e: BadArgument) -> String {
+    let mut m = e.message(&ascii_quote);
+    m.push(b'\n');
+    m.extend_from_slice(&e.valid_arguments(&ascii_quote));
+    m.pop();
+    String::from_utf8_lossy(&m).into_owned()
+}
+
+/// GNU's `quote` in the C locale, as dents-mpi's other messages quote
+/// (`'x'`).
+fn ascii_quote(s: &[u8]) -> Vec<u8> {
+    [b"'", s, b"'"].concat()
 }
 
 /// `-X FILE`: the patterns of FILE, one a line.
@@ -191,39 +237,17 @@ fn exclude_from(opts: &mut Options, file: &[u8]) -> Result<(), String> {
 /// name, `-` read from standard input); `Err` with the message if FROM
 /// cannot be read.
 pub fn files0(from: &[u8]) -> Result<(Vec<Vec<u8>>, Vec<String>), String> {
-    let text = if from == b"-" {
-        let mut v = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut v).map(|_| v)
-    } else {
-        std::fs::read(std::ffi::OsStr::from_bytes(from))
-    };
-    let text = text.map_err(|e| {
-        format!(
-            "cannot open {} for reading: {}",
-            String::from_utf8_lossy(&msg::quote(from)),
-            msg::describe(&e)
-        )
+    let text = files0::read_list(from).map_err(|e| {
+        String::from_utf8_lossy(&files0::cannot_open(&msg::quote(from), &msg::describe(&e)))
+            .into_owned()
     })?;
-    let mut names: Vec<&[u8]> = text.split(|&c| c == 0).collect();
-    // A final NUL ends the last name rather than starting an empty one.
-    if names.last().is_some_and(|l| l.is_empty()) {
-        names.pop();
-    }
     let (mut files, mut refused) = (Vec::new(), Vec::new());
-    for (n, name) in names.into_iter().enumerate() {
-        if from == b"-" && name == b"-" {
-            refused.push(format!(
-                "when reading file names from stdin, no file name of {} allowed",
-                String::from_utf8_lossy(&msg::quote(name))
-            ));
-        } else if name.is_empty() {
-            refused.push(format!(
-                "{}:{}: invalid zero-length file name",
-                String::from_utf8_lossy(from),
-                n + 1
-            ));
-        } else {
-            files.push(name.to_vec());
+    for name in files0::names(&text, from) {
+        match name {
+            Files0Name::File(f) => files.push(f.to_vec()),
+            Files0Name::Refused(r) => {
+                refused.push(String::from_utf8_lossy(&r.message(from)).into_owned())
+            }
         }
     }
     Ok((files, refused))

@@ -10,7 +10,7 @@
 //! | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
 //! | `wire`   | message tags and the encoding of work items |
 //! | `binding` | a warning when mpirun's binding leaves the node's cores idle |
-//! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
+//! | `du`     | du's command on the engine; its sums across ranks: directories completed by messages, hard links owned by hash |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
 //! | `du_args` | du's command line |
 //! | `dev`    | the device a path lies on |
@@ -92,7 +92,7 @@ fn main() {
             }
             Ok((mailer, sender)) => {
                 let status = match cmd.as_slice() {
-                    b"du" => run_du(&world, &mailer, rest),
+                    b"du" => du::run(&world, &mailer, rest),
                     b"find" => run_find(&world, &mailer, rest),
                     _ => {
                         if world.rank() == 0 {
@@ -150,57 +150,6 @@ fn run_find(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Ve
         mpi::collective::SystemOperation::max(),
     );
     worst
-}
-
-/// `du`: GNU du's lines, each directory's total over all ranks.
-fn run_du(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<u8>]) -> i32 {
-    let parsed = match du_args::parse(args) {
-        Ok(p) => p,
-        Err(m) => {
-            if world.rank() == 0 {
-                eprintln!("du: {m}\nTry 'du --help' for more information.");
-            }
-            return 1;
-        }
-    };
-    let total = parsed.opts.total;
-    let mut files = parsed.files;
-    let mut refused = 0;
-    // The list could not be read: GNU du stops there (no total).
-    let mut unread = false;
-    if let Some(from) = &parsed.files0_from {
-        // Rank 0 alone reads the names (standard input is rank 0's) and
-        // alone gives out the first items.
-        if world.rank() == 0 {
-            match du_args::files0(from) {
-                Ok((names, messages)) => {
-                    files = names;
-                    for m in &messages {
-                        eprintln!("du: {m}");
-                    }
-                    refused = messages.len().min(1) as i32;
-                }
-                Err(m) => {
-                    eprintln!("du: {m}");
-                    refused = 1;
-                    unread = true;
-                }
-            }
-        }
-    }
-    let job = du::DuJob::new(parsed.opts);
-    let outcome = engine::run(world, mailer, &job, du::DuJob::initial_items(&files));
-    let (size, inodes) = job.total();
-    let mut sums = [0u64; 2];
-    world.all_reduce_into(
-        &[size, inodes][..],
-        &mut sums[..],
-        mpi::collective::SystemOperation::sum(),
-    );
-    if total && world.rank() == 0 && !unread {
-        mailer.write_merged(&job.total_line(sums[0], sums[1]));
-    }
-    outcome.status.max(refused)
 }
 
 /// The time zone and month names for find's `-printf` and `-ls`; called

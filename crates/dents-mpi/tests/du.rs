@@ -403,3 +403,277 @@ fn run_with_stdin(cmd: &mut Command, input: &[u8]) -> Run {
         status: out.status.code().unwrap_or(-1),
     }
 }
+
+/// `touch -h -d DATE [-a|-m] PATH`: a time set to the nanosecond.
+fn touch(path: &Path, date: &str, which: &str) {
+    let mut args = vec!["-d", date];
+    if !which.is_empty() {
+        args.push(which);
+    }
+    dents_testfs::cli::touch(path, &args);
+}
+
+/// `--time`, `--time=WORD` and `--time-style` at 1 to 4 ranks, with
+/// `-a`, `-d 1`, `-s`, `-c`: GNU du's lines.  The latest times lie where
+/// other ranks walk them: at the end of a deep chain, below a huge
+/// directory read in slices (the modification time in a subdirectory a
+/// slice spills, the access time in a file a slice reads), so a
+/// directory's time is only right if its parts' latest times come back
+/// with their totals.
+#[test]
+fn time_and_time_style_like_gnu() {
+    let Some(_) = common::mpirun() else { return };
+    let Some(xfs) = LoopFs::new_or_skip(FsKind::Xfs, 300) else {
+        return;
+    };
+    let root = xfs.path();
+    build_tree(&root.join("tree"));
+    let mut chain = root.join("deep");
+    for i in 0..30 {
+        chain.push(format!("level{i}"));
+    }
+    fs::create_dir_all(&chain).unwrap();
+    fs::write(chain.join("latest"), b"l").unwrap();
+    touch(&chain.join("latest"), "2031-03-04 05:06:07.123456789", "-m");
+    // Long names: past 1 MiB of directory, where it is sliced.
+    let huge = root.join("huge");
+    dents_testfs::fill_flat(&huge, 50_000, |i| {
+        format!("a-name-long-enough-to-fill-{i:06}")
+    });
+    assert!(fs::metadata(&huge).unwrap().len() >= 1 << 20, "not huge");
+    fs::create_dir_all(huge.join("sub/chain/below")).unwrap();
+    fs::write(huge.join("sub/chain/below/f"), b"f").unwrap();
+    touch(
+        &huge.join("sub/chain/below/f"),
+        "2030-01-02 03:04:05.5 UTC",
+        "-m",
+    );
+    touch(&huge.join("sub/chain/below/f"), "2001-01-01", "-a");
+    touch(
+        &huge.join("a-name-long-enough-to-fill-031337"),
+        "2032-12-31 23:59:59.999999999",
+        "-a",
+    );
+    // Reading directories moves their access times once (relatime): one
+    // walk first, so that `--time=atime` compares settled times.
+    assert_eq!(gnu_du(root, &["-s", "."]).status, 0);
+    let cases: &[&[&str]] = &[
+        &["--time", "."],
+        &["--time", "-a", "."],
+        &["--time=atime", "-a", "."],
+        &["--time=ctime", "-d", "1", "."],
+        &["--time=access", "--time-style=full-iso", "-d", "1", "."],
+        &[
+            "--time",
+            "--time-style=long-iso",
+            "-s",
+            "huge",
+            "deep",
+            "tree",
+        ],
+        &["--time", "--time-style=iso", "-a", "deep"],
+        &["--time", "--time-style=+%s.%N", "-c", "-d", "1", "."],
+        &["--time=status", "--time-style=full-iso", "-s", "-c", "huge"],
+        &["--time", "--time-style=+%s.%N", "-S", "."],
+        &["--time=atime", "--time-style=+%s.%N", "-s", "huge"],
+    ];
+    for np in 1..=4 {
+        for args in cases {
+            let want = gnu_du(root, args);
+            let got = mpi_du(np, root, args);
+            assert_eq!(
+                got.status, want.status,
+                "du {args:?} -np {np}: {}",
+                got.stderr
+            );
+            assert_eq!(
+                sorted(&got.stdout, args),
+                sorted(&want.stdout, args),
+                "lines of du {args:?} at -np {np}"
+            );
+        }
+    }
+    // The times that must have come back from other ranks' parts.
+    let huge_line = mpi_du(4, root, &["--time", "--time-style=+%s.%N", "-s", "huge"]);
+    assert!(
+        String::from_utf8_lossy(&huge_line.stdout).contains("\t1893553445.500000000\thuge"),
+        "{:?}",
+        String::from_utf8_lossy(&huge_line.stdout)
+    );
+    // Bad words and styles: GNU's messages and status.
+    assert_like_gnu(
+        root,
+        &[
+            &["--time=bogus", "deep"],
+            &["--time", "--time-style=bogus", "deep"],
+            &["--time-style=bogus", "-s", "deep"],
+        ],
+    );
+}
+
+/// ncdu's export made by `dents du`'s engine (in this process) of the
+/// tree at `root`: the reference for `dents-mpi du --export`.
+fn engine_export(root: &Path, one_file_system: bool, exclude: Option<&str>) -> Vec<u8> {
+    use dents_du::engine::{Du, Problem, Sink};
+    struct Quiet;
+    impl Sink for Quiet {
+        type Tally = ();
+        fn write(&self, _: &[u8]) {}
+        fn problem(&self, _: &Problem<'_>) {}
+        fn push_time(&self, _: &mut Vec<u8>, _: i64, _: u32) {}
+    }
+    let mut opts = dents_du::Options {
+        export: true,
+        one_file_system,
+        ..dents_du::Options::default()
+    };
+    if let Some(p) = exclude {
+        opts.excludes.add(p.as_bytes());
+    }
+    let du = Du::new(opts, &Quiet);
+    let x = du.export().expect("exporting");
+    x.set_root_name(root.as_os_str().as_bytes());
+    du.add_root(root.as_os_str().as_bytes());
+    let mut out = Vec::new();
+    x.write_to(&mut out, 0).unwrap();
+    out
+}
+
+/// The export parsed and made comparable (Python's json): the timestamp
+/// dropped, each directory's items sorted; with `unread`, the items of
+/// the directories of that name dropped and the directories marked
+/// `"read_error":true` (what a user who cannot read them sees).
+fn normalized_export(json: &[u8], unread: Option<&str>) -> String {
+    const SCRIPT: &str = r#"
+import json, sys
+def norm(x):
+    if isinstance(x, list):
+        if len(sys.argv) > 1 and x[0]["name"] == sys.argv[1]:
+            return [dict(x[0], read_error=True)]
+        return [x[0]] + sorted((norm(c) for c in x[1:]), key=lambda c: json.dumps(c, sort_keys=True))
+    return x
+e = json.loads(sys.stdin.buffer.read())
+e[2].pop("timestamp")
+print(json.dumps(e[:3] + [norm(x) for x in e[3:]], sort_keys=True))
+"#;
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut c = Command::new("python3");
+    c.arg("-c").arg(SCRIPT).args(unread);
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3");
+    child.stdin.take().unwrap().write_all(json).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "not ncdu's JSON: {:?}",
+        String::from_utf8_lossy(json)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `--export` at 1 to 4 ranks: the export parsed equals `dents du`'s
+/// (each directory's items sorted), with hard links across directories
+/// and ranks (every name exported), `--exclude`, `-x` over a mount
+/// point, unreadable directories (as nobody), and a huge directory read
+/// in slices by several ranks (each slice sends its entries' JSON).
+#[test]
+fn export_like_dents_du() {
+    let Some(_) = common::mpirun() else { return };
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: no loop filesystem, no mount for -x");
+    }
+    let Some(xfs) = LoopFs::new_or_skip(FsKind::Xfs, 300) else {
+        return;
+    };
+    let root = xfs.path().to_path_buf();
+    fs::set_permissions(&root, fs::Permissions::from_mode(0o755)).unwrap();
+    build_tree(&root.join("tree"));
+    for i in 0..40 {
+        let a = root.join(format!("links/a{}/x{}", i % 3, i % 4));
+        let b = root.join(format!("links/b{}", i % 5));
+        fs::create_dir_all(&a).unwrap();
+        fs::create_dir_all(&b).unwrap();
+        fs::write(a.join(format!("f{i}")), vec![b'h'; 700 * i]).unwrap();
+        fs::hard_link(a.join(format!("f{i}")), b.join(format!("g{i}"))).unwrap();
+    }
+    let huge = root.join("huge");
+    dents_testfs::fill_flat(&huge, 50_000, |i| {
+        format!("a-name-long-enough-to-fill-{i:06}")
+    });
+    assert!(fs::metadata(&huge).unwrap().len() >= 1 << 20, "not huge");
+    fs::create_dir_all(huge.join("sub/dir/deeper")).unwrap();
+    fs::write(huge.join("sub/dir/deeper/f1x"), b"x").unwrap();
+    fs::hard_link(root.join("links/a0/x0/f0"), huge.join("sub/link-f0")).unwrap();
+    let locked = root.join("tree/d3/locked");
+    fs::create_dir_all(locked.join("inner")).unwrap();
+    fs::write(locked.join("inner/x"), b"x").unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    // Another filesystem below, for -x.
+    let mnt = root.join("mnt");
+    fs::create_dir(&mnt).unwrap();
+    dents_testfs::cli::run_ok(
+        Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m", "none"])
+            .arg(&mnt),
+    );
+    fs::write(mnt.join("other-fs"), b"o").unwrap();
+    let result = std::panic::catch_unwind(|| {
+        let out_dir = tempfile::tempdir().unwrap();
+        let export_file = out_dir.path().join("export.json");
+        for np in 1..=4 {
+            for (x, exclude) in [(false, None), (true, None), (false, Some("f1*"))] {
+                let want = normalized_export(&engine_export(&root, x, exclude), None);
+                let mut args = vec![format!("--export={}", export_file.display())];
+                if x {
+                    args.push("-x".into());
+                }
+                if let Some(p) = exclude {
+                    args.push(format!("--exclude={p}"));
+                }
+                args.push(".".into());
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let _ = fs::remove_file(&export_file);
+                let got = mpi_du(np, &root, &args);
+                assert_eq!(got.status, 0, "du {args:?} -np {np}: {}", got.stderr);
+                let json = fs::read(&export_file).unwrap();
+                assert!(
+                    normalized_export(&json, None) == want,
+                    "export of du {args:?} at -np {np} differs from dents du's"
+                );
+            }
+        }
+        // As nobody: the locked directory exported without its items.
+        fs::set_permissions(out_dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        let want = normalized_export(&engine_export(&root, false, None), Some("locked"));
+        for np in [2, 4] {
+            let arg = format!("-o{}", export_file.display());
+            let _ = fs::remove_file(&export_file);
+            let got = common::as_nobody(common::mpi_du_cmd(np, &root, &[&arg, "."]));
+            assert_eq!(got.status, 1, "-np {np}: {}", got.stderr);
+            let messages: Vec<&str> = got
+                .stderr
+                .lines()
+                .filter(|l| l.starts_with("du: "))
+                .collect();
+            assert_eq!(
+                messages,
+                ["du: cannot read directory './tree/d3/locked': Permission denied"],
+                "-np {np}"
+            );
+            let json = fs::read(&export_file).unwrap();
+            assert!(
+                normalized_export(&json, None) == want,
+                "export as nobody at -np {np} differs from dents du's"
+            );
+        }
+    });
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    dents_testfs::cli::run_ok(Command::new("umount").arg(&mnt));
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+}
