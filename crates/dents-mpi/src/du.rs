@@ -18,10 +18,23 @@
 //! file owned here is decided at once; otherwise the owner is asked and
 //! answers with the size to add (zero when counted before).
 //!
+//! A sum is GNU's `duinfo` ([`Dui`]): bytes, inodes and, for `--time`,
+//! the latest time below (packed, so a `max`); all three travel in the
+//! `ADD` message, and the `-c` total is reduced over the ranks (sums, and
+//! the `max` of times).  Times are written by `dents_du::time_style`, the
+//! code `dents du` uses.
+//!
+//! `--export`: each sum also gathers its directory's items in ncdu's
+//! JSON (`dents_du::ncdu`); a complete directory appends itself to its
+//! parent's items, here or by `EXPORT_PART` messages (1 MiB pieces, sent
+//! before its `ADD`); a slice sends its entries' JSON the same way; the
+//! argument's tree goes to rank 0 (`EXPORT_ROOT`), which writes the file.
+//!
 //! Memory: sums of the directories being walked and of those waiting for
 //! a spilled part of their tree (at most the items in flight times their
 //! depth), and the hard-link set's share of this rank; never a record
-//! per file.
+//! per file — except under `--export`, whose JSON is the tree's size
+//! (rank 0 holds all of it at the end, as one process does).
 
 use std::collections::HashMap;
 use std::io;
