@@ -396,7 +396,10 @@ impl DuJob {
                 if let Some(part) = &part {
                     self.send_part(ctx, *rank, *id, part);
                 }
-                self.add_to(ctx, *rank, *id, &d, true)
+                // A slice's entries are its directory's own (counted under
+                // -S); a directory's total is a subdirectory's (not added
+                // under -S).
+                self.add_to(ctx, *rank, *id, &d, acc.line)
             }
             Parent::None => {}
         }
