@@ -428,7 +428,7 @@ impl DuJob {
         if ctx.rank() == 0 {
             return;
         }
-        for piece in top.root_json().chunks(EXPORT_CHUNK) {
+        for piece in top.take_root_json().chunks(EXPORT_CHUNK) {
             let mut b = Vec::with_capacity(16 + piece.len());
             wire::put_u64(&mut b, EXPORT_ROOT);
             wire::put_bytes(&mut b, piece);
