@@ -107,14 +107,48 @@ impl Dui {
     }
 }
 
+/// A [`Dui`] that threads add to at once: a directory's running sum
+/// (the latest time kept by `fetch_max` on the packed time).
+#[derive(Debug)]
+pub struct AtomicDui {
+    size: AtomicU64,
+    inodes: AtomicU64,
+    tmax: AtomicI64,
+}
+
+impl AtomicDui {
+    /// A sum starting at `d`.
+    pub fn new(d: Dui) -> AtomicDui {
+        AtomicDui {
+            size: AtomicU64::new(d.size),
+            inodes: AtomicU64::new(d.inodes),
+            tmax: AtomicI64::new(d.tmax),
+        }
+    }
+
+    /// Adds `d`: sizes and counts summed, the later time kept.
+    pub fn add(&self, d: &Dui) {
+        self.size.fetch_add(d.size, Ordering::Relaxed);
+        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
+        self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
+    }
+
+    /// The sum so far.
+    pub fn get(&self) -> Dui {
+        Dui {
+            size: self.size.load(Ordering::Relaxed),
+            inodes: self.inodes.load(Ordering::Relaxed),
+            tmax: self.tmax.load(Ordering::Relaxed),
+        }
+    }
+}
+
 /// A directory's running sum.  Kept small (one is live for every
 /// directory queued or being walked): what only the export needs is
 /// boxed apart.
 #[derive(Debug)]
 struct Acc {
-    size: AtomicU64,
-    inodes: AtomicU64,
-    tmax: AtomicI64,
+    sum: AtomicDui,
     /// The export's part, if exporting.
     export: Option<Box<AccExport>>,
 }
@@ -131,9 +165,7 @@ struct AccExport {
 impl Acc {
     fn new(export: bool) -> Acc {
         Acc {
-            size: AtomicU64::new(0),
-            inodes: AtomicU64::new(0),
-            tmax: AtomicI64::new(NO_TIME),
+            sum: AtomicDui::new(Dui::ZERO),
             export: export.then(Box::default),
         }
     }
@@ -149,17 +181,11 @@ impl Acc {
     }
 
     fn add(&self, d: &Dui) {
-        self.size.fetch_add(d.size, Ordering::Relaxed);
-        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
-        self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
+        self.sum.add(d);
     }
 
     fn get(&self) -> Dui {
-        Dui {
-            size: self.size.load(Ordering::Relaxed),
-            inodes: self.inodes.load(Ordering::Relaxed),
-            tmax: self.tmax.load(Ordering::Relaxed),
-        }
+        self.sum.get()
     }
 }
 

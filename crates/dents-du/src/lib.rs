@@ -18,7 +18,12 @@
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //!
 //! The `dents du` command (crate `dents-cli`) only reads arguments into
-//! [`Options`] and words the [`engine::Problem`]s.
+//! [`Options`] and words the [`engine::Problem`]s.  `dents-mpi du` (crate
+//! `dents-mpi`, du's sums over MPI ranks) has an engine of its own but
+//! shares the rest: [`Options`] ([`Options::entry_dui`],
+//! [`Options::stat_mask`]), [`engine::Dui`], [`size`], [`links`],
+//! [`glob`], [`files0`], [`time_style`] and [`ncdu`], so both print the
+//! same bytes.
 //!
 //! # Memory
 //!

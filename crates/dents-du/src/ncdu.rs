@@ -238,14 +238,14 @@ impl Export {
         r.push(b']');
     }
 
-    /// The top directory's JSON so far (for the process that writes the
-    /// export, when another finished the top directory).
-    pub fn root_json(&self) -> Vec<u8> {
-        self.root.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// The top directory's JSON, taken out (for the process that writes
+    /// the export, when another finished the top directory).
+    pub fn take_root_json(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.root.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Appends to the top directory's JSON a part of what
-    /// [`Export::root_json`] gave elsewhere (parts in order).
+    /// [`Export::take_root_json`] gave elsewhere (parts in order).
     pub fn extend_root_json(&self, part: &[u8]) {
         self.root
             .lock()

@@ -18,15 +18,28 @@
 //! file owned here is decided at once; otherwise the owner is asked and
 //! answers with the size to add (zero when counted before).
 //!
+//! A sum is GNU's `duinfo` ([`Dui`]): bytes, inodes and, for `--time`,
+//! the latest time below (packed, so a `max`); all three travel in the
+//! `ADD` message, and the `-c` total is reduced over the ranks (sums, and
+//! the `max` of times).  Times are written by `dents_du::time_style`, the
+//! code `dents du` uses.
+//!
+//! `--export`: each sum also gathers its directory's items in ncdu's
+//! JSON (`dents_du::ncdu`); a complete directory appends itself to its
+//! parent's items, here or by `EXPORT_PART` messages (1 MiB pieces, sent
+//! before its `ADD`); a slice sends its entries' JSON the same way; the
+//! argument's tree goes to rank 0 (`EXPORT_ROOT`), which writes the file.
+//!
 //! Memory: sums of the directories being walked and of those waiting for
 //! a spilled part of their tree (at most the items in flight times their
 //! depth), and the hard-link set's share of this rank; never a record
-//! per file.
+//! per file — except under `--export`, whose JSON is the tree's size
+//! (rank 0 holds all of it at the end, as one process does).
 
 use std::collections::HashMap;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use std::os::fd::BorrowedFd;
@@ -36,7 +49,7 @@ use dents::slice::{self, EntrySink};
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::Metadata;
 use dents::StatFields;
-use dents_du::engine::Dui;
+use dents_du::engine::{AtomicDui, Dui};
 use dents_du::links::LinkSet;
 use dents_du::ncdu::{self, Export, ExportDir};
 use dents_du::time_style::{TimeFormat, NO_TIME};
@@ -176,10 +189,8 @@ enum Parent {
 
 /// A directory's running sum.
 struct Acc {
-    size: AtomicU64,
-    inodes: AtomicU64,
-    /// The latest time below (packed: `dents_du::time_style`).
-    tmax: AtomicI64,
+    /// Bytes, inodes and the latest time below.
+    sum: AtomicDui,
     pending: AtomicUsize,
     path: Vec<u8>,
     depth: usize,
@@ -206,9 +217,7 @@ impl Acc {
     /// to `parent` once `pending` parts are done.
     fn new(d: Dui, pending: usize, path: Vec<u8>, depth: usize, line: bool, parent: Parent) -> Acc {
         Acc {
-            size: AtomicU64::new(d.size),
-            inodes: AtomicU64::new(d.inodes),
-            tmax: AtomicI64::new(d.tmax),
+            sum: AtomicDui::new(d),
             pending: AtomicUsize::new(pending),
             path,
             depth,
@@ -236,17 +245,11 @@ impl Acc {
     }
 
     fn add(&self, d: &Dui) {
-        self.size.fetch_add(d.size, Ordering::Relaxed);
-        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
-        self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
+        self.sum.add(d);
     }
 
     fn get(&self) -> Dui {
-        Dui {
-            size: self.size.load(Ordering::Relaxed),
-            inodes: self.inodes.load(Ordering::Relaxed),
-            tmax: self.tmax.load(Ordering::Relaxed),
-        }
+        self.sum.get()
     }
 }
 
@@ -393,7 +396,10 @@ impl DuJob {
                 if let Some(part) = &part {
                     self.send_part(ctx, *rank, *id, part);
                 }
-                self.add_to(ctx, *rank, *id, &d, true)
+                // A slice's entries are its directory's own (counted under
+                // -S); a directory's total is a subdirectory's (not added
+                // under -S).
+                self.add_to(ctx, *rank, *id, &d, acc.line)
             }
             Parent::None => {}
         }
@@ -422,7 +428,7 @@ impl DuJob {
         if ctx.rank() == 0 {
             return;
         }
-        for piece in top.root_json().chunks(EXPORT_CHUNK) {
+        for piece in top.take_root_json().chunks(EXPORT_CHUNK) {
             let mut b = Vec::with_capacity(16 + piece.len());
             wire::put_u64(&mut b, EXPORT_ROOT);
             wire::put_bytes(&mut b, piece);
@@ -644,6 +650,31 @@ impl DuVisitor<'_> {
         }
     }
 
+    /// The sum of the directory `v` (its own size counted, in the grand
+    /// total too), waiting for `pending` parts.
+    fn dir_acc(
+        &self,
+        v: &Visit<'_>,
+        st: &Metadata,
+        item: &Item,
+        depth: usize,
+        parent: Option<Arc<Acc>>,
+        pending: usize,
+    ) -> Arc<Acc> {
+        let du = self.du;
+        let own = du.own(st);
+        du.count_total(&own);
+        let acc = Acc::new(
+            own,
+            pending,
+            v.path().to_vec(),
+            depth,
+            true,
+            parent_link(parent, item),
+        );
+        Arc::new(acc.exporting(du.opts.export, Some(st)))
+    }
+
     /// Hands the huge directory `v` out as slices of its offset space, a
     /// few per rank: its sum waits for each slice's total.
     fn split(
@@ -656,19 +687,7 @@ impl DuVisitor<'_> {
         space: slice::OffsetSpace,
     ) {
         let du = self.du;
-        let own = du.own(st);
-        du.count_total(&own);
-        let acc = Arc::new(
-            Acc::new(
-                own,
-                0,
-                v.path().to_vec(),
-                depth,
-                true,
-                parent_link(parent, item),
-            )
-            .exporting(du.opts.export, Some(st)),
-        );
+        let acc = self.dir_acc(v, st, item, depth, parent, 0);
         let id = du.remote_id(&acc);
         let dir = self.item_below(v, item, id);
         let items = slices::slice_items(&dir, space, self.ctx.size());
@@ -864,19 +883,7 @@ impl Visitor for DuVisitor<'_> {
                 return true;
             }
         }
-        let own = du.own(st);
-        du.count_total(&own);
-        let acc = Arc::new(
-            Acc::new(
-                own,
-                1,
-                v.path().to_vec(),
-                depth,
-                true,
-                parent_link(parent, item),
-            )
-            .exporting(du.opts.export, Some(st)),
-        );
+        let acc = self.dir_acc(v, st, item, depth, parent, 1);
         lock(&du.walking).insert(dir_key(v.path()), acc);
         false
     }

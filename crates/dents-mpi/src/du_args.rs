@@ -297,4 +297,34 @@ mod tests {
         assert!(parse(&args(&["-q"])).is_err());
         assert!(parse(&args(&["-sa"])).is_err());
     }
+
+    #[test]
+    fn time_and_export_options() {
+        let p = parse(&args(&[
+            "--time=ctime",
+            "--time-style=+%s",
+            "-ox.json",
+            "d",
+        ]))
+        .unwrap();
+        assert_eq!(p.opts.time, Some(TimeKind::Change));
+        assert!(p.time_format.is_some() && p.opts.export);
+        assert_eq!(p.export.as_deref(), Some(&b"x.json"[..]));
+        assert_eq!(
+            parse(&args(&["--time", "d"])).unwrap().opts.time,
+            Some(TimeKind::Modification)
+        );
+        // A style is read only with --time, as GNU's.
+        assert!(parse(&args(&["--time-style=bogus", "d"]))
+            .unwrap()
+            .time_format
+            .is_none());
+        let e = parse(&args(&["--time=x"])).err().unwrap();
+        assert!(
+            e.starts_with("invalid argument 'x' for '--time'\nValid arguments are:"),
+            "{e}"
+        );
+        let e = parse(&args(&["--export=x", "a", "b"])).err().unwrap();
+        assert_eq!(e, "--export takes exactly one FILE argument");
+    }
 }

@@ -19,25 +19,29 @@ use dents_testfs::{FsKind, LoopFs};
 /// (relative paths).
 fn assert_like_gnu(root: &Path, cases: &[&[&str]]) {
     for (i, args) in cases.iter().enumerate() {
-        let np = i % 4 + 1;
-        let want = gnu_du(root, args);
-        let got = mpi_du(np, root, args);
-        assert_eq!(
-            got.status, want.status,
-            "status of du {args:?} at -np {np}: {}",
-            got.stderr
-        );
-        assert_eq!(
-            sorted(&got.stdout, args),
-            sorted(&want.stdout, args),
-            "lines of du {args:?} at -np {np}"
-        );
-        assert_eq!(
-            du_messages(&got.stderr),
-            du_messages(&want.stderr),
-            "messages of du {args:?} at -np {np}"
-        );
+        assert_case_like_gnu(root, args, i % 4 + 1);
     }
+}
+
+/// Lines, messages and status of `du ARGS` at `-np NP` equal to GNU du's.
+fn assert_case_like_gnu(root: &Path, args: &[&str], np: usize) {
+    let want = gnu_du(root, args);
+    let got = mpi_du(np, root, args);
+    assert_eq!(
+        got.status, want.status,
+        "status of du {args:?} at -np {np}: {}",
+        got.stderr
+    );
+    assert_eq!(
+        sorted(&got.stdout, args),
+        sorted(&want.stdout, args),
+        "lines of du {args:?} at -np {np}"
+    );
+    assert_eq!(
+        du_messages(&got.stderr),
+        du_messages(&want.stderr),
+        "messages of du {args:?} at -np {np}"
+    );
 }
 
 /// du's messages, sorted (mpirun adds its own report of a non-zero
@@ -189,6 +193,19 @@ fn huge_directory_split_over_ranks_every_entry_once() {
             "one line per entry and the directory"
         );
         assert!(lines.windows(2).all(|w| w[0] != w[1]), "an entry twice");
+        // -S: the entries a slice reads are the directory's own, counted
+        // in its line (its subdirectories' totals are not).
+        let own = fs::read_dir(base.join("flat1m"))
+            .unwrap()
+            .filter(|e| !e.as_ref().unwrap().file_type().unwrap().is_dir())
+            .count();
+        let got = mpi_du(3, base, &["-S", "--inodes", "-d", "0", "flat1m"]);
+        assert_eq!(got.status, 0, "{}", got.stderr);
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            format!("{}\tflat1m\n", own + 1),
+            "du -S --inodes on {base:?}"
+        );
         if huge.fs.is_some() {
             let want = gnu_du(base, &["-a", "flat1m"]);
             assert_eq!(lines, sorted(&want.stdout, &[]), "on {base:?}");
@@ -479,18 +496,7 @@ fn time_and_time_style_like_gnu() {
     ];
     for np in 1..=4 {
         for args in cases {
-            let want = gnu_du(root, args);
-            let got = mpi_du(np, root, args);
-            assert_eq!(
-                got.status, want.status,
-                "du {args:?} -np {np}: {}",
-                got.stderr
-            );
-            assert_eq!(
-                sorted(&got.stdout, args),
-                sorted(&want.stdout, args),
-                "lines of du {args:?} at -np {np}"
-            );
+            assert_case_like_gnu(root, args, np);
         }
     }
     // The times that must have come back from other ranks' parts.
