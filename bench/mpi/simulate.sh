@@ -77,13 +77,13 @@ part_remote() {
     [ -n "$entry_us" ] || entry_us=$(sed -n 's/^calibrated: --fs-entry-us \([0-9.]*\) .*/\1/p' "$OUT/remote-dwalk.log")
     sim remote-dents-t1 --mode dents --job du --threads 1 --fs-entry-us "$entry_us"
     sim remote-dents-t4 --mode dents --job du --threads 4 --fs-entry-us "$entry_us"
-    # Without the pause, starved thieves ask every round trip: ~10^7
-    # simulated requests by 512 ranks, and 1024 ranks did not finish in
-    # 40 minutes here, so this one stops at 512.
+    # Without the pause, starved thieves ask at every wake: 3.2M
+    # simulated requests by 512 ranks (with b3ef074's 20 us polling, 1024
+    # ranks did not finish in 40 minutes here), so this one stops at 512.
     sim remote-dents-t4-nopause --mode dents --job du --threads 4 --fs-entry-us "$entry_us" --retry-us 0 \
         --ranks 1,2,4,8,16,32,64,128,256,512
     chart "$PNG-remote.png" \
-        "simulated, a parallel file system: ${entry_us} us per stat (dwalk model = 74k entries/s at 64 ranks), shape x$COPIES" \
+        "simulated, a parallel file system: ${entry_us} us per stat (dwalk model calibrated to 74k entries/s at 64 ranks), shape x$COPIES" \
         "dwalk=$OUT/remote-dwalk.tsv" "dents-mpi, 1 thread/rank=$OUT/remote-dents-t1.tsv" \
         "dents-mpi, 4 threads/rank=$OUT/remote-dents-t4.tsv" \
         "dents-mpi, 4 threads/rank, no pause (to 512)=$OUT/remote-dents-t4-nopause.tsv"
