@@ -307,9 +307,6 @@ class Sim:
         busy = not self.passive(rk)
         return BUSY_ROUNDS if busy and self.R > 1 else IDLE_ROUNDS
 
-    def step(self, n):
-        return self.poll_ns if self.fixed_poll else POLL_BASE_NS << n
-
     def advance(self, r, now):
         """Moves rank r's wake schedule to its first wake at or after
         `now`, through the wakes before it (nothing received in them)."""
@@ -764,7 +761,7 @@ def parse():
     p.add_argument("--eager-bytes", type=int, default=4096,
                    help="messages up to this size complete at once; larger ones when received")
     p.add_argument("--handle-us", type=float, default=1.0, help="receiving and handling one message")
-    p.add_argument("--send-us", type=float, default=1.0, help="one send of rank 0's DONE broadcast")
+    p.add_argument("--send-us", type=float, default=1.0, help="the sender thread's time per send (the DONE broadcast: one after another)")
     p.add_argument("--retry-us", type=float, default=100.0,
                    help="after \"no work\", wait this long before asking again, doubling per failure "
                    "(0: at once)")
