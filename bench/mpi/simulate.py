@@ -10,38 +10,60 @@ usage: simulate.py [options] PROFILE
   read cost (ns), stat cost of all its entries (ns).
 
 A discrete-event simulation, standard library only.  What it models (the
-engine as crates/dents-mpi/src/engine.rs and du.rs have it at the `mpi`
-branch's commit b3ef074; docs/distributed.md):
+engine as crates/dents-mpi/src/engine.rs, find.rs, du.rs and slices.rs
+have it at main's commit 5123768; docs/distributed.md, "Simulation"):
 
 - Work items are directories (the whole subtree below, walked on the
-  rank's walker) and slices of huge directories (st_size of 1 MiB or more:
-  cut into 4 slices per rank, at most 64, all queued, each item reading
-  its share of the entries and of the subdirectories, plus one open and
-  seek).
+  rank's walker) and slices of huge directories (st_size of 1 MiB or more,
+  slices.rs's HUGE_DIR, with other ranks: cut into 4 slices per rank, at
+  most 64, all queued however full the queue, each item reading its share
+  of the entries and of the subdirectories, plus one open and seek).  The
+  rank that meets a huge directory pays its open and fstat (sliceable) and,
+  in find, the directory's own visit, a walk of its own (visit_alone).
 - Each rank has T walker threads on T cores of its own.  Its worker takes a
   batch of up to 16 items (with other ranks, half the queue at most) from
-  the rank's queue and walks them: the
-  threads share the batch's directories among themselves (free, shared
-  memory); a directory met while the queue holds fewer than 8 items (64
-  once a thief went away empty-handed) is spilled into the queue instead,
-  where thieves can take it; a new batch starts only when the whole walk
-  is done (threads idle meanwhile), after a walk start-up cost.
-- An idle rank (queue empty, no walk) asks one random other rank for work;
-  the victim's main thread, polling every ~20 us, answers with the front
-  half of its queue (rounded up) or "no work"; after "no work" the thief
-  waits 100 us, doubling per failure up to 10 ms, before it asks again.
-  Messages take latency + size / bandwidth.
+  the rank's queue and walks them: the threads share the batch's
+  directories among themselves (free, shared memory); a directory met
+  while the queue holds fewer than 8 items (64 once a thief went away
+  empty-handed) is spilled into the queue instead, where thieves can take
+  it; a new batch starts only when the whole walk is done (threads idle
+  meanwhile), after a walk start-up cost.  find (--job find) walks a
+  batch's whole directories first, each checked for hugeness (an open and
+  an fstat, Job::run's huge_space), then its slices one after another,
+  each a walk of its own (walk_slice: the slice read on one thread, its
+  subdirectories on all); without a stat in the expression it stats every
+  directory it meets (Spill::spilled's metadata(); --no-dir-stat: the
+  walker offers huge directories without it).  du (--job du) runs a batch's
+  slices side by side on threads of their own, then its directories.
+- The main thread of each rank receives and answers, then sleeps: after an
+  iteration that received nothing, 10 << n us with n one more than the
+  last time, up to 160 us while the rank walks with other ranks and 1.28 ms
+  when it is idle or alone; back to 20 us after one that received
+  something (engine.rs main_loop).  A message waits for that wake.
+- An idle rank asks one random other rank for work at its wake; the
+  victim answers at its own wake with the front half of its queue
+  (rounded up) or "no work"; after "no work" the thief asks again at its
+  first wake 100 us later, the pause doubling per failure up to 10 ms.
+  Messages take latency + size / bandwidth; one sender thread per rank
+  sends them one after another (send_politely: a message up to the eager
+  size completes at once; a larger one when the receiver takes it, seen
+  at the sender's next test, its naps 1 us doubling to 500 us).
 - Termination: Safra's token ring.  Rank 0, idle, sends the token; every
-  rank passes it on when idle, adding its count of basic messages (work)
-  sent minus received and its colour (black after receiving work); the
-  token back white with a zero sum ends the run, and rank 0 sends DONE to
-  every rank, one send after another.
+  rank passes it on at its first wake while idle, adding its count of
+  basic messages (work) sent minus received and its colour (black after
+  receiving work); the token back white with a zero sum ends the run, and
+  rank 0 sends DONE to every rank, one send after another; each rank
+  takes it at its next wake.
+
+--poll fixed models the engine before session 5 (b3ef074): a main thread
+that answers within --poll-us (uniformly), whatever the rank does.
 
 dwalk (--mode dwalk) is modelled as libcircle works: one thread per rank,
 one directory per item (never sliced), every directory met goes into the
 queue, requests are answered only between two items (libcircle checks for
-requests between calls of the processing callback), the queue is split in
-half for a thief, termination by a token ring (modelled as the same ring).
+requests between calls of the processing callback), an idle rank spins
+(answers at once), the queue is split in half for a thief, termination by
+a token ring (modelled as the same ring).
 
 Not modelled: find's output lines travelling to rank 0 and du's totals
 travelling back to the parent's rank (the benchmark's find -size/-false
@@ -64,13 +86,26 @@ import random
 import statistics
 import sys
 
-# The engine's constants (crates/dents-mpi/src/engine.rs, crates/dents/src/slice.rs).
-RESERVE = 8
-HUNGRY_RESERVE = 64
-BATCH = 16
-HUGE_DIR = 1 << 20
-SLICES_PER_RANK = 4
-MAX_SLICES = 64
+# The engine's constants (crates/dents-mpi/src/engine.rs, slices.rs,
+# crates/dents/src/slice.rs).
+RESERVE = 8  # engine.rs RESERVE
+HUNGRY_RESERVE = 64  # engine.rs HUNGRY_RESERVE
+BATCH = 16  # engine.rs BATCH
+HUGE_DIR = 1 << 20  # slices.rs HUGE_DIR
+SLICES_PER_RANK = 4  # slices.rs slice_items: ranks * 4
+MAX_SLICES = 64  # slice.rs MAX_SLICES
+# engine.rs main_loop: after an iteration without progress the main thread
+# sleeps 10 << n us, n one more each time, capped at BUSY_ROUNDS while its
+# rank walks with other ranks (160 us) and IDLE_ROUNDS otherwise (1.28 ms);
+# n back to 0 after progress.
+POLL_BASE_NS = 10_000
+BUSY_ROUNDS = 4
+IDLE_ROUNDS = 7
+# engine.rs main_loop: after "no work", ask_pause doubles, clamped to
+# [100 us, 10 ms] (the --retry-us and --retry-max-us defaults).
+# engine.rs send_politely: tests an immediate send, napping 1 us doubling
+# to 500 us in between.
+NAP_MAX_NS = 500_000
 
 
 class Tree:
@@ -95,7 +130,8 @@ class Tree:
         for i, p in enumerate(parent):
             if p >= 0:
                 self.kids[p].append(i)
-        self.entries, self.size, self.read, self.stat = entries, size, read, stat
+        self.entries, self.subdirs, self.size = entries, subdirs, size
+        self.read, self.stat = read, stat
         self.copies = copies
 
     def total_entries(self):
@@ -106,18 +142,38 @@ class Tree:
 class Costs:
     """What one item costs a thread, in ns."""
 
-    def __init__(self, a, tree):
-        self.t = tree
+    def __init__(self, a, tree, ranks):
+        t = self.t = tree
         self.stat = a.stat
         self.scale = a.scale
         self.dir_ns = a.fs_dir_us * 1000
         self.entry_ns = a.fs_entry_us * 1000 if a.stat else a.fs_readdir_entry_us * 1000
         self.slice_ns = a.slice_us * 1000
+        find = a.job == "find" and a.mode == "dents"
+        sliced = a.mode == "dents" and not a.no_slices and ranks > 1
+        # find without a stat in its expression, with other ranks: every
+        # directory met is stat'ed (find.rs Spill::spilled asks its
+        # metadata() for -xdev and the hugeness check); --no-dir-stat
+        # leaves that to the walker's own reads.
+        dir_stat = find and ranks > 1 and not a.stat and a.dir_stat
+        # The rank meeting a huge directory opens and fstats it
+        # (slices.rs sliceable); find also visits it alone, a walk of
+        # its own (find.rs Spill::visit_alone).
+        split_ns = self.slice_ns + (a.walk_start_us * 1000 if find else 0)
+        self.extra = [0.0] * t.n
+        for i in range(t.n):
+            x = 0.0
+            if dir_stat and t.entries[i]:
+                per_entry = t.stat[i] / t.entries[i]
+                x += t.subdirs[i] * (per_entry * self.scale + a.fs_entry_us * 1000)
+            if sliced:
+                x += split_ns * sum(1 for k in t.kids[i] if t.size[k] >= a.huge_bytes)
+            self.extra[i] = x
 
     def of(self, i, k_slices):
         t = self.t
         c = t.read[i] + (t.stat[i] if self.stat else 0)
-        c = c * self.scale + self.dir_ns + t.entries[i] * self.entry_ns
+        c = c * self.scale + self.dir_ns + t.entries[i] * self.entry_ns + self.extra[i]
         if k_slices > 1:
             c = c / k_slices + self.slice_ns + self.dir_ns
         return c
@@ -125,13 +181,16 @@ class Costs:
 
 class Rank:
     __slots__ = (
-        "queue", "pool", "walking", "free", "hungry", "hungry_at", "asking",
+        "queue", "pool", "slices", "walking", "free", "hungry", "hungry_at", "asking",
         "parked", "busy_ns", "count", "black", "token", "deferred", "fails",
+        "inbox", "w", "rounds", "wake_at", "next_ask", "outbox", "sending", "round",
     )
 
     def __init__(self, threads):
         self.queue = collections.deque()
         self.pool = []
+        # find: the batch's slices still to walk, one walk each.
+        self.slices = []
         self.walking = False
         self.free = threads
         self.hungry = False
@@ -144,10 +203,24 @@ class Rank:
         self.token = None
         self.deferred = []
         self.fails = 0
+        # The main thread: messages arrived and not yet received, its
+        # next wake (decided at the last one) and its back-off count, the
+        # time of the wake event scheduled (None: none needed), when it
+        # may ask for work again, whether rank 0 sent the token out.
+        self.inbox = []
+        self.w = 0.0
+        self.rounds = 0
+        self.wake_at = None
+        self.next_ask = 0.0
+        self.round = False
+        # The sender thread: messages waiting, and whether it is blocked
+        # on a send larger than the eager size.
+        self.outbox = collections.deque()
+        self.sending = False
 
 
 # Event kinds.
-DONE_ITEM, WALK_START, MSG, RETRY = range(4)
+DONE_ITEM, WALK_START, ARRIVE, WAKE, SENT = range(5)
 # Message tags.
 REQUEST, WORK, NO_WORK, TOKEN, DONE = range(5)
 
@@ -156,8 +229,9 @@ class Sim:
     def __init__(self, a, tree, ranks, seed):
         self.a, self.t, self.R = a, tree, ranks
         self.dwalk = a.mode == "dwalk"
+        self.find = a.job == "find" and not self.dwalk
         self.T = 1 if self.dwalk else a.threads
-        self.cost = Costs(a, tree)
+        self.cost = Costs(a, tree, ranks)
         self.rng = random.Random(seed)
         self.ranks = [Rank(self.T) for _ in range(ranks)]
         self.heap = []
@@ -169,23 +243,144 @@ class Sim:
         self.work_end = None
         self.done_at = None
         self.lat = a.latency_us * 1000
+        self.handle_ns = a.handle_us * 1000
         self.ns_per_byte = 1 / a.bandwidth_gbs  # GB/s = bytes per ns
-        self.poll = 0.0 if self.dwalk else a.poll_us * 1000
+        self.fixed_poll = a.poll == "fixed"
+        self.poll_ns = a.poll_us * 1000
         self.walk_start = 0.0 if self.dwalk else a.walk_start_us * 1000
+        self.item_check = a.item_check_us * 1000 if self.find and ranks > 1 else 0.0
         # libcircle asks again at once; dents-mpi pauses.
         self.retry = a.retry_us > 0 and not self.dwalk
-        self.rtt = 2 * (self.lat + self.poll / 2) + 2 * a.handle_us * 1000
+        # A request's round trip without pauses, to an idle victim (for
+        # the requests a parked thief would have sent): the victim's
+        # longest sleep, half of it on average.
+        idle_sleep = self.poll_ns if self.fixed_poll else POLL_BASE_NS << IDLE_ROUNDS
+        poll = 0.0 if self.dwalk else idle_sleep
+        self.rtt = 2 * (self.lat + self.handle_ns) + poll / 2
         self.stats = collections.Counter()
+        if self.fixed_poll:
+            # Each rank's polling at a phase of its own.
+            for rk in self.ranks:
+                rk.w = self.rng.random() * self.poll_ns
 
     # --- the queue of events
     def at(self, time, kind, rank, data=None):
         self.seq += 1
         heapq.heappush(self.heap, (time, self.seq, kind, rank, data))
 
+    # --- the sender thread (engine.rs Mailer, send_politely)
     def send(self, now, src, dst, tag, data=None, nbytes=32):
         self.stats["messages"] += 1
-        arrive = now + self.lat + nbytes * self.ns_per_byte + self.a.handle_us * 1000
-        self.at(arrive, MSG, dst, (tag, src, data))
+        rk = self.ranks[src]
+        rk.outbox.append((dst, tag, data, nbytes))
+        if not rk.sending:
+            self.send_next(src, now)
+
+    def send_next(self, src, now):
+        """The sender thread sends what is queued, one after another,
+        until a send larger than the eager size blocks it."""
+        rk = self.ranks[src]
+        t = now
+        while rk.outbox:
+            dst, tag, data, nbytes = rk.outbox.popleft()
+            t += self.a.send_us * 1000
+            arrive = t + self.lat + nbytes * self.ns_per_byte + self.handle_ns
+            if nbytes > self.a.eager_bytes and not self.dwalk:
+                # Rendezvous: complete once the receiver takes it (SENT).
+                rk.sending = True
+                self.at(arrive, ARRIVE, dst, (tag, src, data, t))
+                return
+            self.at(arrive, ARRIVE, dst, (tag, src, data, None))
+        rk.sending = False
+
+    def sent(self, src, started, received):
+        """The sender's test that sees its rendezvous send complete: naps
+        of 1 us doubling to 500 us from the send's start."""
+        t, nap = started, 1000.0
+        while t < received:
+            t += nap
+            nap = min(nap * 2, NAP_MAX_NS)
+        self.at(t, SENT, src)
+
+    # --- the main thread's wakes (engine.rs main_loop)
+    def cap(self, rk):
+        busy = not self.passive(rk)
+        return BUSY_ROUNDS if busy and self.R > 1 else IDLE_ROUNDS
+
+    def advance(self, r, now):
+        """Moves rank r's wake schedule to its first wake at or after
+        `now`, through the wakes before it (nothing received in them)."""
+        rk = self.ranks[r]
+        if self.dwalk:
+            rk.w = max(rk.w, now)
+            return
+        if self.fixed_poll:
+            if rk.w < now:
+                p = self.poll_ns
+                rk.w += -(-(now - rk.w) // p) * p
+            return
+        cap = self.cap(rk)
+        while rk.w < now:
+            n = min(rk.rounds + 1, cap)
+            rk.rounds = n
+            p = POLL_BASE_NS << n
+            if n == cap:
+                rk.w += -(-(now - rk.w) // p) * p
+                break
+            rk.w += p
+
+    def request_wake(self, r, t):
+        """Rank r's main thread has something to do at its first wake at
+        or after t: an event there."""
+        self.advance(r, t)
+        rk = self.ranks[r]
+        if rk.wake_at is None or rk.wake_at > rk.w:
+            rk.wake_at = rk.w
+            self.at(rk.w, WAKE, r)
+
+    def wake(self, r, now):
+        """One wake of rank r's main thread: it receives what arrived,
+        then, idle, asks for work and passes the token on, and goes on
+        at once while that got somewhere, else sleeps."""
+        rk = self.ranks[r]
+        if rk.wake_at != now:
+            return  # superseded by an earlier wake
+        rk.wake_at = None
+        progress = False
+        if rk.inbox:
+            msgs, rk.inbox = rk.inbox, []
+            for m in msgs:
+                self.handle(r, now, m)
+                if self.done_at is not None and r != 0 and m[0] == DONE:
+                    return
+            progress = True
+        while True:
+            turn = False
+            if self.passive(rk):
+                if self.wants_ask(rk) and now >= rk.next_ask:
+                    self.ask(r, now)
+                if rk.token is not None:
+                    turn = True
+                    self.pass_token(r, now)
+                    if self.terminated is not None:
+                        return
+            if not turn:
+                break
+            progress = True
+        if progress:
+            rk.rounds = 0
+        rk.w = now
+        if not self.dwalk:
+            if self.fixed_poll:
+                rk.w = now + self.poll_ns
+            else:
+                rk.rounds = min(rk.rounds + 1, self.cap(rk))
+                rk.w = now + (POLL_BASE_NS << rk.rounds)
+        if self.passive(rk) and self.wants_ask(rk):
+            self.request_wake(r, max(rk.next_ask, rk.w))
+
+    def wants_ask(self, rk):
+        return self.R > 1 and not rk.asking and rk.parked is None
 
     # --- items
     def items_of(self, g):
@@ -209,6 +404,7 @@ class Sim:
 
     def enqueue(self, r, now, items):
         rk = self.ranks[r]
+        self.advance(r, now)
         was = self.queued
         rk.queue.extend(items)
         self.queued += len(items)
@@ -246,7 +442,9 @@ class Sim:
             self.stats["messages"] += 2 * missed
             rk.parked = None
             # It asks again somewhere in its current pause.
-            self.at(now + self.rng.random() * pause, RETRY, p)
+            rk.next_ask = now + self.rng.random() * pause
+            if self.passive(rk) and self.wants_ask(rk):
+                self.request_wake(p, rk.next_ask)
         self.parked.clear()
 
     def passive(self, rk):
@@ -254,8 +452,6 @@ class Sim:
 
     def ask(self, r, now):
         rk = self.ranks[r]
-        if self.R < 2 or rk.asking or rk.parked is not None or not self.passive(rk):
-            return
         victim = (r + 1 + self.rng.randrange(self.R - 1)) % self.R
         rk.asking = True
         self.stats["requests"] += 1
@@ -276,9 +472,10 @@ class Sim:
         return True
 
     def feed(self, r, now):
-        """Keeps rank r's threads busy; when it falls idle, it steals and
-        passes the token on."""
+        """Keeps rank r's threads busy; when it falls idle, its main
+        thread has to ask for work and pass the token on."""
         rk = self.ranks[r]
+        self.advance(r, now)
         while True:
             if rk.walking:
                 while rk.free > 0 and rk.pool:
@@ -288,6 +485,13 @@ class Sim:
                     rk.busy_ns += c
                     self.at(now + c, DONE_ITEM, r, item)
                 if rk.free == self.T and not rk.pool:
+                    if rk.slices:
+                        # find: the next slice, a walk of its own
+                        # (find.rs FindJob::run_slice).
+                        rk.pool = [rk.slices.pop()]
+                        rk.free = 0
+                        self.at(now + self.walk_start, WALK_START, r)
+                        return
                     rk.walking = False
                     continue
                 return
@@ -301,14 +505,22 @@ class Sim:
                 batch = [rk.queue.popleft() for _ in range(n)]
                 self.queued -= n
                 batch.reverse()
+                start = self.walk_start
+                if self.find:
+                    rk.slices = [it for it in batch if it[2] > 1]
+                    batch = [it for it in batch if it[2] == 1]
+                    # Each whole item checked for hugeness first.
+                    start += self.item_check * len(batch)
                 rk.pool = batch
                 rk.walking = True
                 rk.free = 0
-                self.at(now + self.walk_start, WALK_START, r)
+                if not batch and rk.slices:
+                    rk.pool = [rk.slices.pop()]
+                self.at(now + start, WALK_START, r)
                 return
             # Passive.
-            self.ask(r, now)
-            self.try_token(r, now)
+            if rk.token is not None or self.wants_ask(rk):
+                self.request_wake(r, max(now, rk.next_ask if rk.token is None else now))
             return
 
     def item_done(self, r, now, item):
@@ -335,6 +547,16 @@ class Sim:
         self.feed(r, now)
 
     # --- messages
+    def arrive(self, r, now, msg):
+        tag, src, data, started = msg
+        if started is not None:
+            # A rendezvous send completes as the receiver takes it: at
+            # its wake.
+            self.advance(r, now)
+            self.sent(src, started, self.ranks[r].w)
+        self.ranks[r].inbox.append((tag, src, data))
+        self.request_wake(r, now)
+
     def handle(self, r, now, msg):
         tag, src, data = msg
         rk = self.ranks[r]
@@ -359,49 +581,45 @@ class Sim:
             rk.black = True
             rk.asking = False
             rk.fails = 0
+            rk.next_ask = now
             self.enqueue(r, now, data)
             self.feed(r, now)
         elif tag == NO_WORK:
             rk.asking = False
-            if self.passive(rk):
-                if self.queued == 0:
-                    rk.parked = now
-                    self.parked.add(r)
-                    self.last_park = now
-                elif self.retry:
-                    delay = self.pause(rk)
-                    rk.fails = min(rk.fails + 1, 30)
-                    self.at(now + delay, RETRY, r)
-                else:
-                    self.ask(r, now)
+            if self.passive(rk) and self.queued == 0:
+                rk.parked = now
+                self.parked.add(r)
+                self.last_park = now
+            elif self.retry:
+                rk.next_ask = now + self.pause(rk)
+                rk.fails = min(rk.fails + 1, 30)
+            else:
+                rk.next_ask = now
         elif tag == TOKEN:
             rk.token = data
-            self.try_token(r, now)
         elif tag == DONE:
             self.done_at = max(self.done_at or 0, now)
             self.done_pending -= 1
 
-    def try_token(self, r, now):
+    def pass_token(self, r, now):
         rk = self.ranks[r]
-        if rk.token is None or not self.passive(rk):
-            return
-        black, count, started = rk.token
+        black, count = rk.token
         rk.token = None
         if r == 0:
-            if started and not black and not rk.black and count + rk.count == 0:
+            if rk.round and not black and not rk.black and count + rk.count == 0:
                 self.terminate(now)
                 return
             rk.black = False
+            rk.round = True
             self.stats["token_rounds"] += 1
             if self.R == 1:
-                rk.token = (False, 0, True)
-                self.at(now + self.poll, RETRY, 0)
+                rk.token = (False, 0)
             else:
                 self.stats["token_hops"] += 1
-                self.send(now, 0, 1, TOKEN, (False, 0, True))
+                self.send(now, 0, 1, TOKEN, (False, 0))
         else:
             self.stats["token_hops"] += 1
-            self.send(now, r, (r + 1) % self.R, TOKEN, (black or rk.black, count + rk.count, True))
+            self.send(now, r, (r + 1) % self.R, TOKEN, (black or rk.black, count + rk.count))
             rk.black = False
 
     def terminate(self, now):
@@ -409,11 +627,9 @@ class Sim:
         if self.R == 1:
             self.done_at = now
             return
-        t = now
         self.done_pending = self.R - 1
         for dst in range(1, self.R):
-            t += self.a.send_us * 1000
-            self.send(t, 0, dst, DONE)
+            self.send(now, 0, dst, DONE)
 
     def run(self):
         roots = [c * self.t.n for c in range(self.t.copies)]
@@ -423,7 +639,7 @@ class Sim:
         self.outstanding = len(first)
         self.terminated = None
         self.done_pending = 0
-        self.ranks[0].token = (False, 0, False)
+        self.ranks[0].token = (False, 0)
         self.enqueue(0, 0.0, first)
         for r in range(self.R):
             self.feed(r, 0.0)
@@ -436,19 +652,12 @@ class Sim:
                 rk = self.ranks[r]
                 rk.free = self.T
                 self.feed(r, now)
-            elif kind == MSG:
-                delay = self.rng.random() * self.poll
-                if delay and data[0] != DONE:
-                    self.at(now + delay, MSG + 10, r, data)
-                else:
-                    self.handle(r, now, data)
-            elif kind == MSG + 10:
-                self.handle(r, now, data)
-            elif kind == RETRY:
-                rk = self.ranks[r]
-                if r == 0 and self.terminated is None:
-                    self.try_token(0, now)
-                self.ask(r, now)
+            elif kind == ARRIVE:
+                self.arrive(r, now, data)
+            elif kind == WAKE:
+                self.wake(r, now)
+            elif kind == SENT:
+                self.send_next(r, now)
             if self.terminated is not None and self.done_pending == 0:
                 break
         # Every item walked exactly once, and the end detected after it.
@@ -472,7 +681,6 @@ class Sim:
             "token_hops": self.stats["token_hops"],
             "messages": self.stats["messages"],
         }
-
 
 
 COLUMNS = [
@@ -539,9 +747,21 @@ def parse():
     p.add_argument("--walk-start-us", type=float, default=30.0, help="starting a walk of a batch (dents)")
     p.add_argument("--latency-us", type=float, default=2.0)
     p.add_argument("--bandwidth-gbs", type=float, default=10.0)
-    p.add_argument("--poll-us", type=float, default=20.0, help="the main thread's polling period (dents)")
+    p.add_argument("--job", choices=["find", "du"], default="du",
+                   help="dents-mpi's job: how a batch's slices are walked and what find adds (see above)")
+    p.add_argument("--poll", choices=["backoff", "fixed"], default="backoff",
+                   help="the main thread sleeps 20 us to 1.28 ms as the engine since session 5 (backoff), "
+                   "or answers within --poll-us (fixed, the engine of b3ef074)")
+    p.add_argument("--poll-us", type=float, default=20.0, help="the main thread's polling period (--poll fixed)")
+    p.add_argument("--item-check-us", type=float, default=3.0,
+                   help="find, with other ranks: the open and fstat of each whole item (is it huge?)")
+    p.add_argument("--dir-stat", action=argparse.BooleanOptionalAction, default=True,
+                   help="find --no-stat with other ranks: a stat per directory met (--no-dir-stat: none, "
+                   "the walker offering huge directories)")
+    p.add_argument("--eager-bytes", type=int, default=4096,
+                   help="messages up to this size complete at once; larger ones when received")
     p.add_argument("--handle-us", type=float, default=1.0, help="receiving and handling one message")
-    p.add_argument("--send-us", type=float, default=1.0, help="one send of rank 0's DONE broadcast")
+    p.add_argument("--send-us", type=float, default=1.0, help="the sender thread's time per send (the DONE broadcast: one after another)")
     p.add_argument("--retry-us", type=float, default=100.0,
                    help="after \"no work\", wait this long before asking again, doubling per failure "
                    "(0: at once)")

@@ -4,7 +4,8 @@
 # and their charts (bench/mpi/chart.py).
 #
 #   local   this machine's measured costs (hot ext4), 16 copies of the shape
-#           profile (6.5M entries): dents-mpi (4 threads per rank) and dwalk
+#           profile (6.5M entries): dents-mpi du (4 threads per rank) and
+#           dwalk, then find -false and dwalk --lite (no stat per entry)
 #   remote  a parallel file system: a cost per stat'ed entry calibrated so
 #           that the dwalk model walks 74k entries/s at 64 ranks (the
 #           published rate), then dwalk at every rank count (the published
@@ -31,6 +32,8 @@ PNG=${PNG:-$root/docs/bench/mpi-sim}
 COPIES=${COPIES:-16}
 RANKS=${RANKS:-1,2,4,8,16,32,64,128,256,512,1024}
 PARTS=${PARTS:-local remote}
+# PARALLEL=1 runs the parts side by side (two processes).
+PARALLEL=${PARALLEL:-0}
 mkdir -p "$OUT"
 sim() { # NAME OPTION...
     local name=$1; shift
@@ -40,15 +43,30 @@ sim() { # NAME OPTION...
 }
 
 part_local() {
-    sim local-dents --mode dents --threads 4
+    # du -s / find -size (every entry stat'ed), against dwalk.
+    sim local-dents --mode dents --job du --threads 4
+    # The same with the main thread of b3ef074 (answering within 20 us,
+    # polling while it walks): what the back-off costs.
+    sim local-dents-fixedpoll --mode dents --job du --threads 4 --poll fixed --poll-us 20
     # The same without the pause after "no work" (as the engine was at
     # 579236a): what the pause costs.
-    sim local-dents-nopause --mode dents --threads 4 --retry-us 0
+    sim local-dents-nopause --mode dents --job du --threads 4 --retry-us 0
     sim local-dwalk --mode dwalk
-    chart "$PNG-local.png" "simulated, this machine's costs (hot ext4), shape x$COPIES" \
-        "dents-mpi, 4 threads/rank=$OUT/local-dents.tsv" \
-        "dents-mpi, 4 threads/rank, no pause=$OUT/local-dents-nopause.tsv" \
+    chart "$PNG-local.png" "simulated, this machine's costs (hot ext4), shape x$COPIES, every entry stat'ed" \
+        "dents-mpi du, 4 threads/rank=$OUT/local-dents.tsv" \
+        "same, main thread polling every 20 us (b3ef074)=$OUT/local-dents-fixedpoll.tsv" \
+        "same, no pause after no work=$OUT/local-dents-nopause.tsv" \
         "dwalk=$OUT/local-dwalk.tsv"
+    # find -false (no stat in the expression) against dwalk --lite; with a
+    # stat per directory met (find.rs as it is) and without (the walker
+    # offering huge directories, branch mpifind).
+    sim local-find --mode dents --job find --no-stat --threads 4
+    sim local-find-nodirstat --mode dents --job find --no-stat --no-dir-stat --threads 4
+    sim local-dwalk-lite --mode dwalk --no-stat
+    chart "$PNG-local-lite.png" "simulated, this machine's costs (hot ext4), shape x$COPIES, no stat per entry" \
+        "dents-mpi find -false, 4 threads/rank=$OUT/local-find.tsv" \
+        "same, no stat per directory=$OUT/local-find-nodirstat.tsv" \
+        "dwalk --lite=$OUT/local-dwalk-lite.tsv"
 }
 
 part_remote() {
@@ -57,15 +75,15 @@ part_remote() {
     fi
     entry_us=${ENTRY_US:-}
     [ -n "$entry_us" ] || entry_us=$(sed -n 's/^calibrated: --fs-entry-us \([0-9.]*\) .*/\1/p' "$OUT/remote-dwalk.log")
-    sim remote-dents-t1 --mode dents --threads 1 --fs-entry-us "$entry_us"
-    sim remote-dents-t4 --mode dents --threads 4 --fs-entry-us "$entry_us"
-    # Without the pause, starved thieves ask every round trip: ~10^7
-    # simulated requests by 512 ranks, and 1024 ranks did not finish in
-    # 40 minutes here, so this one stops at 512.
-    sim remote-dents-t4-nopause --mode dents --threads 4 --fs-entry-us "$entry_us" --retry-us 0 \
+    sim remote-dents-t1 --mode dents --job du --threads 1 --fs-entry-us "$entry_us"
+    sim remote-dents-t4 --mode dents --job du --threads 4 --fs-entry-us "$entry_us"
+    # Without the pause, starved thieves ask at every wake: 3.2M
+    # simulated requests by 512 ranks (with b3ef074's 20 us polling, 1024
+    # ranks did not finish in 40 minutes here), so this one stops at 512.
+    sim remote-dents-t4-nopause --mode dents --job du --threads 4 --fs-entry-us "$entry_us" --retry-us 0 \
         --ranks 1,2,4,8,16,32,64,128,256,512
     chart "$PNG-remote.png" \
-        "simulated, a parallel file system: ${entry_us} us per stat (dwalk model = 74k entries/s at 64 ranks), shape x$COPIES" \
+        "simulated, a parallel file system: ${entry_us} us per stat (dwalk model calibrated to 74k entries/s at 64 ranks), shape x$COPIES" \
         "dwalk=$OUT/remote-dwalk.tsv" "dents-mpi, 1 thread/rank=$OUT/remote-dents-t1.tsv" \
         "dents-mpi, 4 threads/rank=$OUT/remote-dents-t4.tsv" \
         "dents-mpi, 4 threads/rank, no pause (to 512)=$OUT/remote-dents-t4-nopause.tsv"
@@ -75,9 +93,16 @@ chart() {
     /usr/bin/python3 "$here/chart.py" "$@"
 }
 
-for part in $PARTS; do
-    "part_$part"
-done
+if [ "$PARALLEL" = 1 ]; then
+    for part in $PARTS; do
+        "part_$part" &
+    done
+    wait
+else
+    for part in $PARTS; do
+        "part_$part"
+    done
+fi
 for t in "$OUT"/*.tsv; do
     echo "## $(basename "$t" .tsv)"
     grep -h '^calibrated' "${t%.tsv}.log" || true
