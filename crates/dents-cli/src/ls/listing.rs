@@ -5,9 +5,12 @@
 //! Names go into one byte arena per reading thread (NUL-terminated, ready
 //! for `statx`), and each entry is a small fixed-size [`Record`], so a
 //! million entries cost about 100 MB rather than a million allocations.
-//! The stats then run on several threads, relative to the directory's
-//! descriptor, each thread taking a contiguous run of records in slice
-//! order.  Inode order was not adopted: the project's first experiment
+//! A directory read in slices is stat'ed by its readers, each entry right
+//! after it is read ([`GatherSink::stating`]): both cores are busy from
+//! the first read on, not reading first and stat'ing after.  Otherwise
+//! the stats run once the read is done, on several threads, relative to
+//! the directory's descriptor, each thread taking blocks of records in
+//! read order.  Inode order was not adopted: the project's first experiment
 //! (../shared/experiments, `statorder.c`, 1M entries on ext4) found it no
 //! faster hot or cold, lookups rather than inode reads dominating.
 
@@ -145,6 +148,9 @@ pub struct Listing {
     /// link count counts hidden subdirectories too.
     hidden_dirs: u64,
     hidden_unknown: Vec<u8>,
+    /// How many records, from the first, were stat'ed as they were read
+    /// (by [`GatherSink::stating`]): [`Listing::stat_all`] skips them.
+    stated: usize,
 }
 
 impl Listing {
@@ -181,8 +187,16 @@ impl Listing {
         (r.target != NO_TARGET).then(|| &*self.targets[r.target as usize])
     }
 
-    /// Builds a listing from the sinks of one read, in slice order.
-    pub fn from_sinks(mut sinks: Vec<GatherSink>) -> Listing {
+    /// Builds a listing from the sinks of one read, in slice order, and
+    /// reports what their stats could not find out (with `dir_path`
+    /// prefixed), slice by slice in read order.
+    pub fn from_sinks(mut sinks: Vec<GatherSink>, dir_path: &[u8]) -> Listing {
+        for sink in &mut sinks {
+            for (name, what, e) in sink.failures.drain(..) {
+                report_entry(dir_path, &name, what, &e);
+            }
+        }
+        let stated = sinks.iter().all(|s| s.stat.is_some());
         // One sink (every directory read serially): its records are the
         // listing's as they are (arena 0), not copied: a big directory's
         // records are not held twice.
@@ -191,7 +205,9 @@ impl Listing {
             sink.names.shrink_to_fit();
             return Listing {
                 arenas: vec![sink.names],
+                stated: if stated { sink.records.len() } else { 0 },
                 records: sink.records,
+                targets: sink.targets,
                 hidden_dirs: sink.hidden_dirs,
                 hidden_unknown: sink.hidden_unknown,
                 ..Listing::default()
@@ -200,12 +216,15 @@ impl Listing {
         let total = sinks.iter().map(|s| s.records.len()).sum();
         let mut listing = Listing {
             records: Vec::with_capacity(total),
+            stated: if stated { total } else { 0 },
             ..Listing::default()
         };
         for mut sink in sinks {
             listing.hidden_dirs += sink.hidden_dirs;
             listing.hidden_unknown.append(&mut sink.hidden_unknown);
             let arena = listing.arenas.len() as u16;
+            let first_target = listing.targets.len() as u32;
+            listing.targets.append(&mut sink.targets);
             sink.names.shrink_to_fit();
             listing.arenas.push(sink.names);
             // Moved one sink at a time: at most one slice's records are
@@ -214,6 +233,9 @@ impl Listing {
                 .records
                 .extend(sink.records.into_iter().map(|mut r| {
                     r.arena = arena;
+                    if r.target != NO_TARGET {
+                        r.target += first_target;
+                    }
                     r
                 }));
         }
@@ -247,7 +269,8 @@ impl Listing {
         }
         // Small listings (most directories of a tree under -R) are stat'ed
         // on this thread: starting threads would cost more than the stats.
-        let threads = if self.records.len() <= STAT_BLOCK {
+        let unstated = &mut self.records[self.stated..];
+        let threads = if unstated.len() <= STAT_BLOCK {
             1
         } else {
             threads.clamp(1, 64)
@@ -259,14 +282,14 @@ impl Listing {
         // leave the others idle at the end.
         if threads == 1 {
             let mut targets = targets;
-            for r in &mut self.records {
+            for r in unstated {
                 stat_one(arenas, r, dir, dir_path, needs, &targets);
             }
             self.targets = std::mem::take(targets.get_mut().unwrap_or_else(|p| p.into_inner()));
             self.settle_vanished(dir, dir_path);
             return;
         }
-        let blocks = std::sync::Mutex::new(self.records.chunks_mut(STAT_BLOCK));
+        let blocks = std::sync::Mutex::new(unstated.chunks_mut(STAT_BLOCK));
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let (targets, blocks) = (&targets, &blocks);
@@ -615,7 +638,8 @@ where
     merged
 }
 
-/// Stats one record, filling its meta (and target) or reporting failure.
+/// Stats one record of the pool of [`Listing::stat_all`], filling its
+/// meta (and target) or reporting failure.
 fn stat_one(
     arenas: &[Vec<u8>],
     r: &mut Record,
@@ -628,17 +652,43 @@ fn stat_one(
     let start = r.name_start as usize;
     let name = CStr::from_bytes_with_nul(&a[start..start + r.name_len as usize + 1])
         .expect("NUL-terminated");
+    let found = stat_record(r, dir, name, needs);
+    if let Some(t) = found.target {
+        let mut targets = targets.lock().unwrap_or_else(|p| p.into_inner());
+        r.target = targets.len() as u32;
+        targets.push(t);
+    }
+    if let Some((what, e)) = found.failure {
+        report_entry(dir_path, name.to_bytes(), what, &e);
+    }
+}
+
+/// What a stat found beside the record it filled: the symlink's target
+/// and what failed, for the caller to keep and to report.
+struct Found {
+    target: Option<Box<[u8]>>,
+    failure: Option<(&'static str, std::io::Error)>,
+}
+
+/// Stats the entry `name` of `dir` into its record `r`.  A vanished
+/// entry is only marked (`gone`), to be settled once all are stat'ed.
+fn stat_record(r: &mut Record, dir: BorrowedFd<'_>, name: &CStr, needs: StatNeeds) -> Found {
+    let mut found = Found {
+        target: None,
+        failure: None,
+    };
     let st = match fs::stat_at(dir, name, needs.mask | StatFields::TYPE | StatFields::MODE) {
         Ok(st) => st,
         Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
             // Reported (or dropped) once all are stat'ed.
             r.gone = true;
             r.stat_failed = true;
-            return;
+            return found;
         }
         Err(e) => {
             r.stat_failed = true;
-            return report_entry(dir_path, name.to_bytes(), "cannot access", &e);
+            found.failure = Some(("cannot access", e));
+            return found;
         }
     };
     r.meta = meta_from(&st);
@@ -651,22 +701,19 @@ fn stat_one(
             .unwrap_or(b' ');
     }
     if r.file_type != FileType::SYMLINK {
-        return;
+        return found;
     }
     if needs.targets {
         match fs::readlink_at(dir, name) {
-            Ok(t) => {
-                let mut targets = targets.lock().unwrap_or_else(|p| p.into_inner());
-                r.target = targets.len() as u32;
-                targets.push(t.into_boxed_slice());
-            }
-            Err(e) => report_entry(dir_path, name.to_bytes(), "cannot read symbolic link", &e),
+            Ok(t) => found.target = Some(t.into_boxed_slice()),
+            Err(e) => found.failure = Some(("cannot read symbolic link", e)),
         }
     }
     if needs.target_types {
         r.target_mode = fs::stat_follow_at(dir, name, StatFields::TYPE | StatFields::MODE)
             .map_or(0, |t| t.mode() as u16);
     }
+    found
 }
 
 /// Reports a failure on one entry of a directory: a minor problem.
@@ -708,7 +755,8 @@ pub fn meta_from(st: &Metadata) -> Meta {
     meta
 }
 
-/// Gathers one slice's entries into an arena and records.
+/// Gathers one slice's entries into an arena and records, and with
+/// [`GatherSink::stating`] stats each as it is read.
 #[derive(Debug)]
 pub struct GatherSink {
     hidden: Hidden,
@@ -719,6 +767,14 @@ pub struct GatherSink {
     hidden_dirs: u64,
     /// Names of hidden entries of unknown type, NUL-terminated.
     hidden_unknown: Vec<u8>,
+    /// What to stat each entry for, right after it is read; `None`: no
+    /// stat here (the listing's own stats do it).
+    stat: Option<StatNeeds>,
+    /// Symlink targets read, indexed by the records' `target`.
+    targets: Vec<Box<[u8]>>,
+    /// Failed stats and readlinks, to be reported when the read is done:
+    /// the name, what failed and why.
+    failures: Vec<(Vec<u8>, &'static str, std::io::Error)>,
 }
 
 impl GatherSink {
@@ -732,14 +788,28 @@ impl GatherSink {
             records: Vec::new(),
             hidden_dirs: 0,
             hidden_unknown: Vec::new(),
+            stat: None,
+            targets: Vec::new(),
+            failures: Vec::new(),
         }
+    }
+
+    /// This sink stating every entry it keeps for `needs` as soon as it
+    /// is read, on the reading thread: a sliced read's threads then stat
+    /// their entries while the other slices are still being read, rather
+    /// than all reads ending before the first stat.
+    pub fn stating(mut self, needs: StatNeeds) -> GatherSink {
+        if !needs.mask.is_empty() {
+            self.stat = Some(needs);
+        }
+        self
     }
 }
 
 impl EntrySink for GatherSink {
     // Records are pushed in read order; the arena index is set when the
     // sinks are joined (`Listing::from_sinks`).
-    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
         let name = e.name();
         let t = if self.ignore_dtype {
             FileType::UNKNOWN
@@ -755,7 +825,17 @@ impl EntrySink for GatherSink {
             }
             return;
         }
-        let r = push_into(&mut self.names, name, t, e.ino());
+        let mut r = push_into(&mut self.names, name, t, e.ino());
+        if let Some(needs) = self.stat {
+            let found = stat_record(&mut r, dir, e.name_cstr(), needs);
+            if let Some(t) = found.target {
+                r.target = self.targets.len() as u32;
+                self.targets.push(t);
+            }
+            if let Some((what, err)) = found.failure {
+                self.failures.push((name.to_vec(), what, err));
+            }
+        }
         self.records.push(r);
     }
 }

@@ -354,7 +354,18 @@ impl Lister {
         status: i32,
         read_opts: &ReadOptions,
     ) -> Listing {
-        let outcome = slice::read_dir(dir, read_opts, |_| self.gather_sink());
+        // A sliced read's threads stat their entries as they read them
+        // (see `GatherSink::stating`); a serial read leaves the stats to
+        // the listing, on several threads once the read is done.
+        let outcome = match slice::plan(dir, read_opts) {
+            Ok(plan @ slice::ReadPlan::Sliced { .. }) => {
+                let needs = self.stat_needs();
+                slice::read_dir_with_plan(dir, plan, read_opts.buffer_size, |_| {
+                    self.gather_sink().stating(needs)
+                })
+            }
+            _ => slice::read_dir(dir, read_opts, |_| self.gather_sink()),
+        };
         self.gathered(outcome, path, status)
     }
 
@@ -375,7 +386,7 @@ impl Lister {
             notes::report(status, "reading directory", path, e);
         }
         self.after_read(path, &outcome);
-        let mut listing = Listing::from_sinks(outcome.sinks);
+        let mut listing = Listing::from_sinks(outcome.sinks, path);
         if self.opts.hidden == Hidden::All {
             listing.push_name(b".", FileType::DIRECTORY, 0);
             listing.push_name(b"..", FileType::DIRECTORY, 0);
