@@ -2,8 +2,8 @@
 //!
 //! Columns are as wide as their widest value across the listing, so the
 //! whole directory is gathered first ([`super::listing`]).  Lines are then
-//! formatted on several threads, each into its own buffer, and written in
-//! order.
+//! formatted on several threads, block by block, and written in order
+//! ([`super::ordered`]).
 
 use dents::dir::FileType;
 
@@ -14,8 +14,11 @@ use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
 use crate::numfmt::{digits, push_u64};
 
-/// Records formatted per round: bounds the memory held by formatted text.
-const BLOCK: usize = 32 * 1024;
+/// Records formatted by one thread at a time (see [`super::ordered`]).
+const FORMAT_BLOCK: usize = 4096;
+
+/// Bytes of lines held before they are written, on one thread.
+const FLUSH_AT: usize = 2 * 1024 * 1024;
 
 /// Column widths of one listing.
 #[derive(Debug, Default)]
@@ -38,6 +41,9 @@ struct Columns<'a> {
     groups: IdNames,
     widths: Widths,
     any_acl: bool,
+    /// The 512-byte blocks of the listing's files (not of `also`'s), for
+    /// the `total` line.
+    blocks: u64,
 }
 
 /// Writes `listing` in the long format to `out`; with `total`, the
@@ -54,16 +60,11 @@ pub fn print(
     let cols = Columns::measure(listing, also, opts, style);
     let mut head = Vec::new();
     if total {
-        let blocks: u64 = listing
-            .iter()
-            .filter_map(|r| r.meta())
-            .map(|m| m.blocks)
-            .sum();
         head.extend_from_slice(b"total ");
         if opts.human {
-            head.extend_from_slice(human_size(blocks * 512).as_bytes());
+            head.extend_from_slice(human_size(cols.blocks * 512).as_bytes());
         } else {
-            push_u64(&mut head, blocks.div_ceil(2));
+            push_u64(&mut head, cols.blocks.div_ceil(2));
         }
         head.push(b'\n');
     }
@@ -78,49 +79,35 @@ pub fn print(
     } else {
         threads.clamp(1, 64)
     };
-    let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); threads];
-    let mut times: Vec<TimeFormatter> = (0..threads)
-        .map(|_| TimeFormatter::new(&opts.time_style))
-        .collect();
     if threads == 1 {
         // On this thread: no thread started per listing (-lR lists many
         // small ones), and painting keeps this thread's way with the
         // run's first reset (see `paint::deferring_reset`).
-        let (buf, tf) = (&mut bufs[0], &mut times[0]);
+        let mut buf = Vec::new();
+        let mut tf = TimeFormatter::new(&opts.time_style);
         for i in 0..listing.len() {
-            cols.line(buf, listing, listing.get(i), tf);
-            if buf.len() >= BLOCK * 64 {
-                out(buf);
+            cols.line(&mut buf, listing, listing.get(i), &mut tf);
+            if buf.len() >= FLUSH_AT {
+                out(&buf);
                 buf.clear();
             }
         }
-        out(buf);
+        out(&buf);
         return;
     }
-    let mut start = 0;
-    while start < listing.len() {
-        let end = (start + BLOCK).min(listing.len());
-        let per = (end - start).div_ceil(threads);
-        std::thread::scope(|scope| {
-            for (t, (buf, tf)) in bufs.iter_mut().zip(times.iter_mut()).enumerate() {
-                let from = start + t * per;
-                let to = (from + per).min(end);
-                let cols = &cols;
-                buf.clear();
-                if from < to {
-                    crate::threads::spawn_or_run(scope, move || {
-                        for i in from..to {
-                            cols.line(buf, listing, listing.get(i), tf);
-                        }
-                    });
-                }
+    let cols = &cols;
+    super::ordered::format_in_order(
+        listing.len(),
+        FORMAT_BLOCK,
+        threads,
+        || TimeFormatter::new(&opts.time_style),
+        |tf, items, buf| {
+            for i in items {
+                cols.line(buf, listing, listing.get(i), tf);
             }
-        });
-        for buf in &bufs {
-            out(buf);
-        }
-        start = end;
-    }
+        },
+        out,
+    );
 }
 
 /// User or group names by id: the few distinct ids of a listing.
@@ -170,7 +157,15 @@ impl<'a> Columns<'a> {
             groups: IdNames::default(),
             widths: Widths::default(),
             any_acl: false,
+            blocks: 0,
         };
+        // In storage order, not the listing's: the same widths and sum,
+        // without a cache miss per record of a big sorted listing.
+        cols.blocks = listing
+            .stored()
+            .filter_map(|r| r.meta())
+            .map(|m| m.blocks)
+            .sum();
         let w = &mut cols.widths;
         let mut times = TimeFormatter::new(&opts.time_style);
         let mut scratch = Vec::new();
@@ -178,8 +173,8 @@ impl<'a> Columns<'a> {
         times.format(&mut scratch, now_s, now_ns);
         w.time = scratch.len();
         for r in listing
-            .iter()
-            .chain(also.into_iter().flat_map(|l| l.iter()))
+            .stored()
+            .chain(also.into_iter().flat_map(|l| l.stored()))
         {
             if opts.inode {
                 w.inode = w.inode.max(r.ino_text().len());

@@ -8,6 +8,7 @@
 //! | `recursive`| `-R`: directories listed on all workers, printed in GNU's order |
 //! | `notes`    | messages held with a block of `-R` until its turn |
 //! | `long`     | GNU's `-l` format, column widths and all |
+//! | `ordered`  | lines formatted on several threads, written in order |
 //! | `timefmt`  | times in `-l`, `--time-style` |
 //! | `name`     | names and `-F` suffixes |
 //!
@@ -21,6 +22,7 @@ mod listing;
 mod long;
 mod name;
 mod notes;
+mod ordered;
 mod paint;
 mod quoting;
 mod recursive;
