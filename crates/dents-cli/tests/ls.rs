@@ -776,11 +776,17 @@ fn a_sliced_long_listing_stated_while_read_is_gnus() {
         &["-lF"],
         &["-li"],
         &["-ln", "--time-style=full-iso"],
+        &["-lS"],
+        &["-ltr"],
+        &["-lp"],
+        &["-lR"],
     ] {
-        let dargs: Vec<&str> = args
-            .iter()
-            .copied()
-            .chain(["--sort=name", "-j4", "big"])
+        // dents's default order is the directory's: named first, so that
+        // a sort letter of `args` overrides it as GNU's does its default.
+        let dargs: Vec<&str> = ["--sort=name"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .chain(["-j4", "big"])
             .collect();
         let gargs: Vec<&str> = args.iter().copied().chain(["big"]).collect();
         let (d, g) = both(tmp.path(), &dargs, &gargs);

@@ -9,6 +9,7 @@
 //! | `notes`    | messages held with a block of `-R` until its turn |
 //! | `long`     | GNU's `-l` format, column widths and all |
 //! | `ordered`  | lines formatted on several threads, written in order |
+//! | `parts`    | a listing's records left in the parts they were read in |
 //! | `timefmt`  | times in `-l`, `--time-style` |
 //! | `name`     | names and `-F` suffixes |
 //!
@@ -24,6 +25,7 @@ mod name;
 mod notes;
 mod ordered;
 mod paint;
+mod parts;
 mod quoting;
 mod recursive;
 mod stream;
@@ -362,11 +364,12 @@ impl Lister {
         let outcome = match slice::plan(dir, read_opts) {
             Ok(plan @ slice::ReadPlan::Sliced { .. }) => {
                 let needs = self.stat_needs();
-                slice::read_dir_with_plan(dir, plan, read_opts.buffer_size, |_| {
-                    self.gather_sink().stating(needs)
+                let targets = Default::default();
+                slice::read_dir_with_plan(dir, plan, read_opts.buffer_size, |i| {
+                    self.gather_sink().for_slice(i).stating(needs, &targets)
                 })
             }
-            _ => slice::read_dir(dir, read_opts, |_| self.gather_sink()),
+            _ => slice::read_dir(dir, read_opts, |i| self.gather_sink().for_slice(i)),
         };
         self.gathered(outcome, path, status)
     }
