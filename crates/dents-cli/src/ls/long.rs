@@ -57,7 +57,7 @@ pub fn print(
     threads: usize,
     out: &mut dyn FnMut(&[u8]),
 ) {
-    let cols = Columns::measure(listing, also, opts, style);
+    let cols = Columns::measure(listing, also, opts, style, threads);
     let mut head = Vec::new();
     if total {
         head.extend_from_slice(b"total ");
@@ -110,6 +110,79 @@ pub fn print(
     );
 }
 
+/// Listings longer than this are measured on several threads.
+const PARALLEL_MEASURE_MIN: usize = 16 * 1024;
+
+/// What the column widths need to know of some records: the widths of
+/// their numbers, the owners and groups met (looked up once all are
+/// met), and the blocks for the total.
+#[derive(Debug, Default)]
+struct Tally {
+    widths: Widths,
+    any_acl: bool,
+    blocks: u64,
+    uids: Vec<u32>,
+    gids: Vec<u32>,
+    /// Some stat failed: its line has `?` in every column.
+    failed: bool,
+}
+
+impl Tally {
+    /// Takes `records` into account.
+    fn add(&mut self, records: &[Record], opts: &LsOptions) {
+        let w = &mut self.widths;
+        for r in records {
+            if opts.inode {
+                w.inode = w.inode.max(r.ino_text().len());
+            }
+            let Some(m) = r.meta() else {
+                self.failed = true;
+                continue;
+            };
+            self.blocks += m.blocks;
+            self.any_acl |= r.acl != b' ';
+            w.nlink = w.nlink.max(digits(m.nlink as u64));
+            if opts.show_owner && !self.uids.contains(&m.uid) {
+                self.uids.push(m.uid);
+            }
+            if opts.show_group && !self.gids.contains(&m.gid) {
+                self.gids.push(m.gid);
+            }
+            if m.is_device() {
+                w.major = w.major.max(digits(m.rdev().0 as u64));
+                w.minor = w.minor.max(digits(m.rdev().1 as u64));
+            } else if opts.human {
+                w.size = w.size.max(human_size(m.size()).len());
+            } else {
+                w.size = w.size.max(digits(m.size()));
+            }
+        }
+    }
+
+    /// Takes in what `other` found.
+    fn merge(&mut self, other: Tally) {
+        let (w, o) = (&mut self.widths, &other.widths);
+        w.inode = w.inode.max(o.inode);
+        w.nlink = w.nlink.max(o.nlink);
+        w.size = w.size.max(o.size);
+        w.major = w.major.max(o.major);
+        w.minor = w.minor.max(o.minor);
+        self.any_acl |= other.any_acl;
+        self.blocks += other.blocks;
+        self.failed |= other.failed;
+        for uid in other.uids {
+            if !self.uids.contains(&uid) {
+                self.uids.push(uid);
+            }
+        }
+        for gid in other.gids {
+            if !self.gids.contains(&gid) {
+                self.gids.push(gid);
+            }
+        }
+    }
+}
+
 /// User or group names by id: the few distinct ids of a listing.
 #[derive(Debug, Default)]
 struct IdNames(Vec<(u32, Vec<u8>)>);
@@ -142,74 +215,72 @@ impl IdNames {
 }
 
 impl<'a> Columns<'a> {
-    /// Looks up owners and groups and measures every column.
-    /// `also`: the directory operands, measured but not printed here.
+    /// Looks up owners and groups and measures every column, the
+    /// listing's parts on up to `threads` threads.  `also`: the directory
+    /// operands, measured but not printed here.
     fn measure(
         listing: &Listing,
         also: Option<&Listing>,
         opts: &'a LsOptions,
         style: &'a NameStyle<'a>,
+        threads: usize,
     ) -> Columns<'a> {
+        let parts: Vec<&[Record]> = listing.stored_parts().collect();
+        let mut tallies: Vec<Tally> = parts.iter().map(|_| Tally::default()).collect();
+        if threads > 1 && listing.len() > PARALLEL_MEASURE_MIN {
+            std::thread::scope(|scope| {
+                for (tally, part) in tallies.iter_mut().zip(&parts) {
+                    crate::threads::spawn_or_run(scope, move || tally.add(part, opts));
+                }
+            });
+        } else {
+            for (tally, part) in tallies.iter_mut().zip(&parts) {
+                tally.add(part, opts);
+            }
+        }
+        let mut tally = Tally::default();
+        for t in tallies {
+            tally.merge(t);
+        }
+        // The operands' lines count in the widths, not in the total.
+        let blocks = tally.blocks;
+        for part in also.into_iter().flat_map(|l| l.stored_parts()) {
+            tally.add(part, opts);
+        }
         let mut cols = Columns {
             opts,
             style,
             users: IdNames::default(),
             groups: IdNames::default(),
-            widths: Widths::default(),
-            any_acl: false,
-            blocks: 0,
+            widths: tally.widths,
+            any_acl: tally.any_acl,
+            blocks,
         };
-        // In storage order, not the listing's: the same widths and sum,
-        // without a cache miss per record of a big sorted listing.
-        cols.blocks = listing
-            .stored()
-            .filter_map(|r| r.meta())
-            .map(|m| m.blocks)
-            .sum();
         let w = &mut cols.widths;
+        for uid in tally.uids {
+            let u = cols
+                .users
+                .get_or_lookup(uid, opts.numeric_ids, dents_os::user_name);
+            w.owner = w.owner.max(u.len());
+        }
+        for gid in tally.gids {
+            let g = cols
+                .groups
+                .get_or_lookup(gid, opts.numeric_ids, dents_os::group_name);
+            w.group = w.group.max(g.len());
+        }
+        if tally.failed {
+            // A failed stat prints "?" in every column.
+            w.nlink = w.nlink.max(1);
+            w.owner = w.owner.max(1);
+            w.group = w.group.max(1);
+            w.size = w.size.max(1);
+        }
         let mut times = TimeFormatter::new(&opts.time_style);
         let mut scratch = Vec::new();
         let (now_s, now_ns) = dents_os::now();
         times.format(&mut scratch, now_s, now_ns);
         w.time = scratch.len();
-        for r in listing
-            .stored()
-            .chain(also.into_iter().flat_map(|l| l.stored()))
-        {
-            if opts.inode {
-                w.inode = w.inode.max(r.ino_text().len());
-            }
-            let Some(m) = r.meta() else {
-                // A failed stat prints "?" in every column.
-                w.nlink = w.nlink.max(1);
-                w.owner = w.owner.max(1);
-                w.group = w.group.max(1);
-                w.size = w.size.max(1);
-                continue;
-            };
-            cols.any_acl |= r.acl != b' ';
-            w.nlink = w.nlink.max(digits(m.nlink as u64));
-            if opts.show_owner {
-                let u = cols
-                    .users
-                    .get_or_lookup(m.uid, opts.numeric_ids, dents_os::user_name);
-                w.owner = w.owner.max(u.len());
-            }
-            if opts.show_group {
-                let g = cols
-                    .groups
-                    .get_or_lookup(m.gid, opts.numeric_ids, dents_os::group_name);
-                w.group = w.group.max(g.len());
-            }
-            if m.is_device() {
-                w.major = w.major.max(digits(m.rdev().0 as u64));
-                w.minor = w.minor.max(digits(m.rdev().1 as u64));
-            } else if opts.human {
-                w.size = w.size.max(human_size(m.size()).len());
-            } else {
-                w.size = w.size.max(digits(m.size()));
-            }
-        }
         if w.major + w.minor > 0 {
             w.size = w.size.max(w.major + 2 + w.minor);
         }

@@ -76,6 +76,11 @@ impl<T> Parts<T> {
         self.parts.iter().flatten()
     }
 
+    /// The parts, in order.
+    pub fn parts(&self) -> impl Iterator<Item = &[T]> + '_ {
+        self.parts.iter().map(Vec::as_slice)
+    }
+
     /// The items in order, to change.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> + '_ {
         self.parts.iter_mut().flatten()
