@@ -738,3 +738,59 @@ fn slash_indicator_spares_stats_through_the_link_count() {
     assert_eq!(counter(&c, "fallbacks"), 1, "{c:?}");
     assert_eq!(counter(&c, "stats"), 2006, "{c:?}");
 }
+
+/// Whether `dents ls --debug` read `dir` in slices (where the temporary
+/// directory's filesystem slices at all); says why not otherwise.
+fn read_in_slices(dir: &Path) -> bool {
+    let d = output(dents().args(["ls", "--debug", "-j4"]).arg(dir));
+    let sliced = String::from_utf8_lossy(&d.stderr).contains("Sliced");
+    if !sliced {
+        dents_testfs::skip("temp dir does not slice big directories: sliced -l not exercised");
+    }
+    sliced
+}
+
+#[test]
+fn a_sliced_long_listing_stated_while_read_is_gnus() {
+    // The slices' readers stat their own entries, so symlinks' targets
+    // (kept per slice, renumbered at the join), hidden entries, types and
+    // modes come from every slice: all must land on the right lines.
+    let tmp = tempfile::tempdir().unwrap();
+    let big = big_dir(tmp.path(), 30_000);
+    for i in (0..30_000).step_by(997) {
+        let target = format!("IMG_{:07}.JPG", (i * 7) % 30_000);
+        symlink(&target, big.join(format!("link{i:05}"))).unwrap();
+        symlink(format!("gone{i}"), big.join(format!("dangling{i:05}"))).unwrap();
+        fs::create_dir(big.join(format!("sub{i:05}"))).unwrap();
+        fs::write(big.join(format!(".hidden{i:05}")), b"x").unwrap();
+        let exe = big.join(format!("run{i:05}"));
+        fs::write(&exe, b"#!/bin/sh\n").unwrap();
+        fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    if !read_in_slices(&big) {
+        return;
+    }
+    for args in [
+        &["-l"][..],
+        &["-la"],
+        &["-lF"],
+        &["-li"],
+        &["-ln", "--time-style=full-iso"],
+        &["-lS"],
+        &["-ltr"],
+        &["-lp"],
+        &["-lR"],
+    ] {
+        // dents's default order is the directory's: named first, so that
+        // a sort letter of `args` overrides it as GNU's does its default.
+        let dargs: Vec<&str> = ["--sort=name"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .chain(["-j4", "big"])
+            .collect();
+        let gargs: Vec<&str> = args.iter().copied().chain(["big"]).collect();
+        let (d, g) = both(tmp.path(), &dargs, &gargs);
+        assert!(g.stdout.len() > 30_000 * 40, "GNU listed {args:?} whole");
+        assert_same(&dargs, &d, &g);
+    }
+}

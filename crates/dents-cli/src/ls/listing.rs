@@ -5,15 +5,19 @@
 //! Names go into one byte arena per reading thread (NUL-terminated, ready
 //! for `statx`), and each entry is a small fixed-size [`Record`], so a
 //! million entries cost about 100 MB rather than a million allocations.
-//! The stats then run on several threads, relative to the directory's
-//! descriptor, each thread taking a contiguous run of records in slice
-//! order.  Inode order was not adopted: the project's first experiment
+//! A directory read in slices is stat'ed by its readers, each entry right
+//! after it is read ([`GatherSink::stating`]): both cores are busy from
+//! the first read on, not reading first and stat'ing after.  Otherwise
+//! the stats run once the read is done, on several threads, relative to
+//! the directory's descriptor, each thread taking blocks of records in
+//! read order.  Inode order was not adopted: the project's first experiment
 //! (../shared/experiments, `statorder.c`, 1M entries on ext4) found it no
 //! faster hot or cold, lookups rather than inode reads dominating.
 
 use std::cmp::Ordering;
 use std::ffi::{CStr, CString};
 use std::os::fd::BorrowedFd;
+use std::sync::{Arc, Mutex};
 
 use dents::dir::{Entry, FileType};
 use dents::fs;
@@ -22,6 +26,7 @@ use dents::slice::EntrySink;
 use dents::{Metadata, StatFields};
 
 use super::args::{Hidden, SortKey};
+use super::parts::Parts;
 use crate::errors;
 
 /// What a stat found out about one entry, packed: a million of these are
@@ -136,7 +141,9 @@ pub struct StatNeeds {
 #[derive(Debug, Default)]
 pub struct Listing {
     arenas: Vec<Vec<u8>>,
-    records: Vec<Record>,
+    /// The records, one part per arena: a sliced read's slices are not
+    /// copied into one vector.
+    records: Parts<Record>,
     /// Indices into `records` in listing order; empty: records' own order.
     order: Vec<u32>,
     targets: Vec<Box<[u8]>>,
@@ -145,6 +152,9 @@ pub struct Listing {
     /// link count counts hidden subdirectories too.
     hidden_dirs: u64,
     hidden_unknown: Vec<u8>,
+    /// How many records, from the first, were stat'ed as they were read
+    /// (by [`GatherSink::stating`]): [`Listing::stat_all`] skips them.
+    stated: usize,
 }
 
 impl Listing {
@@ -155,7 +165,7 @@ impl Listing {
 
     /// Whether there are no entries.
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.records.len() == 0
     }
 
     /// The records in listing order.
@@ -163,11 +173,19 @@ impl Listing {
         (0..self.records.len()).map(|i| self.get(i))
     }
 
+    /// The records in the order they are stored, not the listing's, part
+    /// by part: the fastest way through all of them (one after the other
+    /// in memory, parts on several threads), for what does not depend on
+    /// the order (column widths, totals).
+    pub fn stored_parts(&self) -> impl Iterator<Item = &[Record]> + '_ {
+        self.records.parts()
+    }
+
     /// The `i`th record in listing order.
     pub fn get(&self, i: usize) -> &Record {
         match self.order.get(i) {
-            Some(&j) => &self.records[j as usize],
-            None => &self.records[i],
+            Some(&j) => self.records.get(j as usize),
+            None => self.records.get(i),
         }
     }
 
@@ -181,41 +199,42 @@ impl Listing {
         (r.target != NO_TARGET).then(|| &*self.targets[r.target as usize])
     }
 
-    /// Builds a listing from the sinks of one read, in slice order.
-    pub fn from_sinks(mut sinks: Vec<GatherSink>) -> Listing {
-        // One sink (every directory read serially): its records are the
-        // listing's as they are (arena 0), not copied: a big directory's
-        // records are not held twice.
-        if sinks.len() == 1 {
-            let mut sink = sinks.pop().expect("one sink");
-            sink.names.shrink_to_fit();
-            return Listing {
-                arenas: vec![sink.names],
-                records: sink.records,
-                hidden_dirs: sink.hidden_dirs,
-                hidden_unknown: sink.hidden_unknown,
-                ..Listing::default()
-            };
+    /// Builds a listing from the sinks of one read, in slice order, and
+    /// reports what their stats could not find out (with `dir_path`
+    /// prefixed), slice by slice in read order.
+    pub fn from_sinks(mut sinks: Vec<GatherSink>, dir_path: &[u8]) -> Listing {
+        for sink in &mut sinks {
+            for (name, what, e) in sink.failures.drain(..) {
+                report_entry(dir_path, &name, what, &e);
+            }
         }
-        let total = sinks.iter().map(|s| s.records.len()).sum();
+        let stated = sinks.iter().all(|s| s.stat.is_some());
         let mut listing = Listing {
-            records: Vec::with_capacity(total),
+            targets: sinks
+                .first()
+                .and_then(|s| s.targets.as_ref())
+                .map(|t| std::mem::take(&mut *t.lock().unwrap_or_else(|p| p.into_inner())))
+                .unwrap_or_default(),
             ..Listing::default()
         };
-        for mut sink in sinks {
+        let mut parts = Vec::with_capacity(sinks.len());
+        for (arena, mut sink) in sinks.into_iter().enumerate() {
             listing.hidden_dirs += sink.hidden_dirs;
             listing.hidden_unknown.append(&mut sink.hidden_unknown);
-            let arena = listing.arenas.len() as u16;
             sink.names.shrink_to_fit();
             listing.arenas.push(sink.names);
-            // Moved one sink at a time: at most one slice's records are
-            // held twice.
-            listing
-                .records
-                .extend(sink.records.into_iter().map(|mut r| {
-                    r.arena = arena;
-                    r
-                }));
+            // Made for another slice than the one it read (not by
+            // `Lister::gather`): its records are told their arena here.
+            if sink.arena as usize != arena {
+                for r in &mut sink.records {
+                    r.arena = arena as u16;
+                }
+            }
+            parts.push(sink.records);
+        }
+        listing.records = Parts::from_parts(parts);
+        if stated {
+            listing.stated = listing.records.len();
         }
         listing
     }
@@ -226,11 +245,8 @@ impl Listing {
             self.arenas.push(Vec::new());
         }
         let arena = self.arenas.len() - 1;
-        let record = push_into(&mut self.arenas[arena], name, file_type, ino);
-        self.records.push(Record {
-            arena: arena as u16,
-            ..record
-        });
+        let record = push_into(&mut self.arenas[arena], name, file_type, ino, arena as u16);
+        self.records.push(record);
     }
 
     /// Stats every record relative to `dir` on `threads` threads.
@@ -247,7 +263,7 @@ impl Listing {
         }
         // Small listings (most directories of a tree under -R) are stat'ed
         // on this thread: starting threads would cost more than the stats.
-        let threads = if self.records.len() <= STAT_BLOCK {
+        let threads = if self.records.len() - self.stated <= STAT_BLOCK {
             1
         } else {
             threads.clamp(1, 64)
@@ -259,14 +275,18 @@ impl Listing {
         // leave the others idle at the end.
         if threads == 1 {
             let mut targets = targets;
-            for r in &mut self.records {
+            for r in self
+                .records
+                .chunks_mut_from(self.stated, STAT_BLOCK)
+                .flatten()
+            {
                 stat_one(arenas, r, dir, dir_path, needs, &targets);
             }
             self.targets = std::mem::take(targets.get_mut().unwrap_or_else(|p| p.into_inner()));
             self.settle_vanished(dir, dir_path);
             return;
         }
-        let blocks = std::sync::Mutex::new(self.records.chunks_mut(STAT_BLOCK));
+        let blocks = std::sync::Mutex::new(self.records.chunks_mut_from(self.stated, STAT_BLOCK));
         std::thread::scope(|scope| {
             for _ in 0..threads {
                 let (targets, blocks) = (&targets, &blocks);
@@ -279,6 +299,7 @@ impl Listing {
                 });
             }
         });
+        drop(blocks);
         self.targets = targets.into_inner().unwrap_or_else(|p| p.into_inner());
         self.settle_vanished(dir, dir_path);
     }
@@ -296,12 +317,9 @@ impl Listing {
             return;
         }
         let e = std::io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
-        for i in 0..self.records.len() {
-            if self.records[i].gone {
-                self.records[i].gone = false;
-                let name = arena_name(&self.arenas, &self.records[i]).to_vec();
-                report_entry(dir_path, &name, "cannot access", &e);
-            }
+        for r in self.records.iter_mut().filter(|r| r.gone) {
+            r.gone = false;
+            report_entry(dir_path, arena_name(&self.arenas, r), "cannot access", &e);
         }
     }
 
@@ -361,7 +379,7 @@ impl Listing {
         scan::resolve_unknown(dir, before, known_dirs, &mut unknown, opts, counters);
         let kinds: Vec<Kind> = unknown.iter().map(|u| u.kind).collect();
         for (i, kind) in idx.into_iter().zip(kinds) {
-            self.records[i].file_type = match kind {
+            self.records.get_mut(i).file_type = match kind {
                 Kind::Dir => FileType::DIRECTORY,
                 Kind::NotDir(t) => t,
                 Kind::Unknown => FileType::UNKNOWN,
@@ -406,7 +424,7 @@ impl Listing {
                 || (r.file_type == FileType::SYMLINK && r.target_mode as u32 & 0o170000 == 0o040000)
         };
         let cmp = |a: &u32, b: &u32| {
-            let (ra, rb) = (&records[*a as usize], &records[*b as usize]);
+            let (ra, rb) = (records.get(*a as usize), records.get(*b as usize));
             if dirs_first {
                 let o = is_dir(rb).cmp(&is_dir(ra));
                 if o != Ordering::Equal {
@@ -450,8 +468,8 @@ impl Listing {
         let records = &self.records;
         let cmp = |a: &(u64, u32), b: &(u64, u32)| {
             a.0.cmp(&b.0).then_with(|| {
-                let na = arena_name(arenas, &records[a.1 as usize]);
-                let nb = arena_name(arenas, &records[b.1 as usize]);
+                let na = arena_name(arenas, records.get(a.1 as usize));
+                let nb = arena_name(arenas, records.get(b.1 as usize));
                 na[na.len().min(8)..].cmp(&nb[nb.len().min(8)..])
             })
         };
@@ -484,7 +502,13 @@ fn is_own_fd_dir(dir: BorrowedFd<'_>) -> bool {
 const STAT_BLOCK: usize = 512;
 
 /// Appends `name` NUL-terminated to `arena` and returns its record.
-fn push_into(arena: &mut Vec<u8>, name: &[u8], file_type: FileType, ino: u64) -> Record {
+fn push_into(
+    arena: &mut Vec<u8>,
+    name: &[u8],
+    file_type: FileType,
+    ino: u64,
+    arena_index: u16,
+) -> Record {
     let start = arena.len() as u32;
     arena.extend_from_slice(name);
     arena.push(0);
@@ -495,7 +519,7 @@ fn push_into(arena: &mut Vec<u8>, name: &[u8], file_type: FileType, ino: u64) ->
         target_mode: 0,
         name_start: start,
         name_len: name.len() as u16,
-        arena: 0,
+        arena: arena_index,
         file_type,
         acl: b' ',
         stat_failed: false,
@@ -615,7 +639,8 @@ where
     merged
 }
 
-/// Stats one record, filling its meta (and target) or reporting failure.
+/// Stats one record of the pool of [`Listing::stat_all`], filling its
+/// meta (and target) or reporting failure.
 fn stat_one(
     arenas: &[Vec<u8>],
     r: &mut Record,
@@ -628,17 +653,43 @@ fn stat_one(
     let start = r.name_start as usize;
     let name = CStr::from_bytes_with_nul(&a[start..start + r.name_len as usize + 1])
         .expect("NUL-terminated");
+    let found = stat_record(r, dir, name, needs);
+    if let Some(t) = found.target {
+        let mut targets = targets.lock().unwrap_or_else(|p| p.into_inner());
+        r.target = targets.len() as u32;
+        targets.push(t);
+    }
+    if let Some((what, e)) = found.failure {
+        report_entry(dir_path, name.to_bytes(), what, &e);
+    }
+}
+
+/// What a stat found beside the record it filled: the symlink's target
+/// and what failed, for the caller to keep and to report.
+struct Found {
+    target: Option<Box<[u8]>>,
+    failure: Option<(&'static str, std::io::Error)>,
+}
+
+/// Stats the entry `name` of `dir` into its record `r`.  A vanished
+/// entry is only marked (`gone`), to be settled once all are stat'ed.
+fn stat_record(r: &mut Record, dir: BorrowedFd<'_>, name: &CStr, needs: StatNeeds) -> Found {
+    let mut found = Found {
+        target: None,
+        failure: None,
+    };
     let st = match fs::stat_at(dir, name, needs.mask | StatFields::TYPE | StatFields::MODE) {
         Ok(st) => st,
         Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
             // Reported (or dropped) once all are stat'ed.
             r.gone = true;
             r.stat_failed = true;
-            return;
+            return found;
         }
         Err(e) => {
             r.stat_failed = true;
-            return report_entry(dir_path, name.to_bytes(), "cannot access", &e);
+            found.failure = Some(("cannot access", e));
+            return found;
         }
     };
     r.meta = meta_from(&st);
@@ -651,22 +702,19 @@ fn stat_one(
             .unwrap_or(b' ');
     }
     if r.file_type != FileType::SYMLINK {
-        return;
+        return found;
     }
     if needs.targets {
         match fs::readlink_at(dir, name) {
-            Ok(t) => {
-                let mut targets = targets.lock().unwrap_or_else(|p| p.into_inner());
-                r.target = targets.len() as u32;
-                targets.push(t.into_boxed_slice());
-            }
-            Err(e) => report_entry(dir_path, name.to_bytes(), "cannot read symbolic link", &e),
+            Ok(t) => found.target = Some(t.into_boxed_slice()),
+            Err(e) => found.failure = Some(("cannot read symbolic link", e)),
         }
     }
     if needs.target_types {
         r.target_mode = fs::stat_follow_at(dir, name, StatFields::TYPE | StatFields::MODE)
             .map_or(0, |t| t.mode() as u16);
     }
+    found
 }
 
 /// Reports a failure on one entry of a directory: a minor problem.
@@ -708,7 +756,11 @@ pub fn meta_from(st: &Metadata) -> Meta {
     meta
 }
 
-/// Gathers one slice's entries into an arena and records.
+/// Symlink targets read by the sinks of one read, in the order read.
+pub type SharedTargets = Arc<Mutex<Vec<Box<[u8]>>>>;
+
+/// Gathers one slice's entries into an arena and records, and with
+/// [`GatherSink::stating`] stats each as it is read.
 #[derive(Debug)]
 pub struct GatherSink {
     hidden: Hidden,
@@ -719,6 +771,17 @@ pub struct GatherSink {
     hidden_dirs: u64,
     /// Names of hidden entries of unknown type, NUL-terminated.
     hidden_unknown: Vec<u8>,
+    /// What to stat each entry for, right after it is read; `None`: no
+    /// stat here (the listing's own stats do it).
+    stat: Option<StatNeeds>,
+    /// The slice this sink reads: its records' arena in the listing.
+    arena: u16,
+    /// Symlink targets read, indexed by the records' `target`: shared by
+    /// the sinks of one read, so the indices hold in the joined listing.
+    targets: Option<SharedTargets>,
+    /// Failed stats and readlinks, to be reported when the read is done:
+    /// the name, what failed and why.
+    failures: Vec<(Vec<u8>, &'static str, std::io::Error)>,
 }
 
 impl GatherSink {
@@ -732,14 +795,37 @@ impl GatherSink {
             records: Vec::new(),
             hidden_dirs: 0,
             hidden_unknown: Vec::new(),
+            stat: None,
+            arena: 0,
+            targets: None,
+            failures: Vec::new(),
         }
+    }
+
+    /// This sink stating every entry it keeps for `needs` as soon as it
+    /// is read, on the reading thread: a sliced read's threads then stat
+    /// their entries while the other slices are still being read, rather
+    /// than all reads ending before the first stat.
+    /// `targets` collects the symlinks' targets of all the read's sinks.
+    pub fn stating(mut self, needs: StatNeeds, targets: &SharedTargets) -> GatherSink {
+        if !needs.mask.is_empty() {
+            self.stat = Some(needs);
+            self.targets = Some(Arc::clone(targets));
+        }
+        self
+    }
+
+    /// This sink reading slice `slice` of a read (the listing's part and
+    /// arena of that number hold its entries).
+    pub fn for_slice(mut self, slice: usize) -> GatherSink {
+        self.arena = slice as u16;
+        self
     }
 }
 
 impl EntrySink for GatherSink {
-    // Records are pushed in read order; the arena index is set when the
-    // sinks are joined (`Listing::from_sinks`).
-    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    // Records are pushed in read order.
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
         let name = e.name();
         let t = if self.ignore_dtype {
             FileType::UNKNOWN
@@ -755,7 +841,18 @@ impl EntrySink for GatherSink {
             }
             return;
         }
-        let r = push_into(&mut self.names, name, t, e.ino());
+        let mut r = push_into(&mut self.names, name, t, e.ino(), self.arena);
+        if let Some(needs) = self.stat {
+            let found = stat_record(&mut r, dir, e.name_cstr(), needs);
+            if let (Some(t), Some(targets)) = (found.target, &self.targets) {
+                let mut targets = targets.lock().unwrap_or_else(|p| p.into_inner());
+                r.target = targets.len() as u32;
+                targets.push(t);
+            }
+            if let Some((what, err)) = found.failure {
+                self.failures.push((name.to_vec(), what, err));
+            }
+        }
         self.records.push(r);
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! Columns are as wide as their widest value across the listing, so the
 //! whole directory is gathered first ([`super::listing`]).  Lines are then
-//! formatted on several threads, each into its own buffer, and written in
-//! order.
+//! formatted on several threads, block by block, and written in order
+//! ([`super::ordered`]).
 
 use dents::dir::FileType;
 
@@ -14,8 +14,11 @@ use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
 use crate::numfmt::{digits, push_u64};
 
-/// Records formatted per round: bounds the memory held by formatted text.
-const BLOCK: usize = 32 * 1024;
+/// Records formatted by one thread at a time (see [`super::ordered`]).
+const FORMAT_BLOCK: usize = 4096;
+
+/// Bytes of lines held before they are written, on one thread.
+const FLUSH_AT: usize = 2 * 1024 * 1024;
 
 /// Column widths of one listing.
 #[derive(Debug, Default)]
@@ -38,6 +41,9 @@ struct Columns<'a> {
     groups: IdNames,
     widths: Widths,
     any_acl: bool,
+    /// The 512-byte blocks of the listing's files (not of `also`'s), for
+    /// the `total` line.
+    blocks: u64,
 }
 
 /// Writes `listing` in the long format to `out`; with `total`, the
@@ -51,19 +57,14 @@ pub fn print(
     threads: usize,
     out: &mut dyn FnMut(&[u8]),
 ) {
-    let cols = Columns::measure(listing, also, opts, style);
+    let cols = Columns::measure(listing, also, opts, style, threads);
     let mut head = Vec::new();
     if total {
-        let blocks: u64 = listing
-            .iter()
-            .filter_map(|r| r.meta())
-            .map(|m| m.blocks)
-            .sum();
         head.extend_from_slice(b"total ");
         if opts.human {
-            head.extend_from_slice(human_size(blocks * 512).as_bytes());
+            head.extend_from_slice(human_size(cols.blocks * 512).as_bytes());
         } else {
-            push_u64(&mut head, blocks.div_ceil(2));
+            push_u64(&mut head, cols.blocks.div_ceil(2));
         }
         head.push(b'\n');
     }
@@ -78,48 +79,107 @@ pub fn print(
     } else {
         threads.clamp(1, 64)
     };
-    let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); threads];
-    let mut times: Vec<TimeFormatter> = (0..threads)
-        .map(|_| TimeFormatter::new(&opts.time_style))
-        .collect();
     if threads == 1 {
         // On this thread: no thread started per listing (-lR lists many
         // small ones), and painting keeps this thread's way with the
         // run's first reset (see `paint::deferring_reset`).
-        let (buf, tf) = (&mut bufs[0], &mut times[0]);
+        let mut buf = Vec::new();
+        let mut tf = TimeFormatter::new(&opts.time_style);
         for i in 0..listing.len() {
-            cols.line(buf, listing, listing.get(i), tf);
-            if buf.len() >= BLOCK * 64 {
-                out(buf);
+            cols.line(&mut buf, listing, listing.get(i), &mut tf);
+            if buf.len() >= FLUSH_AT {
+                out(&buf);
                 buf.clear();
             }
         }
-        out(buf);
+        out(&buf);
         return;
     }
-    let mut start = 0;
-    while start < listing.len() {
-        let end = (start + BLOCK).min(listing.len());
-        let per = (end - start).div_ceil(threads);
-        std::thread::scope(|scope| {
-            for (t, (buf, tf)) in bufs.iter_mut().zip(times.iter_mut()).enumerate() {
-                let from = start + t * per;
-                let to = (from + per).min(end);
-                let cols = &cols;
-                buf.clear();
-                if from < to {
-                    crate::threads::spawn_or_run(scope, move || {
-                        for i in from..to {
-                            cols.line(buf, listing, listing.get(i), tf);
-                        }
-                    });
-                }
+    let cols = &cols;
+    super::ordered::format_in_order(
+        listing.len(),
+        FORMAT_BLOCK,
+        threads,
+        || TimeFormatter::new(&opts.time_style),
+        |tf, items, buf| {
+            for i in items {
+                cols.line(buf, listing, listing.get(i), tf);
             }
-        });
-        for buf in &bufs {
-            out(buf);
+        },
+        out,
+    );
+}
+
+/// Listings longer than this are measured on several threads.
+const PARALLEL_MEASURE_MIN: usize = 16 * 1024;
+
+/// What the column widths need to know of some records: the widths of
+/// their numbers, the owners and groups met (looked up once all are
+/// met), and the blocks for the total.
+#[derive(Debug, Default)]
+struct Tally {
+    widths: Widths,
+    any_acl: bool,
+    blocks: u64,
+    uids: Vec<u32>,
+    gids: Vec<u32>,
+    /// Some stat failed: its line has `?` in every column.
+    failed: bool,
+}
+
+impl Tally {
+    /// Takes `records` into account.
+    fn add(&mut self, records: &[Record], opts: &LsOptions) {
+        let w = &mut self.widths;
+        for r in records {
+            if opts.inode {
+                w.inode = w.inode.max(r.ino_text().len());
+            }
+            let Some(m) = r.meta() else {
+                self.failed = true;
+                continue;
+            };
+            self.blocks += m.blocks;
+            self.any_acl |= r.acl != b' ';
+            w.nlink = w.nlink.max(digits(m.nlink as u64));
+            if opts.show_owner && !self.uids.contains(&m.uid) {
+                self.uids.push(m.uid);
+            }
+            if opts.show_group && !self.gids.contains(&m.gid) {
+                self.gids.push(m.gid);
+            }
+            if m.is_device() {
+                w.major = w.major.max(digits(m.rdev().0 as u64));
+                w.minor = w.minor.max(digits(m.rdev().1 as u64));
+            } else if opts.human {
+                w.size = w.size.max(human_size(m.size()).len());
+            } else {
+                w.size = w.size.max(digits(m.size()));
+            }
         }
-        start = end;
+    }
+
+    /// Takes in what `other` found.
+    fn merge(&mut self, other: Tally) {
+        let (w, o) = (&mut self.widths, &other.widths);
+        w.inode = w.inode.max(o.inode);
+        w.nlink = w.nlink.max(o.nlink);
+        w.size = w.size.max(o.size);
+        w.major = w.major.max(o.major);
+        w.minor = w.minor.max(o.minor);
+        self.any_acl |= other.any_acl;
+        self.blocks += other.blocks;
+        self.failed |= other.failed;
+        for uid in other.uids {
+            if !self.uids.contains(&uid) {
+                self.uids.push(uid);
+            }
+        }
+        for gid in other.gids {
+            if !self.gids.contains(&gid) {
+                self.gids.push(gid);
+            }
+        }
     }
 }
 
@@ -155,66 +215,72 @@ impl IdNames {
 }
 
 impl<'a> Columns<'a> {
-    /// Looks up owners and groups and measures every column.
-    /// `also`: the directory operands, measured but not printed here.
+    /// Looks up owners and groups and measures every column, the
+    /// listing's parts on up to `threads` threads.  `also`: the directory
+    /// operands, measured but not printed here.
     fn measure(
         listing: &Listing,
         also: Option<&Listing>,
         opts: &'a LsOptions,
         style: &'a NameStyle<'a>,
+        threads: usize,
     ) -> Columns<'a> {
+        let parts: Vec<&[Record]> = listing.stored_parts().collect();
+        let mut tallies: Vec<Tally> = parts.iter().map(|_| Tally::default()).collect();
+        if threads > 1 && listing.len() > PARALLEL_MEASURE_MIN {
+            std::thread::scope(|scope| {
+                for (tally, part) in tallies.iter_mut().zip(&parts) {
+                    crate::threads::spawn_or_run(scope, move || tally.add(part, opts));
+                }
+            });
+        } else {
+            for (tally, part) in tallies.iter_mut().zip(&parts) {
+                tally.add(part, opts);
+            }
+        }
+        let mut tally = Tally::default();
+        for t in tallies {
+            tally.merge(t);
+        }
+        // The operands' lines count in the widths, not in the total.
+        let blocks = tally.blocks;
+        for part in also.into_iter().flat_map(|l| l.stored_parts()) {
+            tally.add(part, opts);
+        }
         let mut cols = Columns {
             opts,
             style,
             users: IdNames::default(),
             groups: IdNames::default(),
-            widths: Widths::default(),
-            any_acl: false,
+            widths: tally.widths,
+            any_acl: tally.any_acl,
+            blocks,
         };
         let w = &mut cols.widths;
+        for uid in tally.uids {
+            let u = cols
+                .users
+                .get_or_lookup(uid, opts.numeric_ids, dents_os::user_name);
+            w.owner = w.owner.max(u.len());
+        }
+        for gid in tally.gids {
+            let g = cols
+                .groups
+                .get_or_lookup(gid, opts.numeric_ids, dents_os::group_name);
+            w.group = w.group.max(g.len());
+        }
+        if tally.failed {
+            // A failed stat prints "?" in every column.
+            w.nlink = w.nlink.max(1);
+            w.owner = w.owner.max(1);
+            w.group = w.group.max(1);
+            w.size = w.size.max(1);
+        }
         let mut times = TimeFormatter::new(&opts.time_style);
         let mut scratch = Vec::new();
         let (now_s, now_ns) = dents_os::now();
         times.format(&mut scratch, now_s, now_ns);
         w.time = scratch.len();
-        for r in listing
-            .iter()
-            .chain(also.into_iter().flat_map(|l| l.iter()))
-        {
-            if opts.inode {
-                w.inode = w.inode.max(r.ino_text().len());
-            }
-            let Some(m) = r.meta() else {
-                // A failed stat prints "?" in every column.
-                w.nlink = w.nlink.max(1);
-                w.owner = w.owner.max(1);
-                w.group = w.group.max(1);
-                w.size = w.size.max(1);
-                continue;
-            };
-            cols.any_acl |= r.acl != b' ';
-            w.nlink = w.nlink.max(digits(m.nlink as u64));
-            if opts.show_owner {
-                let u = cols
-                    .users
-                    .get_or_lookup(m.uid, opts.numeric_ids, dents_os::user_name);
-                w.owner = w.owner.max(u.len());
-            }
-            if opts.show_group {
-                let g = cols
-                    .groups
-                    .get_or_lookup(m.gid, opts.numeric_ids, dents_os::group_name);
-                w.group = w.group.max(g.len());
-            }
-            if m.is_device() {
-                w.major = w.major.max(digits(m.rdev().0 as u64));
-                w.minor = w.minor.max(digits(m.rdev().1 as u64));
-            } else if opts.human {
-                w.size = w.size.max(human_size(m.size()).len());
-            } else {
-                w.size = w.size.max(digits(m.size()));
-            }
-        }
         if w.major + w.minor > 0 {
             w.size = w.size.max(w.major + 2 + w.minor);
         }

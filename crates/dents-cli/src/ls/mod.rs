@@ -8,6 +8,8 @@
 //! | `recursive`| `-R`: directories listed on all workers, printed in GNU's order |
 //! | `notes`    | messages held with a block of `-R` until its turn |
 //! | `long`     | GNU's `-l` format, column widths and all |
+//! | `ordered`  | lines formatted on several threads, written in order |
+//! | `parts`    | a listing's records left in the parts they were read in |
 //! | `timefmt`  | times in `-l`, `--time-style` |
 //! | `name`     | names and `-F` suffixes |
 //!
@@ -21,7 +23,9 @@ mod listing;
 mod long;
 mod name;
 mod notes;
+mod ordered;
 mod paint;
+mod parts;
 mod quoting;
 mod recursive;
 mod stream;
@@ -354,7 +358,19 @@ impl Lister {
         status: i32,
         read_opts: &ReadOptions,
     ) -> Listing {
-        let outcome = slice::read_dir(dir, read_opts, |_| self.gather_sink());
+        // A sliced read's threads stat their entries as they read them
+        // (see `GatherSink::stating`); a serial read leaves the stats to
+        // the listing, on several threads once the read is done.
+        let outcome = match slice::plan(dir, read_opts) {
+            Ok(plan @ slice::ReadPlan::Sliced { .. }) => {
+                let needs = self.stat_needs();
+                let targets = Default::default();
+                slice::read_dir_with_plan(dir, plan, read_opts.buffer_size, |i| {
+                    self.gather_sink().for_slice(i).stating(needs, &targets)
+                })
+            }
+            _ => slice::read_dir(dir, read_opts, |i| self.gather_sink().for_slice(i)),
+        };
         self.gathered(outcome, path, status)
     }
 
@@ -375,7 +391,7 @@ impl Lister {
             notes::report(status, "reading directory", path, e);
         }
         self.after_read(path, &outcome);
-        let mut listing = Listing::from_sinks(outcome.sinks);
+        let mut listing = Listing::from_sinks(outcome.sinks, path);
         if self.opts.hidden == Hidden::All {
             listing.push_name(b".", FileType::DIRECTORY, 0);
             listing.push_name(b"..", FileType::DIRECTORY, 0);
