@@ -18,7 +18,10 @@
 //! its first 8 KiB of entries a directory is checked for slicing; a huge
 //! one on ext4 or XFS is read on from where the serial read stopped, in
 //! slices of the rest of its offset space ([`crate::slice::read_dir_from`]), each
-//! slice visited on its own thread.  Entries of unknown type (no `d_type`;
+//! slice visited on its own thread; a walk that sets
+//! [`WalkOptions::offer_big_dirs`] first offers such a directory, read
+//! that far, to its visitor ([`Visitor::take_rest`]: `dents-mpi` reads
+//! the rest on other machines).  Entries of unknown type (no `d_type`;
 //! links to follow with `-L`) are gathered, one batch per slice, and
 //! classified together ([`crate::scan`]): first the likely directories alone
 //! ([`crate::scan::resolve_likely`]), which usually account for every
