@@ -111,42 +111,51 @@ fn options(threads: usize, post_order: bool, offer: Option<u64>) -> WalkOptions 
 fn taken_and_sliced(base: &Path, what: &str) {
     let root = format!("{}/t", base.display()).into_bytes();
     let big = [root.as_slice(), b"/big"].concat();
-    for threads in [1, 4] {
-        for post_order in [false, true] {
-            let case = format!("{what}, {threads} threads, post-order {post_order}");
-            let whole = Record::new(false, None);
-            walk(
-                std::slice::from_ref(&root),
-                &options(threads, post_order, None),
-                &whole,
-            );
-            assert!(whole.offers.lock().unwrap().is_empty(), "{case}");
-            let whole = whole.seen.into_inner().unwrap();
-            let parts = Record::new(true, None);
-            let opts = options(threads, post_order, Some(64 * 1024));
-            walk(std::slice::from_ref(&root), &opts, &parts);
-            let offers = parts.offers.lock().unwrap().clone();
-            assert_eq!(offers.len(), 1, "{case}: {offers:?}");
-            let (path, root_len, depth, space, from) = offers[0].clone();
-            assert_eq!((&path, root_len, depth), (&big, root.len(), 1), "{case}");
-            let below = |s: &&Seen| s.0.starts_with(&big) && s.0.len() > big.len();
-            let walked = parts.seen.lock().unwrap().iter().filter(below).count();
-            assert!(walked > 0, "{case}: nothing of the big one read before");
-            let starts = slice_starts_from(space, from, 3);
-            let start = dents::walk::Start {
-                path: &path,
-                root_len,
-                depth,
-            };
-            for (i, &lo) in starts.iter().enumerate() {
-                let fd = fs::File::open(base.join("t/big")).unwrap().into();
-                walk_slice(&start, fd, (lo, starts.get(i + 1).copied()), &opts, &parts);
-            }
-            let got = parts.seen.into_inner().unwrap();
-            let sliced = got.iter().filter(below).count() - walked;
-            assert!(sliced > 0, "{case}: the slices read nothing");
-            assert!(got == whole, "{case}: the visits differ");
+    let cases = [
+        (1, false, false),
+        (1, true, false),
+        (4, false, false),
+        (4, true, false),
+        (4, false, true),
+    ];
+    for (threads, post_order, sort) in cases {
+        let case = format!("{what}, {threads} threads, post-order {post_order}, sort {sort}");
+        let options = |threads, post_order, offer| WalkOptions {
+            sort,
+            ..options(threads, post_order, offer)
+        };
+        let whole = Record::new(false, None);
+        walk(
+            std::slice::from_ref(&root),
+            &options(threads, post_order, None),
+            &whole,
+        );
+        assert!(whole.offers.lock().unwrap().is_empty(), "{case}");
+        let whole = whole.seen.into_inner().unwrap();
+        let parts = Record::new(true, None);
+        let opts = options(threads, post_order, Some(64 * 1024));
+        walk(std::slice::from_ref(&root), &opts, &parts);
+        let offers = parts.offers.lock().unwrap().clone();
+        assert_eq!(offers.len(), 1, "{case}: {offers:?}");
+        let (path, root_len, depth, space, from) = offers[0].clone();
+        assert_eq!((&path, root_len, depth), (&big, root.len(), 1), "{case}");
+        let below = |s: &&Seen| s.0.starts_with(&big) && s.0.len() > big.len();
+        let walked = parts.seen.lock().unwrap().iter().filter(below).count();
+        assert!(walked > 0, "{case}: nothing of the big one read before");
+        let starts = slice_starts_from(space, from, 3);
+        let start = dents::walk::Start {
+            path: &path,
+            root_len,
+            depth,
+        };
+        for (i, &lo) in starts.iter().enumerate() {
+            let fd = fs::File::open(base.join("t/big")).unwrap().into();
+            walk_slice(&start, fd, (lo, starts.get(i + 1).copied()), &opts, &parts);
         }
+        let got = parts.seen.into_inner().unwrap();
+        let sliced = got.iter().filter(below).count() - walked;
+        assert!(sliced > 0, "{case}: the slices read nothing");
+        assert!(got == whole, "{case}: the visits differ");
     }
 }
 

@@ -18,7 +18,10 @@
 //! its first 8 KiB of entries a directory is checked for slicing; a huge
 //! one on ext4 or XFS is read on from where the serial read stopped, in
 //! slices of the rest of its offset space ([`crate::slice::read_dir_from`]), each
-//! slice visited on its own thread.  Entries of unknown type (no `d_type`;
+//! slice visited on its own thread; a walk that sets
+//! [`WalkOptions::offer_big_dirs`] first offers such a directory, read
+//! that far, to its visitor ([`Visitor::take_rest`]: `dents-mpi` reads
+//! the rest on other machines).  Entries of unknown type (no `d_type`;
 //! links to follow with `-L`) are gathered, one batch per slice, and
 //! classified together ([`crate::scan`]): first the likely directories alone
 //! ([`crate::scan::resolve_likely`]), which usually account for every
@@ -260,7 +263,7 @@ pub struct WalkOptions {
     /// Directories of at least this many bytes (`st_size`), on a file
     /// system where reading in slices is exact, are offered to
     /// [`Visitor::take_rest`] once the read of their first entries shows
-    /// they are big (on one thread too; not in a sorted walk).  `None`
+    /// they are big (on one thread too).  `None`
     /// (the default): none is offered, and reading a directory costs no
     /// more than without the offer.
     pub offer_big_dirs: Option<u64>,
@@ -379,7 +382,9 @@ pub trait Visitor: Sync {
     /// slices, with [`walk_slice`]: on other machines, say).  The entries
     /// before are visited by this walk, as are the directory's own visits
     /// (before its read, and in post-order after what this walk read of
-    /// it).  The default declines: the walk reads on, in slices on its
+    /// it).  In a sorted walk only the entries read here are among the
+    /// directory's sorted visits.  The default declines: the walk reads
+    /// on, in slices on its
     /// own threads if the directory is big enough for
     /// [`crate::slice::ReadOptions`].
     fn take_rest(&self, _state: &mut Self::State, _dir: &BigDir<'_>) -> bool {

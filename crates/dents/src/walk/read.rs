@@ -269,7 +269,7 @@ impl<V: Visitor> Shared<'_, V> {
         dv: &mut DirVisit<'_>,
     ) -> OwnedFd {
         let may_slice = self.opts.read.threads > 1;
-        let may_offer = self.opts.offer_big_dirs.is_some() && !self.opts.sort;
+        let may_offer = self.opts.offer_big_dirs.is_some();
         let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
         if may_slice || may_offer {
             reader = reader.with_first_read(FIRST_READ);
