@@ -10,7 +10,8 @@
 //! | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
 //! | `wire`   | message tags and the encoding of work items |
 //! | `binding` | a warning when mpirun's binding leaves the node's cores idle |
-//! | `du`     | du's command on the engine; its sums across ranks: directories completed by messages, hard links owned by hash |
+//! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
+//! | `du_cmd` | du's command: arguments, the job over the ranks, the grand total, the export written |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
 //! | `du_args` | du's command line |
 //! | `dev`    | the device a path lies on |
@@ -24,6 +25,7 @@ mod binding;
 mod dev;
 mod du;
 mod du_args;
+mod du_cmd;
 mod engine;
 mod find;
 mod msg;
@@ -92,7 +94,7 @@ fn main() {
             }
             Ok((mailer, sender)) => {
                 let status = match cmd.as_slice() {
-                    b"du" => du::run(&world, &mailer, rest),
+                    b"du" => du_cmd::run(&world, &mailer, rest),
                     b"find" => run_find(&world, &mailer, rest),
                     _ => {
                         if world.rank() == 0 {
