@@ -516,6 +516,56 @@ fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
 }
 
 #[test]
+fn a_sliced_directory_that_cannot_be_searched_is_listed_like_gnu() {
+    // Each slice reads on a descriptor of its own, opened from the
+    // directory's; `openat(dir, ".")` needs search permission, which a
+    // `r--` directory refuses: every name must still be listed (and with
+    // `-l` each entry's stat refused), as GNU does.
+    if !dents_testfs::needs_root("cannot switch to another user") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let big = big_dir(tmp.path(), 30_000);
+    if !read_in_slices(&big) {
+        return;
+    }
+    fs::set_permissions(&big, fs::Permissions::from_mode(0o644)).unwrap();
+    for (dargs, gargs) in [
+        (vec!["ls", "--sort=name", "-j4", "big"], vec!["big"]),
+        (
+            vec!["ls", "-l", "--sort=name", "-j4", "big"],
+            vec!["-l", "big"],
+        ),
+        (
+            vec!["ls", "-F", "--sort=name", "-j4", "big"],
+            vec!["-F", "big"],
+        ),
+    ] {
+        let mut dc = dents();
+        dc.current_dir(tmp.path()).args(&dargs);
+        let mut gc = gnu_ls();
+        gc.current_dir(tmp.path()).args(&gargs);
+        let d = output(&mut as_nobody(dc));
+        let g = output(&mut as_nobody(gc));
+        assert!(g.stdout.len() >= 30_000 * 16, "GNU listed {gargs:?} whole");
+        assert_same(&dargs, &d, &g);
+        let mut de: Vec<String> = String::from_utf8_lossy(&d.stderr)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let mut ge: Vec<String> = String::from_utf8_lossy(&g.stderr)
+            .lines()
+            .map(|l| l.replacen("ls:", "dents:", 1))
+            .collect();
+        de.sort();
+        ge.sort();
+        assert_eq!(de, ge, "stderr of {dargs:?}");
+    }
+    fs::set_permissions(&big, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
 fn a_closed_pipe_ends_the_listing_at_once_and_quietly() {
     let tmp = tempfile::tempdir().unwrap();
     let big = big_dir(tmp.path(), 50_000);

@@ -141,8 +141,24 @@ pub fn open_dir_path(path: &CStr) -> io::Result<OwnedFd> {
 
 /// Opens a second, independent open file description of the directory
 /// `fd` (its own offset), as `openat(fd, ".")`.
+///
+/// `"."` is looked up inside the directory, which needs search
+/// permission: a directory that may be read but not searched (mode `r--`
+/// for the caller) refuses it, though its entries can be listed.  Then
+/// the descriptor's `/proc/self/fd` link is opened instead, which checks
+/// only the read permission the first open already passed.
 pub fn reopen_dir(fd: BorrowedFd<'_>) -> io::Result<OwnedFd> {
-    Ok(rustix::fs::openat(fd, c".", dir_flags(), Mode::empty())?)
+    match rustix::fs::openat(fd, c".", dir_flags(), Mode::empty()) {
+        Err(rustix::io::Errno::ACCESS) => {
+            let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+            Ok(
+                rustix::fs::openat(rustix::fs::CWD, link.as_str(), dir_flags(), Mode::empty())
+                    // Without /proc the first refusal is the one to report.
+                    .map_err(|_| rustix::io::Errno::ACCESS)?,
+            )
+        }
+        r => Ok(r?),
+    }
 }
 
 /// Sets the directory offset of `fd` to the cookie `pos`.
