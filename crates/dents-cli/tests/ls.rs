@@ -457,6 +457,30 @@ fn missing_argument_is_reported_like_gnu_and_the_rest_listed() {
     assert_same_status_and_stderr(&["nope", "d/subdir"], &d, &g);
 }
 
+/// Runs `dents DARGS` and GNU `ls GARGS` in `dir` as nobody and asserts
+/// the same output, status and messages (in any order); GNU's output.
+fn same_as_nobody(dir: &Path, dargs: &[&str], gargs: &[&str]) -> Output {
+    let mut dc = dents();
+    dc.current_dir(dir).args(dargs);
+    let mut gc = gnu_ls();
+    gc.current_dir(dir).args(gargs);
+    let d = output(&mut as_nobody(dc));
+    let g = output(&mut as_nobody(gc));
+    assert_same(dargs, &d, &g);
+    let mut de: Vec<String> = String::from_utf8_lossy(&d.stderr)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut ge: Vec<String> = String::from_utf8_lossy(&g.stderr)
+        .lines()
+        .map(|l| l.replacen("ls:", "dents:", 1))
+        .collect();
+    de.sort();
+    ge.sort();
+    assert_eq!(de, ge, "stderr of {dargs:?}");
+    g
+}
+
 #[test]
 fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
     if !dents_testfs::needs_root("cannot switch to another user") {
@@ -492,24 +516,7 @@ fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
             vec!["-F", "noexec"],
         ),
     ] {
-        let mut dc = dents();
-        dc.current_dir(tmp.path()).args(&dargs);
-        let mut gc = gnu_ls();
-        gc.current_dir(tmp.path()).args(&gargs);
-        let d = output(&mut as_nobody(dc));
-        let g = output(&mut as_nobody(gc));
-        assert_same(&dargs, &d, &g);
-        let mut de: Vec<String> = String::from_utf8_lossy(&d.stderr)
-            .lines()
-            .map(str::to_string)
-            .collect();
-        let mut ge: Vec<String> = String::from_utf8_lossy(&g.stderr)
-            .lines()
-            .map(|l| l.replacen("ls:", "dents:", 1))
-            .collect();
-        de.sort();
-        ge.sort();
-        assert_eq!(de, ge, "stderr of {dargs:?}");
+        same_as_nobody(tmp.path(), &dargs, &gargs);
     }
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
     fs::set_permissions(&noexec, fs::Permissions::from_mode(0o755)).unwrap();
@@ -542,25 +549,8 @@ fn a_sliced_directory_that_cannot_be_searched_is_listed_like_gnu() {
             vec!["-F", "big"],
         ),
     ] {
-        let mut dc = dents();
-        dc.current_dir(tmp.path()).args(&dargs);
-        let mut gc = gnu_ls();
-        gc.current_dir(tmp.path()).args(&gargs);
-        let d = output(&mut as_nobody(dc));
-        let g = output(&mut as_nobody(gc));
+        let g = same_as_nobody(tmp.path(), &dargs, &gargs);
         assert!(g.stdout.len() >= 30_000 * 16, "GNU listed {gargs:?} whole");
-        assert_same(&dargs, &d, &g);
-        let mut de: Vec<String> = String::from_utf8_lossy(&d.stderr)
-            .lines()
-            .map(str::to_string)
-            .collect();
-        let mut ge: Vec<String> = String::from_utf8_lossy(&g.stderr)
-            .lines()
-            .map(|l| l.replacen("ls:", "dents:", 1))
-            .collect();
-        de.sort();
-        ge.sort();
-        assert_eq!(de, ge, "stderr of {dargs:?}");
     }
     fs::set_permissions(&big, fs::Permissions::from_mode(0o755)).unwrap();
 }
