@@ -194,7 +194,7 @@ impl TimeFormat {
             }
         }
         let mut text = Vec::new();
-        let fmt = expand_nanos(&self.format, nsec);
+        let fmt = dents_os::expand_nanos(&self.format, nsec);
         match (dents_os::local_time(sec), CString::new(fmt)) {
             (Some(tm), Ok(f)) => dents_os::strftime(&mut text, &f, &tm),
             _ => text.extend_from_slice(sec.to_string().as_bytes()),
@@ -228,26 +228,6 @@ fn style_from_env(var: Option<Vec<u8>>) -> Vec<u8> {
             s
         }
     }
-}
-
-/// `%N` (nanoseconds, a GNU extension `strftime` lacks) replaced first.
-fn expand_nanos(fmt: &[u8], nsec: u32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(fmt.len() + 8);
-    let mut i = 0;
-    while i < fmt.len() {
-        if fmt[i] == b'%' && i + 1 < fmt.len() {
-            if fmt[i + 1] == b'N' {
-                out.extend_from_slice(format!("{nsec:09}").as_bytes());
-            } else {
-                out.extend_from_slice(&fmt[i..i + 2]);
-            }
-            i += 2;
-        } else {
-            out.push(fmt[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -298,6 +278,5 @@ mod tests {
         assert_eq!(style_from_env(Some(b"locale".to_vec())), b"long-iso");
         assert_eq!(style_from_env(Some(b"posix-iso".to_vec())), b"iso");
         assert_eq!(style_from_env(Some(b"+%Y\n%m".to_vec())), b"+%Y");
-        assert_eq!(expand_nanos(b"%s.%N%%N", 42), b"%s.000000042%%N");
     }
 }

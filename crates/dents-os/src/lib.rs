@@ -51,6 +51,6 @@ pub use locale::{
 pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};
 pub use signals::{clear_line_on_fatal_signals, closed_at_start, default_sigpipe};
 pub use terminal::{is_terminal, terminal_width};
-pub use time::{local_time, now, strftime, tzset, with_time_zone, LocalTime};
+pub use time::{expand_nanos, local_time, now, strftime, tzset, with_time_zone, LocalTime};
 pub use users::{group_id, group_name, user_id, user_name};
 pub use xattr::{acl_marker_at, security_context_at};

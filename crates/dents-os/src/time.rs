@@ -101,6 +101,28 @@ pub fn strftime(out: &mut Vec<u8>, format: &CStr, time: &LocalTime) {
     sys::strftime(out, format, &time.tm);
 }
 
+/// `format` with GNU's `%N` (the nine-digit nanoseconds, which the C
+/// library's `strftime` lacks) replaced by `nsec`, for [`strftime`];
+/// every other `%` sequence (`%%N` too) is kept for `strftime`.
+pub fn expand_nanos(format: &[u8], nsec: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(format.len() + 8);
+    let mut i = 0;
+    while i < format.len() {
+        if format[i] == b'%' && i + 1 < format.len() {
+            if format[i + 1] == b'N' {
+                out.extend_from_slice(format!("{nsec:09}").as_bytes());
+            } else {
+                out.extend_from_slice(&format[i..i + 2]);
+            }
+            i += 2;
+        } else {
+            out.push(format[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 /// The current time as seconds and nanoseconds since the Unix epoch.
 pub fn now() -> (i64, u32) {
     let ts = rustix::time::clock_gettime(rustix::time::ClockId::Realtime);
@@ -111,6 +133,13 @@ pub fn now() -> (i64, u32) {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    #[test]
+    fn nanos_expand_but_escaped_percent_stays() {
+        assert_eq!(expand_nanos(b"%S.%N %%N", 5), b"%S.000000005 %%N");
+        assert_eq!(expand_nanos(b"%s.%N%%N", 42), b"%s.000000042%%N");
+        assert_eq!(expand_nanos(b"%N%", 7), b"000000007%");
+    }
 
     #[test]
     fn broken_down_fields_agree_with_strftime() {

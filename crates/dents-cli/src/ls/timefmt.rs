@@ -123,8 +123,8 @@ impl TimeFormatter {
         };
         match dents_os::local_time(secs) {
             Some(tm) => {
-                let fmt =
-                    CString::new(expand_nanos(fmt, nanos)).unwrap_or_else(|_| CString::from(c"?"));
+                let fmt = CString::new(dents_os::expand_nanos(fmt.as_bytes(), nanos))
+                    .unwrap_or_else(|_| CString::from(c"?"));
                 dents_os::strftime(&mut text, &fmt, &tm);
             }
             // A time the C library cannot convert: GNU prints seconds.
@@ -138,35 +138,9 @@ impl TimeFormatter {
     }
 }
 
-/// Replaces `%N` in a strftime format by the nine-digit nanoseconds.
-fn expand_nanos(fmt: &str, nanos: u32) -> String {
-    let mut out = String::with_capacity(fmt.len() + 8);
-    let mut chars = fmt.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('N') => out.push_str(&format!("{nanos:09}")),
-            Some(other) => {
-                out.push('%');
-                out.push(other);
-            }
-            None => out.push('%'),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nanos_expand_but_escaped_percent_stays() {
-        assert_eq!(expand_nanos("%S.%N %%N", 5), "%S.000000005 %%N");
-    }
 
     #[test]
     fn styles_parse_like_gnu() {
