@@ -184,6 +184,7 @@ class Rank:
         "queue", "pool", "slices", "walking", "free", "hungry", "hungry_at", "asking",
         "parked", "busy_ns", "count", "black", "token", "deferred", "fails",
         "inbox", "w", "rounds", "wake_at", "next_ask", "outbox", "sending", "round",
+        "in_wave", "wave_learn", "finished",
     )
 
     def __init__(self, threads):
@@ -217,10 +218,15 @@ class Rank:
         # on a send larger than the eager size.
         self.outbox = collections.deque()
         self.sending = False
+        # --termination wave: whether this rank's contribution to the
+        # current wave is in, and when the wave's result reaches it.
+        self.in_wave = False
+        self.wave_learn = None
+        self.finished = False
 
 
 # Event kinds.
-DONE_ITEM, WALK_START, ARRIVE, WAKE, SENT = range(5)
+DONE_ITEM, WALK_START, ARRIVE, WAKE, SENT, WAKE_LEARN = range(6)
 # Message tags.
 REQUEST, WORK, NO_WORK, TOKEN, DONE = range(5)
 
@@ -258,6 +264,8 @@ class Sim:
         poll = 0.0 if self.dwalk else idle_sleep
         self.rtt = 2 * (self.lat + self.handle_ns) + poll / 2
         self.stats = collections.Counter()
+        self.waves = a.termination == "wave" and not self.dwalk
+        self.wave_n, self.wave_sum, self.wave_black = 0, 0, False
         if self.fixed_poll:
             # Each rank's polling at a phase of its own.
             for rk in self.ranks:
@@ -305,7 +313,11 @@ class Sim:
     # --- the main thread's wakes (engine.rs main_loop)
     def cap(self, rk):
         busy = not self.passive(rk)
-        return BUSY_ROUNDS if busy and self.R > 1 else IDLE_ROUNDS
+        if busy and self.R > 1:
+            return BUSY_ROUNDS
+        if self.waves and rk.in_wave and self.R > 1:
+            return self.a.wave_idle_rounds
+        return IDLE_ROUNDS
 
     def advance(self, r, now):
         """Moves rank r's wake schedule to its first wake at or after
@@ -346,6 +358,8 @@ class Sim:
         if rk.wake_at != now:
             return  # superseded by an earlier wake
         rk.wake_at = None
+        if rk.finished:
+            return
         progress = False
         if rk.inbox:
             msgs, rk.inbox = rk.inbox, []
@@ -354,6 +368,19 @@ class Sim:
                 if self.done_at is not None and r != 0 and m[0] == DONE:
                     return
             progress = True
+        if self.waves:
+            if rk.wave_learn is not None and now >= rk.wave_learn:
+                rk.wave_learn = None
+                rk.in_wave = False
+                progress = True
+                if self.terminated is not None:
+                    rk.finished = True
+                    self.done_at = max(self.done_at or 0, now)
+                    self.done_pending -= 1
+                    return
+            if self.passive(rk) and not rk.in_wave and rk.wave_learn is None:
+                self.contribute(r, now)
+                progress = True
         while True:
             turn = False
             if self.passive(rk):
@@ -381,6 +408,33 @@ class Sim:
 
     def wants_ask(self, rk):
         return self.R > 1 and not rk.asking and rk.parked is None
+
+    # --- termination by waves (--termination wave)
+    def contribute(self, r, now):
+        """Rank r, passive, adds its count and colour to the current wave
+        (a non-blocking all-reduce) and turns white."""
+        rk = self.ranks[r]
+        rk.in_wave = True
+        self.wave_n += 1
+        self.wave_sum += rk.count
+        self.wave_black = self.wave_black or rk.black
+        rk.black = False
+        if self.wave_n < self.R:
+            return
+        # The last contribution: the all-reduce completes after its
+        # rounds (recursive doubling: log2 R exchanges, each waiting for
+        # the partners' next wake, taken as a whole idle sleep).
+        self.stats["waves"] += 1
+        rounds = (self.R - 1).bit_length()
+        sleep = POLL_BASE_NS << self.a.wave_idle_rounds
+        done = now + rounds * (self.lat + self.handle_ns + sleep)
+        if not self.wave_black and self.wave_sum == 0:
+            self.terminated = done
+            self.done_pending = self.R
+        self.wave_n, self.wave_sum, self.wave_black = 0, 0, False
+        for q in range(self.R):
+            self.ranks[q].wave_learn = done
+            self.at(done, WAKE_LEARN, q)
 
     # --- items
     def items_of(self, g):
@@ -464,7 +518,10 @@ class Sim:
         if self.dwalk:
             return True
         hungry = rk.hungry or rk.hungry_at < self.last_park
-        want = HUNGRY_RESERVE if hungry else RESERVE
+        if hungry:
+            want = min(self.a.hungry_reserve, self.a.hungry_per_rank * self.R)
+        else:
+            want = min(self.a.reserve, self.a.reserve_per_rank * self.R)
         if len(rk.queue) >= want:
             rk.hungry = False
             rk.hungry_at = self.last_park
@@ -519,6 +576,8 @@ class Sim:
                 self.at(now + start, WALK_START, r)
                 return
             # Passive.
+            if self.waves and not rk.in_wave and rk.wave_learn is None:
+                self.request_wake(r, now)
             if rk.token is not None or self.wants_ask(rk):
                 self.request_wake(r, max(now, rk.next_ask if rk.token is None else now))
             return
@@ -639,7 +698,8 @@ class Sim:
         self.outstanding = len(first)
         self.terminated = None
         self.done_pending = 0
-        self.ranks[0].token = (False, 0)
+        if not self.waves:
+            self.ranks[0].token = (False, 0)
         self.enqueue(0, 0.0, first)
         for r in range(self.R):
             self.feed(r, 0.0)
@@ -658,6 +718,8 @@ class Sim:
                 self.wake(r, now)
             elif kind == SENT:
                 self.send_next(r, now)
+            elif kind == WAKE_LEARN:
+                self.request_wake(r, now)
             if self.terminated is not None and self.done_pending == 0:
                 break
         # Every item walked exactly once, and the end detected after it.
@@ -678,7 +740,7 @@ class Sim:
             "no_work": self.stats["no_work"],
             "work_msgs": self.stats["work"],
             "items_stolen": self.stats["items_stolen"],
-            "token_hops": self.stats["token_hops"],
+            "token_hops": self.stats["token_hops"] + self.stats["waves"],
             "messages": self.stats["messages"],
         }
 
@@ -770,6 +832,18 @@ def parse():
                    help="directories this large (st_size) go out as slices")
     p.add_argument("--calibrate", metavar="RANKS:RATE",
                    help="first set --fs-entry-us so that RANKS ranks walk RATE entries/s (a published rate)")
+    p.add_argument("--termination", choices=["ring", "wave"], default="ring",
+                   help="Safra's token ring, or waves of a non-blocking all-reduce of the same counts "
+                   "and colours, each rank adding its part when passive")
+    p.add_argument("--wave-idle-rounds", type=int, default=BUSY_ROUNDS,
+                   help="--termination wave: an idle rank whose part of a wave is in sleeps up to 10 << N us")
+    p.add_argument("--reserve", type=int, default=RESERVE, help="items kept queued for thieves (engine.rs RESERVE)")
+    p.add_argument("--hungry-reserve", type=int, default=HUNGRY_RESERVE,
+                   help="the same once a thief went away empty-handed (engine.rs HUNGRY_RESERVE)")
+    p.add_argument("--reserve-per-rank", type=int, default=1 << 30,
+                   help="the reserve is at most this many items per rank")
+    p.add_argument("--hungry-per-rank", type=int, default=1 << 30,
+                   help="the hungry reserve is at most this many items per rank")
     p.add_argument("--item-bytes", type=int, default=96, help="an item on the wire (path and header)")
     p.add_argument("--repeats", type=int, default=3, help="runs per rank count (seeds), medians")
     p.add_argument("--seed", type=int, default=1)

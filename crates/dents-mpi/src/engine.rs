@@ -1,5 +1,5 @@
 //! The distributed engine: work items on every rank, idle ranks stealing,
-//! termination by Safra's token ring, output and messages through rank 0.
+//! termination by waves of an all-reduce, output and messages through rank 0.
 //!
 //! Each rank runs three threads of its own:
 //!
@@ -13,22 +13,24 @@
 //!   is always receiving, so no two ranks ever wait on each other;
 //! - the *main* thread receives and answers: steal requests (half the
 //!   queue, or "no work"), stolen items, output for rank 0, the job's
-//!   messages, the token; when the rank is idle it asks a random rank for
-//!   work (as libcircle does).
+//!   messages; when the rank is idle it asks a random rank for work (as
+//!   libcircle does) and takes part in the termination waves.
 //!
-//! Termination (Safra, EWD998): every rank counts the *basic* messages it
-//! sent minus those it received (work, output, the job's messages,
-//! `-quit`) and turns black on receiving one.  Rank 0 sends a token round
-//! the ring when it is idle; each rank passes it on when idle, adding its
-//! count and its color and turning white.  The token back white, rank 0
-//! white and the counts summing to zero mean that no rank works and no
-//! message is under way: rank 0 tells every rank it is done.  Requests
-//! and "no work" answers, acknowledgements and the token itself are
-//! control messages outside the count: an idle rank asking for work does
-//! not keep the others from terminating.  Every control message still
-//! under way at the end is awaited by the rank it concerns before the
-//! closing non-blocking barrier, which every rank keeps answering requests
-//! through: nothing is left unreceived when MPI is finalized.
+//! Termination (Safra's counting, EWD998, gathered by waves of a
+//! non-blocking all-reduce instead of a token ring): every rank counts the
+//! *basic* messages it sent minus those it received (work, output, the
+//! job's messages, `-quit`) and turns black on receiving one.  A passive
+//! rank adds its count and its colour to the current wave and turns
+//! white; once every rank's part is in, every rank learns the sums at
+//! once, in O(log R) steps of MPI's own all-reduce where a token ring
+//! takes R hops: no black and a zero count mean that no rank works and no
+//! message is under way (the argument is at [`main_loop`]).  Requests and
+//! "no work" answers and acknowledgements are control messages outside
+//! the count: an idle rank asking for work does not keep the others from
+//! terminating.  Every control message still under way at the end is
+//! awaited by the rank it concerns before the closing non-blocking
+//! barrier, which every rank keeps answering requests through: nothing is
+//! left unreceived when MPI is finalized.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -42,12 +44,28 @@ use mpi::traits::*;
 
 use crate::wire::{self, Item};
 
-/// Items a rank keeps ready to give away while it walks (spilling more
-/// costs a separate walk per item; fewer leaves thieves empty-handed).
-const RESERVE: usize = 8;
+/// Items a rank keeps ready to give away while it walks, per rank of the
+/// run, up to [`RESERVE`].  Fewer leaves thieves empty-handed: in the
+/// simulation (docs/distributed.md) a reserve of 8 whatever the ranks
+/// made work stop spreading past 4 ranks.  More costs each item its own
+/// start (an open and a stat of its path) and a walk per batch.
+const RESERVE_PER_RANK: usize = 4;
 
-/// Items kept ready once a thief went away empty-handed.
-const HUNGRY_RESERVE: usize = 64;
+/// The most items kept ready while no thief went away empty-handed.
+const RESERVE: usize = 64;
+
+/// Items kept ready once a thief went away empty-handed, per rank, up to
+/// [`HUNGRY_RESERVE`].
+const HUNGRY_RESERVE_PER_RANK: usize = 16;
+
+/// The most items kept ready once a thief went away empty-handed.
+const HUNGRY_RESERVE: usize = 256;
+
+/// After "no work", the wait before asking again: short and fixed.  A
+/// pause that doubled up to 10 ms kept work from spreading past a few
+/// ranks (the simulation: 2.3× at 64 ranks, 12.2× without it); none at
+/// all has a starving rank wake every 20 µs.
+const ASK_PAUSE: Duration = Duration::from_micros(100);
 
 /// Items the worker takes for one walk.
 const BATCH: usize = 16;
@@ -133,10 +151,11 @@ impl Ctx {
         if self.size < 2 || self.quitting() {
             return false;
         }
+        let ranks = self.size as usize;
         let want = if self.hungry.load(Ordering::Relaxed) {
-            HUNGRY_RESERVE
+            (HUNGRY_RESERVE_PER_RANK * ranks).min(HUNGRY_RESERVE)
         } else {
-            RESERVE
+            (RESERVE_PER_RANK * ranks).min(RESERVE)
         };
         let q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
         let have = q.items.len();
@@ -526,48 +545,32 @@ fn peak_rss_kib() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The termination token.
-#[derive(Clone, Copy)]
-struct Token {
-    black: bool,
-    count: i64,
+/// The main thread's state between its turns: its steal requests and
+/// its sleeps.
+struct MainLoop {
+    rng: u64,
+    /// A request for work is out, unanswered.
+    asking: bool,
+    /// When the next request may go (a short pause after "no work").
+    next_ask: std::time::Instant,
+    /// Turns in a row that received nothing (the sleep doubles with each).
+    idle_rounds: u32,
 }
 
-impl Token {
-    fn encode(self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(16);
-        wire::put_u64(&mut b, self.black as u64);
-        wire::put_u64(&mut b, self.count as u64);
-        b
-    }
-
-    fn decode(body: &[u8]) -> Token {
-        let mut r = wire::Reader(body);
-        Token {
-            black: r.u64() != 0,
-            count: r.u64() as i64,
+impl MainLoop {
+    fn new(rank: u32) -> MainLoop {
+        MainLoop {
+            rng: (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            asking: false,
+            next_ask: std::time::Instant::now(),
+            idle_rounds: 0,
         }
     }
-}
 
-/// Receives and answers until termination is detected; returns whether
-/// a request for work is still unanswered.
-fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
-    let (rank, size) = (ctx.rank, ctx.size);
-    let mut rng = (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    // Rank 0 holds the token first; `round` once it has sent it out.
-    let mut token: Option<Token> = (rank == 0).then_some(Token {
-        black: false,
-        count: 0,
-    });
-    let mut round = false;
-    let mut asking = false;
-    // After a "no work", the next request waits (doubling, up to 10 ms):
-    // idle ranks asking each other without pause would take the cores.
-    let mut ask_pause = Duration::ZERO;
-    let mut next_ask = std::time::Instant::now();
-    let mut idle_rounds = 0u32;
-    loop {
+    /// One turn: receives and answers everything that arrived, flushes
+    /// the job's held-back lines once the rank is idle, and asks a random
+    /// rank for work if idle.  Returns whether anything arrived.
+    fn turn<J: Job>(&mut self, world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
         let mut progress = false;
         while let Some(probed) = world.any_process().immediate_matched_probe() {
             progress = true;
@@ -585,8 +588,7 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
                 }
                 wire::WORK => {
                     ctx.received_basic();
-                    asking = false;
-                    ask_pause = Duration::ZERO;
+                    self.asking = false;
                     let items = wire::decode_items(&body);
                     ctx.items_stolen
                         .fetch_add(items.len() as u64, Ordering::Relaxed);
@@ -597,13 +599,9 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
                     }
                 }
                 wire::NO_WORK => {
-                    asking = false;
-                    ask_pause = (ask_pause * 2)
-                        .clamp(Duration::from_micros(100), Duration::from_millis(10));
-                    next_ask = std::time::Instant::now() + ask_pause;
+                    self.asking = false;
+                    self.next_ask = std::time::Instant::now() + ASK_PAUSE;
                 }
-                wire::TOKEN => token = Some(Token::decode(&body)),
-                wire::DONE => return asking,
                 wire::QUIT => {
                     ctx.received_basic();
                     ctx.quit.store(true, Ordering::SeqCst);
@@ -629,72 +627,87 @@ fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
         }
         if ctx.is_passive() {
             job.flush(ctx);
-        }
-        let busy = !ctx.is_passive();
-        if !busy {
-            if size > 1 && !asking && !ctx.quitting() && std::time::Instant::now() >= next_ask {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                let victim = (rank as u64 + 1 + rng % (size as u64 - 1)) % size as u64;
+            if ctx.size > 1
+                && !self.asking
+                && !ctx.quitting()
+                && std::time::Instant::now() >= self.next_ask
+            {
+                self.rng ^= self.rng << 13;
+                self.rng ^= self.rng >> 7;
+                self.rng ^= self.rng << 17;
+                let others = ctx.size as u64 - 1;
+                let victim = (ctx.rank as u64 + 1 + self.rng % others) % ctx.size as u64;
                 ctx.send_control(victim as i32, wire::REQUEST, Vec::new());
-                asking = true;
-            }
-            if let Some(t) = token.take() {
-                progress = true;
-                let mine = ctx.mailer.count.load(Ordering::SeqCst);
-                if rank == 0 {
-                    let white = !ctx.black.load(Ordering::SeqCst);
-                    if round && !t.black && white && t.count + mine == 0 {
-                        for r in 1..size {
-                            ctx.send_control(r as i32, wire::DONE, Vec::new());
-                        }
-                        return asking;
-                    }
-                    ctx.black.store(false, Ordering::SeqCst);
-                    round = true;
-                    if size == 1 {
-                        token = Some(Token {
-                            black: false,
-                            count: 0,
-                        });
-                    } else {
-                        ctx.send_control(
-                            1,
-                            wire::TOKEN,
-                            Token {
-                                black: false,
-                                count: 0,
-                            }
-                            .encode(),
-                        );
-                    }
-                } else {
-                    let black = t.black || ctx.black.swap(false, Ordering::SeqCst);
-                    let next = ((rank + 1) % size) as i32;
-                    ctx.send_control(
-                        next,
-                        wire::TOKEN,
-                        Token {
-                            black,
-                            count: t.count + mine,
-                        }
-                        .encode(),
-                    );
-                }
+                self.asking = true;
             }
         }
-        if !progress {
-            // Nothing arrived: back off so that the polling leaves the
-            // cores to the walkers, up to 1.28 ms; while this rank walks
-            // and others may ask it for work, up to 160 µs.  (Polling
-            // every 20 µs while walking, as before, took a tenth of a core
-            // and made `-np 1 find -false` 1.9 times one process.)
-            let cap = if busy && size > 1 { 4 } else { 7 };
-            idle_rounds = (idle_rounds + 1).min(cap);
-            std::thread::sleep(Duration::from_micros(10 << idle_rounds));
-        } else {
-            idle_rounds = 0;
+        progress
+    }
+
+    /// Sleeps after a turn that received nothing, longer each time: up to
+    /// 160 µs with other ranks (a steal request or the termination wave
+    /// waits for this rank's next turn), up to 1.28 ms alone.  (Polling
+    /// every 20 µs while walking, as before session 5, took a tenth of a
+    /// core and made `-np 1 find -false` 1.9 times one process.)
+    fn rest(&mut self, ctx: &Ctx, progress: bool) {
+        if progress {
+            self.idle_rounds = 0;
+            return;
+        }
+        let cap = if ctx.size > 1 { 4 } else { 7 };
+        self.idle_rounds = (self.idle_rounds + 1).min(cap);
+        std::thread::sleep(Duration::from_micros(10 << self.idle_rounds));
+    }
+}
+
+/// Receives and answers until termination is detected; returns whether
+/// a request for work is still unanswered.
+///
+/// Termination by waves: once passive, a rank adds its part (Safra's
+/// count of basic messages sent minus received, and its colour: whether
+/// it received one since its last part) to a non-blocking all-reduce and
+/// turns white, going on receiving, answering and stealing meanwhile.
+/// When every rank's part is in, each learns the sums at once: no colour
+/// and a zero count mean that no rank works and no message is under way
+/// (each rank was passive when it added its part, received nothing since
+/// its part of the wave before, which every rank had finished, and the
+/// counts say no message was sent that is not yet received); otherwise
+/// each rank adds its next part when next passive.  The all-reduce costs
+/// O(log R) steps where a token ring costs R hops.
+fn main_loop<J: Job>(world: &SimpleCommunicator, ctx: &Ctx, job: &J) -> bool {
+    let mut main = MainLoop::new(ctx.rank);
+    loop {
+        // Until passive (and the job's held-back lines flushed).
+        loop {
+            let progress = main.turn(world, ctx, job);
+            if ctx.is_passive() {
+                break;
+            }
+            main.rest(ctx, progress);
+        }
+        let part = [
+            ctx.mailer.count.load(Ordering::SeqCst),
+            ctx.black.swap(false, Ordering::SeqCst) as i64,
+        ];
+        let mut sums = [0i64; 2];
+        mpi::request::scope(|scope| {
+            let mut wave = world.immediate_all_reduce_into(
+                scope,
+                &part[..],
+                &mut sums[..],
+                mpi::collective::SystemOperation::sum(),
+            );
+            loop {
+                match wave.test() {
+                    Ok(_) => return,
+                    Err(w) => wave = w,
+                }
+                let progress = main.turn(world, ctx, job);
+                main.rest(ctx, progress);
+            }
+        });
+        if sums == [0, 0] {
+            return main.asking;
         }
     }
 }

@@ -7,10 +7,6 @@ pub const REQUEST: i32 = 1;
 pub const WORK: i32 = 2;
 /// No work to give, the answer to a request (control).
 pub const NO_WORK: i32 = 3;
-/// The termination token: color and count (control).
-pub const TOKEN: i32 = 4;
-/// Termination detected: every rank winds down (control).
-pub const DONE: i32 = 5;
 /// A `-quit`: every rank stops walking (counted).
 pub const QUIT: i32 = 6;
 /// Lines for rank 0's standard output (counted).
