@@ -11,7 +11,8 @@ usage: simulate.py [options] PROFILE
 
 A discrete-event simulation, standard library only.  What it models (the
 engine as crates/dents-mpi/src/engine.rs, find.rs, du.rs and slices.rs
-have it at main's commit 5123768; docs/distributed.md, "Simulation"):
+have it since session 7; docs/distributed.md, "Simulation"; the options
+named "session 6" give the engine of main's commit 934f16e):
 
 - Work items are directories (the whole subtree below, walked on the
   rank's walker) and slices of huge directories (st_size of 1 MiB or more,
@@ -24,9 +25,10 @@ have it at main's commit 5123768; docs/distributed.md, "Simulation"):
   batch of up to 16 items (with other ranks, half the queue at most) from
   the rank's queue and walks them: the threads share the batch's
   directories among themselves (free, shared memory); a directory met
-  while the queue holds fewer than 8 items (64 once a thief went away
-  empty-handed) is spilled into the queue instead, where thieves can take
-  it; a new batch starts only when the whole walk is done (threads idle
+  while the queue holds fewer than 4 items per rank, at most 64 (16 per
+  rank, at most 256, once a thief went away empty-handed; session 6: 8 and
+  64 whatever the ranks) is spilled into the queue instead, where thieves
+  can take it; a new batch starts only when the whole walk is done (threads idle
   meanwhile), after a walk start-up cost.  find (--job find) walks a
   batch's whole directories first, each checked for hugeness (an open and
   an fstat, Job::run's huge_space), then its slices one after another,
@@ -37,23 +39,33 @@ have it at main's commit 5123768; docs/distributed.md, "Simulation"):
   slices side by side on threads of their own, then its directories.
 - The main thread of each rank receives and answers, then sleeps: after an
   iteration that received nothing, 10 << n us with n one more than the
-  last time, up to 160 us while the rank walks with other ranks and 1.28 ms
-  when it is idle or alone; back to 20 us after one that received
-  something (engine.rs main_loop).  A message waits for that wake.
+  last time, up to 160 us with other ranks (--wave-idle-rounds for an idle
+  one) and 1.28 ms alone (session 6, --termination ring: 1.28 ms whenever
+  the rank is idle); back to 20 us after one that received something
+  (engine.rs MainLoop::rest).  A message waits for that wake.
 - An idle rank asks one random other rank for work at its wake; the
   victim answers at its own wake with the front half of its queue
   (rounded up) or "no work"; after "no work" the thief asks again at its
-  first wake 100 us later, the pause doubling per failure up to 10 ms.
+  first wake 100 us later (session 6: the pause doubling per failure up
+  to 10 ms, --retry-max-us 10000).
   Messages take latency + size / bandwidth; one sender thread per rank
   sends them one after another (send_politely: a message up to the eager
   size completes at once; a larger one when the receiver takes it, seen
   at the sender's next test, its naps 1 us doubling to 500 us).
-- Termination: Safra's token ring.  Rank 0, idle, sends the token; every
-  rank passes it on at its first wake while idle, adding its count of
-  basic messages (work) sent minus received and its colour (black after
-  receiving work); the token back white with a zero sum ends the run, and
-  rank 0 sends DONE to every rank, one send after another; each rank
-  takes it at its next wake.
+- Termination (--termination wave, the default): waves of a non-blocking
+  all-reduce of Safra's counts (basic messages, here work, sent minus
+  received) and colours (black after receiving work): a rank adds its
+  part at its first wake once passive and turns white; when every part is
+  in, the all-reduce completes after ceil(log2 R) steps, each a message's
+  latency and handling plus a whole idle sleep (160 us: conservative, a
+  step waits for its partner's next wake), and every rank takes the
+  result at its next wake: a zero count and no colour end the run, else
+  each adds its next part once passive.  --termination ring (session 6):
+  Safra's token ring.  Rank 0, idle, sends the token; every rank passes
+  it on at its first wake while idle, adding its count and colour; the
+  token back white with a zero sum ends the run, and rank 0 sends DONE to
+  every rank, one send after another; each rank takes it at its next
+  wake.
 
 --poll fixed models the engine before session 5 (b3ef074): a main thread
 that answers within --poll-us (uniformly), whatever the rank does.
@@ -88,21 +100,23 @@ import sys
 
 # The engine's constants (crates/dents-mpi/src/engine.rs, slices.rs,
 # crates/dents/src/slice.rs).
-RESERVE = 8  # engine.rs RESERVE
-HUNGRY_RESERVE = 64  # engine.rs HUNGRY_RESERVE
+RESERVE = 64  # engine.rs RESERVE
+RESERVE_PER_RANK = 4  # engine.rs RESERVE_PER_RANK
+HUNGRY_RESERVE = 256  # engine.rs HUNGRY_RESERVE
+HUNGRY_PER_RANK = 16  # engine.rs HUNGRY_RESERVE_PER_RANK
 BATCH = 16  # engine.rs BATCH
 HUGE_DIR = 1 << 20  # slices.rs HUGE_DIR
 SLICES_PER_RANK = 4  # slices.rs slice_items: ranks * 4
 MAX_SLICES = 64  # slice.rs MAX_SLICES
-# engine.rs main_loop: after an iteration without progress the main thread
-# sleeps 10 << n us, n one more each time, capped at BUSY_ROUNDS while its
-# rank walks with other ranks (160 us) and IDLE_ROUNDS otherwise (1.28 ms);
-# n back to 0 after progress.
+# engine.rs MainLoop::rest: after a turn without progress the main thread
+# sleeps 10 << n us, n one more each time, capped at BUSY_ROUNDS with other
+# ranks (160 us; session 6: only while its rank walked) and IDLE_ROUNDS
+# otherwise (1.28 ms); n back to 0 after progress.
 POLL_BASE_NS = 10_000
 BUSY_ROUNDS = 4
 IDLE_ROUNDS = 7
-# engine.rs main_loop: after "no work", ask_pause doubles, clamped to
-# [100 us, 10 ms] (the --retry-us and --retry-max-us defaults).
+# engine.rs ASK_PAUSE: after "no work", 100 us (the --retry-us and
+# --retry-max-us defaults; session 6 doubled it up to 10 ms).
 # engine.rs send_politely: tests an immediate send, napping 1 us doubling
 # to 500 us in between.
 NAP_MAX_NS = 500_000
@@ -817,9 +831,9 @@ def parse():
     p.add_argument("--poll-us", type=float, default=20.0, help="the main thread's polling period (--poll fixed)")
     p.add_argument("--item-check-us", type=float, default=3.0,
                    help="find, with other ranks: the open and fstat of each whole item (is it huge?)")
-    p.add_argument("--dir-stat", action=argparse.BooleanOptionalAction, default=True,
-                   help="find --no-stat with other ranks: a stat per directory met (--no-dir-stat: none, "
-                   "the walker offering huge directories)")
+    p.add_argument("--dir-stat", action=argparse.BooleanOptionalAction, default=False,
+                   help="find --no-stat with other ranks: a stat per directory met, as before session 6 "
+                   "(the default, --no-dir-stat: none, the walker offering huge directories)")
     p.add_argument("--eager-bytes", type=int, default=4096,
                    help="messages up to this size complete at once; larger ones when received")
     p.add_argument("--handle-us", type=float, default=1.0, help="receiving and handling one message")
@@ -827,12 +841,13 @@ def parse():
     p.add_argument("--retry-us", type=float, default=100.0,
                    help="after \"no work\", wait this long before asking again, doubling per failure "
                    "(0: at once)")
-    p.add_argument("--retry-max-us", type=float, default=10000.0, help="the longest wait of --retry-us")
+    p.add_argument("--retry-max-us", type=float, default=100.0,
+                   help="the longest wait of --retry-us (session 6: 10000)")
     p.add_argument("--huge-bytes", type=int, default=HUGE_DIR,
                    help="directories this large (st_size) go out as slices")
     p.add_argument("--calibrate", metavar="RANKS:RATE",
                    help="first set --fs-entry-us so that RANKS ranks walk RATE entries/s (a published rate)")
-    p.add_argument("--termination", choices=["ring", "wave"], default="ring",
+    p.add_argument("--termination", choices=["ring", "wave"], default="wave",
                    help="Safra's token ring, or waves of a non-blocking all-reduce of the same counts "
                    "and colours, each rank adding its part when passive")
     p.add_argument("--wave-idle-rounds", type=int, default=BUSY_ROUNDS,
@@ -840,9 +855,9 @@ def parse():
     p.add_argument("--reserve", type=int, default=RESERVE, help="items kept queued for thieves (engine.rs RESERVE)")
     p.add_argument("--hungry-reserve", type=int, default=HUNGRY_RESERVE,
                    help="the same once a thief went away empty-handed (engine.rs HUNGRY_RESERVE)")
-    p.add_argument("--reserve-per-rank", type=int, default=1 << 30,
+    p.add_argument("--reserve-per-rank", type=int, default=RESERVE_PER_RANK,
                    help="the reserve is at most this many items per rank")
-    p.add_argument("--hungry-per-rank", type=int, default=1 << 30,
+    p.add_argument("--hungry-per-rank", type=int, default=HUNGRY_PER_RANK,
                    help="the hungry reserve is at most this many items per rank")
     p.add_argument("--item-bytes", type=int, default=96, help="an item on the wire (path and header)")
     p.add_argument("--repeats", type=int, default=3, help="runs per rank count (seeds), medians")

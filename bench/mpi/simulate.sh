@@ -4,13 +4,15 @@
 # and their charts (bench/mpi/chart.py).
 #
 #   local   this machine's measured costs (hot ext4), 16 copies of the shape
-#           profile (6.5M entries): dents-mpi du (4 threads per rank) and
-#           dwalk, then find -false and dwalk --lite (no stat per entry)
+#           profile (6.5M entries): dents-mpi du (4 threads per rank; the
+#           engine as it is and as session 6 had it) and dwalk, then find
+#           -false and dwalk --lite (no stat per entry)
 #   remote  a parallel file system: a cost per stat'ed entry calibrated so
 #           that the dwalk model walks 74k entries/s at 64 ranks (the
 #           published rate), then dwalk at every rank count (the published
 #           128-rank rate, 144k/s, is the check) and dents-mpi at 1 and 4
-#           threads per rank with the same costs
+#           threads per rank with the same costs (4 also with session 6's
+#           engine)
 #
 # usage: bench/mpi/simulate.sh
 # env:   PROFILE  the tree profile (default bench/mpi/shape.profile)
@@ -42,30 +44,28 @@ sim() { # NAME OPTION...
         --tsv "$OUT/$name.tsv" "$@" "$PROFILE" 2> "$OUT/$name.log"
 }
 
+# The engine of session 6 (main at 934f16e): Safra's token ring, a pause
+# after "no work" doubling to 10 ms, a reserve of 8 (64 hungry) whatever
+# the ranks.
+S6=(--termination ring --retry-max-us 10000 --reserve 8 --reserve-per-rank 1000000
+    --hungry-reserve 64 --hungry-per-rank 1000000)
+
 part_local() {
     # du -s / find -size (every entry stat'ed), against dwalk.
     sim local-dents --mode dents --job du --threads 4
-    # The same with the main thread of b3ef074 (answering within 20 us,
-    # polling while it walks): what the back-off costs.
-    sim local-dents-fixedpoll --mode dents --job du --threads 4 --poll fixed --poll-us 20
-    # The same without the pause after "no work" (as the engine was at
-    # 579236a): what the pause costs.
-    sim local-dents-nopause --mode dents --job du --threads 4 --retry-us 0
+    sim local-dents-s6 --mode dents --job du --threads 4 "${S6[@]}"
     sim local-dwalk --mode dwalk
     chart "$PNG-local.png" "simulated, this machine's costs (hot ext4), shape x$COPIES, every entry stat'ed" \
         "dents-mpi du, 4 threads/rank=$OUT/local-dents.tsv" \
-        "same, main thread polling every 20 us (b3ef074)=$OUT/local-dents-fixedpoll.tsv" \
-        "same, no pause after no work=$OUT/local-dents-nopause.tsv" \
+        "same, session 6's engine=$OUT/local-dents-s6.tsv" \
         "dwalk=$OUT/local-dwalk.tsv"
-    # find -false (no stat in the expression) against dwalk --lite; with a
-    # stat per directory met (find.rs as it is) and without (the walker
-    # offering huge directories, branch mpifind).
+    # find -false (no stat in the expression) against dwalk --lite.
     sim local-find --mode dents --job find --no-stat --threads 4
-    sim local-find-nodirstat --mode dents --job find --no-stat --no-dir-stat --threads 4
+    sim local-find-s6 --mode dents --job find --no-stat --threads 4 "${S6[@]}"
     sim local-dwalk-lite --mode dwalk --no-stat
     chart "$PNG-local-lite.png" "simulated, this machine's costs (hot ext4), shape x$COPIES, no stat per entry" \
         "dents-mpi find -false, 4 threads/rank=$OUT/local-find.tsv" \
-        "same, no stat per directory=$OUT/local-find-nodirstat.tsv" \
+        "same, session 6's engine=$OUT/local-find-s6.tsv" \
         "dwalk --lite=$OUT/local-dwalk-lite.tsv"
 }
 
@@ -75,18 +75,17 @@ part_remote() {
     fi
     entry_us=${ENTRY_US:-}
     [ -n "$entry_us" ] || entry_us=$(sed -n 's/^calibrated: --fs-entry-us \([0-9.]*\) .*/\1/p' "$OUT/remote-dwalk.log")
+    if [ -n "${ENTRY_US:-}" ]; then
+        sim remote-dwalk --mode dwalk --fs-entry-us "$entry_us"
+    fi
     sim remote-dents-t1 --mode dents --job du --threads 1 --fs-entry-us "$entry_us"
     sim remote-dents-t4 --mode dents --job du --threads 4 --fs-entry-us "$entry_us"
-    # Without the pause, starved thieves ask at every wake: 3.2M
-    # simulated requests by 512 ranks (with b3ef074's 20 us polling, 1024
-    # ranks did not finish in 40 minutes here), so this one stops at 512.
-    sim remote-dents-t4-nopause --mode dents --job du --threads 4 --fs-entry-us "$entry_us" --retry-us 0 \
-        --ranks 1,2,4,8,16,32,64,128,256,512
+    sim remote-dents-t4-s6 --mode dents --job du --threads 4 --fs-entry-us "$entry_us" "${S6[@]}"
     chart "$PNG-remote.png" \
         "simulated, a parallel file system: ${entry_us} us per stat (dwalk model calibrated to 74k entries/s at 64 ranks), shape x$COPIES" \
         "dwalk=$OUT/remote-dwalk.tsv" "dents-mpi, 1 thread/rank=$OUT/remote-dents-t1.tsv" \
         "dents-mpi, 4 threads/rank=$OUT/remote-dents-t4.tsv" \
-        "dents-mpi, 4 threads/rank, no pause (to 512)=$OUT/remote-dents-t4-nopause.tsv"
+        "dents-mpi, 4 threads/rank, session 6's engine=$OUT/remote-dents-t4-s6.tsv"
 }
 
 chart() {
