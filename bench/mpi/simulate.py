@@ -22,7 +22,8 @@ named "session 6" give the engine of main's commit 934f16e):
   rank that meets a huge directory pays its open and fstat (sliceable) and,
   in find, the directory's own visit, a walk of its own (visit_alone).
 - Each rank has T walker threads on T cores of its own.  Its worker takes a
-  batch of up to 16 items (with other ranks, half the queue at most) from
+  batch of up to 16 items (with other ranks, half the queue and 2 per
+  walker thread at most; session 6: no bound per thread) from
   the rank's queue and walks them: the threads share the batch's
   directories among themselves (free, shared memory); a directory met
   while the queue holds fewer than 4 items per rank, at most 64 (16 per
@@ -105,6 +106,7 @@ RESERVE_PER_RANK = 4  # engine.rs RESERVE_PER_RANK
 HUNGRY_RESERVE = 256  # engine.rs HUNGRY_RESERVE
 HUNGRY_PER_RANK = 16  # engine.rs HUNGRY_RESERVE_PER_RANK
 BATCH = 16  # engine.rs BATCH
+BATCH_PER_THREAD = 2  # engine.rs BATCH_PER_THREAD (session 6: none)
 HUGE_DIR = 1 << 20  # slices.rs HUGE_DIR
 SLICES_PER_RANK = 4  # slices.rs slice_items: ranks * 4
 MAX_SLICES = 64  # slice.rs MAX_SLICES
@@ -252,6 +254,9 @@ class Sim:
         self.find = a.job == "find" and not self.dwalk
         self.T = 1 if self.dwalk else a.threads
         self.cost = Costs(a, tree, ranks)
+        # engine.rs: a batch is at most BATCH items, and with other ranks
+        # at most --batch-per-thread per walker thread.
+        self.batch = BATCH if ranks < 2 else max(1, min(BATCH, a.batch_per_thread * self.T))
         self.rng = random.Random(seed)
         self.ranks = [Rank(self.T) for _ in range(ranks)]
         self.heap = []
@@ -570,9 +575,9 @@ class Sim:
                 if self.dwalk:
                     n = 1
                 elif self.R > 1:
-                    n = min(BATCH, (len(rk.queue) + 1) // 2)
+                    n = min(self.batch, (len(rk.queue) + 1) // 2)
                 else:
-                    n = min(BATCH, len(rk.queue))
+                    n = min(self.batch, len(rk.queue))
                 batch = [rk.queue.popleft() for _ in range(n)]
                 self.queued -= n
                 batch.reverse()
@@ -859,6 +864,8 @@ def parse():
                    help="the reserve is at most this many items per rank")
     p.add_argument("--hungry-per-rank", type=int, default=HUNGRY_PER_RANK,
                    help="the hungry reserve is at most this many items per rank")
+    p.add_argument("--batch-per-thread", type=int, default=BATCH_PER_THREAD,
+                   help="with other ranks, a batch holds at most this many items per walker thread")
     p.add_argument("--item-bytes", type=int, default=96, help="an item on the wire (path and header)")
     p.add_argument("--repeats", type=int, default=3, help="runs per rank count (seeds), medians")
     p.add_argument("--seed", type=int, default=1)

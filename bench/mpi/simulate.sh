@@ -46,9 +46,9 @@ sim() { # NAME OPTION...
 
 # The engine of session 6 (main at 934f16e): Safra's token ring, a pause
 # after "no work" doubling to 10 ms, a reserve of 8 (64 hungry) whatever
-# the ranks.
+# the ranks, batches of 16 items whatever the walker's threads.
 S6=(--termination ring --retry-max-us 10000 --reserve 8 --reserve-per-rank 1000000
-    --hungry-reserve 64 --hungry-per-rank 1000000)
+    --hungry-reserve 64 --hungry-per-rank 1000000 --batch-per-thread 16)
 
 part_local() {
     # du -s / find -size (every entry stat'ed), against dwalk.

@@ -459,6 +459,10 @@ impl Job for DuJob {
         ctx.write_out(out);
     }
 
+    fn walker_threads(&self) -> usize {
+        self.opts.threads.max(1)
+    }
+
     fn message(&self, body: &[u8], ctx: &Ctx) {
         let mut r = Reader(body);
         match r.u64() {

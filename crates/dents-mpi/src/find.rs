@@ -206,6 +206,10 @@ impl<V: Visitor> Job for FindJob<'_, V> {
     fn message(&self, _body: &[u8], _ctx: &Ctx) {}
 
     fn flush(&self, _ctx: &Ctx) {}
+
+    fn walker_threads(&self) -> usize {
+        self.opts.threads
+    }
 }
 
 /// find's evaluator, with directories handed to the queue while it is

@@ -388,3 +388,37 @@ fn unreadable_directories_on_some_ranks() {
         assert_eq!(msgs, gnu_msgs, "messages at -np {np}");
     }
 }
+
+/// Eight ranks on this small machine (oversubscribed, two walker threads
+/// each): the termination waves end every run only once every entry is
+/// printed (a wave that ended early would lose lines), runs after runs,
+/// and the work reaches ranks beyond rank 0.
+#[test]
+fn eight_ranks_end_only_after_every_entry() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    for a in 0..20 {
+        for b in 0..40 {
+            let d = tmp.path().join(format!("t/a{a}/b{b}/c"));
+            fs::create_dir_all(&d).unwrap();
+            fs::write(d.join("f"), b"").unwrap();
+        }
+    }
+    let want = gnu_find(tmp.path(), &["t"]);
+    for round in 0..3 {
+        let got = run(mpi_find_cmd(8, tmp.path(), &["-j", "2", "t"]).env("DENTS_MPI_STATS", "1"));
+        assert_eq!(got.status, 0, "round {round}: {}", got.stderr);
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "round {round}"
+        );
+        let walked = common::items_walked(&got.stderr);
+        assert_eq!(walked.len(), 8, "round {round}: {}", got.stderr);
+        assert!(
+            walked.iter().filter(|&&n| n > 0).count() > 1,
+            "round {round}: only one rank walked: {}",
+            got.stderr
+        );
+    }
+}
