@@ -783,7 +783,7 @@ impl Visitor for DuVisitor<'_> {
             }
         }
         if let Some(p) = &parent {
-            if self.may_spill && self.ctx.wants_spill() {
+            if self.may_spill && slices::spillable(v) && self.ctx.wants_spill() {
                 let id = du.remote_id(p);
                 p.pending.fetch_add(1, Ordering::AcqRel);
                 self.ctx.spill(self.item_below(v, item, id));

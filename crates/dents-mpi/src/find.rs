@@ -235,6 +235,7 @@ impl<V: Visitor> Spill<'_, V> {
             || v.known_type() != Some(FileType::DIRECTORY)
             || v.depth() >= self.opts.max_depth
             || self.starts.contains(v.path())
+            || !slices::spillable(v)
             || self.ctx.size() < 2
             || self.ctx.quitting()
         {

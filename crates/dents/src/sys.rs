@@ -8,9 +8,9 @@
 //! directories (terminal, signals, locale, users, local time, extended
 //! attributes) is the `dents-os` crate's.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
 use rustix::fs::{AtFlags, Mode, OFlags, SeekFrom, StatxFlags};
 
@@ -129,14 +129,83 @@ pub fn nofile_limit() -> u64 {
 }
 
 /// Opens a directory named by a path, following symlinks as command-line
-/// arguments are followed.
+/// arguments are followed.  A path the kernel refuses as too long (over
+/// `PATH_MAX`: a work item deep in a tree, say) is opened in steps
+/// ([`open_parent_in_steps`]).
 pub fn open_dir_path(path: &CStr) -> io::Result<OwnedFd> {
-    Ok(rustix::fs::openat(
-        rustix::fs::CWD,
-        path,
-        dir_flags(),
-        Mode::empty(),
-    )?)
+    match rustix::fs::openat(rustix::fs::CWD, path, dir_flags(), Mode::empty()) {
+        Err(rustix::io::Errno::NAMETOOLONG) => {
+            let (parent, name) = open_parent_in_steps(path.to_bytes())?;
+            open_dir_follow_at(parent.as_fd(), &name)
+        }
+        r => Ok(r?),
+    }
+}
+
+/// Bytes of a path resolved by one `openat` of [`open_parent_in_steps`]:
+/// well below `PATH_MAX` (4096).
+const PATH_STEP: usize = 2048;
+
+/// For a path too long for one system call: its parent directory, opened
+/// `O_PATH` a few components at a time (each step relative to the last,
+/// symlinks on the way followed as the kernel follows them in a whole
+/// path), and its last component, to be stat'ed or opened relative to it.
+pub fn open_parent_in_steps(path: &[u8]) -> io::Result<(OwnedFd, CString)> {
+    let too_long = || io::Error::from_raw_os_error(libc::ENAMETOOLONG);
+    let trimmed = match path.iter().rposition(|&c| c != b'/') {
+        Some(end) => &path[..=end],
+        None => return Err(too_long()),
+    };
+    let split = trimmed
+        .iter()
+        .rposition(|&c| c == b'/')
+        .ok_or_else(too_long)?;
+    let (parent, name) = (&trimmed[..split.max(1)], &trimmed[split + 1..]);
+    let name = CString::new(name).map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let mut at: Option<OwnedFd> = None;
+    let mut rest = parent;
+    while !rest.is_empty() {
+        // Cut after a component, as near PATH_STEP as the names allow.
+        let cut = if rest.len() <= PATH_STEP {
+            rest.len()
+        } else {
+            match rest[..PATH_STEP].iter().rposition(|&c| c == b'/') {
+                Some(0) | None => rest
+                    .iter()
+                    .skip(1)
+                    .position(|&c| c == b'/')
+                    .map_or(rest.len(), |i| i + 1),
+                Some(i) => i,
+            }
+        };
+        let step =
+            CString::new(&rest[..cut]).map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+        let from = at.as_ref().map_or(rustix::fs::CWD, |fd| fd.as_fd());
+        at = Some(rustix::fs::openat(from, &step, flags, Mode::empty())?);
+        rest = &rest[cut..];
+        while let [b'/', tail @ ..] = rest {
+            rest = tail;
+        }
+    }
+    Ok((at.ok_or_else(too_long)?, name))
+}
+
+/// The canonical path of the directory `path` (symlinks resolved), as the
+/// kernel names it once opened: one `readlink` of its `/proc/self/fd`
+/// link, where `realpath` reads every component.  Fails where `/proc` is
+/// not mounted, or the name is longer than `PATH_MAX`.
+pub fn canonical_dir(path: &[u8]) -> io::Result<Vec<u8>> {
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let fd = match rustix::fs::openat(rustix::fs::CWD, path, flags, Mode::empty()) {
+        Err(rustix::io::Errno::NAMETOOLONG) => {
+            let (parent, name) = open_parent_in_steps(path)?;
+            rustix::fs::openat(parent, &name, flags, Mode::empty())?
+        }
+        r => r?,
+    };
+    let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    Ok(rustix::fs::readlinkat(rustix::fs::CWD, link.as_str(), Vec::new())?.into_bytes())
 }
 
 /// Opens a second, independent open file description of the directory

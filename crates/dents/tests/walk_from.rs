@@ -193,3 +193,63 @@ fn slices_of_a_directory_visit_as_the_whole_walk_below_it() {
         );
     }
 }
+
+/// Starts deeper than `PATH_MAX` (dents-mpi's items travel as paths): each
+/// is stat'ed, visited and opened relative to its parent, opened in steps,
+/// and the visits are those of the whole walk, with no error.
+#[test]
+fn starts_longer_than_path_max_visit_as_the_whole_walk() {
+    use rustix::fs::{mkdirat, openat, Mode, OFlags};
+    let tmp = tempfile::tempdir().unwrap();
+    // t/dd/dd/... 1,500 levels (4,500 bytes below t), built one level at
+    // a time relative to the last (a whole path that long is refused).
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+    let mut fd = openat(rustix::fs::CWD, tmp.path(), flags, Mode::empty()).unwrap();
+    mkdirat(&fd, "t", Mode::from_raw_mode(0o755)).unwrap();
+    fd = openat(&fd, "t", flags, Mode::empty()).unwrap();
+    for level in 1..=1500 {
+        mkdirat(&fd, "dd", Mode::from_raw_mode(0o755)).unwrap();
+        if level % 100 == 0 {
+            mkdirat(&fd, "side", Mode::from_raw_mode(0o755)).unwrap();
+            let f = openat(
+                &fd,
+                "file",
+                OFlags::CREATE | OFlags::WRONLY,
+                Mode::from_raw_mode(0o644),
+            );
+            drop(f.unwrap());
+        }
+        fd = openat(&fd, "dd", flags, Mode::empty()).unwrap();
+    }
+    let root = format!("{}/t", tmp.path().display()).into_bytes();
+    let opts = options(false, 0, usize::MAX);
+    let whole = walk_whole(&root, &opts);
+    assert_eq!(whole.seen.lock().unwrap().len(), 1 + 1500 + 15 * 2);
+    // Left out at depths whose paths are longer than PATH_MAX (4096).
+    for cut in [1400, 1450] {
+        let parts = Record::new(Some(cut));
+        walk(std::slice::from_ref(&root), &opts, &parts);
+        let left = parts.left_out.lock().unwrap().clone();
+        assert!(left.iter().all(|(p, _, _)| p.len() > 4096), "{cut}");
+        assert_eq!(left.len(), 1 + usize::from(cut % 100 == 0));
+        let starts: Vec<Start<'_>> = left
+            .iter()
+            .map(|(p, root_len, depth)| Start {
+                path: p,
+                root_len: *root_len,
+                depth: *depth,
+            })
+            .collect();
+        let rest = Record {
+            cut: None,
+            seen: Mutex::new(std::mem::take(&mut *parts.seen.lock().unwrap())),
+            left_out: Mutex::new(Vec::new()),
+        };
+        walk_from(&starts, &opts, &rest);
+        assert_eq!(
+            *rest.seen.lock().unwrap(),
+            *whole.seen.lock().unwrap(),
+            "cut at {cut}"
+        );
+    }
+}

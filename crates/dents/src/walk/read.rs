@@ -73,21 +73,43 @@ impl<V: Visitor> Shared<'_, V> {
         // The root's stat is its visit's metadata: it holds the fields
         // the visitor asked for too (a birth time, say).
         let mask = sys::statx_mask(StatFields::BASIC | self.opts.stat_mask);
-        let st = if follow {
-            // A broken link is taken for itself; a loop of links is an
-            // error, as find reports it.
-            match sys::statx_follow_at(rustix::fs::CWD, &name, mask) {
-                Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
-                    sys::statx_at(rustix::fs::CWD, &name, mask)
+        let stat = |dir: BorrowedFd<'_>, name: &CStr| {
+            if follow {
+                // A broken link is taken for itself; a loop of links is
+                // an error, as find reports it.
+                match sys::statx_follow_at(dir, name, mask) {
+                    Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                        sys::statx_at(dir, name, mask)
+                    }
+                    r => r,
                 }
-                r => r,
+            } else {
+                sys::statx_at(dir, name, mask)
             }
-        } else {
-            sys::statx_at(rustix::fs::CWD, &name, mask)
+        };
+        // A start deeper than PATH_MAX (a work item of dents-mpi, say) is
+        // stat'ed, and visited, relative to its parent opened in steps.
+        let mut parent: Option<(OwnedFd, CString)> = None;
+        let st = match stat(rustix::fs::CWD, &name) {
+            Err(e) if e.raw_os_error() == Some(libc::ENAMETOOLONG) => {
+                match sys::open_parent_in_steps(root) {
+                    Ok((fd, last)) => {
+                        let st = stat(fd.as_fd(), &last);
+                        parent = Some((fd, last));
+                        st
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            r => r,
         };
         let st = match st {
             Ok(st) => st,
             Err(e) => return self.report(state, root, WalkErrorKind::Io(e)),
+        };
+        let (dir, at_name) = match &parent {
+            Some((fd, last)) => (fd.as_fd(), last.as_c_str()),
+            None => (rustix::fs::CWD, name.as_c_str()),
         };
         let t = FileType::from_mode(st.stx_mode as u32);
         let is_dir = t.is_dir();
@@ -98,8 +120,8 @@ impl<V: Visitor> Shared<'_, V> {
             name_start: start_name(start),
             root_len: start.root_len,
             depth,
-            dir: rustix::fs::CWD,
-            at_name: &name,
+            dir,
+            at_name,
             known: Kind::from_type(t),
             ino: st.stx_ino,
             follow,
@@ -137,7 +159,7 @@ impl<V: Visitor> Shared<'_, V> {
         let mounts = if self.opts.follow == Follow::Always {
             MountScope::None
         } else {
-            Mounts::scope_of_root(self.mounts.as_ref(), start.path)
+            Mounts::scope_of_start(self.mounts.as_ref(), start.path, start.depth)
         };
         Arc::new(Node {
             parent: None,
