@@ -247,7 +247,7 @@ impl DuJob {
         if out.len() >= FLUSH_AT {
             let batch = std::mem::take(&mut *out);
             drop(out);
-            ctx.write_out(batch);
+            ctx.write_out(&batch);
         }
     }
 
@@ -456,7 +456,7 @@ impl Job for DuJob {
 
     fn flush(&self, ctx: &Ctx) {
         let out = std::mem::take(&mut *lock(&self.out));
-        ctx.write_out(out);
+        ctx.write_out(&out);
     }
 
     fn walker_threads(&self) -> usize {

@@ -197,7 +197,7 @@ impl Ctx {
 
     /// Writes whole lines to the command's standard output (rank 0's),
     /// waiting while this rank has too many batches under way.
-    pub fn write_out(&self, lines: Vec<u8>) {
+    pub fn write_out(&self, lines: &[u8]) {
         if !self.mailer.write_out(lines) {
             self.fail(1);
         }
@@ -335,6 +335,12 @@ pub struct Mailer {
     /// Output batches under way to rank 0.
     window: Mutex<usize>,
     window_cv: Condvar,
+    /// Buffers of output batches already sent, for the next ones: a
+    /// rank forwarding every path reuses at most `WINDOW + 1` buffers
+    /// instead of allocating one a batch (which, freed by the sender
+    /// thread, left the walker threads' malloc arenas fragmented: about
+    /// 1.5 MiB more peak RSS a rank when printing every path).
+    spare: Arc<Mutex<Vec<Vec<u8>>>>,
     out: Sink,
 }
 
@@ -361,10 +367,19 @@ impl Mailer {
             },
         };
         let (tx, rx) = mpsc::channel::<Outgoing>();
+        let spare = Arc::new(Mutex::new(Vec::new()));
+        let recycled = Arc::clone(&spare);
         let thread = std::thread::spawn(move || {
             let world = SimpleCommunicator::world();
-            for m in rx {
+            for mut m in rx {
                 send_politely(&world, &m);
+                if m.tag == wire::STDOUT {
+                    let mut spare = recycled.lock().unwrap_or_else(|e| e.into_inner());
+                    if spare.len() <= WINDOW {
+                        m.body.clear();
+                        spare.push(m.body);
+                    }
+                }
             }
         });
         let mailer = Mailer {
@@ -373,6 +388,7 @@ impl Mailer {
             count: AtomicI64::new(0),
             window: Mutex::new(0),
             window_cv: Condvar::new(),
+            spare,
             out,
         };
         Ok((Arc::new(mailer), thread))
@@ -398,17 +414,22 @@ impl Mailer {
 
     /// Writes whole lines to the command's standard output (see
     /// [`Ctx::write_out`]); `false` if a per-rank file failed.
-    pub fn write_out(&self, lines: Vec<u8>) -> bool {
+    pub fn write_out(&self, lines: &[u8]) -> bool {
         if lines.is_empty() {
             return true;
         }
         match &self.out {
-            Sink::Stdout => write_whole(&mut std::io::stdout().lock(), &lines),
+            Sink::Stdout => write_whole(&mut std::io::stdout().lock(), lines),
             Sink::File(f) | Sink::Merged(f) => {
                 let mut f = f.lock().unwrap_or_else(|e| e.into_inner());
-                return f.write_all(&lines).is_ok();
+                return f.write_all(lines).is_ok();
             }
-            Sink::Forward => self.forward(wire::STDOUT, lines),
+            Sink::Forward => {
+                let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                let mut batch = spare.unwrap_or_default();
+                batch.extend_from_slice(lines);
+                self.forward(wire::STDOUT, batch);
+            }
         }
         true
     }

@@ -40,7 +40,7 @@ pub struct MailerSink(pub Arc<Mailer>);
 
 impl Write for MailerSink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.0.write_out(buf.to_vec()) {
+        if self.0.write_out(buf) {
             Ok(buf.len())
         } else {
             Err(io::Error::other("per-rank output file"))
