@@ -15,6 +15,7 @@
 //! | `users`     | user and group names and ids (NSS) |
 //! | `time`      | the clock, [`LocalTime`], `strftime`, the time zone |
 //! | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
+//! | `net`       | Nagle off on the MPI launcher's loopback connection (dents-mpi) |
 //! | `process`   | `ARG_MAX`, `RLIMIT_AS`, malloc arenas, a child started in a held directory |
 //! | `alloc`     | [`ExitOnExhaustion`], the allocator that ends with GNU's message |
 //! | `sys`       | the only `unsafe` code, each block with a `SAFETY:` comment |
@@ -34,6 +35,7 @@
 
 mod alloc;
 mod locale;
+mod net;
 mod process;
 mod signals;
 #[allow(unsafe_code)]
@@ -48,6 +50,7 @@ pub use locale::{
     collation_is_bytewise, locale_is_utf8, strcoll, use_environment_locale, use_time_locale,
     wide_char_info,
 };
+pub use net::no_delay_on_loopback_tcp;
 pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};
 pub use signals::{clear_line_on_fatal_signals, closed_at_start, default_sigpipe};
 pub use terminal::{is_terminal, terminal_width};

@@ -533,3 +533,32 @@ unsafe impl std::alloc::GlobalAlloc for crate::alloc::ExitOnExhaustion {
         p
     }
 }
+
+// ---------------------------------------------------------------------
+// Sockets
+
+/// Calls `f` with each descriptor open in this process that is a socket
+/// (listed in `/proc/self/fd`); `Err` if that directory cannot be read.
+pub(crate) fn for_each_socket(mut f: impl FnMut(BorrowedFd<'_>)) -> std::io::Result<()> {
+    for entry in std::fs::read_dir("/proc/self/fd")? {
+        let Some(raw) = entry?
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<std::os::fd::RawFd>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: `raw` was open when the directory was read.  Another
+        // thread may close it (and the number be reused) before `f` is
+        // done; the borrow is only handed to system calls, which then
+        // fail with EBADF or act on the descriptor that took the number:
+        // `f` checks what it is given before changing it.
+        let fd = unsafe { BorrowedFd::borrow_raw(raw) };
+        if rustix::fs::fstat(fd).is_ok_and(|st| {
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Socket
+        }) {
+            f(fd);
+        }
+    }
+    Ok(())
+}
