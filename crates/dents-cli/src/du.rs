@@ -509,6 +509,11 @@ impl Sink for CliSink {
                 m.extend_from_slice(b": ");
                 m.extend_from_slice(errors::describe(e).as_bytes());
             }
+            Problem::ReadCut(path, e) => {
+                m.extend_from_slice(&qf(path));
+                m.extend_from_slice(b": ");
+                m.extend_from_slice(errors::describe(e).as_bytes());
+            }
         }
         say(&m);
         errors::raise(1);

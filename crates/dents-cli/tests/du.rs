@@ -756,3 +756,107 @@ fn status_line_counts_entries_and_bytes() {
     want.sort();
     assert_eq!(got, want);
 }
+
+/// A directory with a corrupt block (a zeroed leaf in the middle of its
+/// hash order, on ext4: reading it fails part way with `EBADMSG`), as a
+/// failing disk leaves one.  GNU du reads up to the bad block and says
+/// `du: DIR: Bad message` (a directory read part way; "cannot read
+/// directory" is for one that gave nothing); dents du says the same, with
+/// the same status, prints every line GNU prints (its slices read past
+/// the bad block too, so it may print more: nothing GNU saw is lost) and
+/// none twice, and its export marks the directory `read_error`.  GNU find
+/// and `dents find` alike.
+#[test]
+fn a_directory_with_a_corrupt_block() {
+    let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 200) else {
+        return;
+    };
+    let root = fs.path();
+    dents_testfs::fill_flat(&root.join("big"), 40_000, |i| {
+        format!("entry-with-a-long-name-{i:06}")
+    });
+    fs::create_dir(root.join("small")).unwrap();
+    fs::write(root.join("small/f"), b"x").unwrap();
+    fs.zero_middle_dir_leaf("/big").expect("a corrupt leaf");
+    let once = |lines: &[Vec<u8>]| {
+        let mut l = lines.to_vec();
+        l.sort();
+        let n = l.len();
+        l.dedup();
+        assert_eq!(l.len(), n, "a line printed twice");
+        l
+    };
+    let g = run(gnu(root, &["-a", "."]), false);
+    assert_eq!(g.stderr, "du: ./big: Bad message", "GNU du's own words");
+    assert_eq!(g.status, 1);
+    let gnu_lines = once(&g.lines);
+    assert!(
+        gnu_lines.len() > 3 && gnu_lines.len() < 40_000,
+        "GNU read part of it"
+    );
+    let d = run(dents(root, &["-a", "."]), false);
+    assert_eq!(d.status, 1, "{}", d.stderr);
+    assert!(
+        !d.stderr.is_empty() && d.stderr.lines().all(|l| l == "du: ./big: Bad message"),
+        "{}",
+        d.stderr
+    );
+    let ours = once(&d.lines);
+    let lost: Vec<_> = gnu_lines
+        .iter()
+        .filter(|l| ours.binary_search(l).is_err())
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} of GNU's lines missing: {:?}",
+        lost.len(),
+        &lost[..lost.len().min(3)]
+    );
+    let export = tempfile::tempdir().unwrap();
+    let file = export.path().join("export.json");
+    let st = dents(root, &["-s", "-o", file.to_str().unwrap(), "."])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(1));
+    let json = fs::read_to_string(&file).unwrap();
+    let big = json.find(r#"{"name":"big","#).expect("big in the export");
+    let info = &json[big..big + json[big..].find('}').unwrap()];
+    assert!(info.contains(r#""read_error":true"#), "{info}");
+    // find: GNU's message (its own, whether read part way or not), status.
+    let find = |prog: &str, sub: Option<&str>| {
+        let mut c = Command::new(prog);
+        c.args(sub).arg(".").current_dir(root).env("LC_ALL", "C");
+        c.output().unwrap()
+    };
+    let (gf, df) = (
+        find("find", None),
+        find(env!("CARGO_BIN_EXE_dents"), Some("find")),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&gf.stderr),
+        "find: './big': Bad message\n"
+    );
+    assert_eq!(gf.status.code(), Some(1));
+    assert_eq!(df.status.code(), Some(1));
+    let df_err = String::from_utf8_lossy(&df.stderr);
+    assert!(
+        !df_err.is_empty() && df_err.lines().all(|l| l == "dents: './big': Bad message"),
+        "{df_err}"
+    );
+    let gnu_paths = once(
+        &gf.stdout
+            .split(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect::<Vec<_>>(),
+    );
+    let our_paths = once(
+        &df.stdout
+            .split(|&b| b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect::<Vec<_>>(),
+    );
+    assert!(
+        gnu_paths.iter().all(|p| our_paths.binary_search(p).is_ok()),
+        "find lost paths GNU printed"
+    );
+}

@@ -78,6 +78,10 @@ pub enum Problem<'a> {
     CannotAccess(&'a [u8], Option<&'a io::Error>),
     /// `cannot read directory 'PATH': CAUSE`: its size still counts.
     CannotRead(&'a [u8], &'a io::Error),
+    /// `PATH: CAUSE` (the path quoted only if it must be): a directory
+    /// whose read failed part way, after some of its entries (GNU's
+    /// `FTS_ERR`); what was read counts.
+    ReadCut(&'a [u8], &'a io::Error),
 }
 
 /// A size, an inode count and the latest time, summed as GNU's `duinfo`.
@@ -661,8 +665,11 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
 
     fn error(&self, _state: &mut Self::State, e: &WalkError) {
         match &e.kind {
-            WalkErrorKind::Io(err) => {
-                self.du.fail(Problem::CannotRead(&e.path, err));
+            WalkErrorKind::Io(err) | WalkErrorKind::ReadCut(err) => {
+                self.du.fail(match e.kind {
+                    WalkErrorKind::ReadCut(_) => Problem::ReadCut(&e.path, err),
+                    _ => Problem::CannotRead(&e.path, err),
+                });
                 // The export marks the directory, as ncdu does.
                 let key = dir_key(&e.path);
                 let map = self.accs[shard_of(&key)]

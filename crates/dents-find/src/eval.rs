@@ -313,7 +313,8 @@ impl<'a> Visitor for Finder<'a> {
 
     fn error(&self, _st: &mut State<'a>, e: &WalkError) {
         match &e.kind {
-            WalkErrorKind::Io(err) => {
+            // find words a directory read part way as one never read.
+            WalkErrorKind::Io(err) | WalkErrorKind::ReadCut(err) => {
                 if !self.quiet(err) || self.is_root(&e.path) {
                     msg::path_error(&e.path, err);
                     let roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());

@@ -41,9 +41,9 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use std::os::fd::BorrowedFd;
+use std::os::fd::{AsFd, BorrowedFd};
 
-use dents::dir::{Entry, FileType};
+use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::Metadata;
@@ -72,6 +72,9 @@ const LINK: u64 = 2;
 /// A job message: a part of the ncdu export for a waiting sum's directory
 /// (id, JSON items), before the [`ADD`] of the part's total.
 const EXPORT_PART: u64 = 3;
+/// (id): a slice of the waiting directory `id` failed part way; its
+/// export is marked `read_error` (sent before the slice's [`ADD`]).
+const READ_ERROR: u64 = 5;
 /// A job message to rank 0: a piece of the top directory's export JSON
 /// (pieces in order).
 const EXPORT_ROOT: u64 = 4;
@@ -354,6 +357,28 @@ impl DuJob {
         }
     }
 
+    /// Marks the export of the waiting sum `id` on `rank` as not read
+    /// whole (ncdu's `read_error`): one of its slices failed.
+    fn mark_read_error(&self, ctx: &Ctx, rank: u32, id: u64) {
+        if !self.opts.export {
+            return;
+        }
+        if rank == ctx.rank() {
+            return self.read_error_of(id);
+        }
+        let mut b = Vec::with_capacity(16);
+        wire::put_u64(&mut b, READ_ERROR);
+        wire::put_u64(&mut b, id);
+        ctx.send_job(rank, b);
+    }
+
+    fn read_error_of(&self, id: u64) {
+        let acc = lock(&self.waiting).get(&id).cloned();
+        if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
+            items.mark_read_error();
+        }
+    }
+
     fn part_added(&self, id: u64, part: &[u8]) {
         let acc = lock(&self.waiting).get(&id).cloned();
         if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
@@ -398,6 +423,18 @@ impl DuJob {
             m.extend_from_slice(b": ");
             m.extend_from_slice(msg::describe(e).as_bytes());
         }
+        m.push(b'\n');
+        ctx.write_err(m);
+        ctx.fail(1);
+    }
+
+    /// `du: PATH: CAUSE`, GNU's words for a directory whose read failed
+    /// part way (fts's `FTS_ERR`; the path quoted only if it must be).
+    fn read_cut(&self, ctx: &Ctx, path: &[u8], e: &io::Error) {
+        let mut m = b"du: ".to_vec();
+        dents_tools::quote::for_terminal(&mut m, path);
+        m.extend_from_slice(b": ");
+        m.extend_from_slice(msg::describe(e).as_bytes());
         m.push(b'\n');
         ctx.write_err(m);
         ctx.fail(1);
@@ -491,6 +528,7 @@ impl Job for DuJob {
                 let id = r.u64();
                 self.part_added(id, r.bytes());
             }
+            READ_ERROR => self.read_error_of(r.u64()),
             EXPORT_ROOT => {
                 if let Some(top) = &self.export {
                     top.extend_root_json(r.bytes());
@@ -614,10 +652,13 @@ struct SliceSink<'a> {
     acc: Arc<Acc>,
     id: u64,
     path: Vec<u8>,
+    /// Entries read so far (a failed read's message depends on it).
+    entries: usize,
 }
 
 impl EntrySink for SliceSink<'_> {
     fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+        self.entries += 1;
         let du = self.du;
         let base = self.item.path.len() + 1;
         self.path.truncate(base);
@@ -732,13 +773,32 @@ impl DuJob {
             acc: acc.clone(),
             id,
             path,
+            entries: 0,
         };
-        if let Err(e) = slices::read(item, &mut sink) {
-            // One message for the directory, from its first slice.
-            if lo == 0 {
+        match slices::open(item) {
+            // Every slice fails to open alike (a directory made
+            // unreadable): one message, from the first slice.
+            Err(e) if lo == 0 => {
                 self.problem(ctx, "cannot read directory", &item.path, Some(&e));
-            } else {
-                ctx.fail(1);
+                self.mark_read_error(ctx, item.reply.0, item.reply.1);
+            }
+            Err(_) => ctx.fail(1),
+            // A read that fails within the slice (a corrupt block) is this
+            // slice's own loss: said by this slice, in GNU's words for a
+            // directory that gave nothing (`cannot read directory`) or
+            // some of its entries first.
+            Ok(fd) => {
+                let (lo, hi) = slices::range(item);
+                let read =
+                    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink);
+                if let Err(e) = read {
+                    if lo == 0 && sink.entries == 0 {
+                        self.problem(ctx, "cannot read directory", &item.path, Some(&e));
+                    } else {
+                        self.read_cut(ctx, &item.path, &e);
+                    }
+                    self.mark_read_error(ctx, item.reply.0, item.reply.1);
+                }
             }
         }
         self.settle(ctx, &acc);
@@ -830,9 +890,13 @@ impl Visitor for DuVisitor<'_> {
 
     fn error(&self, _: &mut (), e: &WalkError) {
         match &e.kind {
-            WalkErrorKind::Io(err) => {
-                self.du
-                    .problem(self.ctx, "cannot read directory", &e.path, Some(err));
+            WalkErrorKind::Io(err) | WalkErrorKind::ReadCut(err) => {
+                if matches!(e.kind, WalkErrorKind::ReadCut(_)) {
+                    self.du.read_cut(self.ctx, &e.path, err);
+                } else {
+                    self.du
+                        .problem(self.ctx, "cannot read directory", &e.path, Some(err));
+                }
                 // The export marks the directory, as ncdu does.
                 let acc = lock(&self.du.walking).get(&dir_key(&e.path)).cloned();
                 if let Some(items) = acc.as_deref().and_then(Acc::export_items) {

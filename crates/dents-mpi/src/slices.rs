@@ -11,9 +11,8 @@
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 
-use dents::dir::DEFAULT_BUFFER_SIZE;
+use dents::slice;
 pub use dents::slice::OffsetSpace;
-use dents::slice::{self, EntrySink};
 use dents::walk::Visit;
 
 use crate::wire::Item;
@@ -81,12 +80,4 @@ pub fn open(item: &Item) -> io::Result<OwnedFd> {
 pub fn range(item: &Item) -> (u64, Option<u64>) {
     let (lo, hi) = item.slice.expect("a slice item");
     (lo, (hi != u64::MAX).then_some(hi))
-}
-
-/// Reads the slice `item` (one of [`slice_items`]) of its directory, opened by
-/// its path, into `sink`.
-pub fn read<S: EntrySink>(item: &Item, sink: &mut S) -> io::Result<()> {
-    let fd = open(item)?;
-    let (lo, hi) = range(item);
-    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, sink).map(|_| ())
 }

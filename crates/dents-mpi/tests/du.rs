@@ -683,3 +683,76 @@ fn export_like_dents_du() {
         std::panic::resume_unwind(e);
     }
 }
+
+/// A huge directory with a corrupt block (a zeroed leaf in the middle of
+/// its hash order, on ext4: reading it fails part way with `EBADMSG`),
+/// split over 1 to 4 ranks.  GNU du reads up to the bad block and says
+/// `du: DIR: Bad message`; every rank whose slice meets the block says the
+/// same (no rank fails silently), the status is 1, every line GNU prints
+/// is printed (the slices after the bad block are read too) and none
+/// twice, and the export marks the directory `read_error`, whichever
+/// rank's slice failed.
+#[test]
+fn a_corrupt_block_in_a_huge_directory() {
+    let Some(_) = common::mpirun() else { return };
+    let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 200) else {
+        return;
+    };
+    let root = fs.path();
+    dents_testfs::fill_flat(&root.join("big"), 40_000, |i| {
+        format!("entry-with-a-long-name-{i:06}")
+    });
+    assert!(
+        fs::metadata(root.join("big")).unwrap().len() >= 1 << 20,
+        "not huge"
+    );
+    fs::create_dir(root.join("small")).unwrap();
+    fs::write(root.join("small/f"), b"x").unwrap();
+    fs.zero_middle_dir_leaf("/big").expect("a corrupt leaf");
+    let once = |out: &[u8]| {
+        let l = sorted(out, &[]);
+        let mut d = l.clone();
+        d.dedup();
+        assert_eq!(d.len(), l.len(), "a line printed twice");
+        l
+    };
+    let want = gnu_du(root, &["-a", "."]);
+    assert_eq!(
+        want.stderr, "du: ./big: Bad message\n",
+        "GNU du's own words"
+    );
+    assert_eq!(want.status, 1);
+    let gnu_lines = once(&want.stdout);
+    let export = tempfile::tempdir().unwrap();
+    let file = export.path().join("export.json");
+    for np in 1..=4 {
+        let got = mpi_du(np, root, &["-a", "."]);
+        assert_eq!(got.status, 1, "-np {np}: {}", got.stderr);
+        let msgs: Vec<&str> = got
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("du: "))
+            .collect();
+        assert!(
+            !msgs.is_empty() && msgs.iter().all(|m| *m == "du: ./big: Bad message"),
+            "-np {np}: {}",
+            got.stderr
+        );
+        let ours = once(&got.stdout);
+        let lost = gnu_lines
+            .iter()
+            .filter(|l| ours.binary_search(l).is_err())
+            .count();
+        assert_eq!(lost, 0, "-np {np}: GNU's lines missing");
+        let got = mpi_du(
+            np,
+            root,
+            &["-s", &format!("--export={}", file.display()), "."],
+        );
+        assert_eq!(got.status, 1, "-np {np}: {}", got.stderr);
+        let json = fs::read_to_string(&file).unwrap();
+        let big = json.find(r#"{"name":"big","#).expect("big in the export");
+        let info = &json[big..big + json[big..].find('}').unwrap()];
+        assert!(info.contains(r#""read_error":true"#), "-np {np}: {info}");
+    }
+}

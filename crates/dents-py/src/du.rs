@@ -26,7 +26,9 @@ impl Sink for Collect {
         let (path, errno) = match p {
             // A dangling symlink under -L has no cause: ENOENT.
             Problem::CannotAccess(path, e) => (path, e.and_then(|e| e.raw_os_error()).unwrap_or(2)),
-            Problem::CannotRead(path, e) => (path, e.raw_os_error().unwrap_or(5)),
+            Problem::CannotRead(path, e) | Problem::ReadCut(path, e) => {
+                (path, e.raw_os_error().unwrap_or(5))
+            }
         };
         self.problems.lock().unwrap().push((path.to_vec(), errno));
     }

@@ -58,7 +58,7 @@ impl Error {
     /// starting points, to tell the depth.
     pub(crate) fn from_walk(e: &WalkError, roots: &[Vec<u8>]) -> Error {
         let kind = match &e.kind {
-            WalkErrorKind::Io(io) => ErrorKind::Io(copy_io_error(io)),
+            WalkErrorKind::Io(io) | WalkErrorKind::ReadCut(io) => ErrorKind::Io(copy_io_error(io)),
             WalkErrorKind::Loop(a) => ErrorKind::Loop {
                 ancestor: a.clone(),
             },
@@ -167,7 +167,7 @@ impl fmt::Display for WalkError {
     /// `PATH: MESSAGE`, as [`Error`]'s.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            WalkErrorKind::Io(e) => write_io(f, &self.path, e),
+            WalkErrorKind::Io(e) | WalkErrorKind::ReadCut(e) => write_io(f, &self.path, e),
             WalkErrorKind::Loop(ancestor) => write_loop(f, &self.path, ancestor),
         }
     }
@@ -176,7 +176,7 @@ impl fmt::Display for WalkError {
 impl std::error::Error for WalkError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
-            WalkErrorKind::Io(e) => Some(e),
+            WalkErrorKind::Io(e) | WalkErrorKind::ReadCut(e) => Some(e),
             WalkErrorKind::Loop(_) => None,
         }
     }

@@ -44,6 +44,7 @@ impl Visitor for Tally {
     fn error(&self, _: &mut (), e: &WalkError) {
         let what = match &e.kind {
             WalkErrorKind::Io(io) => io.to_string(),
+            WalkErrorKind::ReadCut(io) => format!("read cut: {io}"),
             WalkErrorKind::Loop(a) => format!("loop to {}", String::from_utf8_lossy(a)),
         };
         self.errors

@@ -229,6 +229,67 @@ impl LoopFs {
     pub fn kind(&self) -> FsKind {
         self.kind
     }
+
+    /// Damages the hashed (htree) ext4 directory `dir` (a path inside the
+    /// filesystem, such as `/big`) as a failing disk would: unmounts, fills
+    /// with zeros the leaf block that holds the middle of its hash order
+    /// (`debugfs`'s `htree` dump lists leaves in that order), and mounts
+    /// again.  Reading the directory then fails part way with `EBADMSG`
+    /// (the block's checksum) after the entries before that block in hash
+    /// order, as GNU's tools meet it on a corrupt directory; the entries
+    /// after it can still be read by seeking past it.  Returns the zeroed
+    /// leaf's number within the directory.
+    pub fn zero_middle_dir_leaf(&self, dir: &str) -> Result<u64, String> {
+        if !matches!(self.kind, FsKind::Ext4 | FsKind::Ext4NoFiletype) {
+            return Err(format!("{:?} has no htree directories", self.kind));
+        }
+        let image = self.dir.as_ref().expect("not leaked").path().join("image");
+        run(Command::new("umount").arg(&self.mount))?;
+        let debugfs = find_program("debugfs").ok_or("debugfs not found")?;
+        let dump = Command::new(&debugfs)
+            .arg("-R")
+            .arg(format!("htree {dir}"))
+            .arg(&image)
+            .output()
+            .map_err(|e| format!("debugfs: {e}"))?;
+        // "Reading directory block N, phys P": one line per leaf.
+        let leaves: Vec<(u64, u64)> = String::from_utf8_lossy(&dump.stdout)
+            .lines()
+            .filter_map(|l| {
+                let rest = l.strip_prefix("Reading directory block ")?;
+                let (n, p) = rest.split_once(", phys ")?;
+                Some((n.trim().parse().ok()?, p.trim().parse().ok()?))
+            })
+            .collect();
+        let &(leaf, phys) = leaves
+            .get(leaves.len() / 2)
+            .filter(|_| leaves.len() >= 3)
+            .ok_or_else(|| format!("{dir}: not a hashed directory of several leaves"))?;
+        let dumpe2fs = find_program("dumpe2fs").ok_or("dumpe2fs not found")?;
+        let header = Command::new(dumpe2fs)
+            .arg("-h")
+            .arg(&image)
+            .output()
+            .map_err(|e| format!("dumpe2fs: {e}"))?;
+        let block_size: u64 = String::from_utf8_lossy(&header.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("Block size:")?.trim().parse().ok())
+            .ok_or("dumpe2fs: no block size")?;
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .open(&image)
+            .map_err(|e| format!("{}: {e}", image.display()))?;
+        std::os::unix::fs::FileExt::write_all_at(
+            &f,
+            &vec![0; block_size as usize],
+            phys * block_size,
+        )
+        .and_then(|()| f.sync_all())
+        .map_err(|e| format!("{}: {e}", image.display()))?;
+        drop(f);
+        mount_loop(&image, &self.mount)?;
+        Ok(leaf)
+    }
 }
 
 /// Where images are made: `$DENTS_TESTFS_DIR` if set; else `/dev/shm` if

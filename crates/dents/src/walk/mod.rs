@@ -347,6 +347,14 @@ pub struct WalkError {
 pub enum WalkErrorKind {
     /// A system call failed (open, read, stat).
     Io(io::Error),
+    /// Reading a directory failed part way, after some of its entries
+    /// (or, in slices, the part before the failing one) were read and
+    /// visited: what follows the failure in the directory's own order was
+    /// not read.  GNU's fts calls this `FTS_ERR` where a directory that
+    /// gave nothing is `FTS_DNR` ([`WalkErrorKind::Io`] here), and du
+    /// words the two apart (`du: DIR: CAUSE` against `du: cannot read
+    /// directory 'DIR': CAUSE`).  A corrupt block of a directory does it.
+    ReadCut(io::Error),
     /// Following links (`-L`) led back to an ancestor, whose path is given.
     Loop(Vec<u8>),
 }

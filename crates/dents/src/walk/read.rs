@@ -308,7 +308,7 @@ impl<V: Visitor> Shared<'_, V> {
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    self.read_error(state, dv, path, e);
+                    self.read_error(state, dv, path, e, taken > 0);
                     break;
                 }
             };
@@ -368,8 +368,10 @@ impl<V: Visitor> Shared<'_, V> {
                     dv: dv_ref.fork(),
                 },
             );
+            // Sliced only after a first read that came back full: the
+            // directory gave entries before any slice failed.
             for e in outcome.errors {
-                self.read_error(state, dv, path, e);
+                self.read_error(state, dv, path, e, true);
             }
             for mut s in outcome.sinks {
                 if let Some(mut st) = s.state.take() {
@@ -416,12 +418,24 @@ impl<V: Visitor> Shared<'_, V> {
     }
 
     /// Reports a failed read, at once or (sorted walks) on the directory's
-    /// turn.
-    fn read_error(&self, state: &mut V::State, dv: &mut DirVisit<'_>, path: &[u8], e: io::Error) {
-        if self.opts.sort {
-            dv.deferred.push(e);
+    /// turn; `cut`: entries were read before it ([`WalkErrorKind::ReadCut`]).
+    fn read_error(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        path: &[u8],
+        e: io::Error,
+        cut: bool,
+    ) {
+        let kind = if cut {
+            WalkErrorKind::ReadCut(e)
         } else {
-            self.report(state, path, WalkErrorKind::Io(e));
+            WalkErrorKind::Io(e)
+        };
+        if self.opts.sort {
+            dv.deferred.push(kind);
+        } else {
+            self.report(state, path, kind);
         }
     }
 
@@ -658,7 +672,7 @@ pub(super) struct DirVisit<'n> {
     /// statistics.
     pub(super) by_dtype: u64,
     /// Sorted walks: read errors, reported on the directory's turn.
-    pub(super) deferred: Vec<io::Error>,
+    pub(super) deferred: Vec<WalkErrorKind>,
     /// Under `ino_order`: entries read and not yet visited.
     pub(super) ino_run: Batch,
 }

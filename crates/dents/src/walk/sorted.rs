@@ -2,7 +2,6 @@
 //! classified ahead, and visited in ticket order by one worker at a time
 //! (see [the module docs](super#sorted-walks)).
 
-use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -41,7 +40,7 @@ enum Prepared {
         path: Vec<u8>,
         fd: OwnedFd,
         entries: [Batch; 1],
-        errors: Vec<io::Error>,
+        errors: Vec<WalkErrorKind>,
     },
 }
 
@@ -206,8 +205,8 @@ impl<V: Visitor> Shared<'_, V> {
                 errors,
             } => (path, fd, entries, errors),
         };
-        for e in errors {
-            self.report(state, &path, WalkErrorKind::Io(e));
+        for kind in errors {
+            self.report(state, &path, kind);
         }
         let mut dv = DirVisit::new(node, &path);
         self.visit_batches(state, &mut dv, fd.as_fd(), &entries);
