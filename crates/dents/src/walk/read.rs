@@ -369,8 +369,10 @@ impl<V: Visitor> Shared<'_, V> {
                 },
             );
             // Sliced only after a first read that came back full: the
-            // directory gave entries before any slice failed.
-            for e in outcome.errors {
+            // directory gave entries before any slice failed.  One report
+            // for the directory, as GNU's tools give (they stop at the
+            // first failure); the other slices' entries are all visited.
+            if let Some(e) = outcome.errors.into_iter().next() {
                 self.read_error(state, dv, path, e, true);
             }
             for mut s in outcome.sinks {
