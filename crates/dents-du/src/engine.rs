@@ -664,21 +664,9 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
     }
 
     fn error(&self, _state: &mut Self::State, e: &WalkError) {
-        match &e.kind {
-            WalkErrorKind::Io(err) | WalkErrorKind::ReadCut(err) => {
-                self.du.fail(match e.kind {
-                    WalkErrorKind::ReadCut(_) => Problem::ReadCut(&e.path, err),
-                    _ => Problem::CannotRead(&e.path, err),
-                });
-                // The export marks the directory, as ncdu does.
-                let key = dir_key(&e.path);
-                let map = self.accs[shard_of(&key)]
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                if let Some(x) = map.get(&key).and_then(|acc| acc.export()) {
-                    x.mark_read_error();
-                }
-            }
+        let problem = match &e.kind {
+            WalkErrorKind::Io(err) => Problem::CannotRead(&e.path, err),
+            WalkErrorKind::ReadCut(err) => Problem::ReadCut(&e.path, err),
             // Only with -L -l (else the directory set skips loops before
             // they are read): GNU skips them silently.
             WalkErrorKind::Loop(_) => {
@@ -687,7 +675,17 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                     .unwrap_or_else(|e| e.into_inner())
                     .push(e.path.clone());
                 self.any_loop.store(true, Ordering::Relaxed);
+                return;
             }
+        };
+        self.du.fail(problem);
+        // The export marks the directory, as ncdu does.
+        let key = dir_key(&e.path);
+        let map = self.accs[shard_of(&key)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(x) = map.get(&key).and_then(|acc| acc.export()) {
+            x.mark_read_error();
         }
     }
 

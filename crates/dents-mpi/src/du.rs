@@ -414,18 +414,13 @@ impl DuJob {
         self.links.insert(dev, ino)
     }
 
+    /// `du: WHAT 'PATH'[: CAUSE]`.
     fn problem(&self, ctx: &Ctx, what: &str, path: &[u8], e: Option<&io::Error>) {
         let mut m = b"du: ".to_vec();
         m.extend_from_slice(what.as_bytes());
         m.push(b' ');
         m.extend_from_slice(&msg::quote(path));
-        if let Some(e) = e {
-            m.extend_from_slice(b": ");
-            m.extend_from_slice(msg::describe(e).as_bytes());
-        }
-        m.push(b'\n');
-        ctx.write_err(m);
-        ctx.fail(1);
+        say(ctx, m, e);
     }
 
     /// `du: PATH: CAUSE`, GNU's words for a directory whose read failed
@@ -433,11 +428,7 @@ impl DuJob {
     fn read_cut(&self, ctx: &Ctx, path: &[u8], e: &io::Error) {
         let mut m = b"du: ".to_vec();
         dents_tools::quote::for_terminal(&mut m, path);
-        m.extend_from_slice(b": ");
-        m.extend_from_slice(msg::describe(e).as_bytes());
-        m.push(b'\n');
-        ctx.write_err(m);
-        ctx.fail(1);
+        say(ctx, m, Some(e));
     }
 }
 
@@ -890,22 +881,31 @@ impl Visitor for DuVisitor<'_> {
 
     fn error(&self, _: &mut (), e: &WalkError) {
         match &e.kind {
-            WalkErrorKind::Io(err) | WalkErrorKind::ReadCut(err) => {
-                if matches!(e.kind, WalkErrorKind::ReadCut(_)) {
-                    self.du.read_cut(self.ctx, &e.path, err);
-                } else {
-                    self.du
-                        .problem(self.ctx, "cannot read directory", &e.path, Some(err));
-                }
-                // The export marks the directory, as ncdu does.
-                let acc = lock(&self.du.walking).get(&dir_key(&e.path)).cloned();
-                if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
-                    items.mark_read_error();
-                }
+            WalkErrorKind::Io(err) => {
+                self.du
+                    .problem(self.ctx, "cannot read directory", &e.path, Some(err));
             }
-            WalkErrorKind::Loop(_) => {}
+            WalkErrorKind::ReadCut(err) => self.du.read_cut(self.ctx, &e.path, err),
+            WalkErrorKind::Loop(_) => return,
+        }
+        // The export marks the directory, as ncdu does.
+        let acc = lock(&self.du.walking).get(&dir_key(&e.path)).cloned();
+        if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
+            items.mark_read_error();
         }
     }
+}
+
+/// Ends the message `m` with `: CAUSE` (if any) and a newline, writes it
+/// to rank 0's standard error whole, and sets the status to 1.
+fn say(ctx: &Ctx, mut m: Vec<u8>, e: Option<&io::Error>) {
+    if let Some(e) = e {
+        m.extend_from_slice(b": ");
+        m.extend_from_slice(msg::describe(e).as_bytes());
+    }
+    m.push(b'\n');
+    ctx.write_err(m);
+    ctx.fail(1);
 }
 
 /// The last part of `path` (its name in its directory).

@@ -53,6 +53,16 @@ pub fn as_nobody(cmd: Command) -> Command {
     wrapped
 }
 
+/// The info object (`{"name":NAME,...`, up to its `}`) of the entry
+/// `name` in an ncdu export, as `dents du -o` writes it; panics if absent.
+pub fn export_info<'a>(json: &'a str, name: &str) -> &'a str {
+    let start = json
+        .find(&format!(r#"{{"name":"{name}","#))
+        .unwrap_or_else(|| panic!("{name} not in the export"));
+    let len = json[start..].find('}').expect("a closed object");
+    &json[start..start + len]
+}
+
 /// `bytes` cut into records each ending with `sep` (the last one as it
 /// is, terminated or not), sorted: separators are compared too.  For the
 /// output of a parallel walk, whose order is not fixed.

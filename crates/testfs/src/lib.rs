@@ -290,6 +290,25 @@ impl LoopFs {
         mount_loop(&image, &self.mount)?;
         Ok(leaf)
     }
+
+    /// The tree of the corrupt-directory tests, at the root: `big`, 40,000
+    /// empty files with long names (over 1 MiB of directory: read in
+    /// slices, split over ranks) with its middle leaf zeroed
+    /// ([`LoopFs::zero_middle_dir_leaf`]), and `small/f`, a healthy
+    /// neighbour.  Panics where the filesystem cannot be damaged so.
+    pub fn build_corrupt_dir_tree(&self) {
+        let root = self.path();
+        fill_flat(&root.join("big"), 40_000, |i| {
+            format!("entry-with-a-long-name-{i:06}")
+        });
+        assert!(
+            fs::metadata(root.join("big")).unwrap().len() >= 1 << 20,
+            "big is not huge"
+        );
+        fs::create_dir(root.join("small")).unwrap();
+        fs::write(root.join("small/f"), b"x").unwrap();
+        self.zero_middle_dir_leaf("/big").expect("a corrupt leaf");
+    }
 }
 
 /// Where images are made: `$DENTS_TESTFS_DIR` if set; else `/dev/shm` if
