@@ -11,7 +11,7 @@
 use std::ffi::CString;
 use std::os::fd::{AsFd, BorrowedFd};
 
-use dents::dir::{Entry, DirReader};
+use dents::dir::{DirReader, Entry};
 use dents::slice::{read_dir, EntrySink, ReadOptions};
 
 #[derive(Default)]

@@ -29,7 +29,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::time::Instant;
 
 use dents::dir::DirReader;
-use rustix::fs::StatxFlags;
+use dents::StatFields;
 
 /// What one directory holds and costs.
 struct Record {
@@ -66,11 +66,10 @@ fn read_listing(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<(OwnedFd, Lis
 /// `statx`es every entry of `listing` in `dir`; the time it took.  An entry
 /// of unknown type (no `d_type`) learns it here.
 fn stat_all(dir: BorrowedFd<'_>, listing: &mut Listing) -> u64 {
-    let mask = StatxFlags::BASIC_STATS;
     let start = Instant::now();
     for (name, is_dir) in listing.names.iter().zip(listing.is_dir.iter_mut()) {
-        if let Ok(st) = dents::sys::statx_at(dir, name, mask) {
-            *is_dir |= u32::from(st.stx_mode) & 0o170000 == 0o040000;
+        if let Ok(st) = dents::fs::stat_at(dir, name, StatFields::BASIC) {
+            *is_dir |= st.is_dir();
         }
     }
     start.elapsed().as_nanos() as u64
@@ -101,7 +100,7 @@ fn profile(
         last = Some((fd, listing));
     }
     let (fd, listing) = last.expect("at least one pass");
-    let bytes = dents::sys::fstat(fd.as_fd()).map_or(0, |s| s.st_size as u64);
+    let bytes = dents::fs::fstat(fd.as_fd()).map_or(0, |s| s.len());
     let me = out.len() as i64;
     out.push(Record {
         parent: parent_no,
