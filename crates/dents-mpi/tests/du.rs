@@ -97,21 +97,13 @@ fn like_gnu_du_on_a_built_tree() {
     }
 }
 
-/// The bench corpora when mounted (`bench/corpus.sh`): the shape tree,
-/// links counted each time (`-l`: which of two hard links counts is a
-/// matter of order, in GNU du as here).
+/// A tree of real shape (the bench corpus when mounted, else
+/// /usr/include's shape), links counted each time (`-l`: which of two
+/// hard links counts is a matter of order, in GNU du as here).
 #[test]
-fn like_gnu_du_on_the_shape_corpus() {
-    let shape = Path::new("/var/tmp/dents-bench/tree/shape");
-    if !shape.is_dir() {
-        // Not a skip: the built trees and loop filesystems cover the same
-        // ground; the corpus is a bigger tree where there is one.
-        eprintln!(
-            "note: {} not mounted; the corpus case did not run",
-            shape.display()
-        );
-        return;
-    }
+fn like_gnu_du_on_a_real_tree_shape() {
+    let tree = common::shape_tree();
+    let shape = tree.root.as_path();
     let Some(_) = common::mpirun() else { return };
     for (np, args) in [(2, &["-l", "."][..]), (3, &["-l", "-a", "-B1", "."][..])] {
         let want = gnu_du(shape, args);

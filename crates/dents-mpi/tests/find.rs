@@ -87,17 +87,12 @@ fn like_gnu_find_on_a_built_tree() {
     }
 }
 
-/// The shape corpus when mounted: every path, at 2 and 3 ranks.
+/// A tree of real shape (the corpus when mounted, else /usr/include's
+/// shape): every path, at 2 and 3 ranks.
 #[test]
-fn like_gnu_find_on_the_shape_corpus() {
-    let shape = Path::new("/var/tmp/dents-bench/tree/shape");
-    if !shape.is_dir() {
-        eprintln!(
-            "note: {} not mounted; the corpus case did not run",
-            shape.display()
-        );
-        return;
-    }
+fn like_gnu_find_on_a_real_tree_shape() {
+    let tree = common::shape_tree();
+    let shape = tree.root.as_path();
     let Some(_) = common::mpirun() else { return };
     let want = gnu_find(shape, &[".", "-name", "*.h", "-o", "-type", "d"]);
     for np in [2, 3] {

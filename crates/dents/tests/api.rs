@@ -533,7 +533,7 @@ fn unreadable_directory_is_reported_at_its_depth() {
         let out = Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
             .arg(std::env::current_exe().unwrap())
-            .args(["child_unreadable", "--exact", "--nocapture"])
+            .args(["child_unreadable", "--exact", "--ignored", "--nocapture"])
             .args(["--test-threads=1"])
             .env("DENTS_API_CHILD", tmp.path())
             .output()
@@ -553,8 +553,9 @@ fn unreadable_directory_is_reported_at_its_depth() {
 /// The child of `unreadable_directory_is_reported_at_its_depth`, run as
 /// nobody when the tests run as root.
 #[test]
+#[ignore = "a child process of unreadable_directory_is_reported_at_its_depth, run by it"]
 fn child_unreadable() {
-    let Some(dir) = child_dir() else { return };
+    let dir = child_dir();
     check_unreadable(&dir);
     println!("checked unreadable");
 }
@@ -673,7 +674,13 @@ fn make_big_dir(n: usize) -> tempfile::TempDir {
 /// Runs the child half of a test in a new process; returns its stdout.
 fn run_child(test: &str, dir: &Path) -> String {
     let out = Command::new(std::env::current_exe().unwrap())
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            test,
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("DENTS_API_CHILD", dir)
         .output()
         .unwrap();
@@ -698,16 +705,19 @@ fn field(out: &str, key: &str) -> u64 {
 }
 
 /// The child's directory, when this process is a child.
-fn child_dir() -> Option<PathBuf> {
-    std::env::var_os("DENTS_API_CHILD").map(PathBuf::from)
+fn child_dir() -> PathBuf {
+    std::env::var_os("DENTS_API_CHILD")
+        .map(PathBuf::from)
+        .expect("a child test runs only from its parent (DENTS_API_CHILD unset)")
 }
 
 /// The child of `slow_consumer_keeps_memory_bounded`: reads the first
 /// entries slowly (the walk could read the whole directory meanwhile, were
 /// the channel not bounded), then the rest at full speed.
 #[test]
+#[ignore = "a child process of slow_consumer_keeps_memory_bounded_and_early_drop_stops_the_walk, run by it"]
 fn child_slow_consumer() {
-    let Some(dir) = child_dir() else { return };
+    let dir = child_dir();
     let before = peak_rss_kib();
     let capacity = std::env::var("DENTS_API_CAPACITY")
         .ok()
@@ -734,8 +744,9 @@ fn child_slow_consumer() {
 
 /// The child of `dropping_the_iterator_stops_the_walk`.
 #[test]
+#[ignore = "a child process of slow_consumer_keeps_memory_bounded_and_early_drop_stops_the_walk, run by it"]
 fn child_early_drop() {
-    let Some(dir) = child_dir() else { return };
+    let dir = child_dir();
     let flat = dir.join("flat");
     let threads_before = thread_count();
     // A walk that costs: every entry stat'ed.
@@ -771,9 +782,6 @@ fn child_early_drop() {
 
 #[test]
 fn slow_consumer_keeps_memory_bounded_and_early_drop_stops_the_walk() {
-    if child_dir().is_some() {
-        return;
-    }
     let n = big_entries();
     let t = Instant::now();
     let tmp = make_big_dir(n);

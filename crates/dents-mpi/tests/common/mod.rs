@@ -188,6 +188,49 @@ pub fn huge_dirs() -> Vec<HugeDir> {
     dirs
 }
 
+/// A tree of real shape: the bench corpus's copy of real trees where it is
+/// mounted (`bench/corpus.sh`), else the shape of `/usr/include` copied by
+/// `bench/shape.py` into a temporary directory (names, fan-out, depths,
+/// symlinks and sizes of a real tree; no data).  Never absent: a test on
+/// it always runs.
+pub struct ShapeTree {
+    pub root: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+/// The tree of real shape to compare on (see [`ShapeTree`]).
+pub fn shape_tree() -> ShapeTree {
+    let corpus = Path::new("/var/tmp/dents-bench/tree/shape");
+    if corpus.is_dir() {
+        return ShapeTree {
+            root: corpus.to_path_buf(),
+            _tmp: None,
+        };
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/shape.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(tmp.path())
+        .arg("/usr/include")
+        .output()
+        .unwrap_or_else(|e| panic!("python3 {script:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{script:?} /usr/include: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let root = tmp.path().join("usr_include");
+    assert!(
+        fs::read_dir(&root).unwrap().count() > 10,
+        "{root:?}: too small a copy of /usr/include to compare on"
+    );
+    ShapeTree {
+        root,
+        _tmp: Some(tmp),
+    }
+}
+
 /// The items each rank walked, from the lines `DENTS_MPI_STATS=1` has
 /// every rank write to standard error.
 pub fn items_walked(stderr: &str) -> Vec<u64> {
