@@ -4,7 +4,8 @@
 //! Beside [`LoopFs`]: [`needs_root`] and [`skip`] (a test that cannot run
 //! says so loudly, and fails under CI), [`test_cases!`] (one `#[test]` per
 //! row of a table of cases), [`cli`] (running programs and comparing
-//! their output), [`fill_flat`] and [`awkward_names`] (trees to walk).
+//! their output), [`fill_flat`] and [`awkward_names`] (trees to walk),
+//! [`layers`] (a crate's modules kept in the layers its module map states).
 //!
 //! Directory reading depends on the filesystem (ext4 hashes names, XFS and
 //! unindexed ext4 hand out byte offsets, btrfs and tmpfs do neither), so
@@ -33,6 +34,7 @@ use rustix::fs::{Mode, OFlags};
 
 mod cases;
 pub mod cli;
+pub mod layers;
 mod skip;
 
 pub use skip::{is_root, needs_root, required, skip};
