@@ -59,7 +59,7 @@ pub fn open_dir_follow_at(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<Own
 /// a final symlink (`lstat`), fetching `fields` (the type and mode
 /// always): one `statx`.
 pub fn stat_at(dir: BorrowedFd<'_>, name: &CStr, fields: StatFields) -> io::Result<Metadata> {
-    sys::statx_at(dir, name, sys::statx_mask(fields)).map(|st| Metadata::from_statx(&st))
+    sys::statx_at(dir, name, fields.statx_mask()).map(|st| Metadata::from_statx(&st))
 }
 
 /// The metadata of `name` relative to `dir`, following symlinks (`stat`),
@@ -69,12 +69,12 @@ pub fn stat_follow_at(
     name: &CStr,
     fields: StatFields,
 ) -> io::Result<Metadata> {
-    sys::statx_follow_at(dir, name, sys::statx_mask(fields)).map(|st| Metadata::from_statx(&st))
+    sys::statx_follow_at(dir, name, fields.statx_mask()).map(|st| Metadata::from_statx(&st))
 }
 
 /// The metadata of an open file (every field of [`StatFields::BASIC`]).
 pub fn fstat(fd: BorrowedFd<'_>) -> io::Result<Metadata> {
-    sys::statx_fd(fd, sys::statx_mask(StatFields::BASIC)).map(|st| Metadata::from_statx(&st))
+    sys::statx_fd(fd, StatFields::BASIC.statx_mask()).map(|st| Metadata::from_statx(&st))
 }
 
 /// The target of the symlink `name` relative to `dir`, as bytes.

@@ -2,19 +2,20 @@
 //!
 //! # Module map
 //!
-//! Data flows upward; each module knows only those listed below it.
+//! Data flows upward; each module uses only modules of lower layers
+//! (`tests/layers.rs` keeps it so).
 //!
-//! | module    | concern |
-//! |-----------|---------|
-//! | [`walker`] | the walker API: a builder over [`walk`], as an iterator, a closure or a visitor |
-//! | [`error`]  | the walker API's error: path, depth, kind |
-//! | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
-//! | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
-//! | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
-//! | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
-//! | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
-//! | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
-//! | `sys`     | (private) the only place with `unsafe` and raw system calls |
+//! | layer | module    | concern |
+//! |---|-----------|---------|
+//! | 5 | [`walker`] | the walker API: a builder over [`walk`], as an iterator, a closure or a visitor |
+//! | 4 | [`error`]  | the walker API's error: path, depth, kind |
+//! | 3 | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
+//! | 3 | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
+//! | 2 | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
+//! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
+//! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
+//! | 1 | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
+//! | 0 | `sys`     | (private) the only place with `unsafe` and raw system calls; what the OS says (the cores we may use) |
 //!
 //! Names are bytes everywhere (`&[u8]`, `&CStr`): never assumed UTF-8.
 //! No type of a dependency (rustix, libc) is part of the API, so their

@@ -122,6 +122,12 @@ impl StatFields {
     pub(crate) fn to_statx(self) -> rustix::fs::StatxFlags {
         rustix::fs::StatxFlags::from_bits_retain(self.0)
     }
+
+    /// The `statx` mask of this field set, with the type and mode, which
+    /// every stat of dents fetches.  (`StatFields` has `STATX_*`'s values.)
+    pub(crate) fn statx_mask(self) -> rustix::fs::StatxFlags {
+        self.to_statx() | rustix::fs::StatxFlags::TYPE | rustix::fs::StatxFlags::MODE
+    }
 }
 
 impl BitOr for StatFields {

@@ -106,7 +106,7 @@ impl Default for ReadOptions {
 /// the one-thread time and 2 threads 0.71; hot, both about 0.5; 8 threads
 /// no better than 4.
 pub fn default_threads() -> usize {
-    let cores = crate::walk::cores();
+    let cores = sys::cores();
     cores.clamp(4, MAX_SLICES)
 }
 

@@ -274,15 +274,18 @@ pub fn statx_fd(fd: BorrowedFd<'_>, mask: StatxFlags) -> io::Result<Statx> {
     Ok(rustix::fs::statx(fd, c"", AtFlags::EMPTY_PATH, mask)?)
 }
 
-/// The `statx` mask of dents's field set, with the type and mode, which
-/// every stat of dents fetches.  (`StatFields` has `STATX_*`'s values.)
-pub fn statx_mask(fields: crate::metadata::StatFields) -> StatxFlags {
-    fields.to_statx() | StatxFlags::TYPE | StatxFlags::MODE
-}
-
 /// The target of the symlink `name` relative to `dir`, as bytes.
 pub fn readlink_at(dir: BorrowedFd<'_>, name: &CStr) -> io::Result<Vec<u8>> {
     Ok(rustix::fs::readlinkat(dir, name, Vec::new())?.into_bytes())
+}
+
+/// The cores this process may run on, learnt once: asking costs about a
+/// dozen system calls (the cgroup's CPU quota, the affinity mask), and
+/// every [`WalkOptions::default`](crate::walk::WalkOptions::default) and
+/// [`ReadOptions::default`](crate::slice::ReadOptions::default) asks.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The current time as seconds and nanoseconds since the Unix epoch.

@@ -111,17 +111,24 @@
 //! statistics) among its workers; each file below adds the methods of one
 //! concern to it.
 //!
-//! | file | what it does |
-//! | --- | --- |
-//! | `mod.rs` | the public types ([`WalkOptions`], [`Visitor`], [`Visit`], ...), [`walk`]: the plan, the roots, the workers started |
-//! | `queue.rs` | the work queue: a worker's loop, queueing children and taking the next directory under one lock, waking idle workers |
-//! | `sorted.rs` | sorted walks: tickets, directories prepared ahead, visited in ticket order by one worker at a time |
-//! | `read.rs` | reading one directory: the roots' visits, entries visited as read or gathered in batches, huge directories in slices |
-//! | `classify.rs` | the types `d_type` leaves unknown, learnt with as few stats as possible (the link count) |
-//! | `open.rs` | the descriptor plan and budget, `openat` on a kept parent or by a path from an ancestor, `EMFILE` retries |
-//! | `post.rs` | finishing a directory: its descriptor kept for its children, pending work counted down, post-order visits |
-//! | `node.rs` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
-//! | `mounts.rs` | loop checks: the mount table, the identity of each directory entered against its ancestors' |
+//! The files form layers: each uses only files of lower layers (and the
+//! shared types of `mod.rs`, which uses them all); `tests/layers.rs`
+//! keeps it so.
+//!
+//! | layer | file | what it does |
+//! | --- | --- | --- |
+//! | 4 | `sorted` | sorted walks: tickets, directories prepared ahead, visited in ticket order by one worker at a time |
+//! | 4 | `classify` | the types `d_type` leaves unknown, learnt with as few stats as possible (the link count) |
+//! | 4 | `post` | finishing a directory: its descriptor kept for its children, pending work counted down, post-order visits |
+//! | 3 | `read` | reading one directory: the roots' visits, entries visited as read or gathered in batches, huge directories in slices |
+//! | 2 | `queue` | the work queue: a worker's loop, queueing children and taking the next directory under one lock, waking idle workers |
+//! | 2 | `open` | the descriptor plan and budget, `openat` on a kept parent or by a path from an ancestor, `EMFILE` retries |
+//! | 2 | `loops` | loop checks: the identity of each directory entered against its ancestors', where a loop is possible |
+//! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
+//! | 0 | `mounts` | the mount table: which mount points lie below a directory |
+//!
+//! `mod.rs` holds the public types ([`WalkOptions`], [`Visitor`],
+//! [`Visit`], ...) and [`walk`]: the plan, the roots, the workers started.
 //!
 //! A directory's life: queued as a `Node` by its parent's read
 //! (`read.rs`), taken by a worker (`queue.rs`), opened (`open.rs`), read
@@ -131,6 +138,7 @@
 //! they need it, its post-order visit once everything below is done.
 
 mod classify;
+mod loops;
 mod mounts;
 mod node;
 mod open;
@@ -322,15 +330,7 @@ impl WalkOptions {
 /// entries, docs/benchmarks.md): cold, 8 workers took 1.14 s where 2 took
 /// 1.60 s; hot, 8 were no slower than 2 (296 ms vs 318 ms).
 pub fn default_threads() -> usize {
-    (cores() * 4).clamp(4, 64)
-}
-
-/// The cores this process may run on, learnt once: asking costs about a
-/// dozen system calls (the cgroup's CPU quota, the affinity mask), and
-/// every [`WalkOptions::default`] and [`ReadOptions::default`] asks.
-pub(crate) fn cores() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    (sys::cores() * 4).clamp(4, 64)
 }
 
 /// A problem met during the walk; the walk goes on.
@@ -503,7 +503,7 @@ impl<'a> Visit<'a> {
     /// to dents's own [`Metadata`].
     pub fn metadata(&self) -> io::Result<&Metadata> {
         let r = self.meta.get_or_init(|| {
-            let mask = sys::statx_mask(self.mask);
+            let mask = self.mask.statx_mask();
             let r = if self.follow {
                 match sys::statx_follow_at(self.dir, self.at_name, mask) {
                     Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
@@ -531,7 +531,7 @@ impl<'a> Visit<'a> {
     /// The metadata of the entry itself, never following a symlink.
     /// (Not cached: one `statx` a call.)
     pub fn link_metadata(&self) -> io::Result<Metadata> {
-        sys::statx_at(self.dir, self.at_name, sys::statx_mask(self.mask))
+        sys::statx_at(self.dir, self.at_name, self.mask.statx_mask())
             .map(|st| Metadata::from_statx(&st))
     }
 }

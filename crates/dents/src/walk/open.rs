@@ -128,7 +128,7 @@ impl<V: Visitor> Shared<'_, V> {
         let Ok(path) = CString::new(build_path(node)) else {
             return false;
         };
-        sys::statx_at(rustix::fs::CWD, &path, sys::statx_mask(StatFields::TYPE))
+        sys::statx_at(rustix::fs::CWD, &path, StatFields::TYPE.statx_mask())
             .is_ok_and(|st| FileType::from_mode(u32::from(st.stx_mode)) == FileType::SYMLINK)
     }
 

@@ -15,7 +15,8 @@ use crate::scan::Kind;
 use crate::slice::{EntrySink, ReadPlan};
 use crate::{slice, sys};
 
-use super::mounts::{dev_of, MountScope, Mounts};
+use super::loops::dev_of;
+use super::mounts::{MountScope, Mounts};
 use super::node::{build_path, Node, PATH_KEEP};
 use super::{BigDir, Flow, Follow, Shared, Start, Visit, Visitor, WalkErrorKind};
 
@@ -72,7 +73,7 @@ impl<V: Visitor> Shared<'_, V> {
         };
         // The root's stat is its visit's metadata: it holds the fields
         // the visitor asked for too (a birth time, say).
-        let mask = sys::statx_mask(StatFields::BASIC | self.opts.stat_mask);
+        let mask = (StatFields::BASIC | self.opts.stat_mask).statx_mask();
         let stat = |dir: BorrowedFd<'_>, name: &CStr| {
             if follow {
                 // A broken link is taken for itself; a loop of links is
@@ -199,7 +200,7 @@ impl<V: Visitor> Shared<'_, V> {
         };
         // Its children's loop checks and `-xdev` compare with the device
         // and inode as opened.
-        let st = match sys::statx_fd(fd.as_fd(), sys::statx_mask(StatFields::BASIC)) {
+        let st = match sys::statx_fd(fd.as_fd(), StatFields::BASIC.statx_mask()) {
             Ok(st) => st,
             Err(e) => {
                 self.report(state, path, WalkErrorKind::Io(e));
