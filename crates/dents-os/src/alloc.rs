@@ -2,7 +2,7 @@
 //! memory ends the process with GNU's message and status instead of an
 //! abort.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// A global allocator that is the system's, except that when memory runs
 /// out it says `dents: memory exhausted` on stderr and exits with the
@@ -16,7 +16,11 @@ use std::sync::atomic::Ordering;
 /// ```
 pub struct ExitOnExhaustion;
 
+/// The exit status after "memory exhausted" (read by the allocator in
+/// the crate's `unsafe` module, which sits above this one).
+pub(crate) static EXHAUSTED_STATUS: AtomicI32 = AtomicI32::new(2);
+
 /// Sets the exit status used when memory runs out.
 pub fn set_exhausted_status(status: i32) {
-    crate::sys::EXHAUSTED_STATUS.store(status, Ordering::Relaxed);
+    EXHAUSTED_STATUS.store(status, Ordering::Relaxed);
 }

@@ -7,18 +7,20 @@
 //!
 //! # Module map
 //!
-//! | module      | concern |
-//! |-------------|---------|
-//! | `terminal`  | whether a descriptor is a terminal, its width |
-//! | `signals`   | SIGPIPE's default action, erasing a status line on a fatal signal, standard descriptors closed at start |
-//! | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths |
-//! | `users`     | user and group names and ids (NSS) |
-//! | `time`      | the clock, [`LocalTime`], `strftime`, the time zone |
-//! | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
-//! | `net`       | Nagle off on the MPI launcher's loopback connection (dents-mpi) |
-//! | `process`   | `ARG_MAX`, `RLIMIT_AS`, malloc arenas, a child started in a held directory |
-//! | `alloc`     | [`ExitOnExhaustion`], the allocator that ends with GNU's message |
-//! | `sys`       | the only `unsafe` code, each block with a `SAFETY:` comment |
+//! Each module uses only modules of lower layers (`tests/layers.rs`).
+//!
+//! | layer | module      | concern |
+//! |---|-------------|---------|
+//! | 2 | `terminal`  | whether a descriptor is a terminal, its width |
+//! | 2 | `signals`   | SIGPIPE's default action, erasing a status line on a fatal signal, standard descriptors closed at start |
+//! | 2 | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths |
+//! | 2 | `users`     | user and group names and ids (NSS) |
+//! | 2 | `time`      | the clock, [`LocalTime`], `strftime`, the time zone |
+//! | 2 | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
+//! | 2 | `net`       | Nagle off on the MPI launcher's loopback connection (dents-mpi) |
+//! | 2 | `process`   | `ARG_MAX`, `RLIMIT_AS`, malloc arenas, a child started in a held directory |
+//! | 1 | `sys`       | the only `unsafe` code, each block with a `SAFETY:` comment (the allocator's `GlobalAlloc` among it) |
+//! | 0 | `alloc`     | [`ExitOnExhaustion`], the allocator that ends with GNU's message, and its exit status |
 //!
 //! Everything is re-exported at the crate root (`dents_os::user_name`).
 //!

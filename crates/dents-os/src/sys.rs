@@ -14,7 +14,7 @@
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 
 // ---------------------------------------------------------------------
 // Standard descriptors closed at start
@@ -484,9 +484,6 @@ pub(crate) fn listxattrat(dir: BorrowedFd<'_>, name: &CStr, buf: &mut [u8]) -> i
 // ---------------------------------------------------------------------
 // Memory exhaustion
 
-/// The exit status after "memory exhausted".
-pub(crate) static EXHAUSTED_STATUS: AtomicI32 = AtomicI32::new(2);
-
 /// Says "memory exhausted" and ends the process, allocating nothing.
 fn exhausted() -> ! {
     let msg = b"dents: memory exhausted\n";
@@ -494,7 +491,7 @@ fn exhausted() -> ! {
     // nor runs destructors that might.
     unsafe {
         libc::write(2, msg.as_ptr().cast(), msg.len());
-        libc::_exit(EXHAUSTED_STATUS.load(Ordering::Relaxed))
+        libc::_exit(crate::alloc::EXHAUSTED_STATUS.load(Ordering::Relaxed))
     }
 }
 
