@@ -9,6 +9,7 @@
 //!
 //! | module | concern |
 //! |--------|---------|
+//! | [`args`]   | du's command line (GNU's options and messages), for `dents du` and `dents-mpi du` alike |
 //! | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
 //! | [`links`]  | the (device, inode) set: hard links (and directories, with several arguments) once |
 //! | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
@@ -17,10 +18,10 @@
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //!
-//! The `dents du` command (crate `dents-cli`) only reads arguments into
-//! [`Options`] and words the [`engine::Problem`]s.  `dents-mpi du` (crate
+//! The `dents du` command (crate `dents-cli`) reads its arguments with
+//! [`args`] and words the [`engine::Problem`]s.  `dents-mpi du` (crate
 //! `dents-mpi`, du's sums over MPI ranks) has an engine of its own but
-//! shares the rest: [`Options`] ([`Options::entry_dui`],
+//! shares the rest: [`args`] (one command line), [`Options`] ([`Options::entry_dui`],
 //! [`Options::stat_mask`]), [`engine::Dui`], [`size`], [`links`],
 //! [`glob`], [`files0`], [`time_style`] and [`ncdu`], so both print the
 //! same bytes.
@@ -83,6 +84,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod args;
 pub mod engine;
 pub mod files0;
 pub mod glob;

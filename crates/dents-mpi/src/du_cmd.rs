@@ -1,12 +1,25 @@
-//! `dents-mpi du`'s command: its arguments read, the job run over the
-//! ranks (`du`), the grand total reduced over them, and the ncdu export
-//! written by rank 0.
+//! `dents-mpi du`'s command: its arguments read by `dents du`'s parser
+//! ([`dents_du::args`]), the job run over the ranks (`du`), the grand
+//! total reduced over them, and the ncdu export written by rank 0.
+//! Messages about the command line are rank 0's alone (each rank parses
+//! the same arguments; one message, not one a rank).
+
+/// `--help`: du's options are `dents du`'s (see `dents du --help`).
+const HELP: &str = "\
+Usage: mpirun -np N dents-mpi du [OPTION]... [FILE]...
+  or:  mpirun -np N dents-mpi du [OPTION]... --files0-from=F
+Summarize device usage of the set of FILEs over MPI ranks: GNU du's
+options, lines and exit status; the options are those of 'dents du'
+(see 'dents du --help'), -j N the walker threads of each rank.
+";
 
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
+use dents_du::args::{self, Env, Parsed};
 use dents_du::engine::Dui;
+use dents_du::files0::{self, Files0Name};
 use dents_du::ncdu::{self, Export};
 use dents_du::time_style::NO_TIME;
 use mpi::collective::SystemOperation;
@@ -14,45 +27,78 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::du::DuJob;
-use crate::du_args;
 use crate::engine::{self, Mailer};
 use crate::msg;
 
 /// `dents-mpi du ARGS`: GNU du's lines, each directory's total over all
 /// ranks; the exit status, the worst over the ranks.
 pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -> i32 {
-    let parsed = match du_args::parse(args) {
-        Ok(p) => p,
-        Err(m) => {
-            if world.rank() == 0 {
-                eprintln!("du: {m}\nTry 'du --help' for more information.");
+    let rank0 = world.rank() == 0;
+    let env = Env::from_process();
+    // Every rank parses (each needs the options); rank 0 alone speaks.
+    let parsed = match args::parse(args, &env) {
+        Ok(Parsed::Run(c)) => c,
+        Ok(Parsed::Help) => {
+            if rank0 {
+                print!("{HELP}");
+            }
+            return 0;
+        }
+        Ok(Parsed::Version) => {
+            if rank0 {
+                println!("dents-mpi du {}", env!("CARGO_PKG_VERSION"));
+            }
+            return 0;
+        }
+        Err(r) => {
+            if rank0 {
+                let mut m = Vec::new();
+                for s in &r.said {
+                    m.extend_from_slice(&said(s));
+                }
+                m.extend_from_slice(&r.plain);
+                if r.try_help {
+                    m.extend_from_slice(b"Try 'du --help' for more information.\n");
+                }
+                write_stderr(&m);
             }
             return 1;
         }
     };
+    if rank0 {
+        let m: Vec<u8> = parsed.warnings.iter().flat_map(|w| said(w)).collect();
+        write_stderr(&m);
+    }
     let total = parsed.opts.total;
     let mut files = parsed.files;
     let mut refused = 0;
     // The list could not be read: GNU du stops there (no total).
     let mut unread = false;
     if let Some(from) = &parsed.files0_from {
-        // Rank 0 alone reads the names (standard input is rank 0's) and
-        // alone gives out the first items.
-        if world.rank() == 0 {
-            match du_args::files0(from) {
+        // Rank 0 alone reads the names (standard input is rank 0's),
+        // alone says what it refuses, and alone gives out the first
+        // items.
+        if rank0 {
+            match files0(from) {
                 Ok((names, messages)) => {
                     files = names;
-                    for m in &messages {
-                        eprintln!("du: {m}");
-                    }
-                    refused = messages.len().min(1) as i32;
+                    refused = i32::from(!messages.is_empty());
+                    write_stderr(&messages);
                 }
                 Err(m) => {
-                    eprintln!("du: {m}");
+                    write_stderr(&m);
                     refused = 1;
                     unread = true;
                 }
             }
+        }
+    }
+    if rank0 {
+        let (kept, messages) = reachable(files, parsed.files0_from.is_none());
+        files = kept;
+        if !messages.is_empty() {
+            write_stderr(&messages);
+            refused = 1;
         }
     }
     let job = DuJob::new(parsed.opts, parsed.time_format);
@@ -104,8 +150,84 @@ fn write_export(mailer: &Mailer, path: &[u8], x: &Export) -> Result<(), String> 
     r.map_err(|e| {
         format!(
             "{}: {}",
-            String::from_utf8_lossy(&msg::quote(path)),
+            String::from_utf8_lossy(&args::quote_always(path)),
             msg::describe(&e)
         )
     })
+}
+
+/// The arguments that can be walked, and GNU du's messages for the
+/// others: `invalid zero-length file name` for an empty operand
+/// (`operands`: named on the command line; `--files0-from`'s empty names
+/// are refused with their number), `cannot access 'F': CAUSE` for one
+/// that cannot be stat'ed, as
+/// `dents du` words them (the walker would word a missing argument
+/// `cannot read directory`).
+fn reachable(files: Vec<Vec<u8>>, operands: bool) -> (Vec<Vec<u8>>, Vec<u8>) {
+    let mut messages = Vec::new();
+    let kept = files
+        .into_iter()
+        .filter(|f| {
+            if f.is_empty() && operands {
+                messages.extend(said(b"invalid zero-length file name"));
+                return false;
+            }
+            let p = std::ffi::OsStr::from_bytes(f);
+            // A dangling link followed is the walker's to word (`cannot
+            // access 'F'`, no cause, as GNU's FTS_SLNONE).
+            match std::fs::symlink_metadata(p) {
+                Ok(_) => true,
+                Err(e) => {
+                    let cause = msg::describe(&e);
+                    let m = [
+                        &b"cannot access "[..],
+                        &args::quote_always(f),
+                        b": ",
+                        cause.as_bytes(),
+                    ];
+                    messages.extend(said(&m.concat()));
+                    false
+                }
+            }
+        })
+        .collect();
+    (kept, messages)
+}
+
+/// `du: MESSAGE` and a newline.
+fn said(m: &[u8]) -> Vec<u8> {
+    [&b"du: "[..], m, b"\n"].concat()
+}
+
+/// Writes `m` on standard error in one call (nothing if empty).
+fn write_stderr(m: &[u8]) {
+    if !m.is_empty() {
+        let _ = io::Write::write_all(&mut io::stderr().lock(), m);
+    }
+}
+
+/// A list's names, and the messages for the names refused.
+type Names = (Vec<Vec<u8>>, Vec<u8>);
+
+/// The arguments named by `--files0-from=FROM` (`-`: standard input),
+/// NUL-separated, with GNU du's message for each it refuses (an empty
+/// name, `-` read from standard input) in one text; `Err` with the message if FROM
+/// cannot be read.
+fn files0(from: &[u8]) -> Result<Names, Vec<u8>> {
+    let text = files0::read_list(from).map_err(|e| {
+        said(&files0::cannot_open(
+            &args::quote_always(from),
+            &msg::describe(&e),
+        ))
+    })?;
+    let (mut files, mut refused) = (Vec::new(), Vec::new());
+    for name in files0::names(&text, from) {
+        match name {
+            Files0Name::File(f) => files.push(f.to_vec()),
+            Files0Name::Refused(r) => {
+                refused.extend(said(&r.message(&args::quote_if_needed(from))))
+            }
+        }
+    }
+    Ok((files, refused))
 }

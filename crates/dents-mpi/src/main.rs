@@ -11,9 +11,8 @@
 //! | `wire`   | message tags and the encoding of work items |
 //! | `binding` | a warning when mpirun's binding leaves the node's cores idle |
 //! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
-//! | `du_cmd` | du's command: arguments, the job over the ranks, the grand total, the export written |
+//! | `du_cmd` | du's command: arguments (`dents du`'s parser, `dents_du::args`), the job over the ranks, the grand total, the export written |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
-//! | `du_args` | du's command line |
 //! | `dev`    | the device a path lies on |
 //! | `msg`    | GNU's quoting and error descriptions |
 //!
@@ -24,7 +23,6 @@
 mod binding;
 mod dev;
 mod du;
-mod du_args;
 mod du_cmd;
 mod engine;
 mod find;

@@ -2,20 +2,11 @@
 
 use std::io;
 
-/// `'name'` as GNU quotes a file name in a message (shell quoting: a `'`
-/// inside is written `'\''`).
+/// A file name as GNU quotes it in a message (`quoteaf`): always
+/// quoted, shell-escaped, control characters written as `$'\n'`; the
+/// quoting `dents du` and `dents find` use, so the tools' messages agree.
 pub fn quote(name: &[u8]) -> Vec<u8> {
-    let mut q = Vec::with_capacity(name.len() + 2);
-    q.push(b'\'');
-    for &c in name {
-        if c == b'\'' {
-            q.extend_from_slice(b"'\\''");
-        } else {
-            q.push(c);
-        }
-    }
-    q.push(b'\'');
-    q
+    dents_du::args::quote_always(name)
 }
 
 /// The system's description of an error, without Rust's `(os error N)`.
@@ -33,7 +24,9 @@ mod tests {
 
     #[test]
     fn quotes_and_descriptions() {
-        assert_eq!(quote(b"a'b"), b"'a'\\''b'".to_vec());
+        // GNU's words: `du: cannot access "a'b"`.
+        assert_eq!(quote(b"a'b"), b"\"a'b\"".to_vec());
+        assert_eq!(quote(b"a\nb"), b"'a'$'\\n''b'".to_vec());
         let e = io::Error::from_raw_os_error(13);
         assert_eq!(describe(&e), "Permission denied");
     }

@@ -738,3 +738,69 @@ fn a_corrupt_block_in_a_huge_directory() {
         assert!(info.contains(r#""read_error":true"#), "-np {np}: {info}");
     }
 }
+
+/// One case of `command_line`: environment variables and arguments.
+type Line = (
+    &'static [(&'static str, &'static str)],
+    &'static [&'static str],
+);
+
+/// `dents-mpi du ARGS` with `ENV` at `-np 1` to `4` against GNU du: the
+/// same lines, the same messages (each said once, not once a rank) and
+/// the same status.  The tree holds `t` (a small tree), `list` (three
+/// names, one empty, one missing), and no `nonexistent`.
+fn check_command_line((env, args): Line) {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(&root.join("t"));
+    fs::write(root.join("list"), b"t/d1\0\0nonexistent\0").unwrap();
+    let mut g = Command::new("du");
+    g.args(args).current_dir(root).env("LC_ALL", "C");
+    for (k, v) in env {
+        g.env(k, v);
+    }
+    let want = common::run(&mut g);
+    for np in 1..=4 {
+        let mut c = common::mpi_du_cmd(np, root, args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let got = common::run(&mut c);
+        let case = format!("{env:?} du {args:?} at -np {np}");
+        assert_eq!(
+            du_messages(&got.stderr),
+            du_messages(&want.stderr),
+            "messages of {case}"
+        );
+        assert_eq!(
+            sorted(&got.stdout, args),
+            sorted(&want.stdout, args),
+            "lines of {case}"
+        );
+        assert_eq!(got.status, want.status, "status of {case}: {}", got.stderr);
+    }
+}
+
+dents_testfs::test_cases! {
+/// The command line `dents du` reads, read alike by `dents-mpi du` (one
+/// parser): abbreviated long options, `BLOCKSIZE`, GNU's words for a
+/// missing option argument or operand, names quoted with control
+/// characters escaped, `--files0-from`'s messages once.
+mod command_line: super::Line => check_command_line;
+    abbreviated_summarize: (&[], &["--summ", "t"]),
+    abbreviated_max_depth: (&[], &["--max-d=1", "t"]),
+    ambiguous_long_option: (&[], &["--s", "t"]),
+    blocksize_env: (&[("BLOCKSIZE", "1M")], &["t"]),
+    block_size_env_human: (&[("BLOCK_SIZE", "human-readable")], &["-s", "t"]),
+    max_depth_long_without_argument: (&[], &["t", "--max-depth"]),
+    missing_operand: (&[], &["nonexistent", "t"]),
+    missing_operand_with_newline: (&[], &["non\nexistent", "t"]),
+    missing_operand_with_quote: (&[], &["non'existent", "t"]),
+    zero_length_operand: (&[], &["", "t"]),
+    files0_from_missing_file: (&[], &["--files0-from=nonexistent", "-c"]),
+    files0_from_empty_and_missing_names: (&[], &["--files0-from=list", "-s"]),
+    files0_from_with_operand: (&[], &["--files0-from=list", "t"]),
+    summarize_warning: (&[], &["-s", "-d0", "t"]),
+    inodes_apparent_warning: (&[], &["--inodes", "-b", "t"]),
+}
