@@ -505,20 +505,20 @@ fn loop_filesystems() {
 }
 
 /// An ncdu export flattened to its entries' (path, asize, dsize, hlnkc,
-/// read_error), sorted, one a line (Python's json): exports of one tree
+/// read_error, excluded), sorted, one a line (Python's json): exports of one tree
 /// compare equal whatever their order and the fields each tool adds.
 fn flat_export(p: &Path) -> String {
     const FLATTEN: &str = r#"
 import json, sys
 def walk(d, pre, out):
     info = d[0]
-    p = pre + "/" + info["name"] if pre else ""
-    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False)))
+    p = pre + "/" + info["name"] if pre is not None else ""
+    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False), info.get("excluded")))
     for item in d[1:]:
         if isinstance(item, list):
             walk(item, p, out)
         else:
-            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False))
+            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False, item.get("excluded")))
 out = []
 walk(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))[3], None, out)
 for o in sorted(out): print(o)
@@ -569,7 +569,11 @@ fn export_marks_unreadable_directories_as_ncdu_does() {
     let st = dents_testfs::cli::as_nobody(ncdu).output().unwrap();
     assert!(st.status.success(), "ncdu -o: {st:?}");
     let (d, n) = (flat_export(&ours), flat_export(&theirs));
-    assert_eq!(d.lines().filter(|l| l.ends_with("True)")).count(), 2, "{d}");
+    assert_eq!(
+        d.lines().filter(|l| l.ends_with("True, None)")).count(),
+        2,
+        "{d}"
+    );
     assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
 }
 
