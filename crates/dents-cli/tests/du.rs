@@ -577,6 +577,39 @@ fn export_marks_unreadable_directories_as_ncdu_does() {
     assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
 }
 
+/// An argument that cannot be stat'ed: GNU's message and status, and the
+/// export file left as ncdu leaves it (empty), never a half document.
+#[test]
+fn export_of_a_missing_argument() {
+    if !dents_testfs::cli::have_program("ncdu", "-v") {
+        return dents_testfs::skip("ncdu missing (apt-get install ncdu)");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let d = run(
+        dents(root, &["-o", ours.to_str().unwrap(), "missing"]),
+        false,
+    );
+    let g = run(gnu(root, &["missing"]), false);
+    assert_eq!((d.stderr, d.status), (g.stderr, g.status));
+    let st = Command::new("ncdu")
+        .arg("--ignore-config")
+        .arg("-o")
+        .arg(&theirs)
+        .arg(root.join("missing"))
+        .env("HOME", root)
+        .output()
+        .unwrap();
+    let (o, t) = (fs::read(&ours).unwrap(), fs::read(&theirs).unwrap());
+    assert_eq!(
+        String::from_utf8_lossy(&o),
+        String::from_utf8_lossy(&t),
+        "dents's export vs ncdu's ({st:?})"
+    );
+}
+
 /// ncdu and gdu import the export: ncdu re-exports it as it exports the
 /// tree itself; gdu shows the same top-level sizes.
 #[test]

@@ -254,7 +254,16 @@ impl Export {
     }
 
     /// Writes the export; `timestamp`: seconds since the epoch.
+    ///
+    /// Nothing when the argument was never scanned (it could not be
+    /// stat'ed): the format has no way to say so (its top level is a
+    /// directory), and ncdu leaves its file empty then too, rather than
+    /// a document that no reader takes.
     pub fn write_to(&self, w: &mut dyn Write, timestamp: i64) -> io::Result<()> {
+        let root = self.root.lock().unwrap_or_else(|e| e.into_inner());
+        if root.is_empty() {
+            return w.flush();
+        }
         let mut head = Vec::new();
         head.extend_from_slice(b"[1,2,{\"progname\":\"dents\",\"progver\":");
         push_str(&mut head, env!("CARGO_PKG_VERSION").as_bytes());
@@ -262,7 +271,7 @@ impl Export {
         dents_tools::numfmt::push_u64(&mut head, timestamp.max(0) as u64);
         head.extend_from_slice(b"},\n");
         w.write_all(&head)?;
-        w.write_all(&self.root.lock().unwrap_or_else(|e| e.into_inner()))?;
+        w.write_all(&root)?;
         w.write_all(b"]\n")?;
         w.flush()
     }
