@@ -577,6 +577,59 @@ fn export_marks_unreadable_directories_as_ncdu_does() {
     assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
 }
 
+/// `ncdu -o FILE` of `root/arg` (HOME in `root`), as nobody if asked.
+fn ncdu_export(root: &Path, file: &Path, args: &[&str], arg: &str, nobody: bool) {
+    let mut ncdu = Command::new("ncdu");
+    ncdu.arg("--ignore-config")
+        .args(args)
+        .arg("-o")
+        .arg(file)
+        .arg(root.join(arg))
+        .env("HOME", root);
+    let st = if nobody {
+        dents_testfs::cli::as_nobody(ncdu).output().unwrap()
+    } else {
+        ncdu.output().unwrap()
+    };
+    assert!(st.status.success(), "ncdu -o: {st:?}");
+}
+
+/// A directory that can be read but not searched (mode 666): its names
+/// are read, none can be stat'ed; ncdu (which changes into it) marks it
+/// `"read_error":true`, and so does the export (both run as nobody).
+#[test]
+fn export_marks_unsearchable_directories_as_ncdu_does() {
+    if !dents_testfs::cli::have_program("ncdu", "-v")
+        || !dents_testfs::cli::have_program("python3", "-V")
+    {
+        return dents_testfs::skip("ncdu or python3 missing (apt-get install ncdu)");
+    }
+    if !dents_testfs::needs_root("setpriv switches to nobody") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::set_permissions(root, fs::Permissions::from_mode(0o777)).unwrap();
+    build_tree(root);
+    let d = root.join("t/a/unsearchable");
+    fs::create_dir_all(d.join("sub")).unwrap();
+    fs::write(d.join("f"), b"x").unwrap();
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o666)).unwrap();
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let st = dents_testfs::cli::as_nobody(dents(root, &["-s", "-o", ours.to_str().unwrap(), "t"]))
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(1), "{st:?}");
+    ncdu_export(root, &theirs, &[], "t", true);
+    let (d, n) = (flat_export(&ours), flat_export(&theirs));
+    assert!(
+        d.contains("'/a/unsearchable', 4096, 4096, False, True, None)"),
+        "{d}"
+    );
+    assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
+}
+
 /// An argument that cannot be stat'ed: GNU's message and status, and the
 /// export file left as ncdu leaves it (empty), never a half document.
 #[test]

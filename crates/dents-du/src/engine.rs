@@ -511,8 +511,28 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             }
             Err(e) => {
                 self.du.fail(Problem::CannotAccess(v.path(), Some(&e)));
+                // Entries named but not stat'able for want of search
+                // permission: the directory was not searchable, which
+                // ncdu (it changes into each directory) marks as not read.
+                if v.depth() > 0 && e.kind() == io::ErrorKind::PermissionDenied {
+                    self.mark_read_error(&v.path()[..v.path().len() - v.name().len()]);
+                }
                 None
             }
+        }
+    }
+
+    /// Marks the directory whose key is `key` as not read in the export
+    /// (ncdu's `read_error`).
+    fn mark_read_error(&self, key: &[u8]) {
+        if self.du.export.is_none() {
+            return;
+        }
+        let map = self.accs[shard_of(key)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(x) = map.get(key).and_then(|acc| acc.export()) {
+            x.mark_read_error();
         }
     }
 }
@@ -680,13 +700,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         self.du.fail(problem);
         // The export marks the directory, as ncdu does.
-        let key = dir_key(&e.path);
-        let map = self.accs[shard_of(&key)]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(x) = map.get(&key).and_then(|acc| acc.export()) {
-            x.mark_read_error();
-        }
+        self.mark_read_error(&dir_key(&e.path));
     }
 
     fn finish(&self, mut state: Self::State) {
