@@ -505,20 +505,20 @@ fn loop_filesystems() {
 }
 
 /// An ncdu export flattened to its entries' (path, asize, dsize, hlnkc,
-/// read_error), sorted, one a line (Python's json): exports of one tree
+/// read_error, excluded), sorted, one a line (Python's json): exports of one tree
 /// compare equal whatever their order and the fields each tool adds.
 fn flat_export(p: &Path) -> String {
     const FLATTEN: &str = r#"
 import json, sys
 def walk(d, pre, out):
     info = d[0]
-    p = pre + "/" + info["name"] if pre else ""
-    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False)))
+    p = pre + "/" + info["name"] if pre is not None else ""
+    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False), info.get("excluded")))
     for item in d[1:]:
         if isinstance(item, list):
             walk(item, p, out)
         else:
-            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False))
+            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False, item.get("excluded")))
 out = []
 walk(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))[3], None, out)
 for o in sorted(out): print(o)
@@ -569,8 +569,172 @@ fn export_marks_unreadable_directories_as_ncdu_does() {
     let st = dents_testfs::cli::as_nobody(ncdu).output().unwrap();
     assert!(st.status.success(), "ncdu -o: {st:?}");
     let (d, n) = (flat_export(&ours), flat_export(&theirs));
-    assert_eq!(d.lines().filter(|l| l.ends_with("True)")).count(), 2, "{d}");
+    assert_eq!(
+        d.lines().filter(|l| l.ends_with("True, None)")).count(),
+        2,
+        "{d}"
+    );
     assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
+}
+
+/// `ncdu -o FILE` of `root/arg` (HOME in `root`), as nobody if asked.
+fn ncdu_export(root: &Path, file: &Path, args: &[&str], arg: &str, nobody: bool) {
+    let mut ncdu = Command::new("ncdu");
+    ncdu.arg("--ignore-config")
+        .args(args)
+        .arg("-o")
+        .arg(file)
+        .arg(root.join(arg))
+        .env("HOME", root);
+    let st = if nobody {
+        dents_testfs::cli::as_nobody(ncdu).output().unwrap()
+    } else {
+        ncdu.output().unwrap()
+    };
+    assert!(st.status.success(), "ncdu -o: {st:?}");
+}
+
+/// A directory that can be read but not searched (mode 666): its names
+/// are read, none can be stat'ed; ncdu (which changes into it) marks it
+/// `"read_error":true`, and so does the export (both run as nobody).
+#[test]
+fn export_marks_unsearchable_directories_as_ncdu_does() {
+    if !dents_testfs::cli::have_program("ncdu", "-v")
+        || !dents_testfs::cli::have_program("python3", "-V")
+    {
+        return dents_testfs::skip("ncdu or python3 missing (apt-get install ncdu)");
+    }
+    if !dents_testfs::needs_root("setpriv switches to nobody") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::set_permissions(root, fs::Permissions::from_mode(0o777)).unwrap();
+    build_tree(root);
+    let d = root.join("t/a/unsearchable");
+    fs::create_dir_all(d.join("sub")).unwrap();
+    fs::write(d.join("f"), b"x").unwrap();
+    fs::set_permissions(&d, fs::Permissions::from_mode(0o666)).unwrap();
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let st = dents_testfs::cli::as_nobody(dents(root, &["-s", "-o", ours.to_str().unwrap(), "t"]))
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(1), "{st:?}");
+    ncdu_export(root, &theirs, &[], "t", true);
+    let (d, n) = (flat_export(&ours), flat_export(&theirs));
+    assert!(
+        d.contains("'/a/unsearchable', 4096, 4096, False, True, None)"),
+        "{d}"
+    );
+    assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
+}
+
+/// What `--exclude` and `-x` leave out is in the export, marked as ncdu
+/// marks it (`"excluded":"pattern"`, `"excluded":"othfs"`), and ncdu
+/// imports it.
+#[test]
+fn export_lists_excluded_entries_as_ncdu_does() {
+    if !dents_testfs::cli::have_program("ncdu", "-v")
+        || !dents_testfs::cli::have_program("python3", "-V")
+    {
+        return dents_testfs::skip("ncdu or python3 missing (apt-get install ncdu)");
+    }
+    if !dents_testfs::needs_root("a tmpfs is mounted in the tree for -x") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(root);
+    fs::create_dir_all(root.join("t/a/skipme/deep")).unwrap();
+    fs::write(root.join("t/a/skipme/deep/f"), b"x").unwrap();
+    fs::write(root.join("t/e/x.log"), b"log").unwrap();
+    let mnt = root.join("t/mnt");
+    fs::create_dir(&mnt).unwrap();
+    /// Unmounts the tmpfs however the test ends.
+    struct Mounted<'a>(&'a Path);
+    impl Drop for Mounted<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "none"])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    assert!(st.success(), "mount -t tmpfs");
+    let _m = Mounted(&mnt);
+    fs::create_dir(mnt.join("in")).unwrap();
+    fs::write(mnt.join("in/f"), b"x").unwrap();
+    let args = ["-x", "--exclude", "skipme", "--exclude", "*.log"];
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let mut a = args.to_vec();
+    a.extend(["-s", "-o", ours.to_str().unwrap(), "t"]);
+    let st = dents(root, &a).output().unwrap();
+    assert!(st.status.success(), "{st:?}");
+    ncdu_export(root, &theirs, &args, "t", false);
+    let (d, n) = (flat_export(&ours), flat_export(&theirs));
+    for want in [
+        "'/a/skipme', 0, 0, False, False, 'pattern')",
+        "'/e/x.log', 0, 0, False, False, 'pattern')",
+        "'/mnt', 0, 0, False, False, 'othfs')",
+    ] {
+        assert!(d.contains(want), "{want} in {d}");
+    }
+    assert_eq!(d, n, "dents's export vs ncdu's");
+    // ncdu takes the file and writes back what it writes back of its
+    // own (ncdu 1.18 re-exports "othfs" as "pattern").
+    let reexport = |from: &Path, to: &Path| {
+        let st = Command::new("ncdu")
+            .arg("-f")
+            .arg(from)
+            .arg("-o")
+            .arg(to)
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "ncdu -f: {st:?}");
+        flat_export(to)
+    };
+    assert_eq!(
+        reexport(&ours, &root.join("back.json")),
+        reexport(&theirs, &root.join("back-ncdu.json")),
+        "ncdu's re-export of dents's export vs of its own"
+    );
+}
+
+/// An argument that cannot be stat'ed: GNU's message and status, and the
+/// export file left as ncdu leaves it (empty), never a half document.
+#[test]
+fn export_of_a_missing_argument() {
+    if !dents_testfs::cli::have_program("ncdu", "-v") {
+        return dents_testfs::skip("ncdu missing (apt-get install ncdu)");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let d = run(
+        dents(root, &["-o", ours.to_str().unwrap(), "missing"]),
+        false,
+    );
+    let g = run(gnu(root, &["missing"]), false);
+    assert_eq!((d.stderr, d.status), (g.stderr, g.status));
+    let st = Command::new("ncdu")
+        .arg("--ignore-config")
+        .arg("-o")
+        .arg(&theirs)
+        .arg(root.join("missing"))
+        .env("HOME", root)
+        .output()
+        .unwrap();
+    let (o, t) = (fs::read(&ours).unwrap(), fs::read(&theirs).unwrap());
+    assert_eq!(
+        String::from_utf8_lossy(&o),
+        String::from_utf8_lossy(&t),
+        "dents's export vs ncdu's ({st:?})"
+    );
 }
 
 /// ncdu and gdu import the export: ncdu re-exports it as it exports the

@@ -37,7 +37,7 @@ use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOpti
 use dents::{Metadata, StatFields};
 
 use crate::links::LinkSet;
-use crate::ncdu::{Export, ExportDir};
+use crate::ncdu::{Excluded, Export, ExportDir};
 use crate::time_style::{unpack_time, NO_TIME};
 use crate::{Follow, Options};
 
@@ -511,8 +511,40 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             }
             Err(e) => {
                 self.du.fail(Problem::CannotAccess(v.path(), Some(&e)));
+                // Entries named but not stat'able for want of search
+                // permission: the directory was not searchable, which
+                // ncdu (it changes into each directory) marks as not read.
+                if v.depth() > 0 && e.kind() == io::ErrorKind::PermissionDenied {
+                    self.mark_read_error(&v.path()[..v.path().len() - v.name().len()]);
+                }
                 None
             }
+        }
+    }
+
+    /// Marks the directory whose key is `key` as not read in the export
+    /// (ncdu's `read_error`).
+    fn mark_read_error(&self, key: &[u8]) {
+        if self.du.export.is_none() {
+            return;
+        }
+        let map = self.accs[shard_of(key)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(x) = map.get(key).and_then(|acc| acc.export()) {
+            x.mark_read_error();
+        }
+    }
+
+    /// Writes an entry the walk leaves out into its directory's export,
+    /// as ncdu lists it.
+    fn export_excluded(&self, state: &mut State<S::Tally>, v: &Visit<'_>, why: Excluded<'_>) {
+        if self.du.export.is_none() || v.depth() == 0 {
+            return;
+        }
+        let key = &v.path()[..v.path().len() - v.name().len()];
+        if let Some(x) = self.acc(&mut state.cache, key).export() {
+            x.push_excluded(v.name(), why);
         }
     }
 }
@@ -534,6 +566,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
     fn excluded(&self, state: &mut Self::State, v: &Visit<'_>) -> bool {
         let du = self.du;
         if !du.opts.excludes.is_empty() && du.opts.excludes.matches(v.path()) {
+            self.export_excluded(state, v, Excluded::Pattern);
             return true;
         }
         if !v.file_type().is_dir() {
@@ -550,6 +583,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         let dev = st.dev();
         if du.opts.one_file_system && v.depth() > 0 && dev != self.root_dev {
+            self.export_excluded(state, v, Excluded::OtherFs(st));
             return true;
         }
         // Several arguments (or -L): a directory seen before is skipped
@@ -594,6 +628,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         let dev = st.dev();
         if opts.one_file_system && depth > 0 && dev != self.root_dev {
+            self.export_excluded(state, v, Excluded::OtherFs(st));
             return Flow::Continue;
         }
         let is_dir = st.file_type().is_dir();
@@ -680,13 +715,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         self.du.fail(problem);
         // The export marks the directory, as ncdu does.
-        let key = dir_key(&e.path);
-        let map = self.accs[shard_of(&key)]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(x) = map.get(&key).and_then(|acc| acc.export()) {
-            x.mark_read_error();
-        }
+        self.mark_read_error(&dir_key(&e.path));
     }
 
     fn finish(&self, mut state: Self::State) {
