@@ -90,9 +90,22 @@ fn main() {
                 eprintln!("dents-mpi: warning: {w}");
             }
         }
-        match engine::Mailer::start(&world, &setup) {
+        let started = engine::Mailer::start(&world, &setup);
+        // Rank 0 alone opens `--output`: a rank that failed to start must
+        // end every rank, not leave them waiting for it in the walk.
+        let mut failed = 0i32;
+        world.all_reduce_into(
+            &(started.is_err() as i32),
+            &mut failed,
+            mpi::collective::SystemOperation::max(),
+        );
+        match started {
             Err(m) => {
                 eprintln!("dents-mpi: {m}");
+                2
+            }
+            Ok((mailer, sender)) if failed != 0 => {
+                mailer.close(sender);
                 2
             }
             Ok((mailer, sender)) => {
