@@ -11,6 +11,7 @@
 //! | `wire`   | message tags and the encoding of work items |
 //! | `binding` | a warning when mpirun's binding leaves the node's cores idle |
 //! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
+//! | `du_order` | du's arguments walked one after another, what each counted known to the next |
 //! | `du_cmd` | du's command: arguments, the job over the ranks, the grand total, the export written |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
 //! | `du_args` | du's command line |
@@ -26,6 +27,7 @@ mod dev;
 mod du;
 mod du_args;
 mod du_cmd;
+mod du_order;
 mod engine;
 mod find;
 mod msg;
