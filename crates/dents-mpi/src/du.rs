@@ -18,6 +18,20 @@
 //! file owned here is decided at once; otherwise the owner is asked and
 //! answers with the size to add (zero when counted before).
 //!
+//! Several arguments (or `-L`): GNU du counts every file and directory
+//! once over the whole command, in the arguments' order (its hash of
+//! every (device, inode) met).  The arguments are walked one after
+//! another over all ranks (`du_order`); the directories counted, and
+//! the files given as arguments, go to a set every rank holds whole
+//! ([`DuJob::share_seen`] after each argument), so that a later
+//! argument skips a directory counted before (`du T T/A`: `T/A` is
+//! skipped; `du T/A T`: `T/A` is skipped in `T`) with no message.
+//! Within one argument a directory is met once (one parent), except
+//! under `-L`, whose walk stays on one rank (nothing is spilled) and
+//! claims each directory in the same set as it meets it.  Files with
+//! one link under `-L` are hard links in all but name: they go to
+//! their owner as hard links do.
+//!
 //! A sum is GNU's `duinfo` ([`Dui`]): bytes, inodes and, for `--time`,
 //! the latest time below (packed, so a `max`); all three travel in the
 //! `ADD` message, and the `-c` total is reduced over the ranks (sums, and
@@ -42,6 +56,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 
 use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
@@ -53,6 +69,10 @@ use dents_du::links::LinkSet;
 use dents_du::ncdu::{self, Export, ExportDir};
 use dents_du::time_style::TimeFormat;
 use dents_du::{Follow, Options};
+
+use mpi::datatype::PartitionMut;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
 
 use crate::dev::dev_of;
 use crate::engine::{Ctx, Job, FLUSH_AT};
@@ -69,6 +89,9 @@ const ADD: u64 = 1;
 /// A job message: was this hard link counted? (dev, ino, size, inodes,
 /// time, reply rank, reply id, the line to print if not: depth, path).
 const LINK: u64 = 2;
+/// A [`LINK`]'s depth when the asker prints the line itself (a file
+/// argument).
+const NO_LINE: u64 = u64::MAX;
 /// A job message: a part of the ncdu export for a waiting sum's directory
 /// (id, JSON items), before the [`ADD`] of the part's total.
 const EXPORT_PART: u64 = 3;
@@ -102,6 +125,9 @@ struct Acc {
     depth: usize,
     /// Whether it gets a line (a slice's sum does not: its directory does).
     line: bool,
+    /// A file argument asked of its hard link's owner: its line only if
+    /// the owner counted it (the answer's inode count is 1, not 0).
+    if_counted: bool,
     parent: Parent,
     /// Its id in the table of sums that other ranks (or later walks) add to.
     remote_id: OnceLock<u64>,
@@ -128,6 +154,7 @@ impl Acc {
             path,
             depth,
             line,
+            if_counted: false,
             parent,
             remote_id: OnceLock::new(),
             export: None,
@@ -174,6 +201,17 @@ pub struct DuJob {
     time_format: Option<TimeFormat>,
     /// `--export`: the top directory's JSON (complete on rank 0 at the end).
     pub export: Option<Export>,
+    /// With several arguments or `-L`: the directories counted, by
+    /// (device, inode); every rank's after each argument.
+    seen_dirs: LinkSet,
+    /// The same for files given as arguments.
+    seen_files: LinkSet,
+    /// What this rank added to the two sets since they were last shared:
+    /// (device, inode) pairs, flattened.
+    new_dirs: Mutex<Vec<u64>>,
+    new_files: Mutex<Vec<u64>>,
+    /// Whether `seen_files` holds anything (a file is looked up only then).
+    files_given: AtomicBool,
 }
 
 impl DuJob {
@@ -190,23 +228,76 @@ impl DuJob {
             out: Mutex::new(Vec::new()),
             time_format,
             export: opts_export.then(Export::new),
+            seen_dirs: LinkSet::default(),
+            seen_files: LinkSet::default(),
+            new_dirs: Mutex::new(Vec::new()),
+            new_files: Mutex::new(Vec::new()),
+            files_given: AtomicBool::new(false),
         }
     }
 
-    /// The work items for the arguments (all on rank 0 at first).
-    pub fn initial_items(roots: &[Vec<u8>]) -> Vec<Item> {
-        roots
-            .iter()
-            .enumerate()
-            .map(|(i, r)| Item {
-                path: trim_slashes(r).to_vec(),
-                depth: 0,
-                root: i as u32,
-                root_dev: 0,
-                reply: (NO_RANK, 0),
-                slice: None,
-            })
-            .collect()
+    /// Whether every file and directory counts once over the command
+    /// (GNU's `hash_all`: several arguments, `--files0-from`, `-L`; not
+    /// with `-l`).
+    fn hash_all(&self) -> bool {
+        (self.opts.hash_all || self.opts.follow == Follow::Always) && !self.opts.count_links
+    }
+
+    /// Claims the directory (dev, ino) for counting: `false` if it was
+    /// counted before (by an earlier argument, or under `-L` by another
+    /// path of this one).
+    fn claim_dir(&self, dev: u64, ino: u64) -> bool {
+        if !self.hash_all() {
+            return true;
+        }
+        let first = self.seen_dirs.insert(dev, ino);
+        if first {
+            lock(&self.new_dirs).extend([dev, ino]);
+        }
+        first
+    }
+
+    /// Gives every rank the directories and file arguments the others
+    /// counted since the last call: a collective call, between two
+    /// arguments.
+    pub fn share_seen(&self, world: &SimpleCommunicator) {
+        for (mine, set) in [
+            (&self.new_dirs, &self.seen_dirs),
+            (&self.new_files, &self.seen_files),
+        ] {
+            let mine = std::mem::take(&mut *lock(mine));
+            for pair in all_gather(world, &mine).chunks_exact(2) {
+                set.insert(pair[0], pair[1]);
+            }
+        }
+        if !self.seen_files.is_empty() {
+            self.files_given.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the directory holding the argument `path` was counted.
+    fn parent_seen(&self, path: &[u8]) -> bool {
+        let parent = match path.iter().rposition(|&c| c == b'/') {
+            Some(0) => &b"/"[..],
+            Some(i) => &path[..i],
+            None => &b"."[..],
+        };
+        match std::fs::metadata(std::ffi::OsStr::from_bytes(parent)) {
+            Ok(st) => self.seen_dirs.contains(st.dev(), st.ino()),
+            Err(_) => false,
+        }
+    }
+
+    /// The work item of the argument `root`, the `index`th.
+    pub fn item(root: &[u8], index: usize) -> Item {
+        Item {
+            path: trim_slashes(root).to_vec(),
+            depth: 0,
+            root: index as u32,
+            root_dev: 0,
+            reply: (NO_RANK, 0),
+            slice: None,
+        }
     }
 
     /// This rank's share of the grand total.
@@ -281,7 +372,7 @@ impl DuJob {
             lock(&self.waiting).remove(id);
         }
         let d = acc.get();
-        if acc.line && acc.depth <= self.opts.max_depth {
+        if acc.line && acc.depth <= self.opts.max_depth && !(acc.if_counted && d.inodes == 0) {
             self.line(ctx, &d, &acc.path);
         }
         let part = acc
@@ -508,7 +599,7 @@ impl Job for DuJob {
                 let first = self.first_link(dev, ino);
                 if first {
                     self.count_total(&d);
-                    if self.opts.all && depth as usize <= self.opts.max_depth {
+                    if self.opts.all && depth != NO_LINE && depth as usize <= self.opts.max_depth {
                         self.line(ctx, &d, path);
                     }
                 }
@@ -695,6 +786,16 @@ impl DuJob {
         parent: Option<&Arc<Acc>>,
     ) {
         let own = self.own(st);
+        let is_dir = st.file_type().is_dir();
+        let hashed = self.hash_all() && !is_dir;
+        if hashed && depth == 0 {
+            // `du T T/f` (T/f counted in T's walk), `du f f`: no line.
+            if self.parent_seen(path) || !self.seen_files.insert(dev, st.ino()) {
+                return;
+            }
+            self.files_given.store(true, Ordering::Relaxed);
+            lock(&self.new_files).extend([dev, st.ino()]);
+        }
         // Every name is exported, a hard link counted before too (the
         // export's readers count links once themselves).
         match parent.and_then(|p| p.export_items()) {
@@ -707,18 +808,42 @@ impl DuJob {
             }
             None => {}
         }
-        let is_dir = st.file_type().is_dir();
-        if st.nlink() > 1 && !is_dir && !self.opts.count_links {
+        // `du T/f T`: T/f was counted as an argument.
+        if hashed
+            && depth > 0
+            && self.files_given.load(Ordering::Relaxed)
+            && self.seen_files.contains(dev, st.ino())
+        {
+            return;
+        }
+        // Under -L a file with one link may be met by several paths too.
+        let linked = st.nlink() > 1 || hashed && self.opts.follow == Follow::Always;
+        if linked && !is_dir && !self.opts.count_links {
             let owner = link_owner(dev, st.ino(), ctx.size());
             if owner != ctx.rank() {
-                if let Some(p) = parent {
+                // An argument waits for the owner's answer in a sum of
+                // its own, whose line is printed only if the owner
+                // counted it (`du a/f b/f`, f and b/f one file).
+                let holder;
+                let (p, line_depth) = match parent {
+                    Some(p) => (Some(p), depth as u64),
+                    None if self.hash_all() => {
+                        let mut acc = Acc::new(Dui::ZERO, 0, path.to_vec(), 0, true, Parent::None);
+                        acc.if_counted = true;
+                        holder = Arc::new(acc);
+                        (Some(&holder), NO_LINE)
+                    }
+                    None => (None, 0),
+                };
+                if let Some(p) = p {
+                    let depth = line_depth;
                     let id = self.remote_id(p);
                     p.pending.fetch_add(1, Ordering::AcqRel);
                     let mut b = Vec::with_capacity(88 + path.len());
                     for n in [LINK, dev, st.ino(), own.size, own.inodes, own.tmax as u64] {
                         wire::put_u64(&mut b, n);
                     }
-                    for n in [ctx.rank() as u64, id, depth as u64] {
+                    for n in [ctx.rank() as u64, id, depth] {
                         wire::put_u64(&mut b, n);
                     }
                     wire::put_bytes(&mut b, path);
@@ -818,6 +943,11 @@ impl Visitor for DuVisitor<'_> {
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
             return true;
         }
+        // Counted before (an earlier argument; under -L, another path):
+        // skipped whole, as GNU's hash skips it.
+        if du.hash_all() && du.seen_dirs.contains(dev, st.ino()) {
+            return true;
+        }
         let parent = if is_start(v) {
             None
         } else {
@@ -829,6 +959,9 @@ impl Visitor for DuVisitor<'_> {
         };
         if self.may_spill && self.ctx.size() > 1 && st.len() >= slices::HUGE_DIR {
             if let Some(space) = slices::sliceable(v) {
+                if !du.claim_dir(dev, st.ino()) {
+                    return true;
+                }
                 self.split(v, st, item, depth, parent, space);
                 return true;
             }
@@ -840,6 +973,10 @@ impl Visitor for DuVisitor<'_> {
                 self.ctx.spill(self.item_below(v, item, id));
                 return true;
             }
+        }
+        // A spilled directory is claimed where its item is walked.
+        if !du.claim_dir(dev, st.ino()) {
+            return true;
         }
         let acc = self.dir_acc(v, st, item, depth, parent, 1);
         lock(&du.walking).insert(dir_key(v.path()), acc);
@@ -923,6 +1060,25 @@ fn read_dui(r: &mut Reader<'_>) -> Dui {
         inodes: r.u64(),
         tmax: r.u64() as i64,
     }
+}
+
+/// Every rank's `mine`, one after another (a collective call).
+fn all_gather(world: &SimpleCommunicator, mine: &[u64]) -> Vec<u64> {
+    let ranks = world.size() as usize;
+    let mut counts = vec![0i32; ranks];
+    world.all_gather_into(&(mine.len() as i32), &mut counts[..]);
+    let displs: Vec<i32> = counts
+        .iter()
+        .scan(0i32, |at, &n| {
+            let d = *at;
+            *at += n;
+            Some(d)
+        })
+        .collect();
+    let mut all = vec![0u64; counts.iter().map(|&n| n as usize).sum()];
+    let mut parts = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+    world.all_gather_varcount_into(mine, &mut parts);
+    all
 }
 
 /// Where a directory's total goes: its parent's sum here (which then

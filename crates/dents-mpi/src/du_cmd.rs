@@ -27,7 +27,8 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::du::DuJob;
-use crate::engine::{self, Mailer};
+use crate::du_order;
+use crate::engine::Mailer;
 use crate::msg;
 
 /// `dents-mpi du ARGS`: GNU du's lines, each directory's total over all
@@ -105,7 +106,7 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     if let Some(x) = &job.export {
         x.set_root_name(&ncdu::absolute(&files[0]));
     }
-    let outcome = engine::run(world, mailer, &job, DuJob::initial_items(&files));
+    let outcome = du_order::run(world, mailer, &job, &files);
     let mut status = outcome.status.max(refused);
     let mine = job.total();
     let mut sums = [0u64; 2];

@@ -42,6 +42,7 @@ use std::time::Duration;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
+use crate::msg;
 use crate::wire::{self, Item};
 
 /// Items a rank keeps ready to give away while it walks, per rank of the
@@ -355,13 +356,13 @@ impl Mailer {
         let out = match &setup.per_rank_output {
             Some(prefix) => match File::create(format!("{prefix}.{rank}")) {
                 Ok(f) => Sink::File(Mutex::new(f)),
-                Err(e) => return Err(format!("{prefix}.{rank}: {e}")),
+                Err(e) => return Err(format!("{prefix}.{rank}: {}", msg::describe(&e))),
             },
             None if rank != 0 => Sink::Forward,
             None => match &setup.output {
                 Some(path) => match File::create(path) {
                     Ok(f) => Sink::Merged(Mutex::new(f)),
-                    Err(e) => return Err(format!("{path}: {e}")),
+                    Err(e) => return Err(format!("{path}: {}", msg::describe(&e))),
                 },
                 None => Sink::Stdout,
             },

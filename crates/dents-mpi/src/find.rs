@@ -259,6 +259,14 @@ impl<V: Visitor> Spill<'_, V> {
         if !self.ctx.wants_spill() {
             return false;
         }
+        // An item starts by resolving its path, and visits nothing if
+        // that fails: a directory this walk cannot open (one in a
+        // directory readable but not searchable, mode 666) is left to
+        // the walker here, which visits it and then says why it cannot
+        // enter it, as GNU find does.  One open per spilled directory.
+        if dents::fs::open_dir_at(v.parent_fd(), v.at_name()).is_err() {
+            return false;
+        }
         self.ctx.spill(Item {
             path: v.path().to_vec(),
             depth: v.depth() as u32,

@@ -11,6 +11,7 @@
 //! | `wire`   | message tags and the encoding of work items |
 //! | `binding` | a warning when mpirun's binding leaves the node's cores idle |
 //! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
+//! | `du_order` | du's arguments walked one after another, what each counted known to the next |
 //! | `du_cmd` | du's command: arguments (`dents du`'s parser, `dents_du::args`), the job over the ranks, the grand total, the export written |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
 //! | `dev`    | the device a path lies on |
@@ -24,6 +25,7 @@ mod binding;
 mod dev;
 mod du;
 mod du_cmd;
+mod du_order;
 mod engine;
 mod find;
 mod msg;
@@ -88,9 +90,22 @@ fn main() {
                 eprintln!("dents-mpi: warning: {w}");
             }
         }
-        match engine::Mailer::start(&world, &setup) {
+        let started = engine::Mailer::start(&world, &setup);
+        // Rank 0 alone opens `--output`: a rank that failed to start must
+        // end every rank, not leave them waiting for it in the walk.
+        let mut failed = 0i32;
+        world.all_reduce_into(
+            &(started.is_err() as i32),
+            &mut failed,
+            mpi::collective::SystemOperation::max(),
+        );
+        match started {
             Err(m) => {
                 eprintln!("dents-mpi: {m}");
+                2
+            }
+            Ok((mailer, sender)) if failed != 0 => {
+                mailer.close(sender);
                 2
             }
             Ok((mailer, sender)) => {
