@@ -430,3 +430,37 @@ fn many_blocks_done_ahead_of_a_slow_one_come_out_in_order() {
         same_at_all_threads(tmp.path(), "C", &[], &args);
     }
 }
+
+/// A filesystem of `kind` holding the tree (`small`: `a/b/f`,
+/// `top`) and the mixed one (`tree`, with a hidden subdirectory: hidden
+/// directories count in the link count that spares stats; symlinks to
+/// directories are not followed), or `None` (skipped loudly).  It is
+/// returned once the directories are more than a second old: the link
+/// count of a directory changed in the last second is not trusted (all
+/// its unknown entries are stat'ed), and the trusted path is the one to
+/// test.
+fn unknown_types_fs(kind: dents_testfs::FsKind) -> Option<dents_testfs::LoopFs> {
+    let lfs = dents_testfs::LoopFs::new_or_skip(kind, 64)?;
+    let root = lfs.path();
+    mkdir(&root.join("small/a/b"));
+    touch(&root.join("small/a/b/f"));
+    touch(&root.join("small/top"));
+    mixed_tree(root);
+    mkdir(&root.join("tree/b1/.hidden/inside"));
+    touch(&root.join("tree/b1/.hidden/inside/f"));
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    Some(lfs)
+}
+
+/// `-a`'s `.` and `..` are not subdirectories: counted as such in the
+/// link count that spares stats, they left two subdirectories of unknown
+/// type taken for files (`-p` without their `/`).
+#[test]
+fn dot_entries_do_not_count_as_subdirectories_on_ext4_without_filetype() {
+    let Some(lfs) = unknown_types_fs(dents_testfs::FsKind::Ext4NoFiletype) else {
+        return;
+    };
+    for operand in ["small", "tree", "small/a"] {
+        same_at_all_threads(lfs.path(), "C", &[], &[b"-pa", operand.as_bytes()]);
+    }
+}

@@ -333,7 +333,12 @@ impl Listing {
         threads: usize,
         counters: &Counters,
     ) {
-        let mut known_dirs = self.records.iter().filter(|r| r.file_type.is_dir()).count() as u64;
+        // `.` and `..` (-a) are not among the links of subdirectories.
+        let mut known_dirs = self
+            .records
+            .iter()
+            .filter(|r| r.file_type.is_dir() && !matches!(self.name(r), b"." | b".."))
+            .count() as u64;
         // Hidden subdirectories count in the link count but are not
         // listed: those of unknown type (dot names, usually few) are
         // stat'ed here.
