@@ -452,9 +452,64 @@ fn unknown_types_fs(kind: dents_testfs::FsKind) -> Option<dents_testfs::LoopFs> 
     Some(lfs)
 }
 
+/// Issue 30.5: on a filesystem whose directory entries carry no type
+/// (ext4 `-O ^filetype`: every `d_type` is unknown), `-R` must find the
+/// subdirectories all the same (it listed the top directory alone); XFS
+/// beside it.  Each comparison runs at several thread counts, three
+/// times (the workers' order varies).
+fn recursion_through_unknown_types_on(kind: dents_testfs::FsKind) {
+    let Some(lfs) = unknown_types_fs(kind) else {
+        return;
+    };
+    let root = lfs.path();
+    for operand in ["small", "tree"] {
+        for set in [
+            &["-R"][..],
+            &["-aR"],
+            &["-R", "-C"],
+            &["-RF"],
+            &["-Ri"],
+            &["-lR"],
+            &["-R", "-p"],
+        ] {
+            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+            args.push(operand.as_bytes());
+            for _ in 0..3 {
+                same_at_all_threads(root, "C", &[], &args);
+            }
+        }
+        // Unsorted: GNU's blocks, in another order.
+        for set in [&["-UR"][..], &["-UR", "-a"], &["-R"]] {
+            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+            args.push(operand.as_bytes());
+            let g = run(gnu(root, "C", &args));
+            for t in ["1", "2", "8"] {
+                for _ in 0..3 {
+                    let d = run(dents(root, "C", t, false, &args));
+                    let what = format!("{set:?} in {operand} on {kind:?}, {t} threads");
+                    assert_eq!(blocks_as_set(&d.stdout), blocks_as_set(&g.stdout), "{what}");
+                    assert_eq!(d.stdout.len(), g.stdout.len(), "{what}");
+                    assert_eq!(show(&d.stderr), show(&g.stderr), "stderr of {what}");
+                    assert_eq!(d.status.code(), g.status.code(), "status of {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn recursion_through_unknown_types_on_ext4_without_filetype() {
+    recursion_through_unknown_types_on(dents_testfs::FsKind::Ext4NoFiletype);
+}
+
+#[test]
+fn recursion_through_unknown_types_on_xfs() {
+    recursion_through_unknown_types_on(dents_testfs::FsKind::Xfs);
+}
+
 /// `-a`'s `.` and `..` are not subdirectories: counted as such in the
 /// link count that spares stats, they left two subdirectories of unknown
-/// type taken for files (`-p` without their `/`).
+/// type taken for files (`-p` without their `/`, `-R` not entering them).
 #[test]
 fn dot_entries_do_not_count_as_subdirectories_on_ext4_without_filetype() {
     let Some(lfs) = unknown_types_fs(dents_testfs::FsKind::Ext4NoFiletype) else {
@@ -462,5 +517,6 @@ fn dot_entries_do_not_count_as_subdirectories_on_ext4_without_filetype() {
     };
     for operand in ["small", "tree", "small/a"] {
         same_at_all_threads(lfs.path(), "C", &[], &[b"-pa", operand.as_bytes()]);
+        same_at_all_threads(lfs.path(), "C", &[], &[b"-a", b"-R", operand.as_bytes()]);
     }
 }

@@ -421,7 +421,7 @@ impl Lister {
     /// `is_dir`: a directory's contents (with the `total` line), not
     /// command-line files.  `before` is the directory's state before the
     /// read, given when types still unknown after the stats are to be
-    /// resolved (`-p`, `--file-type`).  `also`: the directory operands,
+    /// resolved (`-p`, `--file-type`, `-R`).  `also`: the directory operands,
     /// whose lines GNU counts in the widths of the files' columns.
     fn print_listing(
         &self,
@@ -491,8 +491,10 @@ impl Lister {
         listing.stat_all(dir, dir_path, needs, threads);
         if let Some(before) = before {
             let want = match self.opts.indicator {
-                Indicator::Slash => Some(Want::DirOrNot),
                 Indicator::FileType => Some(Want::FullType),
+                // -R descends into the directories among them.
+                _ if self.opts.recursive => Some(Want::DirOrNot),
+                Indicator::Slash => Some(Want::DirOrNot),
                 _ => None,
             };
             if let Some(want) = want {
