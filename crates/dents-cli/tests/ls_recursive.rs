@@ -520,3 +520,51 @@ fn dot_entries_do_not_count_as_subdirectories_on_ext4_without_filetype() {
         same_at_all_threads(lfs.path(), "C", &[], &[b"-a", b"-R", operand.as_bytes()]);
     }
 }
+
+/// Issue 24.14: below the operand `.` (or none), GNU names subdirectories
+/// `./dir` (headings and messages), and joins an operand's trailing
+/// slashes into one.
+#[test]
+fn subdirectories_of_the_current_directory_are_named_as_gnu() {
+    let tmp = tempfile::tempdir().unwrap();
+    mixed_tree(tmp.path());
+    let tree = tmp.path().join("tree");
+    for operands in [&[][..], &["."], &["./"], &[".//"], &["b4", "."], &["./b5/"]] {
+        for set in [&["-R"][..], &["-lR"], &["-R", "-a"]] {
+            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+            args.extend(operands.iter().map(|s| s.as_bytes()));
+            same_at_all_threads(&tree, "C", &[], &args);
+        }
+    }
+    for operands in [&["tree//"][..], &["tree/./"], &["tree/b5//", "tree/c3///"]] {
+        let mut args: Vec<&[u8]> = vec![b"-R"];
+        args.extend(operands.iter().map(|s| s.as_bytes()));
+        same_at_all_threads(tmp.path(), "C", &[], &args);
+    }
+}
+
+/// Issue 24.14, messages: an unreadable subdirectory below `.` is
+/// `'./dir'` in GNU's message.
+#[test]
+fn messages_below_the_current_directory_are_gnus() {
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot switch to another user");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    mixed_tree(tmp.path());
+    let t = tmp.path().join("tree");
+    fs::set_permissions(t.join("c7"), fs::Permissions::from_mode(0o000)).unwrap();
+    fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o644)).unwrap();
+    for set in [&["-R"][..], &["-lR"], &["-R", "."], &["-R", "./"]] {
+        let args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+        let g = run(as_nobody(gnu(&t, "C", &args)));
+        assert!(!g.stderr.is_empty());
+        for th in THREADS {
+            let d = run(as_nobody(dents(&t, "C", th, true, &args)));
+            assert_same(&format!("{set:?} as nobody, {th} threads"), &d, &g);
+        }
+    }
+    fs::set_permissions(t.join("c7"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o755)).unwrap();
+}

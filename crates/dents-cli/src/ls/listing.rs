@@ -741,6 +741,23 @@ pub fn join_path(dir: &[u8], name: &[u8]) -> Vec<u8> {
     p
 }
 
+/// The path of the subdirectory `name` of `dir` as `-R` names it (its
+/// heading, its messages): as gnulib's `file_name_concat`, which GNU ls
+/// uses there, `dir`'s trailing slashes are one and `.` is kept (`./a`),
+/// unlike [`join_path`]'s (the names in messages about entries).
+pub fn subdir_path(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let kept = dir
+        .iter()
+        .rposition(|&b| b != b'/')
+        .map_or(dir.len(), |i| i + 1);
+    let mut p = dir[..kept].to_vec();
+    if !p.ends_with(b"/") {
+        p.push(b'/');
+    }
+    p.extend_from_slice(name);
+    p
+}
+
 /// The fields of a stat's result that listings use (a time the kernel did
 /// not fill in reads as 0, as the raw `statx` field did).
 pub fn meta_from(st: &Metadata) -> Meta {

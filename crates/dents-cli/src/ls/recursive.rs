@@ -446,7 +446,7 @@ impl Shared<'_> {
             let n = listing.name(r);
             if r.file_type.is_dir() && n != b"." && n != b".." {
                 children.push(Task {
-                    path: super::listing::join_path(path, n),
+                    path: super::listing::subdir_path(path, n),
                     operand: false,
                     ancestors: up.clone().or_else(|| task.ancestors.clone()),
                 });
