@@ -875,4 +875,34 @@ mod issue_24: (&[&str], &[&str], Option<&str>) => check_against_gnu;
         None
     ),
     long_unsorted_one: (&["-l", "-U", "-1", "d"], &["-l", "-U", "-1", "d"], None),
+    // 24.16: -p does not look at a symlink's target (GNU: `sl -> dir`),
+    // --file-type and -F do, and so do colors that check targets and
+    // --group-directories-first.
+    long_slash: (&["-l", "-p", "--sort=name", "d"], &["-l", "-p", "d"], None),
+    long_indicator_style_slash: (
+        &["-l", "--indicator-style=slash", "--sort=name", "d"],
+        &["-l", "--indicator-style=slash", "d"],
+        None
+    ),
+    long_slash_operands: (
+        &["-l", "-p", "--sort=name", "d/link-dir", "d/link-file", "d/one"],
+        &["-l", "-p", "d/link-dir", "d/link-file", "d/one"],
+        None
+    ),
+    long_file_type: (&["-l", "--file-type", "--sort=name", "d"], &["-l", "--file-type", "d"], None),
+    long_slash_dirs_first: (
+        &["-l", "-p", "--group-directories-first", "--sort=name", "d"],
+        &["-l", "-p", "--group-directories-first", "d"],
+        None
+    ),
+    long_slash_colors_checking_targets: (
+        &["-l", "-p", "--color=always", "--sort=name", "d"],
+        &["-l", "-p", "--color=always", "d"],
+        Some("or=01;31:di=01;34")
+    ),
+    long_slash_colors_not_checking_targets: (
+        &["-l", "-p", "--color=always", "--sort=name", "d"],
+        &["-l", "-p", "--color=always", "d"],
+        Some("di=01;34")
+    ),
 }

@@ -559,7 +559,12 @@ impl Lister {
         StatNeeds {
             mask,
             targets: o.long,
-            target_types: (o.long && o.indicator != Indicator::None) || check_links,
+            // GNU looks at the target for -l's indicator after `-> target`
+            // only for --file-type and -F (not -p: `sl -> dir`, unless the
+            // colors or --group-directories-first looked anyway).
+            target_types: (o.long
+                && matches!(o.indicator, Indicator::FileType | Indicator::Classify))
+                || check_links,
             acl: o.long,
         }
     }
