@@ -616,17 +616,21 @@ impl Lister {
         let mut cells = layout::Cells::default();
         for r in listing.iter() {
             let start = cells.mark();
-            let out = cells.buf();
-            if let Some(c) = &self.colors {
-                c.normal(out);
-            }
-            self.push_frills(out, r, ino_width);
-            let frills = if self.opts.inode { ino_width + 1 } else { 0 };
-            let w = style.push(out, listing.name(r), &name::kind_of(r), false, 0, true);
-            let mid = out.len();
-            self.push_indicator(out, r);
-            let ind = out.len() - mid;
-            cells.push(start, mid, frills + w.width + ind, w.len, w.painted);
+            // The run's first reset is put in when the cells are laid
+            // out, before the first paint printed (see `first_paint_at`).
+            let ((mid, width, w), first_paint) = paint::first_paint_at(|| {
+                let out = cells.buf();
+                if let Some(c) = &self.colors {
+                    c.normal(out);
+                }
+                self.push_frills(out, r, ino_width);
+                let frills = if self.opts.inode { ino_width + 1 } else { 0 };
+                let w = style.push(out, listing.name(r), &name::kind_of(r), false, 0, true);
+                let mid = out.len();
+                self.push_indicator(out, r);
+                (mid, frills + w.width + out.len() - mid, w)
+            });
+            cells.push(start, mid, width, w.len, w.painted, first_paint);
         }
         layout::write(
             &cells,
