@@ -583,5 +583,13 @@ mod issue_24_terminal: (&[&str], &str) => check_on_pty;
         &["aaaa", "dddd", "bbbb/x/", "cccc/", "bbbb/y"],
         "--color=always -C -w 12 -R"
     ),
+    // 24.18: --sort=width counts the space that aligns unquoted names
+    // with quoted ones ('a b' and dddd are then as wide: by name).
+    sort_width_with_quoted_names: (&["a b", "dddd", "ee", "f g h"], "--sort=width -C"),
+    sort_width_with_quoted_names_across: (&["a b", "dddd", "ee", "f g h"], "--sort=width -x"),
+    sort_width_with_quoted_names_long: (&["a b", "dddd", "ee", "f g h"], "--sort=width -l"),
+    sort_width_with_quoted_names_reversed: (&["a b", "dddd", "ee", "f g h"], "--sort=width -C -r"),
+    sort_width_commas_do_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -m"),
+    sort_width_one_per_line_does_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -1"),
     first_reset_with_inodes: (&["aaaa", "dddd", "bbbb/", "cccc/"], "--color=always -C -w 30 -i"),
 }

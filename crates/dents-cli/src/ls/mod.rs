@@ -502,12 +502,22 @@ impl Lister {
             }
         }
         let stated = std::time::Instant::now();
+        // GNU's widths for --sort=width count the space that aligns an
+        // unquoted name with quoted ones (as the layout does).
+        let pad = self.opts.sort == SortKey::Width
+            && self.aligns()
+            && listing
+                .iter()
+                .any(|r| self.quoter.needs_quoting(listing.name(r)));
         listing.sort(
             self.opts.sort,
             self.opts.reverse,
             self.opts.dirs_first,
             threads,
-            &|n: &[u8]| self.quoter.quote(n).width,
+            &|n: &[u8]| {
+                let q = self.quoter.quote(n);
+                q.width + usize::from(pad && !q.quoted)
+            },
         );
         if self.opts.debug {
             let msg = format!(
