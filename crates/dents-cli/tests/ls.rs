@@ -834,3 +834,75 @@ fn a_sliced_long_listing_stated_while_read_is_gnus() {
         assert_same(&dargs, &d, &g);
     }
 }
+
+/// Runs one case of a table: `dents ls DARGS` against GNU `ls GARGS` in
+/// the fixture (`LS_COLORS` set to `colors`, if any).
+fn check_against_gnu((dargs, gargs, colors): (&[&str], &[&str], Option<&str>)) {
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
+    let mut d = dents();
+    let mut g = gnu_ls();
+    for c in [&mut d, &mut g] {
+        c.current_dir(fx.tmp.path()).env_remove("LS_COLORS");
+        if let Some(colors) = colors {
+            c.env("LS_COLORS", colors);
+        }
+    }
+    let d = output(d.arg("ls").args(dargs));
+    let g = output(g.args(gargs));
+    assert_same(dargs, &d, &g);
+}
+
+dents_testfs::test_cases! {
+/// Issue 24's options against GNU ls in the fixture: (dents's arguments,
+/// GNU's, `LS_COLORS`).  dents is given `--sort=name` (GNU's default
+/// order, which dents applies off a terminal when asked).
+mod issue_24: (&[&str], &[&str], Option<&str>) => check_against_gnu;
+    // 24.15: -1 has no effect after -l (before it, -l wins anyway).
+    long_then_one: (&["-l", "-1", "--sort=name", "d"], &["-l", "-1", "d"], None),
+    one_then_long: (&["-1", "-l", "--sort=name", "d"], &["-1", "-l", "d"], None),
+    no_group_then_one: (&["-g", "-1", "--sort=name", "d"], &["-g", "-1", "d"], None),
+    full_time_then_one: (
+        &["--full-time", "-1", "--sort=name", "d"],
+        &["--full-time", "-1", "d"],
+        None
+    ),
+    long_one_columns: (&["-l", "-1", "-C", "--sort=name", "d"], &["-l", "-1", "-C", "d"], None),
+    long_then_single_column_word: (
+        &["-l", "--format=single-column", "--sort=name", "d"],
+        &["-l", "--format=single-column", "d"],
+        None
+    ),
+    long_unsorted_one: (&["-l", "-U", "-1", "d"], &["-l", "-U", "-1", "d"], None),
+    // 24.16: -p does not look at a symlink's target (GNU: `sl -> dir`),
+    // --file-type and -F do, and so do colors that check targets and
+    // --group-directories-first.
+    long_slash: (&["-l", "-p", "--sort=name", "d"], &["-l", "-p", "d"], None),
+    long_indicator_style_slash: (
+        &["-l", "--indicator-style=slash", "--sort=name", "d"],
+        &["-l", "--indicator-style=slash", "d"],
+        None
+    ),
+    long_slash_operands: (
+        &["-l", "-p", "--sort=name", "d/link-dir", "d/link-file", "d/one"],
+        &["-l", "-p", "d/link-dir", "d/link-file", "d/one"],
+        None
+    ),
+    long_file_type: (&["-l", "--file-type", "--sort=name", "d"], &["-l", "--file-type", "d"], None),
+    long_slash_dirs_first: (
+        &["-l", "-p", "--group-directories-first", "--sort=name", "d"],
+        &["-l", "-p", "--group-directories-first", "d"],
+        None
+    ),
+    long_slash_colors_checking_targets: (
+        &["-l", "-p", "--color=always", "--sort=name", "d"],
+        &["-l", "-p", "--color=always", "d"],
+        Some("or=01;31:di=01;34")
+    ),
+    long_slash_colors_not_checking_targets: (
+        &["-l", "-p", "--color=always", "--sort=name", "d"],
+        &["-l", "-p", "--color=always", "d"],
+        Some("di=01;34")
+    ),
+}

@@ -430,3 +430,141 @@ fn many_blocks_done_ahead_of_a_slow_one_come_out_in_order() {
         same_at_all_threads(tmp.path(), "C", &[], &args);
     }
 }
+
+/// A filesystem of `kind` holding the issue's tree (`small`: `a/b/f`,
+/// `top`) and the mixed one (`tree`, with a hidden subdirectory: hidden
+/// directories count in the link count that spares stats; symlinks to
+/// directories are not followed), or `None` (skipped loudly).  It is
+/// returned once the directories are more than a second old: the link
+/// count of a directory changed in the last second is not trusted (all
+/// its unknown entries are stat'ed), and the trusted path is the one to
+/// test.
+fn unknown_types_fs(kind: dents_testfs::FsKind) -> Option<dents_testfs::LoopFs> {
+    let lfs = dents_testfs::LoopFs::new_or_skip(kind, 64)?;
+    let root = lfs.path();
+    mkdir(&root.join("small/a/b"));
+    touch(&root.join("small/a/b/f"));
+    touch(&root.join("small/top"));
+    mixed_tree(root);
+    mkdir(&root.join("tree/b1/.hidden/inside"));
+    touch(&root.join("tree/b1/.hidden/inside/f"));
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    Some(lfs)
+}
+
+/// Issue 30.5: on a filesystem whose directory entries carry no type
+/// (ext4 `-O ^filetype`: every `d_type` is unknown), `-R` must find the
+/// subdirectories all the same (it listed the top directory alone); XFS
+/// beside it.  Each comparison runs at several thread counts, three
+/// times (the workers' order varies).
+fn recursion_through_unknown_types_on(kind: dents_testfs::FsKind) {
+    let Some(lfs) = unknown_types_fs(kind) else {
+        return;
+    };
+    let root = lfs.path();
+    for operand in ["small", "tree"] {
+        for set in [
+            &["-R"][..],
+            &["-aR"],
+            &["-R", "-C"],
+            &["-RF"],
+            &["-Ri"],
+            &["-lR"],
+            &["-R", "-p"],
+        ] {
+            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+            args.push(operand.as_bytes());
+            for _ in 0..3 {
+                same_at_all_threads(root, "C", &[], &args);
+            }
+        }
+        // Unsorted: GNU's blocks, in another order.
+        for set in [&["-UR"][..], &["-UR", "-a"], &["-R"]] {
+            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+            args.push(operand.as_bytes());
+            let g = run(gnu(root, "C", &args));
+            for t in ["1", "2", "8"] {
+                for _ in 0..3 {
+                    let d = run(dents(root, "C", t, false, &args));
+                    let what = format!("{set:?} in {operand} on {kind:?}, {t} threads");
+                    assert_eq!(blocks_as_set(&d.stdout), blocks_as_set(&g.stdout), "{what}");
+                    assert_eq!(d.stdout.len(), g.stdout.len(), "{what}");
+                    assert_eq!(show(&d.stderr), show(&g.stderr), "stderr of {what}");
+                    assert_eq!(d.status.code(), g.status.code(), "status of {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn recursion_through_unknown_types_on_ext4_without_filetype() {
+    recursion_through_unknown_types_on(dents_testfs::FsKind::Ext4NoFiletype);
+}
+
+#[test]
+fn recursion_through_unknown_types_on_xfs() {
+    recursion_through_unknown_types_on(dents_testfs::FsKind::Xfs);
+}
+
+/// `-a`'s `.` and `..` are not subdirectories: counted as such in the
+/// link count that spares stats, they left two subdirectories of unknown
+/// type taken for files (`-p` without their `/`, `-R` not entering them).
+#[test]
+fn dot_entries_do_not_count_as_subdirectories_on_ext4_without_filetype() {
+    let Some(lfs) = unknown_types_fs(dents_testfs::FsKind::Ext4NoFiletype) else {
+        return;
+    };
+    for operand in ["small", "tree", "small/a"] {
+        same_at_all_threads(lfs.path(), "C", &[], &[b"-pa", operand.as_bytes()]);
+        same_at_all_threads(lfs.path(), "C", &[], &[b"-a", b"-R", operand.as_bytes()]);
+    }
+}
+
+/// Issue 24.14: below the operand `.` (or none), GNU names subdirectories
+/// `./dir` (headings and messages), and joins an operand's trailing
+/// slashes into one.
+#[test]
+fn subdirectories_of_the_current_directory_are_named_as_gnu() {
+    let tmp = tempfile::tempdir().unwrap();
+    mixed_tree(tmp.path());
+    let tree = tmp.path().join("tree");
+    for operands in [&[][..], &["."], &["./"], &[".//"], &["b4", "."], &["./b5/"]] {
+        for set in [&["-R"][..], &["-lR"], &["-R", "-a"]] {
+            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+            args.extend(operands.iter().map(|s| s.as_bytes()));
+            same_at_all_threads(&tree, "C", &[], &args);
+        }
+    }
+    for operands in [&["tree//"][..], &["tree/./"], &["tree/b5//", "tree/c3///"]] {
+        let mut args: Vec<&[u8]> = vec![b"-R"];
+        args.extend(operands.iter().map(|s| s.as_bytes()));
+        same_at_all_threads(tmp.path(), "C", &[], &args);
+    }
+}
+
+/// Issue 24.14, messages: an unreadable subdirectory below `.` is
+/// `'./dir'` in GNU's message.
+#[test]
+fn messages_below_the_current_directory_are_gnus() {
+    if !dents_testfs::is_root() {
+        return dents_testfs::skip("not root: cannot switch to another user");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    mixed_tree(tmp.path());
+    let t = tmp.path().join("tree");
+    fs::set_permissions(t.join("c7"), fs::Permissions::from_mode(0o000)).unwrap();
+    fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o644)).unwrap();
+    for set in [&["-R"][..], &["-lR"], &["-R", "."], &["-R", "./"]] {
+        let args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+        let g = run(as_nobody(gnu(&t, "C", &args)));
+        assert!(!g.stderr.is_empty());
+        for th in THREADS {
+            let d = run(as_nobody(dents(&t, "C", th, true, &args)));
+            assert_same(&format!("{set:?} as nobody, {th} threads"), &d, &g);
+        }
+    }
+    fs::set_permissions(t.join("c7"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o755)).unwrap();
+}

@@ -544,3 +544,52 @@ fn long_listing_on_a_terminal_aligns_unquoted_names() {
         assert!(show(&d).contains(" 00:00  plain") || show(&d).contains("  plain"));
     }
 }
+
+/// Runs one terminal case: `dents ls OPTS d` and `ls OPTS d` on a
+/// pseudo-terminal, in every locale compared, where `d` holds `names` (a
+/// name ending in `/` is made a directory).
+fn check_on_pty((names, opts): (&[&str], &str)) {
+    let t = tmp();
+    let d = t.path().join("d");
+    fs::create_dir(&d).unwrap();
+    for n in names {
+        match n.strip_suffix('/') {
+            Some(dir) => fs::create_dir_all(d.join(dir)).unwrap(),
+            None => touch(&d.join(n)),
+        }
+    }
+    for lc in locales() {
+        let Some(dd) = on_pty(t.path(), lc, &format!("\"$DENTS\" ls {opts} d")) else {
+            return;
+        };
+        let g = on_pty(t.path(), lc, &format!("ls {opts} d")).unwrap();
+        assert_eq!(show(&dd), show(&g), "ls {opts} on a terminal in {lc}");
+    }
+}
+
+dents_testfs::test_cases! {
+/// Issue 24's terminal cases: (the directory's names, the options).
+mod issue_24_terminal: (&[&str], &str) => check_on_pty;
+    // 24.17: the run's first reset goes before the first painted name
+    // printed, not the first in sort order.
+    first_reset_in_columns: (&["aaaa", "dddd", "bbbb/", "cccc/"], "--color=always -C -w 12"),
+    first_reset_in_columns_default_width: (
+        &["aaaa", "dddd", "bbbb/", "cccc/"],
+        "--color=always -C"
+    ),
+    first_reset_across: (&["aaaa", "dddd", "bbbb/", "cccc/"], "--color=always -x -w 12"),
+    first_reset_commas: (&["aaaa", "dddd", "bbbb/", "cccc/"], "--color=always -m -w 12"),
+    first_reset_recursive_columns: (
+        &["aaaa", "dddd", "bbbb/x/", "cccc/", "bbbb/y"],
+        "--color=always -C -w 12 -R"
+    ),
+    // 24.18: --sort=width counts the space that aligns unquoted names
+    // with quoted ones ('a b' and dddd are then as wide: by name).
+    sort_width_with_quoted_names: (&["a b", "dddd", "ee", "f g h"], "--sort=width -C"),
+    sort_width_with_quoted_names_across: (&["a b", "dddd", "ee", "f g h"], "--sort=width -x"),
+    sort_width_with_quoted_names_long: (&["a b", "dddd", "ee", "f g h"], "--sort=width -l"),
+    sort_width_with_quoted_names_reversed: (&["a b", "dddd", "ee", "f g h"], "--sort=width -C -r"),
+    sort_width_commas_do_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -m"),
+    sort_width_one_per_line_does_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -1"),
+    first_reset_with_inodes: (&["aaaa", "dddd", "bbbb/", "cccc/"], "--color=always -C -w 30 -i"),
+}

@@ -65,70 +65,132 @@ fn needs_quoting(name: &[u8]) -> bool {
 }
 
 /// Appends `name` in single quotes, escaping what cannot stand inside them;
-/// a name whose only trouble is a single quote goes in double quotes.
+/// a name whose only trouble is a single quote goes in double quotes
+/// (gnulib's `shell-escape-always` style, as GNU's messages quote).
 fn quoted(out: &mut Vec<u8>, name: &[u8]) {
-    let double_quotable = name.contains(&b'\'')
-        && std::str::from_utf8(name).is_ok()
-        && !name
-            .iter()
-            .any(|&b| b < 0x20 || b == 0x7f || matches!(b, b'"' | b'$' | b'`' | b'\\' | b'!'));
-    if double_quotable {
+    let units = units(name);
+    let quote = name.contains(&b'\'');
+    let compat = units.iter().all(|u| match *u {
+        Unit::Char(c, at) => double_quote_compat(c, at, name.len()),
+        Unit::Escape(_) => false,
+    });
+    if quote && compat {
         out.push(b'"');
         out.extend_from_slice(name);
         out.push(b'"');
         return;
     }
-    out.push(b'\'');
-    let mut rest = name;
-    while !rest.is_empty() {
-        // Take the longest valid UTF-8 prefix; what follows it is a bad byte.
-        let (valid, bad) = match std::str::from_utf8(rest) {
-            Ok(s) => (s, None),
-            Err(e) => {
-                let good = &rest[..e.valid_up_to()];
-                let bad_len = e.error_len().unwrap_or(rest.len() - e.valid_up_to());
-                (
-                    std::str::from_utf8(good).expect("checked prefix"),
-                    Some(&rest[e.valid_up_to()..e.valid_up_to() + bad_len]),
-                )
-            }
+    let mut first = Vec::with_capacity(name.len() + 2);
+    let pending = single_quoted(&mut first, &units, false);
+    if quote && pending {
+        // gnulib writes such a name twice (its first pass only measures,
+        // from the first quote on), and the second pass starts in the
+        // state the first ended in: inside `$'...'`.  GNU's messages
+        // show that: `'''a'\'''$'\n'` for a quote then a newline.
+        single_quoted(out, &units, true);
+    } else {
+        out.extend_from_slice(&first);
+    }
+}
+
+/// A piece of a name: a character shown as it is (its bytes, and where
+/// in the name it starts), or a byte written as an ANSI-C escape.
+#[derive(Clone, Copy)]
+enum Unit<'a> {
+    Char(&'a [u8], usize),
+    Escape(u8),
+}
+
+/// `name` cut into characters and escaped bytes (control characters and
+/// bytes that are not UTF-8).
+fn units(name: &[u8]) -> Vec<Unit<'_>> {
+    let mut v = Vec::with_capacity(name.len());
+    let mut i = 0;
+    while i < name.len() {
+        let (valid, bad) = match std::str::from_utf8(&name[i..]) {
+            Ok(s) => (s.len(), 0),
+            Err(e) => (
+                e.valid_up_to(),
+                e.error_len().unwrap_or(name.len() - i - e.valid_up_to()),
+            ),
         };
-        for ch in valid.chars() {
-            match ch {
-                '\'' => out.extend_from_slice(b"'\\''"),
-                c if (c as u32) < 0x20 || c as u32 == 0x7f => escape_byte(out, c as u8),
-                c => {
-                    let mut tmp = [0u8; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
-                }
+        let text = std::str::from_utf8(&name[i..i + valid]).expect("checked prefix");
+        for (at, ch) in text.char_indices() {
+            if (ch as u32) < 0x20 || ch as u32 == 0x7f {
+                v.push(Unit::Escape(ch as u8));
+            } else {
+                v.push(Unit::Char(&name[i + at..i + at + ch.len_utf8()], i + at));
             }
         }
-        let consumed = valid.len();
-        match bad {
-            Some(bytes) => {
-                for &b in bytes {
-                    escape_byte(out, b);
+        v.extend(
+            name[i + valid..i + valid + bad]
+                .iter()
+                .map(|&b| Unit::Escape(b)),
+        );
+        i += valid + bad;
+    }
+    v
+}
+
+/// Whether gnulib keeps a name (of `len` bytes) in double quotes with the
+/// character `c` at `at` in it: not the shell's specials; `#` and `~`
+/// only at the start (where they made the name need quotes), braces only
+/// alone.
+fn double_quote_compat(c: &[u8], at: usize, len: usize) -> bool {
+    match c {
+        [b'#' | b'~'] => at == 0,
+        [b'{' | b'}'] => len == 1,
+        [b'!' | b'"' | b'$' | b'&' | b'(' | b')' | b'*' | b';' | b'<' | b'=' | b'>' | b'['
+        | b'^' | b'`' | b'|' | b'?' | b'\\'] => false,
+        _ => true,
+    }
+}
+
+/// Appends the name cut into `units` in single quotes, each run of
+/// escapes in one `$'...'`; `pending`: start as if inside one already.
+/// Returns whether it ended inside one (the closing quote then ends it,
+/// without the `''` that reopens a plain quote).
+fn single_quoted(out: &mut Vec<u8>, units: &[Unit<'_>], mut pending: bool) -> bool {
+    out.push(b'\'');
+    for u in units {
+        match *u {
+            Unit::Escape(b) => {
+                if !pending {
+                    out.extend_from_slice(b"'$'");
+                    pending = true;
                 }
-                rest = &rest[consumed + bytes.len()..];
+                escape_byte(out, b);
             }
-            None => rest = &rest[consumed..],
+            Unit::Char(b"'", _) => {
+                out.extend_from_slice(b"'\\''");
+                pending = false;
+            }
+            Unit::Char(c, _) => {
+                if pending {
+                    out.extend_from_slice(b"''");
+                    pending = false;
+                }
+                out.extend_from_slice(c);
+            }
         }
     }
     out.push(b'\'');
+    pending
 }
 
-/// Appends `'$'\X''`: closes the quote, writes an ANSI-C escape, reopens.
+/// Appends the ANSI-C escape of `b` (inside `$'...'`).
 fn escape_byte(out: &mut Vec<u8>, b: u8) {
-    out.extend_from_slice(b"'$'\\");
+    out.push(b'\\');
     match b {
+        0x07 => out.push(b'a'),
+        0x08 => out.push(b'b'),
+        0x0c => out.push(b'f'),
+        0x0b => out.push(b'v'),
         b'\n' => out.push(b'n'),
         b'\t' => out.push(b't'),
         b'\r' => out.push(b'r'),
-        0x1b => out.push(b'E'),
         _ => out.extend_from_slice(format!("{b:03o}").as_bytes()),
     }
-    // Close the `$'...'` and reopen the plain quote.
-    out.extend_from_slice(b"''");
 }
 
 #[cfg(test)]

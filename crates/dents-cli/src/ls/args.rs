@@ -521,23 +521,42 @@ pub fn options(m: &ArgMatches, terminal: bool) -> Result<LsOptions, Usage> {
     .into_iter()
     .flatten()
     .max();
-    let mut format = [
-        (long_at, Format::Long),
-        (given("one"), Format::OnePerLine),
-        (given("columns"), Format::Vertical),
-        (given("across"), Format::Horizontal),
-        (given("commas"), Format::Commas),
-        (given("format"), format_word.unwrap_or(Format::OnePerLine)),
+    // The options applied in their order, as GNU's; the last of each
+    // kind is enough: what -1 and -f do depends only on the format the
+    // options before them left, which the last of the others decides.
+    enum Step {
+        Set(Format),
+        /// -1: no effect after -l (`--format=single-column` has one).
+        One,
+        /// -f: undoes an -l given before it.
+        F,
+    }
+    let mut steps: Vec<(usize, Step)> = [
+        (long_at, Step::Set(Format::Long)),
+        (given("one"), Step::One),
+        (given("columns"), Step::Set(Format::Vertical)),
+        (given("across"), Step::Set(Format::Horizontal)),
+        (given("commas"), Step::Set(Format::Commas)),
+        (
+            given("format"),
+            Step::Set(format_word.unwrap_or(Format::OnePerLine)),
+        ),
+        (given("f"), Step::F),
     ]
     .into_iter()
     .filter_map(|(i, k)| i.map(|i| (i, k)))
-    .max_by_key(|&(i, _)| i)
-    .map(|(_, k)| k);
-    // -f undoes an -l given before it.
-    if let (Some(f), Some(l)) = (given("f"), long_at) {
-        if format == Some(Format::Long) && f > l {
-            format = None;
-        }
+    .collect();
+    steps.sort_unstable_by_key(|&(i, _)| i);
+    let mut format = None;
+    for (_, step) in steps {
+        let long = format == Some(Format::Long);
+        format = match step {
+            Step::Set(f) => Some(f),
+            Step::One if long => format,
+            Step::One => Some(Format::OnePerLine),
+            Step::F if long => None,
+            Step::F => format,
+        };
     }
     let format = format.unwrap_or(if terminal {
         Format::Vertical

@@ -59,6 +59,10 @@ struct Cell {
     name_len: usize,
     /// The name was painted: the color's end follows it.
     painted: bool,
+    /// Where in `bytes` the entry's first paint is, if it painted: the
+    /// run's first reset goes there if no entry printed before it
+    /// painted.
+    first_paint: Option<usize>,
 }
 
 impl Cells {
@@ -72,8 +76,18 @@ impl Cells {
         self.bytes.len()
     }
 
-    /// Ends an entry begun at `start`, whose name ended at `mid`.
-    pub fn push(&mut self, start: usize, mid: usize, width: usize, name_len: usize, painted: bool) {
+    /// Ends an entry begun at `start`, whose name ended at `mid`, and
+    /// whose first paint (formatted by [`super::paint::first_paint_at`])
+    /// is at `first_paint`.
+    pub fn push(
+        &mut self,
+        start: usize,
+        mid: usize,
+        width: usize,
+        name_len: usize,
+        painted: bool,
+        first_paint: Option<usize>,
+    ) {
         self.cells.push(Cell {
             start,
             mid,
@@ -81,6 +95,7 @@ impl Cells {
             width,
             name_len,
             painted,
+            first_paint,
         });
     }
 
@@ -92,7 +107,14 @@ impl Cells {
     /// Writes entry `i` starting at column `pos`.
     fn put(&self, out: &mut Vec<u8>, i: usize, pos: usize, line: usize, colors: Option<&LsColors>) {
         let c = &self.cells[i];
-        out.extend_from_slice(&self.bytes[c.start..c.mid]);
+        match (c.first_paint, colors) {
+            (Some(at), Some(colors)) => {
+                out.extend_from_slice(&self.bytes[c.start..at]);
+                colors.first_reset(out);
+                out.extend_from_slice(&self.bytes[at..c.mid]);
+            }
+            _ => out.extend_from_slice(&self.bytes[c.start..c.mid]),
+        }
         if c.painted {
             if let Some(colors) = colors {
                 let wraps =

@@ -334,7 +334,12 @@ impl Listing {
         threads: usize,
         counters: &Counters,
     ) {
-        let mut known_dirs = self.records.iter().filter(|r| r.file_type.is_dir()).count() as u64;
+        // `.` and `..` (-a) are not among the links of subdirectories.
+        let mut known_dirs = self
+            .records
+            .iter()
+            .filter(|r| r.file_type.is_dir() && !matches!(self.name(r), b"." | b".."))
+            .count() as u64;
         // Hidden subdirectories count in the link count but are not
         // listed: those of unknown type (dot names, usually few) are
         // stat'ed here.
@@ -730,6 +735,23 @@ pub fn join_path(dir: &[u8], name: &[u8]) -> Vec<u8> {
         return name.to_vec();
     }
     let mut p = dir.to_vec();
+    if !p.ends_with(b"/") {
+        p.push(b'/');
+    }
+    p.extend_from_slice(name);
+    p
+}
+
+/// The path of the subdirectory `name` of `dir` as `-R` names it (its
+/// heading, its messages): as gnulib's `file_name_concat`, which GNU ls
+/// uses there, `dir`'s trailing slashes are one and `.` is kept (`./a`),
+/// unlike [`join_path`]'s (the names in messages about entries).
+pub fn subdir_path(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let kept = dir
+        .iter()
+        .rposition(|&b| b != b'/')
+        .map_or(dir.len(), |i| i + 1);
+    let mut p = dir[..kept].to_vec();
     if !p.ends_with(b"/") {
         p.push(b'/');
     }

@@ -421,7 +421,7 @@ impl Lister {
     /// `is_dir`: a directory's contents (with the `total` line), not
     /// command-line files.  `before` is the directory's state before the
     /// read, given when types still unknown after the stats are to be
-    /// resolved (`-p`, `--file-type`).  `also`: the directory operands,
+    /// resolved (`-p`, `--file-type`, `-R`).  `also`: the directory operands,
     /// whose lines GNU counts in the widths of the files' columns.
     fn print_listing(
         &self,
@@ -491,8 +491,10 @@ impl Lister {
         listing.stat_all(dir, dir_path, needs, threads);
         if let Some(before) = before {
             let want = match self.opts.indicator {
-                Indicator::Slash => Some(Want::DirOrNot),
                 Indicator::FileType => Some(Want::FullType),
+                // -R descends into the directories among them.
+                _ if self.opts.recursive => Some(Want::DirOrNot),
+                Indicator::Slash => Some(Want::DirOrNot),
                 _ => None,
             };
             if let Some(want) = want {
@@ -500,12 +502,22 @@ impl Lister {
             }
         }
         let stated = std::time::Instant::now();
+        // GNU's widths for --sort=width count the space that aligns an
+        // unquoted name with quoted ones (as the layout does).
+        let pad = self.opts.sort == SortKey::Width
+            && self.aligns()
+            && listing
+                .iter()
+                .any(|r| self.quoter.needs_quoting(listing.name(r)));
         listing.sort(
             self.opts.sort,
             self.opts.reverse,
             self.opts.dirs_first,
             threads,
-            &|n: &[u8]| self.quoter.quote(n).width,
+            &|n: &[u8]| {
+                let q = self.quoter.quote(n);
+                q.width + usize::from(pad && !q.quoted)
+            },
         );
         if self.opts.debug {
             let msg = format!(
@@ -557,7 +569,12 @@ impl Lister {
         StatNeeds {
             mask,
             targets: o.long,
-            target_types: (o.long && o.indicator != Indicator::None) || check_links,
+            // GNU looks at the target for -l's indicator after `-> target`
+            // only for --file-type and -F (not -p: `sl -> dir`, unless the
+            // colors or --group-directories-first looked anyway).
+            target_types: (o.long
+                && matches!(o.indicator, Indicator::FileType | Indicator::Classify))
+                || check_links,
             acl: o.long,
         }
     }
@@ -609,17 +626,21 @@ impl Lister {
         let mut cells = layout::Cells::default();
         for r in listing.iter() {
             let start = cells.mark();
-            let out = cells.buf();
-            if let Some(c) = &self.colors {
-                c.normal(out);
-            }
-            self.push_frills(out, r, ino_width);
-            let frills = if self.opts.inode { ino_width + 1 } else { 0 };
-            let w = style.push(out, listing.name(r), &name::kind_of(r), false, 0, true);
-            let mid = out.len();
-            self.push_indicator(out, r);
-            let ind = out.len() - mid;
-            cells.push(start, mid, frills + w.width + ind, w.len, w.painted);
+            // The run's first reset is put in when the cells are laid
+            // out, before the first paint printed (see `first_paint_at`).
+            let ((mid, width, w), first_paint) = paint::first_paint_at(|| {
+                let out = cells.buf();
+                if let Some(c) = &self.colors {
+                    c.normal(out);
+                }
+                self.push_frills(out, r, ino_width);
+                let frills = if self.opts.inode { ino_width + 1 } else { 0 };
+                let w = style.push(out, listing.name(r), &name::kind_of(r), false, 0, true);
+                let mid = out.len();
+                self.push_indicator(out, r);
+                (mid, frills + w.width + out.len() - mid, w)
+            });
+            cells.push(start, mid, width, w.len, w.painted, first_paint);
         }
         layout::write(
             &cells,

@@ -281,10 +281,24 @@ impl LsColors {
     fn put(&self, out: &mut Vec<u8>, s: &[u8]) {
         if DEFERRING.get() {
             PAINTED.set(true);
+            if FIRST_AT.get().is_none() {
+                FIRST_AT.set(Some(out.len()));
+            }
         } else if !self.used.swap(true, Ordering::Relaxed) {
             self.reset(out);
         }
         out.extend_from_slice(s);
+    }
+
+    /// The run's first reset, if it is still to come, before a cell
+    /// formatted by [`first_paint_at`] that painted: where that cell's
+    /// first paint was.
+    pub fn first_reset(&self, out: &mut Vec<u8>) {
+        if DEFERRING.get() {
+            PAINTED.set(true);
+        } else if !self.used.swap(true, Ordering::Relaxed) {
+            self.reset(out);
+        }
     }
 
     /// Whether something was painted already (the run's reset is out).
@@ -364,6 +378,28 @@ thread_local! {
     static DEFERRING: Cell<bool> = const { Cell::new(false) };
     /// Something was painted while deferring.
     static PAINTED: Cell<bool> = const { Cell::new(false) };
+    /// Where the first paint went while deferring in [`first_paint_at`]
+    /// (the length of the buffer painted into, then).
+    static FIRST_AT: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Runs `f`, which formats one cell of a short listing into a buffer,
+/// without the run's first reset; returns where in that buffer its first
+/// paint is, if it painted.  Columns (`-C`) print cells out of the
+/// order they are formatted in: GNU's reset goes before the first paint
+/// printed, which [`LsColors::first_reset`] puts there.  Inside
+/// [`deferring_reset`] (a block of `-R` formatted ahead), painting counts
+/// as painting there.
+pub fn first_paint_at<R>(f: impl FnOnce() -> R) -> (R, Option<usize>) {
+    let outer = (DEFERRING.get(), PAINTED.get(), FIRST_AT.get());
+    DEFERRING.set(true);
+    FIRST_AT.set(None);
+    let r = f();
+    let at = FIRST_AT.get();
+    DEFERRING.set(outer.0);
+    PAINTED.set(outer.1 || (outer.0 && at.is_some()));
+    FIRST_AT.set(outer.2);
+    (r, at)
 }
 
 /// Runs `f`, whose painting on this thread leaves out the run's first

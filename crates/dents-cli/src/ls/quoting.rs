@@ -209,6 +209,20 @@ fn restyled(
     extra: Option<&[bool; 256]>,
     utf8: bool,
 ) -> Vec<u8> {
+    restyled_pass(arg, style, elide_in, extra, utf8, false)
+}
+
+/// A pass of [`restyled`]; `again`: the second pass gnulib makes of a
+/// name with a single quote in the shell styles, which starts inside a
+/// `$'...'` when the first ended in one.
+fn restyled_pass(
+    arg: &[u8],
+    style: Style,
+    elide_in: bool,
+    extra: Option<&[bool; 256]>,
+    utf8: bool,
+    again: bool,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(arg.len() + 2);
     let mut elide = elide_in;
     let mut backslash_escapes = false;
@@ -271,7 +285,7 @@ fn restyled(
     };
     let mut encountered_single_quote = false;
     let mut all_compat = true;
-    let mut pending_end = false;
+    let mut pending_end = again;
     let mut i = 0;
     while i < arg.len() {
         let mut is_right_quote = false;
@@ -457,6 +471,12 @@ fn restyled(
     }
     if shell_always && !elide && encountered_single_quote && all_compat {
         return restyled(arg, Style::C, false, extra, utf8);
+    }
+    // gnulib only measures from the first single quote on, then writes
+    // the name again from the state the measuring ended in: inside a
+    // `$'...'` when the name ends in an escape (GNU: `'''a'\'''$'\n'`).
+    if shell_always && !elide && encountered_single_quote && pending_end && !again {
+        return restyled_pass(arg, style, elide_in, extra, utf8, true);
     }
     if !quote_string.is_empty() && !elide {
         out.extend_from_slice(quote_string);

@@ -61,7 +61,7 @@ use dents::dir::DirReader;
 use dents::scan::DirState;
 use dents::slice;
 
-use super::args::{Indicator, SortKey};
+use super::args::SortKey;
 use super::listing::Listing;
 use super::notes::{self, Note};
 use super::{name, paint, Lister};
@@ -403,12 +403,10 @@ impl Shared<'_> {
             name::push_name(&mut block.head, path, &l.dir_quoter);
             block.head.extend_from_slice(b":\n");
         }
-        let resolving = matches!(l.opts.indicator, Indicator::Slash | Indicator::FileType);
-        let before = if resolving {
-            DirState::of(dir.as_fd()).ok()
-        } else {
-            None
-        };
+        // Entries of unknown type (`d_type` absent: ext4 without
+        // `filetype`, some network filesystems) are resolved before the
+        // subdirectories are chosen: whole subtrees were missed otherwise.
+        let before = DirState::of(dir.as_fd()).ok();
         // Most directories of a tree are small: read on this thread, with
         // its buffer of earlier reads (a fresh one is zeroed: that cost as
         // much as all the rest of a small directory's listing), without
@@ -448,7 +446,7 @@ impl Shared<'_> {
             let n = listing.name(r);
             if r.file_type.is_dir() && n != b"." && n != b".." {
                 children.push(Task {
-                    path: super::listing::join_path(path, n),
+                    path: super::listing::subdir_path(path, n),
                     operand: false,
                     ancestors: up.clone().or_else(|| task.ancestors.clone()),
                 });
