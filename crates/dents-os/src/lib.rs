@@ -13,7 +13,7 @@
 //! | `signals`   | SIGPIPE's default action, erasing a status line on a fatal signal, standard descriptors closed at start |
 //! | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths |
 //! | `users`     | user and group names and ids (NSS) |
-//! | `time`      | the clock, [`LocalTime`], `strftime`, the time zone |
+//! | `time`      | the clock, [`LocalTime`], `strftime` (and gnulib's extensions), the time zone |
 //! | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
 //! | `net`       | Nagle off on the MPI launcher's loopback connection (dents-mpi) |
 //! | `process`   | `ARG_MAX`, `RLIMIT_AS`, malloc arenas, a child started in a held directory |
@@ -54,6 +54,8 @@ pub use net::no_delay_on_loopback_tcp;
 pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};
 pub use signals::{clear_line_on_fatal_signals, closed_at_start, default_sigpipe};
 pub use terminal::{is_terminal, terminal_width};
-pub use time::{expand_nanos, local_time, now, strftime, tzset, with_time_zone, LocalTime};
+pub use time::{
+    format_uses_nanos, local_time, now, strftime, strftime_gnu, tzset, with_time_zone, LocalTime,
+};
 pub use users::{group_id, group_name, user_id, user_name};
 pub use xattr::{acl_marker_at, security_context_at};

@@ -4,12 +4,11 @@
 //! and gets the recent format (`Nov 22 11:47`); others get the old one
 //! (`Sep 20  2022`).  `--time-style` picks other formats as GNU's does.
 //! Formatting goes through the C library's `strftime` (so `%b` follows
-//! the locale, as in ls); `%N` (nanoseconds, a GNU extension) is expanded
-//! first.  The last result is cached: entries of one directory often share
-//! their second.
+//! the locale, as in ls), with gnulib's extensions (`%N`, `%:z`, `%q`...)
+//! added by `dents_os::strftime_gnu`.  The last result is cached: entries
+//! of one directory often share their second.
 
 use std::collections::HashMap;
-use std::ffi::CString;
 
 /// Half a Gregorian year in seconds: GNU's "six months".
 const SIX_MONTHS: i64 = 31_556_952 / 2;
@@ -98,7 +97,8 @@ impl TimeFormatter {
     /// A formatter for `style`, with "now" read from the clock.
     pub fn new(style: &TimeStyle) -> TimeFormatter {
         TimeFormatter {
-            uses_nanos: style.old.contains("%N") || style.recent.contains("%N"),
+            uses_nanos: dents_os::format_uses_nanos(style.old.as_bytes())
+                || dents_os::format_uses_nanos(style.recent.as_bytes()),
             style: style.clone(),
             now: dents_os::now(),
             cache: HashMap::new(),
@@ -122,11 +122,7 @@ impl TimeFormatter {
             &self.style.old
         };
         match dents_os::local_time(secs) {
-            Some(tm) => {
-                let fmt = CString::new(dents_os::expand_nanos(fmt.as_bytes(), nanos))
-                    .unwrap_or_else(|_| CString::from(c"?"));
-                dents_os::strftime(&mut text, &fmt, &tm);
-            }
+            Some(tm) => dents_os::strftime_gnu(&mut text, fmt.as_bytes(), &tm, nanos),
             // A time the C library cannot convert: GNU prints seconds.
             None => text.extend_from_slice(secs.to_string().as_bytes()),
         }
