@@ -14,6 +14,7 @@ use dents_du::engine::{Du, Problem, Sink};
 use dents_du::files0::{self, Files0Name};
 use dents_du::time_style::TimeFormat;
 
+use crate::numfmt::Numbers;
 use crate::output::Output;
 use crate::progress::{self, Progress, Tally};
 use crate::{errors, quote};
@@ -68,15 +69,11 @@ siblings may come in another order than GNU du's.
 ";
 
 /// Whether messages use the locale's quotes (a UTF-8 locale): GNU's
-/// `quote()` writes ‘x’ there, 'x' in the C locale.
+/// `quote()` writes ‘x’ there, 'x' in the C locale.  The character set
+/// of the locale `setlocale` adopted (see `main.rs`), not the variables:
+/// a locale that is not installed leaves the C locale, as for GNU du.
 fn utf8_locale() -> bool {
-    let var = ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()));
-    var.is_some_and(|s| {
-        let s = s.to_ascii_lowercase();
-        s.contains("utf-8") || s.contains("utf8")
-    })
+    dents_os::locale_is_utf8()
 }
 
 /// `quoteaf(x)`: shell-escaped, always quoted.
@@ -221,7 +218,7 @@ fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
 }
 
 /// Runs a parsed command line: the lines, the messages, the status.
-fn run(a: Box<Command>) -> i32 {
+fn run(mut a: Box<Command>) -> i32 {
     let time_format = a.time_format;
     let files0 = match &a.files0_from {
         Some(from) => match read_files0(from) {
@@ -230,6 +227,8 @@ fn run(a: Box<Command>) -> i32 {
         },
         None => None,
     };
+    // Sizes in the locale's digits (LC_NUMERIC), as GNU's human_readable.
+    a.opts.units.numbers = Numbers::from_locale();
     let stdout_tty = dents_os::is_terminal(std::io::stdout().as_fd());
     let stderr_tty = dents_os::is_terminal(std::io::stderr().as_fd());
     let progress = stderr_tty.then(|| {

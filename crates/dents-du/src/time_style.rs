@@ -5,12 +5,12 @@
 //! A time travels packed in one `i64` ([`pack_time`]): ordered as the
 //! times themselves, so a directory's latest time is a `max`, in an
 //! atomic or over ranks.  Styles are GNU's: `full-iso`, `long-iso` (the
-//! default), `iso` and `+FORMAT` (`strftime` with GNU's `%N`), else the
-//! `TIME_STYLE` environment variable; times are local (`TZ`) and use the
-//! locale's names (`LC_TIME`): the caller sets both up before any thread
-//! (`dents_os::tzset`, `dents_os::use_time_locale`).
+//! default), `iso` and `+FORMAT` (`strftime` with gnulib's extensions:
+//! `%N`, `%:z`, `%q`...), else the `TIME_STYLE` environment variable;
+//! times are local (`TZ`) and use the locale's names (`LC_TIME`): the
+//! caller sets both up before any thread (`dents_os::tzset`,
+//! `dents_os::use_time_locale`).
 
-use std::ffi::CString;
 use std::sync::Mutex;
 
 use dents::{Metadata, StatFields};
@@ -177,7 +177,7 @@ impl TimeFormat {
             }
         };
         Ok(TimeFormat {
-            uses_nanos: format.windows(2).any(|w| w == b"%N"),
+            uses_nanos: dents_os::format_uses_nanos(&format),
             format,
             last: Mutex::new(None),
         })
@@ -194,10 +194,9 @@ impl TimeFormat {
             }
         }
         let mut text = Vec::new();
-        let fmt = dents_os::expand_nanos(&self.format, nsec);
-        match (dents_os::local_time(sec), CString::new(fmt)) {
-            (Some(tm), Ok(f)) => dents_os::strftime(&mut text, &f, &tm),
-            _ => text.extend_from_slice(sec.to_string().as_bytes()),
+        match dents_os::local_time(sec) {
+            Some(tm) => dents_os::strftime_gnu(&mut text, &self.format, &tm, nsec),
+            None => text.extend_from_slice(sec.to_string().as_bytes()),
         }
         out.extend_from_slice(&text);
         *last = Some((sec, nsec, text));

@@ -13,9 +13,10 @@
 //! |---|-------------|---------|
 //! | 2 | `terminal`  | whether a descriptor is a terminal, its width |
 //! | 2 | `signals`   | SIGPIPE's default action, erasing a status line on a fatal signal, standard descriptors closed at start |
-//! | 2 | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths |
+//! | 2 | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths, numbers' conventions |
+//! | 2 | `catalog`   | a text's translation in an installed gettext catalog (ls's date formats) |
 //! | 2 | `users`     | user and group names and ids (NSS) |
-//! | 2 | `time`      | the clock, [`LocalTime`], `strftime`, the time zone |
+//! | 2 | `time`      | the clock, [`LocalTime`], `strftime` (and gnulib's extensions), the time zone |
 //! | 2 | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
 //! | 2 | `net`       | Nagle off on the MPI launcher's loopback connection (dents-mpi) |
 //! | 2 | `process`   | `ARG_MAX`, `RLIMIT_AS`, malloc arenas, a child started in a held directory |
@@ -36,6 +37,7 @@
 #![warn(missing_docs)]
 
 mod alloc;
+mod catalog;
 mod locale;
 mod net;
 mod process;
@@ -48,14 +50,17 @@ mod users;
 mod xattr;
 
 pub use alloc::{set_exhausted_status, ExitOnExhaustion};
+pub use catalog::time_translation;
 pub use locale::{
-    collation_is_bytewise, locale_is_utf8, strcoll, use_environment_locale, use_time_locale,
-    wide_char_info,
+    abbreviated_months, collation_is_bytewise, locale_is_utf8, numeric_conventions, strcoll,
+    time_locale_is_c, use_environment_locale, use_time_locale, wide_char_info, NumericConventions,
 };
 pub use net::no_delay_on_loopback_tcp;
 pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};
 pub use signals::{clear_line_on_fatal_signals, closed_at_start, default_sigpipe};
 pub use terminal::{is_terminal, terminal_width};
-pub use time::{expand_nanos, local_time, now, strftime, tzset, with_time_zone, LocalTime};
+pub use time::{
+    format_uses_nanos, local_time, now, strftime, strftime_gnu, tzset, with_time_zone, LocalTime,
+};
 pub use users::{group_id, group_name, user_id, user_name};
 pub use xattr::{acl_marker_at, security_context_at};
