@@ -9,6 +9,7 @@
 //! | [`escape`] | bytes as one printable token (octal escapes, as `zfs diff`) |
 //! | [`writer`] | the streaming writer: row groups flushed as they fill, a temporary name renamed at the end |
 //! | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
+//! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
 //! column writer and reader) and with zstd only: that build took 1 min 15 s
@@ -25,12 +26,14 @@ pub mod escape;
 pub mod reader;
 pub mod record;
 pub mod row;
+pub mod scan;
 pub mod schema;
 pub mod writer;
 
 pub use reader::SnapshotReader;
 pub use record::ScanRecord;
 pub use row::Row;
+pub use scan::{scan, Problem, ScanOptions, Summary};
 pub use writer::SnapshotWriter;
 
 use std::fmt;
@@ -83,8 +86,8 @@ impl fmt::Display for Error {
             String::from_utf8_lossy(&m).into_owned()
         };
         match self {
-            Error::Io(p, e) if p.is_empty() => write!(f, "{}", dents_tools::errors::describe(e)),
-            Error::Io(p, e) => write!(f, "{}: {}", q(p), dents_tools::errors::describe(e)),
+            Error::Io(p, e) if p.is_empty() => write!(f, "{}", scan::describe(e)),
+            Error::Io(p, e) => write!(f, "{}: {}", q(p), scan::describe(e)),
             Error::NotParquet(p, why) => write!(
                 f,
                 "{}: not a snapshot: not a Parquet file, or cut short ({why})",

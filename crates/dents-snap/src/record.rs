@@ -6,7 +6,7 @@ use crate::escape::{escape, unescape};
 use crate::schema::*;
 
 /// A time as seconds and nanoseconds since the epoch.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Time {
     /// Whole seconds since 1970-01-01 00:00:00 UTC.
     pub secs: i64,
