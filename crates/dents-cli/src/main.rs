@@ -4,6 +4,7 @@
 //! |----------|---------|
 //! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
 //! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
+//! | `scan` | `dents scan`: snapshots in Parquet (the dents-snap crate) |
 //! | `threads` | threads that may not start: their work done on the caller's |
 //!
 //! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
@@ -21,6 +22,7 @@
 
 mod du;
 mod ls;
+mod scan;
 mod threads;
 
 use dents_tools::{errors, filemode, numfmt, output, progress, quote};
@@ -37,6 +39,7 @@ Commands:
          (unsorted and streamed unless asked; huge directories read on all cores)
   find   search trees with find's expressions on all cores, top levels first
   du     disk usage as GNU du prints it, on all cores, hard links once
+  scan   write a snapshot of trees to a Parquet file (-o SNAPSHOT)
 
 Run 'dents COMMAND --help' for a command's options.
 ";
@@ -60,6 +63,7 @@ fn main() {
             dents_os::set_exhausted_status(1);
             closing_stdout(du::main(&argv[1..]), 1)
         }
+        Some("scan") => scan::main(&argv[1..]),
         Some("--help" | "-h" | "help") => print_text(USAGE),
         Some("--version" | "-V") => print_text(&format!("dents {}\n", env!("CARGO_PKG_VERSION"))),
         Some(other) => {

@@ -1,0 +1,125 @@
+//! Snapshots of a scan in Parquet: one row per entry, written as the walk
+//! goes, read by dents, DuckDB, pyarrow and polars.
+//!
+//! | module | concern |
+//! |--------|---------|
+//! | [`schema`] | the versioned schema: columns, Parquet types, metadata keys, the version rule, the row order |
+//! | [`row`] | one entry as a Rust value; the row order |
+//! | [`record`] | the scan's own record (roots, times, options, version, errors) in the key-value metadata |
+//! | [`escape`] | bytes as one printable token (octal escapes, as `zfs diff`) |
+//! | [`writer`] | the streaming writer: row groups flushed as they fill, a temporary name renamed at the end |
+//! | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
+//! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
+//!
+//! The Parquet code is the `parquet` crate without arrow (its low-level
+//! column writer and reader) and with zstd only: that build took 1 min 15 s
+//! of CPU here, against several more minutes with arrow's crates (see
+//! docs/snapshot.md); nothing here needs arrow's arrays.
+//!
+//! This library never exits the process and keeps no global state; the
+//! `dents scan` and `dents diff` commands are dents-cli's.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod escape;
+pub mod reader;
+pub mod record;
+pub mod row;
+pub mod scan;
+pub mod schema;
+pub mod writer;
+
+pub use reader::SnapshotReader;
+pub use record::ScanRecord;
+pub use row::Row;
+pub use scan::{scan, Problem, ScanOptions, Summary};
+pub use writer::SnapshotWriter;
+
+use std::fmt;
+
+/// What can go wrong writing or reading a snapshot.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A system call on this path failed.
+    Io(Vec<u8>, std::io::Error),
+    /// The file is not Parquet, or is cut short (no valid footer).
+    NotParquet(Vec<u8>, String),
+    /// A Parquet file, but not a dents snapshot.
+    Foreign(Vec<u8>),
+    /// A dents snapshot of another schema version (the version it says).
+    Version(Vec<u8>, String),
+    /// A snapshot whose columns are not the schema's.
+    Schema(Vec<u8>),
+    /// The scan's record lacks this key or has it malformed.
+    Record(Vec<u8>, &'static str),
+    /// The data inside the file is damaged.
+    Corrupt(String),
+    /// The Parquet library failed.
+    Parquet(parquet::errors::ParquetError),
+    /// The writer was used after it failed.
+    Closed,
+}
+
+impl From<parquet::errors::ParquetError> for Error {
+    fn from(e: parquet::errors::ParquetError) -> Self {
+        match e {
+            // Writes go through std::io: keep the OS's error (a full disk).
+            parquet::errors::ParquetError::External(inner) => {
+                match inner.downcast::<std::io::Error>() {
+                    Ok(io) => Error::Io(Vec::new(), *io),
+                    Err(other) => Error::Parquet(parquet::errors::ParquetError::External(other)),
+                }
+            }
+            e => Error::Parquet(e),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    /// `'PATH': what`, the path quoted as GNU quotes it in messages.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let q = |p: &[u8]| {
+            let mut m = Vec::new();
+            dents_tools::quote::for_message(&mut m, p);
+            String::from_utf8_lossy(&m).into_owned()
+        };
+        match self {
+            Error::Io(p, e) if p.is_empty() => write!(f, "{}", scan::describe(e)),
+            Error::Io(p, e) => write!(f, "{}: {}", q(p), scan::describe(e)),
+            Error::NotParquet(p, why) => write!(
+                f,
+                "{}: not a snapshot: not a Parquet file, or cut short ({why})",
+                q(p)
+            ),
+            Error::Foreign(p) => write!(
+                f,
+                "{}: not a dents snapshot (a Parquet file without {})",
+                q(p),
+                schema::VERSION_KEY
+            ),
+            Error::Version(p, v) => write!(
+                f,
+                "{}: snapshot schema version {v}; this dents reads version {}",
+                q(p),
+                schema::VERSION
+            ),
+            Error::Schema(p) => write!(
+                f,
+                "{}: not a dents snapshot: its columns are not the schema's",
+                q(p)
+            ),
+            Error::Record(p, k) => write!(
+                f,
+                "{}: damaged snapshot: metadata {k} missing or malformed",
+                q(p)
+            ),
+            Error::Corrupt(why) => write!(f, "damaged snapshot: {why}"),
+            Error::Parquet(e) => write!(f, "{e}"),
+            Error::Closed => write!(f, "snapshot writer used after a failure"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

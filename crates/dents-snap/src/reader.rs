@@ -1,0 +1,236 @@
+//! The streaming reader: the footer checked when opening (a Parquet
+//! file, a dents snapshot, this schema version), then the rows a row
+//! group at a time: memory holds one row group, whatever the file's size.
+
+use std::fs::File;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use parquet::column::reader::get_typed_column_reader;
+use parquet::data_type::{ByteArray, ByteArrayType, DataType, Int32Type, Int64Type};
+use parquet::file::reader::{FileReader, RowGroupReader};
+use parquet::file::serialized_reader::SerializedFileReader;
+use parquet::schema::parser::parse_message_type;
+
+use crate::record::ScanRecord;
+use crate::row::Row;
+use crate::schema;
+use crate::Error;
+
+/// A snapshot opened for reading.
+pub struct SnapshotReader {
+    reader: SerializedFileReader<File>,
+    record: ScanRecord,
+}
+
+impl std::fmt::Debug for SnapshotReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotReader")
+            .field("record", &self.record)
+            .finish()
+    }
+}
+
+impl SnapshotReader {
+    /// Opens `path`: refuses a file that is not Parquet or is cut short
+    /// ([`Error::NotParquet`]), a Parquet file that is not a snapshot
+    /// ([`Error::Foreign`]), and a snapshot of another schema version
+    /// ([`Error::Version`]).
+    pub fn open(path: &Path) -> Result<SnapshotReader, Error> {
+        let name = || path.as_os_str().as_bytes().to_vec();
+        let file = File::open(path).map_err(|e| Error::Io(name(), e))?;
+        let reader = SerializedFileReader::new(file)
+            .map_err(|e| Error::NotParquet(name(), e.to_string()))?;
+        let meta = reader.metadata().file_metadata();
+        let kv = meta.key_value_metadata();
+        let get = |k: &str| {
+            kv.and_then(|kv| kv.iter().find(|p| p.key == k))
+                .and_then(|p| p.value.as_deref())
+        };
+        let version = get(schema::VERSION_KEY).ok_or_else(|| Error::Foreign(name()))?;
+        if version != schema::VERSION.to_string() {
+            return Err(Error::Version(name(), version.to_string()));
+        }
+        let ours = parse_message_type(schema::MESSAGE)?;
+        let theirs = meta.schema();
+        if theirs.get_fields().len() != ours.get_fields().len()
+            || theirs
+                .get_fields()
+                .iter()
+                .zip(ours.get_fields())
+                .any(|(a, b)| {
+                    a.name() != b.name() || a.get_physical_type() != b.get_physical_type()
+                })
+        {
+            return Err(Error::Schema(name()));
+        }
+        let record = ScanRecord::from_pairs(get).map_err(|key| Error::Record(name(), key))?;
+        Ok(SnapshotReader { reader, record })
+    }
+
+    /// The scan's record.
+    pub fn record(&self) -> &ScanRecord {
+        &self.record
+    }
+
+    /// Rows in the snapshot (from the footer).
+    pub fn num_rows(&self) -> u64 {
+        self.reader.metadata().file_metadata().num_rows() as u64
+    }
+
+    /// The rows in the file's order, read a row group at a time.
+    pub fn rows(&self) -> Rows<'_> {
+        Rows {
+            reader: &self.reader,
+            next_group: 0,
+            buffered: Vec::new().into_iter(),
+        }
+    }
+}
+
+/// The rows of a snapshot, in order ([`SnapshotReader::rows`]).
+pub struct Rows<'a> {
+    reader: &'a SerializedFileReader<File>,
+    next_group: usize,
+    buffered: std::vec::IntoIter<Row>,
+}
+
+impl Iterator for Rows<'_> {
+    type Item = Result<Row, Error>;
+
+    fn next(&mut self) -> Option<Result<Row, Error>> {
+        loop {
+            if let Some(r) = self.buffered.next() {
+                return Some(Ok(r));
+            }
+            if self.next_group >= self.reader.num_row_groups() {
+                return None;
+            }
+            let i = self.next_group;
+            self.next_group += 1;
+            match self
+                .reader
+                .get_row_group(i)
+                .map_err(Error::from)
+                .and_then(|g| read_group(&*g))
+            {
+                Ok(rows) => self.buffered = rows.into_iter(),
+                Err(e) => {
+                    // No more rows after a broken group.
+                    self.next_group = usize::MAX;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+}
+
+/// Reads column `i` of `g` (`n` rows) as values of `T` and, for a
+/// nullable column, definition levels.
+fn read_column<T: DataType>(
+    g: &dyn RowGroupReader,
+    i: usize,
+    n: usize,
+) -> Result<(Vec<T::T>, Vec<i16>), Error> {
+    let mut r = get_typed_column_reader::<T>(g.get_column_reader(i)?);
+    let mut values = Vec::with_capacity(n);
+    let mut defs = Vec::with_capacity(n);
+    let mut got = 0;
+    while got < n {
+        let (records, _, _) = r.read_records(n - got, Some(&mut defs), None, &mut values)?;
+        if records == 0 {
+            return Err(Error::Corrupt(format!(
+                "column {} ends after {got} of {n} rows",
+                schema::COLUMNS[i]
+            )));
+        }
+        got += records;
+    }
+    Ok((values, defs))
+}
+
+/// Puts a nullable column's values back at their rows.
+fn spread<T: Clone>(values: Vec<T>, defs: &[i16], n: usize) -> Vec<Option<T>> {
+    if defs.is_empty() {
+        return values.into_iter().map(Some).collect();
+    }
+    let mut it = values.into_iter();
+    defs.iter()
+        .take(n)
+        .map(|&d| if d > 0 { it.next() } else { None })
+        .collect()
+}
+
+fn bytes(b: ByteArray) -> Vec<u8> {
+    b.data().to_vec()
+}
+
+/// The rows of one row group.
+fn read_group(g: &dyn RowGroupReader) -> Result<Vec<Row>, Error> {
+    let n = g.metadata().num_rows() as usize;
+    let (path, _) = read_column::<ByteArrayType>(g, 0, n)?;
+    let (name, _) = read_column::<ByteArrayType>(g, 1, n)?;
+    let (depth, _) = read_column::<Int32Type>(g, 2, n)?;
+    let (kind, _) = read_column::<ByteArrayType>(g, 3, n)?;
+    let opt64 = |i| -> Result<Vec<Option<i64>>, Error> {
+        let (v, d) = read_column::<Int64Type>(g, i, n)?;
+        Ok(spread(v, &d, n))
+    };
+    let opt32 = |i| -> Result<Vec<Option<i32>>, Error> {
+        let (v, d) = read_column::<Int32Type>(g, i, n)?;
+        Ok(spread(v, &d, n))
+    };
+    let size = opt64(4)?;
+    let blocks = opt64(5)?;
+    let mode = opt32(6)?;
+    let uid = opt32(7)?;
+    let gid = opt32(8)?;
+    let nlink = opt64(9)?;
+    let (ino, _) = read_column::<Int64Type>(g, 10, n)?;
+    let dev = opt64(11)?;
+    let mtime = opt64(12)?;
+    let ctime = opt64(13)?;
+    let atime = opt64(14)?;
+    let (tv, td) = read_column::<ByteArrayType>(g, 15, n)?;
+    let target = spread(tv, &td, n);
+    if [path.len(), name.len(), depth.len(), kind.len(), ino.len()]
+        .iter()
+        .any(|&l| l != n)
+    {
+        return Err(Error::Corrupt(
+            "a required column has nulls or too few values".into(),
+        ));
+    }
+    let mut rows = Vec::with_capacity(n);
+    let mut cols = (
+        path.into_iter(),
+        name.into_iter(),
+        kind.into_iter(),
+        target.into_iter(),
+    );
+    for i in 0..n {
+        rows.push(Row {
+            path: bytes(cols.0.next().unwrap_or_default()),
+            name: bytes(cols.1.next().unwrap_or_default()),
+            depth: depth[i] as u32,
+            kind: cols
+                .2
+                .next()
+                .and_then(|k| k.data().first().copied())
+                .unwrap_or(b'U'),
+            size: size[i],
+            blocks: blocks[i],
+            mode: mode[i].map(|v| v as u32),
+            uid: uid[i].map(|v| v as u32),
+            gid: gid[i].map(|v| v as u32),
+            nlink: nlink[i],
+            ino: ino[i] as u64,
+            dev: dev[i].map(|v| v as u64),
+            mtime: mtime[i],
+            ctime: ctime[i],
+            atime: atime[i],
+            target: cols.3.next().flatten().map(bytes),
+        });
+    }
+    Ok(rows)
+}

@@ -1,0 +1,279 @@
+//! The scan: a sorted walk of the roots (on the dents walker), each entry
+//! stat'ed for the columns asked and sent as a [`Row`] through a bounded
+//! channel to the thread that writes the snapshot.
+//!
+//! The walk is sorted and breadth first ([`dents::Walker::sort_by_name`]):
+//! the rows come in the schema's level order whatever the threads, which
+//! is what lets `dents diff` merge two snapshots as streams.  Workers
+//! still read and stat in parallel; only the visits are serial, and the
+//! channel keeps the walk at most [`CHANNEL_ROWS`] rows ahead of the
+//! writer.  Memory: the channel, one row group, and the walk's own (a
+//! directory's names are held until visited).
+
+use std::path::Path;
+use std::sync::mpsc;
+
+use dents::{Entry, ErrorKind, Flow, Follow, StatFields, Walker};
+
+use crate::record::{ScanRecord, Time};
+use crate::row::{nanos, Row};
+use crate::schema::type_letter;
+use crate::writer::SnapshotWriter;
+use crate::Error;
+
+/// Rows in flight between the walk and the writer.
+pub const CHANNEL_ROWS: usize = 4096;
+
+/// What to scan and how.
+#[derive(Clone, Debug)]
+pub struct ScanOptions {
+    /// Worker threads (0: the walker's default).
+    pub threads: usize,
+    /// Do not descend into directories on other filesystems (`-x`).
+    pub same_file_system: bool,
+    /// Which symlinks are followed (`-H`: roots, `-L`: all).
+    pub follow: Follow,
+    /// Keep only names, types, inodes and directories' times.
+    pub names_only: bool,
+    /// The options as the user gave them, for the record.
+    pub options_text: String,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        ScanOptions {
+            threads: 0,
+            same_file_system: false,
+            follow: Follow::Never,
+            names_only: false,
+            options_text: String::new(),
+        }
+    }
+}
+
+/// A problem met during the scan: the entry is missing from the
+/// snapshot (or, for a directory, its contents are).
+#[derive(Debug)]
+pub struct Problem {
+    /// The path concerned, bytes.
+    pub path: Vec<u8>,
+    /// What happened, in GNU's words: `cannot access`, `cannot read
+    /// directory`, `cannot read symbolic link`, or a loop.
+    pub what: &'static str,
+    /// The cause, as the C library words it (or the loop's message).
+    pub cause: String,
+}
+
+impl Problem {
+    /// The message without the program's name: `WHAT 'PATH': CAUSE`,
+    /// the path quoted as GNU quotes paths in messages.
+    pub fn message(&self) -> Vec<u8> {
+        let mut m = Vec::with_capacity(self.path.len() + 64);
+        if !self.what.is_empty() {
+            m.extend_from_slice(self.what.as_bytes());
+            m.push(b' ');
+        }
+        dents_tools::quote::for_message(&mut m, &self.path);
+        m.extend_from_slice(b": ");
+        m.extend_from_slice(self.cause.as_bytes());
+        m
+    }
+}
+
+/// What a scan did.
+#[derive(Debug)]
+pub struct Summary {
+    /// Rows written.
+    pub rows: u64,
+    /// The record written in the snapshot (errors included).
+    pub record: ScanRecord,
+}
+
+enum Msg {
+    Row(Row),
+    Problem(Problem),
+}
+
+/// Scans `roots` into a snapshot at `output`; `on_problem` hears each
+/// problem as it is met (on the calling thread, in walk order).  Problems
+/// do not fail the scan: they are recorded.  An `Err` (the snapshot
+/// cannot be written) leaves no file at `output`.
+pub fn scan(
+    roots: &[Vec<u8>],
+    opts: &ScanOptions,
+    output: &Path,
+    mut on_problem: impl FnMut(&Problem),
+) -> Result<Summary, Error> {
+    let mut writer = SnapshotWriter::create(output)?;
+    let mut record = ScanRecord {
+        start: Time::now(),
+        options: opts.options_text.clone(),
+        dents_version: env!("CARGO_PKG_VERSION").to_string(),
+        ..ScanRecord::default()
+    };
+    let mut sorted_roots: Vec<Vec<u8>> = roots.to_vec();
+    sorted_roots.sort();
+    record.roots = sorted_roots.clone();
+    let fields = if opts.names_only {
+        StatFields::TYPE | StatFields::INO | StatFields::MTIME | StatFields::CTIME
+    } else {
+        StatFields::BASIC
+    };
+    let walker = Walker::from_roots(
+        sorted_roots
+            .iter()
+            .map(|r| std::ffi::OsStr::from_bytes_ext(r)),
+    )
+    .threads(opts.threads)
+    .same_file_system(opts.same_file_system)
+    .follow_links(opts.follow)
+    .sort_by_name(true)
+    .stat_fields(fields);
+    let (tx, rx) = mpsc::sync_channel::<Msg>(CHANNEL_ROWS);
+    let names_only = opts.names_only;
+    let result = std::thread::scope(|s| {
+        let walk = s.spawn(move || {
+            walker.for_each(|e| {
+                let msg = match e {
+                    Ok(entry) => row_of(&entry, names_only),
+                    Err(err) => Msg::Problem(problem_of(&err)),
+                };
+                // The writer is gone (it failed): stop the walk.
+                if tx.send(msg).is_err() {
+                    Flow::Quit
+                } else {
+                    Flow::Continue
+                }
+            })
+        });
+        let mut failed = None;
+        for msg in rx.iter() {
+            match msg {
+                Msg::Row(r) => {
+                    if let Err(e) = writer.push(&r) {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                Msg::Problem(p) => {
+                    on_problem(&p);
+                    record.add_error(p.message());
+                }
+            }
+        }
+        // Dropping the receiver makes the walk quit at its next entry.
+        drop(rx);
+        let _ = walk.join();
+        failed.map_or(Ok(()), Err)
+    });
+    result?;
+    record.end = Time::now();
+    let rows = writer.rows();
+    writer.finish(&record)?;
+    Ok(Summary { rows, record })
+}
+
+/// `OsStr` from bytes, without naming the extension trait at each call.
+trait FromBytes {
+    fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr;
+}
+
+impl FromBytes for std::ffi::OsStr {
+    fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr {
+        std::os::unix::ffi::OsStrExt::from_bytes(b)
+    }
+}
+
+/// The row of an entry, or the problem that keeps it out.
+fn row_of(entry: &Entry<'_>, names_only: bool) -> Msg {
+    let mut row = Row {
+        path: entry.path_bytes().to_vec(),
+        name: entry.file_name_bytes().to_vec(),
+        depth: entry.depth() as u32,
+        ino: entry.ino(),
+        ..Row::default()
+    };
+    let kind = entry.file_type();
+    // Names only: a stat for directories (their times) and for entries
+    // whose type the directory did not tell.
+    if names_only && !kind.is_dir() && !kind.is_unknown() {
+        row.kind = type_letter(kind).as_bytes()[0];
+        return Msg::Row(row);
+    }
+    let m = match entry.metadata() {
+        Ok(m) => m,
+        Err(e) => {
+            return Msg::Problem(Problem {
+                path: row.path,
+                what: "cannot access",
+                cause: describe(&e),
+            })
+        }
+    };
+    row.kind = type_letter(m.file_type()).as_bytes()[0];
+    row.ino = m.ino();
+    let time = |t: Option<dents::metadata::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
+    row.mtime = time(m.mtime());
+    row.ctime = time(m.ctime());
+    row.dev = Some(m.dev());
+    if names_only {
+        if !m.is_dir() {
+            row.mtime = None;
+            row.ctime = None;
+            row.dev = None;
+        }
+        return Msg::Row(row);
+    }
+    row.size = Some(m.len() as i64);
+    row.blocks = Some(m.blocks() as i64);
+    row.mode = Some(m.mode());
+    row.uid = Some(m.uid());
+    row.gid = Some(m.gid());
+    row.nlink = Some(m.nlink() as i64);
+    row.atime = time(m.atime());
+    if m.is_symlink() {
+        match dents::fs::readlink_at(entry.parent_fd(), entry.at_name()) {
+            Ok(t) => row.target = Some(t),
+            Err(e) => {
+                return Msg::Problem(Problem {
+                    path: row.path,
+                    what: "cannot read symbolic link",
+                    cause: describe(&e),
+                })
+            }
+        }
+    }
+    Msg::Row(row)
+}
+
+/// The walker's error in GNU's words: a root that cannot be reached is
+/// `cannot access`, a directory that cannot be read `cannot read
+/// directory`.
+fn problem_of(e: &dents::Error) -> Problem {
+    match e.kind() {
+        ErrorKind::Io(io) => Problem {
+            path: e.path_bytes().to_vec(),
+            what: if e.depth() == 0 && io.raw_os_error() == Some(2) {
+                "cannot access"
+            } else {
+                "cannot read directory"
+            },
+            cause: describe(io),
+        },
+        ErrorKind::Loop { .. } => Problem {
+            path: e.path_bytes().to_vec(),
+            what: "",
+            cause: "File system loop detected".into(),
+        },
+        _ => Problem {
+            path: e.path_bytes().to_vec(),
+            what: "cannot read directory",
+            cause: e.to_string(),
+        },
+    }
+}
+
+/// The C library's text for an error (no " (os error N)").
+pub fn describe(e: &std::io::Error) -> String {
+    dents_tools::errors::describe(e)
+}

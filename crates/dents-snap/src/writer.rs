@@ -1,0 +1,282 @@
+//! The streaming writer: rows buffered column by column up to one row
+//! group, then compressed (zstd) and written; nothing kept per entry once
+//! its row group is out.  The file is written under a temporary name in
+//! the target's directory and renamed over the target only by
+//! [`SnapshotWriter::finish`], after the footer is written and the data
+//! synced: a scan that fails or is interrupted leaves no file that looks
+//! complete (and a temporary one only if the process is killed).
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parquet::basic::{Compression, Encoding, ZstdLevel};
+use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnPath;
+
+use crate::record::ScanRecord;
+use crate::row::Row;
+use crate::schema;
+use crate::Error;
+
+/// Rows in a row group: 64 Ki rows of ~100-byte paths is a few MiB of
+/// buffers, and large enough groups for zstd and readers' scans.
+pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+
+/// Bytes of paths, names and targets that flush a row group early
+/// (very long paths), so the buffers stay bounded whatever the names.
+const ROW_GROUP_BYTES: usize = 32 << 20;
+
+/// The columns of the row group being filled.
+#[derive(Default)]
+struct Columns {
+    path: Vec<ByteArray>,
+    name: Vec<ByteArray>,
+    depth: Vec<i32>,
+    kind: Vec<ByteArray>,
+    size: Opt<i64>,
+    blocks: Opt<i64>,
+    mode: Opt<i32>,
+    uid: Opt<i32>,
+    gid: Opt<i32>,
+    nlink: Opt<i64>,
+    ino: Vec<i64>,
+    dev: Opt<i64>,
+    mtime: Opt<i64>,
+    ctime: Opt<i64>,
+    atime: Opt<i64>,
+    target: Opt<ByteArray>,
+    rows: usize,
+    bytes: usize,
+}
+
+/// A nullable column: the values present and one definition level per
+/// row (1 present, 0 null).
+struct Opt<T> {
+    values: Vec<T>,
+    defs: Vec<i16>,
+}
+
+impl<T> Default for Opt<T> {
+    fn default() -> Self {
+        Opt {
+            values: Vec::new(),
+            defs: Vec::new(),
+        }
+    }
+}
+
+impl<T> Opt<T> {
+    fn push(&mut self, v: Option<T>) {
+        match v {
+            Some(v) => {
+                self.values.push(v);
+                self.defs.push(1);
+            }
+            None => self.defs.push(0),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.values.clear();
+        self.defs.clear();
+    }
+}
+
+/// A snapshot being written (see the module doc).
+pub struct SnapshotWriter {
+    writer: Option<SerializedFileWriter<File>>,
+    /// The same file, to sync it once the footer is written.
+    file: File,
+    tmp: PathBuf,
+    target: PathBuf,
+    cols: Columns,
+    rows: u64,
+}
+
+impl SnapshotWriter {
+    /// Starts a snapshot to be renamed to `target` by
+    /// [`SnapshotWriter::finish`].
+    pub fn create(target: &Path) -> Result<SnapshotWriter, Error> {
+        let tmp = temp_name(target);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| Error::Io(tmp.as_os_str().as_bytes().to_vec(), e))?;
+        let cleanup = |e: Error| {
+            let _ = std::fs::remove_file(&tmp);
+            e
+        };
+        let clone = file
+            .try_clone()
+            .map_err(|e| cleanup(Error::Io(tmp.as_os_str().as_bytes().to_vec(), e)))?;
+        let schema = Arc::new(parse_message_type(schema::MESSAGE).map_err(|e| cleanup(e.into()))?);
+        let writer = SerializedFileWriter::new(clone, schema, Arc::new(properties()))
+            .map_err(|e| cleanup(e.into()))?;
+        Ok(SnapshotWriter {
+            writer: Some(writer),
+            file,
+            tmp,
+            target: target.to_owned(),
+            cols: Columns::default(),
+            rows: 0,
+        })
+    }
+
+    /// Adds one row; writes a row group when one is full.
+    pub fn push(&mut self, r: &Row) -> Result<(), Error> {
+        let c = &mut self.cols;
+        c.bytes += r.path.len() + r.name.len() + r.target.as_ref().map_or(0, |t| t.len());
+        c.path.push(ByteArray::from(r.path.clone()));
+        c.name.push(ByteArray::from(r.name.clone()));
+        c.depth.push(r.depth as i32);
+        c.kind.push(ByteArray::from(vec![r.kind]));
+        c.size.push(r.size);
+        c.blocks.push(r.blocks);
+        c.mode.push(r.mode.map(|v| v as i32));
+        c.uid.push(r.uid.map(|v| v as i32));
+        c.gid.push(r.gid.map(|v| v as i32));
+        c.nlink.push(r.nlink);
+        c.ino.push(r.ino as i64);
+        c.dev.push(r.dev.map(|v| v as i64));
+        c.mtime.push(r.mtime);
+        c.ctime.push(r.ctime);
+        c.atime.push(r.atime);
+        c.target.push(r.target.clone().map(ByteArray::from));
+        c.rows += 1;
+        self.rows += 1;
+        if c.rows >= ROW_GROUP_ROWS || c.bytes >= ROW_GROUP_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Rows pushed so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes the buffered rows as one row group.
+    fn flush(&mut self) -> Result<(), Error> {
+        if self.cols.rows == 0 {
+            return Ok(());
+        }
+        let w = self.writer.as_mut().ok_or(Error::Closed)?;
+        let mut rg = w.next_row_group()?;
+        let c = &mut self.cols;
+        macro_rules! req {
+            ($t:ty, $v:expr) => {{
+                let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+                col.typed::<$t>().write_batch(&$v, None, None)?;
+                col.close()?;
+            }};
+        }
+        macro_rules! opt {
+            ($t:ty, $v:expr) => {{
+                let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+                col.typed::<$t>()
+                    .write_batch(&$v.values, Some(&$v.defs), None)?;
+                col.close()?;
+            }};
+        }
+        req!(ByteArrayType, c.path);
+        req!(ByteArrayType, c.name);
+        req!(Int32Type, c.depth);
+        req!(ByteArrayType, c.kind);
+        opt!(Int64Type, c.size);
+        opt!(Int64Type, c.blocks);
+        opt!(Int32Type, c.mode);
+        opt!(Int32Type, c.uid);
+        opt!(Int32Type, c.gid);
+        opt!(Int64Type, c.nlink);
+        req!(Int64Type, c.ino);
+        opt!(Int64Type, c.dev);
+        opt!(Int64Type, c.mtime);
+        opt!(Int64Type, c.ctime);
+        opt!(Int64Type, c.atime);
+        opt!(ByteArrayType, c.target);
+        rg.close()?;
+        c.path.clear();
+        c.name.clear();
+        c.depth.clear();
+        c.kind.clear();
+        c.ino.clear();
+        for o in [
+            &mut c.size,
+            &mut c.blocks,
+            &mut c.nlink,
+            &mut c.mtime,
+            &mut c.ctime,
+            &mut c.atime,
+            &mut c.dev,
+        ] {
+            o.clear();
+        }
+        for o in [&mut c.mode, &mut c.uid, &mut c.gid] {
+            o.clear();
+        }
+        c.target.clear();
+        c.rows = 0;
+        c.bytes = 0;
+        Ok(())
+    }
+
+    /// Writes the last row group and the footer with `record`, syncs the
+    /// file and renames it to the target.  On error nothing is left.
+    pub fn finish(mut self, record: &ScanRecord) -> Result<(), Error> {
+        self.flush()?;
+        let mut w = self.writer.take().ok_or(Error::Closed)?;
+        for (k, v) in record.to_pairs() {
+            w.append_key_value_metadata(KeyValue::new(k, v));
+        }
+        w.close()?;
+        let path_err = |p: &Path, e| Error::Io(p.as_os_str().as_bytes().to_vec(), e);
+        self.file.sync_all().map_err(|e| path_err(&self.tmp, e))?;
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| path_err(&self.target, e))?;
+        // Renamed: nothing for Drop to remove.
+        self.tmp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for SnapshotWriter {
+    /// A snapshot not finished is removed: nothing partial stays.
+    fn drop(&mut self) {
+        if !self.tmp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The writer's settings: zstd; paths and names delta-encoded (sorted
+/// siblings share prefixes) rather than dictionary-encoded.
+fn properties() -> WriterProperties {
+    let mut p = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap_or_default()))
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_created_by(format!("dents {}", env!("CARGO_PKG_VERSION")));
+    for c in ["path", "name", "target"] {
+        let col = ColumnPath::from(c);
+        p = p
+            .set_column_dictionary_enabled(col.clone(), false)
+            .set_column_encoding(col, Encoding::DELTA_BYTE_ARRAY);
+    }
+    p.build()
+}
+
+/// `DIR/.NAME.PID.tmp` beside `target`: the same filesystem, so the
+/// final rename is atomic; hidden, and not ending in `.parquet`, so that
+/// no glob takes it for a snapshot.
+fn temp_name(target: &Path) -> PathBuf {
+    let dir = target.parent().unwrap_or(Path::new(""));
+    let mut name = std::ffi::OsString::from(".");
+    name.push(target.file_name().unwrap_or_default());
+    name.push(format!(".{}.tmp", std::process::id()));
+    dir.join(name)
+}

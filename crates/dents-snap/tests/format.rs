@@ -1,0 +1,187 @@
+//! The file format alone: rows round-trip exactly (bytes, nulls, several
+//! row groups), and the reader refuses what is not a snapshot of this
+//! version with a clear error.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use dents_snap::reader::SnapshotReader;
+use dents_snap::record::{ScanRecord, Time};
+use dents_snap::writer::{SnapshotWriter, ROW_GROUP_ROWS};
+use dents_snap::{schema, Error, Row};
+
+fn row(i: u64) -> Row {
+    Row {
+        path: format!("root/d{}/\u{e9}\n{i}", i % 7).into_bytes(),
+        name: vec![b'n', 0xff, (i % 250) as u8 + 1],
+        depth: 2,
+        kind: if i.is_multiple_of(3) { b'l' } else { b'f' },
+        size: (!i.is_multiple_of(5)).then_some(i as i64 * 3),
+        blocks: Some(i as i64),
+        mode: Some(0o100644),
+        uid: (i.is_multiple_of(2)).then_some(1000),
+        gid: Some(u32::MAX),
+        nlink: Some(1),
+        ino: u64::MAX - i,
+        dev: Some(1 << 40),
+        mtime: Some(-1_000_000_007 + i as i64),
+        ctime: None,
+        atime: Some(i as i64),
+        target: (i.is_multiple_of(3)).then(|| b"t\x00\xfe".to_vec()),
+    }
+}
+
+fn record() -> ScanRecord {
+    let mut r = ScanRecord {
+        roots: vec![b"root".to_vec(), b"a\nb\xff".to_vec()],
+        start: Time { secs: 5, nsecs: 7 },
+        end: Time {
+            secs: 6,
+            nsecs: 999_999_999,
+        },
+        options: "-x -j 3".into(),
+        dents_version: "0.1.0".into(),
+        ..ScanRecord::default()
+    };
+    r.add_error(b"cannot read directory 'x\\y': Permission denied".to_vec());
+    r
+}
+
+fn write(path: &Path, rows: u64) {
+    let mut w = SnapshotWriter::create(path).unwrap();
+    for i in 0..rows {
+        w.push(&row(i)).unwrap();
+    }
+    w.finish(&record()).unwrap();
+}
+
+#[test]
+fn rows_and_record_round_trip_over_several_row_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.parquet");
+    let n = ROW_GROUP_ROWS as u64 * 2 + 17;
+    write(&p, n);
+    let r = SnapshotReader::open(&p).unwrap();
+    assert_eq!(r.record(), &record());
+    assert_eq!(r.num_rows(), n);
+    let mut i = 0;
+    for got in r.rows() {
+        assert_eq!(got.unwrap(), row(i), "row {i}");
+        i += 1;
+    }
+    assert_eq!(i, n);
+    // Nothing but the snapshot is left in the directory.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["s.parquet"]);
+}
+
+#[test]
+fn a_writer_not_finished_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.parquet");
+    let mut w = SnapshotWriter::create(&p).unwrap();
+    for i in 0..(ROW_GROUP_ROWS as u64 + 5) {
+        w.push(&row(i)).unwrap();
+    }
+    drop(w);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_truncated_snapshot_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.parquet");
+    write(&p, 1000);
+    let bytes = std::fs::read(&p).unwrap();
+    for keep in [0, 3, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&p, &bytes[..keep]).unwrap();
+        let e = SnapshotReader::open(&p).unwrap_err();
+        assert!(matches!(e, Error::NotParquet(..)), "{keep} bytes: {e:?}");
+        assert!(
+            e.to_string().contains("not a Parquet file, or cut short"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_text_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.parquet");
+    std::fs::write(&p, b"path,size\nx,1\n").unwrap();
+    assert!(matches!(
+        SnapshotReader::open(&p),
+        Err(Error::NotParquet(..))
+    ));
+}
+
+/// A Parquet file with the snapshot's schema and the given key-value
+/// pairs, written by the parquet crate directly.
+fn parquet_with(path: &Path, message: &str, kv: &[(&str, &str)]) {
+    use parquet::file::metadata::KeyValue;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
+    let file = std::fs::File::create(path).unwrap();
+    let mut w =
+        SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))
+            .unwrap();
+    for (k, v) in kv {
+        w.append_key_value_metadata(KeyValue::new(k.to_string(), v.to_string()));
+    }
+    w.close().unwrap();
+}
+
+#[test]
+fn a_foreign_parquet_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("other.parquet");
+    parquet_with(
+        &p,
+        "message m { required int64 x; }",
+        &[("owner", "someone")],
+    );
+    let e = SnapshotReader::open(&p).unwrap_err();
+    assert!(matches!(e, Error::Foreign(..)), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "'{}': not a dents snapshot (a Parquet file without dents.snapshot.version)"
+            .replace("{}", p.to_str().unwrap())
+    );
+}
+
+#[test]
+fn another_schema_version_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("v2.parquet");
+    let mut pairs: Vec<(String, String)> = record().to_pairs();
+    pairs[0].1 = "2".into();
+    let kv: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    parquet_with(&p, schema::MESSAGE, &kv);
+    let e = SnapshotReader::open(&p).unwrap_err();
+    assert!(matches!(e, Error::Version(..)), "{e:?}");
+    assert!(
+        e.to_string()
+            .ends_with("snapshot schema version 2; this dents reads version 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_version_1_file_with_other_columns_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cols.parquet");
+    let pairs = record().to_pairs();
+    let kv: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    parquet_with(&p, "message m { required binary path; }", &kv);
+    assert!(matches!(SnapshotReader::open(&p), Err(Error::Schema(..))));
+}
