@@ -107,15 +107,11 @@ const SHORT_ARG: &str = "dtBXoj";
 const SHORT_FLAG: &str = "0aAbchHklmsxDLPS";
 
 /// Whether messages use the locale's quotes (a UTF-8 locale): GNU's
-/// `quote()` writes ‘x’ there, 'x' in the C locale.
+/// `quote()` writes ‘x’ there, 'x' in the C locale.  The character set
+/// of the locale `setlocale` adopted (see `main.rs`), not the variables:
+/// a locale that is not installed leaves the C locale, as for GNU du.
 fn utf8_locale() -> bool {
-    let var = ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()));
-    var.is_some_and(|s| {
-        let s = s.to_ascii_lowercase();
-        s.contains("utf-8") || s.contains("utf8")
-    })
+    dents_os::locale_is_utf8()
 }
 
 /// `quote(x)` as GNU's messages: locale quotes.

@@ -92,20 +92,15 @@ fn startup(command: Option<&str>) {
         if command == Some("du") || dents_os::address_space_limit().is_some() {
             dents_os::limit_malloc_arenas(1);
         }
-        match command {
-            Some("ls") => {
-                // The locale first: it decides the quotes of messages and
-                // names.
-                dents_os::use_environment_locale();
-                dents_os::tzset();
-            }
-            Some("find") => {
-                dents_os::tzset();
-                // Month and day names in -printf's %Ab and -ls dates, as
-                // GNU's.
-                dents_os::use_time_locale();
-            }
-            _ => {}
+        if let Some("ls" | "find" | "du") = command {
+            // The whole locale, as GNU's tools take it: it decides the
+            // quotes of messages (and of ls's names), month names (ls -l,
+            // du --time, find -printf's %Ab), the digits' grouping and
+            // decimal point (du's and ls's sizes).  Its result, not the
+            // variables, decides: a locale that is not installed leaves
+            // every category C.
+            dents_os::use_environment_locale();
+            dents_os::tzset();
         }
     }
 }

@@ -46,6 +46,14 @@ const fn ls(env: &'static [(&'static str, &'static str)], args: &'static [&'stat
     }
 }
 
+const fn find(env: &'static [(&'static str, &'static str)], args: &'static [&'static str]) -> Case {
+    Case {
+        tool: "find",
+        env,
+        args,
+    }
+}
+
 /// Whether `name` (`de_DE.UTF-8`) is installed, as `locale -a` spells it
 /// (`de_DE.utf8`).
 fn installed(name: &str) -> bool {
@@ -167,4 +175,29 @@ test_cases! {
     du_quarter: crate::du(&[], &["-a", "--time", "--time-style=+%q|%_3q|%05q|%Oq|%EN", "d"]),
     ls_nanos_and_zone: crate::ls(crate::KOLKATA, &["-l", "--time-style=+%3N %-N %_3N %:z %::z %:::z %q", "d"]),
     ls_two_formats: crate::ls(crate::ST_JOHNS, &["-l", "--time-style=+%-6N %:::z\n%03N %:z", "d"]),
+}
+
+/// A locale that is not installed (`xx_YY.UTF-8`): setlocale fails and
+/// the C locale stays, with ASCII quotes, whatever the variables say.
+const MISSING: &[(&str, &str)] = &[("LANG", "xx_YY.UTF-8")];
+/// One category not installed fails `setlocale(LC_ALL, "")` as a whole.
+const ONE_MISSING: &[(&str, &str)] = &[("LANG", "en_US.UTF-8"), ("LC_TIME", "xx_YY.UTF-8")];
+const LANG_EN: &[(&str, &str)] = &[("LANG", "en_US.UTF-8")];
+const LANG_C_UTF8: &[(&str, &str)] = &[("LANG", "C.UTF-8")];
+
+test_cases! {
+    /// The quotes of messages: the locale's (`‘’` in UTF-8) if setlocale
+    /// adopted it, else ASCII.
+    mod quotes: crate::Case => check;
+    du_missing_locale: crate::du(crate::MISSING, &["--time", "--time-style=xx", "d"]),
+    du_one_category_missing: crate::du(crate::ONE_MISSING, &["--time", "--time-style=xx", "d"]),
+    du_utf8_locale: crate::du(crate::LANG_EN, &["--time", "--time-style=xx", "d"]),
+    du_c_utf8: crate::du(crate::LANG_C_UTF8, &["--time", "--time-style=xx", "d"]),
+    find_missing_locale: crate::find(crate::MISSING, &["nonexistent"]),
+    find_one_category_missing: crate::find(crate::ONE_MISSING, &["nonexistent"]),
+    find_utf8_locale: crate::find(crate::LANG_EN, &["nonexistent"]),
+    ls_missing_locale: crate::ls(crate::MISSING, &["-l", "--time-style=xx", "d"]),
+    ls_utf8_locale: crate::ls(crate::LANG_EN, &["-l", "--time-style=xx", "d"]),
+    ls_posix_style_missing_locale: crate::ls(crate::MISSING, &["-l", "--time-style=posix-xx", "d"]),
+    ls_posix_style_utf8_locale: crate::ls(crate::LANG_EN, &["-l", "--time-style=posix-xx", "d"]),
 }

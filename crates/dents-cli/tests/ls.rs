@@ -649,8 +649,9 @@ fn bad_options_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let out = output(dents().args(["ls", "--time-style=bogus", "."]));
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("invalid argument 'bogus' for '--time-style'"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("invalid argument 'bogus' for 'time style'")
+    );
     let out = output(dents().args(["nosuchcommand"]));
     assert_eq!(out.status.code(), Some(2));
 }

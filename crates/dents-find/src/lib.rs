@@ -134,8 +134,8 @@ fn walk_list(
 
 /// Runs `dents find` with `argv` (starting with `find`); returns the exit
 /// status: 0, or 1 after any problem, as GNU find.  What the executable
-/// calls, after it has set up the process's time zone and time locale
-/// (`dents_os::tzset`, `dents_os::use_time_locale`: only sound before any
+/// calls, after it has set up the process's time zone and locale
+/// (`dents_os::tzset`, `dents_os::use_environment_locale`: only sound before any
 /// thread starts, so the executable's own start-up does it); then
 /// [`Command::parse`] and [`Command::run`].
 pub fn main(argv: &[OsString]) -> i32 {

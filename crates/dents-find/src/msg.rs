@@ -9,15 +9,12 @@ use crate::errors;
 /// find's status after any problem.
 pub const FAILURE: i32 = 1;
 
-/// Whether the locale's character set is UTF-8 (from `LC_ALL`,
-/// `LC_CTYPE`, `LANG`, the first that is set, as setlocale chooses).
+/// Whether the locale's character set is UTF-8: that of the locale the
+/// program adopted (`setlocale(LC_ALL, "")`, `dents_os::use_environment_locale`),
+/// not the variables, so that a locale that is not installed (the C
+/// locale stays) gets ASCII quotes, as GNU find's.
 pub fn utf8_locale() -> bool {
-    let var = ["LC_ALL", "LC_CTYPE", "LANG"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    var.contains("utf-8") || var.contains("utf8")
+    dents_os::locale_is_utf8()
 }
 
 /// The quotation marks of the locale's messages: `‘’` in a UTF-8 one,

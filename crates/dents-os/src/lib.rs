@@ -47,8 +47,8 @@ mod xattr;
 
 pub use alloc::{set_exhausted_status, ExitOnExhaustion};
 pub use locale::{
-    collation_is_bytewise, locale_is_utf8, strcoll, use_environment_locale, use_time_locale,
-    wide_char_info,
+    collation_is_bytewise, locale_is_utf8, strcoll, time_locale_is_c, use_environment_locale,
+    use_time_locale, wide_char_info,
 };
 pub use net::no_delay_on_loopback_tcp;
 pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};

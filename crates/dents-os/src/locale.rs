@@ -20,6 +20,13 @@ pub fn collation_is_bytewise() -> bool {
         || name.eq_ignore_ascii_case(b"C.utf8")
 }
 
+/// Whether the locale adopted for times (`LC_TIME`) is `C` or `POSIX`
+/// (gnulib's `hard_locale` is false): ls's `posix-` time styles and its
+/// default formats read it.
+pub fn time_locale_is_c() -> bool {
+    !sys::locale_name(libc::LC_TIME).is_some_and(|name| !matches!(&name[..], b"C" | b"POSIX"))
+}
+
 /// Compares two strings in the current locale's collation (`strcoll`).
 pub fn strcoll(a: &CStr, b: &CStr) -> Ordering {
     sys::strcoll(a, b).cmp(&0)

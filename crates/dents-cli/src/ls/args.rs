@@ -190,7 +190,7 @@ const QUOTING_WORDS: Words = &[
 
 /// `word` quoted as GNU's `quote` quotes in messages: the locale's
 /// quotation marks.
-fn quote_word(word: &str) -> String {
+pub(super) fn quote_word(word: &str) -> String {
     let q = super::quoting::Quoter::new(super::quoting::Style::Locale, false);
     String::from_utf8_lossy(&q.quote(word.as_bytes()).bytes).into_owned()
 }

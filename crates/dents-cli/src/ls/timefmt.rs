@@ -31,7 +31,8 @@ impl TimeStyle {
             return Ok(locale());
         };
         if let Some(rest) = s.strip_prefix("posix-") {
-            if c_time_locale() {
+            // GNU's `hard_locale (LC_TIME)`: the locale adopted.
+            if dents_os::time_locale_is_c() {
                 return Ok(locale());
             }
             s = rest;
@@ -49,13 +50,15 @@ impl TimeStyle {
             "locale" => locale(),
             _ => {
                 return Err(format!(
-                    "invalid argument '{s}' for '--time-style'\n\
+                    "invalid argument {} for {}\n\
                      Valid arguments are:\n  \
                      - [posix-]full-iso\n  \
                      - [posix-]long-iso\n  \
                      - [posix-]iso\n  \
                      - [posix-]locale\n  \
-                     - +FORMAT (e.g., +%H:%M) for a 'date'-style format"
+                     - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
+                    super::args::quote_word(s),
+                    super::args::quote_word("time style")
                 ))
             }
         })
@@ -67,14 +70,6 @@ impl TimeStyle {
             recent: recent.to_string(),
         }
     }
-}
-
-/// Whether the time locale is C or POSIX (for `posix-` styles).
-fn c_time_locale() -> bool {
-    let var = ["LC_ALL", "LC_TIME", "LANG"]
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()));
-    matches!(var.as_deref(), None | Some("C" | "POSIX"))
 }
 
 /// Formats times for one listing; remembers what it formatted.
