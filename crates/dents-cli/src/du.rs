@@ -16,6 +16,7 @@ use dents_du::size::{self, SizeError, Units};
 use dents_du::time_style::{self, BadArgument, TimeFormat};
 use dents_du::{Follow, Options, TimeKind};
 
+use crate::numfmt::Numbers;
 use crate::output::Output;
 use crate::progress::{self, Progress, Tally};
 use crate::{errors, quote};
@@ -584,6 +585,8 @@ fn run(mut a: Args) -> i32 {
     if files0.is_some() || a.files.len() > 1 {
         a.opts.hash_all = true;
     }
+    // Sizes in the locale's digits (LC_NUMERIC), as GNU's human_readable.
+    a.opts.units.numbers = Numbers::from_locale();
     if a.files.is_empty() && files0.is_none() {
         a.files.push(b".".to_vec());
     }

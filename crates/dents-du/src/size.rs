@@ -3,7 +3,7 @@
 //! scaled to a block size or to a power of 1024 or 1000 (`-h`, `--si`),
 //! rounded up as GNU's `human_readable` rounds (`human_ceiling`).
 
-use dents_tools::numfmt::push_u64;
+use dents_tools::numfmt::{push_u64, Numbers};
 
 /// How sizes are written: a block size, and the flags of GNU's
 /// `human_options` that change the way they look.
@@ -19,9 +19,12 @@ pub struct Units {
     pub base_1024: bool,
     /// A `B` after the letter (`-BKB`, `-BKiB`).
     pub b_suffix: bool,
-    /// `'` before the spec: thousands grouped (the C locale groups
-    /// nothing, and dents writes as the C locale does).
+    /// `'` before the spec: digits grouped as the locale groups them
+    /// (the C locale groups nothing).
     pub group: bool,
+    /// The locale's decimal point and digit grouping (the C locale's
+    /// unless the caller sets them: `Numbers::from_locale()`).
+    pub numbers: Numbers,
 }
 
 impl Units {
@@ -34,6 +37,7 @@ impl Units {
             base_1024: false,
             b_suffix: false,
             group: false,
+            numbers: Numbers::c(),
         }
     }
 
@@ -46,6 +50,7 @@ impl Units {
             base_1024: true,
             b_suffix: false,
             group: false,
+            numbers: Numbers::c(),
         }
     }
 
@@ -312,9 +317,13 @@ pub fn push_size(out: &mut Vec<u8>, n: u64, u: &Units) {
             amount = 1;
         }
     }
-    push_u64(out, amount);
+    if u.group {
+        u.numbers.push_grouped(out, amount);
+    } else {
+        push_u64(out, amount);
+    }
     if let Some(t) = point_tenth {
-        out.push(b'.');
+        out.extend_from_slice(u.numbers.decimal_point());
         out.push(b'0' + t as u8);
     }
     if u.si_letter {

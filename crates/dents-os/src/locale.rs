@@ -27,6 +27,32 @@ pub fn time_locale_is_c() -> bool {
     !sys::locale_name(libc::LC_TIME).is_some_and(|name| !matches!(&name[..], b"C" | b"POSIX"))
 }
 
+/// How the current locale writes numbers (its `LC_NUMERIC`, as
+/// `localeconv` reports it): what GNU's `human_readable` reads for du's
+/// and ls's sizes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NumericConventions {
+    /// The decimal point (`.`; `,` in de_DE).
+    pub decimal_point: Vec<u8>,
+    /// The thousands separator (empty in C; `,` in en_US, `.` in de_DE,
+    /// U+202F in fr_FR).
+    pub thousands_sep: Vec<u8>,
+    /// The sizes of the digit groups from the right, as `localeconv`'s
+    /// `grouping`: the last repeats, `CHAR_MAX` ends grouping, empty
+    /// groups nothing.
+    pub grouping: Vec<u8>,
+}
+
+/// The current locale's [`NumericConventions`] (`nl_langinfo`'s
+/// `RADIXCHAR`, `THOUSEP`, `GROUPING`).
+pub fn numeric_conventions() -> NumericConventions {
+    NumericConventions {
+        decimal_point: sys::langinfo(libc::RADIXCHAR),
+        thousands_sep: sys::langinfo(libc::THOUSEP),
+        grouping: sys::langinfo(sys::GROUPING),
+    }
+}
+
 /// Compares two strings in the current locale's collation (`strcoll`).
 pub fn strcoll(a: &CStr, b: &CStr) -> Ordering {
     sys::strcoll(a, b).cmp(&0)

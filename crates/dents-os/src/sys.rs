@@ -192,6 +192,25 @@ pub(crate) fn codeset() -> Vec<u8> {
     }
 }
 
+/// `nl_langinfo(item)`, copied (empty if the C library has nothing).
+pub(crate) fn langinfo(item: libc::nl_item) -> Vec<u8> {
+    // SAFETY: nl_langinfo returns a pointer to a NUL-terminated string
+    // owned by the C library (never NULL in glibc, checked anyway),
+    // copied at once, before any call that could change it.
+    unsafe {
+        let p = libc::nl_langinfo(item);
+        if p.is_null() {
+            Vec::new()
+        } else {
+            CStr::from_ptr(p).to_bytes().to_vec()
+        }
+    }
+}
+
+/// glibc's `GROUPING` (`_NL_ITEM (LC_NUMERIC, 2)`), which the libc crate
+/// lacks: the sizes of the digit groups, as `localeconv`'s `grouping`.
+pub(crate) const GROUPING: libc::nl_item = (libc::LC_NUMERIC << 16) | 2;
+
 // Not in the libc crate for Linux; glibc's.
 extern "C" {
     fn iswprint(c: libc::c_uint) -> libc::c_int;

@@ -12,7 +12,7 @@ use super::listing::{Listing, Record};
 use super::name::{self, NameStyle};
 use super::timefmt::TimeFormatter;
 use crate::filemode::{mode_string, type_letter};
-use crate::numfmt::{digits, push_u64};
+use crate::numfmt::{digits, push_u64, Numbers};
 
 /// Records formatted by one thread at a time (see [`super::ordered`]).
 const FORMAT_BLOCK: usize = 4096;
@@ -44,6 +44,8 @@ struct Columns<'a> {
     /// The 512-byte blocks of the listing's files (not of `also`'s), for
     /// the `total` line.
     blocks: u64,
+    /// The locale's decimal point, for `-h` (`4,6M` in de_DE).
+    numbers: Numbers,
 }
 
 /// Writes `listing` in the long format to `out`; with `total`, the
@@ -62,7 +64,7 @@ pub fn print(
     if total {
         head.extend_from_slice(b"total ");
         if opts.human {
-            head.extend_from_slice(human_size(cols.blocks * 512).as_bytes());
+            head.extend_from_slice(&human_size(cols.blocks * 512, &cols.numbers));
         } else {
             push_u64(&mut head, cols.blocks.div_ceil(2));
         }
@@ -130,6 +132,7 @@ struct Tally {
 impl Tally {
     /// Takes `records` into account.
     fn add(&mut self, records: &[Record], opts: &LsOptions) {
+        let numbers = Numbers::from_locale();
         let w = &mut self.widths;
         for r in records {
             if opts.inode {
@@ -152,7 +155,7 @@ impl Tally {
                 w.major = w.major.max(digits(m.rdev().0 as u64));
                 w.minor = w.minor.max(digits(m.rdev().1 as u64));
             } else if opts.human {
-                w.size = w.size.max(human_size(m.size()).len());
+                w.size = w.size.max(human_size(m.size(), &numbers).len());
             } else {
                 w.size = w.size.max(digits(m.size()));
             }
@@ -255,6 +258,7 @@ impl<'a> Columns<'a> {
             widths: tally.widths,
             any_acl: tally.any_acl,
             blocks,
+            numbers: Numbers::from_locale(),
         };
         let w = &mut cols.widths;
         for uid in tally.uids {
@@ -327,7 +331,7 @@ impl<'a> Columns<'a> {
                     out.extend_from_slice(b", ");
                     pad_num(out, m.rdev().1 as u64, w.minor);
                 } else if self.opts.human {
-                    pad_left(out, human_size(m.size()).as_bytes(), w.size);
+                    pad_left(out, &human_size(m.size(), &self.numbers), w.size);
                 } else {
                     pad_num(out, m.size(), w.size);
                 }
@@ -433,11 +437,12 @@ fn pad_right(out: &mut Vec<u8>, s: &[u8], width: usize) {
 }
 
 /// `-h` sizes as GNU writes them: powers of 1024, rounded up, one decimal
-/// below 10 (`0`, `1023`, `1.0K`, `9.9K`, `10K`, `1.0M`).
-pub fn human_size(n: u64) -> String {
+/// below 10 (`0`, `1023`, `1.0K`, `9.9K`, `10K`, `1.0M`), with the
+/// locale's decimal point (`4,6M` in de_DE).
+pub fn human_size(n: u64, numbers: &Numbers) -> Vec<u8> {
     const UNITS: &[u8] = b"KMGTPEZY";
     if n < 1024 {
-        return n.to_string();
+        return n.to_string().into_bytes();
     }
     let n = n as u128;
     let mut unit = 1u128;
@@ -445,11 +450,14 @@ pub fn human_size(n: u64) -> String {
         unit *= 1024;
         let tenths = (n * 10).div_ceil(unit);
         if tenths < 100 {
-            return format!("{}.{}{}", tenths / 10, tenths % 10, u as char);
+            let mut v = (tenths / 10).to_string().into_bytes();
+            v.extend_from_slice(numbers.decimal_point());
+            v.extend_from_slice(format!("{}{}", tenths % 10, u as char).as_bytes());
+            return v;
         }
         let whole = n.div_ceil(unit);
         if whole < 1024 || i == UNITS.len() - 1 {
-            return format!("{whole}{}", u as char);
+            return format!("{whole}{}", u as char).into_bytes();
         }
     }
     unreachable!("the last unit always returns")
@@ -470,12 +478,13 @@ mod tests {
 
     #[test]
     fn human_sizes_round_up_like_gnu() {
-        assert_eq!(human_size(0), "0");
-        assert_eq!(human_size(1023), "1023");
-        assert_eq!(human_size(1024), "1.0K");
-        assert_eq!(human_size(1025), "1.1K");
-        assert_eq!(human_size(10 * 1024 - 1), "10K");
-        assert_eq!(human_size(1024 * 1024 - 1), "1.0M");
-        assert_eq!(human_size(151_344), "148K");
+        let h = |n| String::from_utf8(human_size(n, &Numbers::c())).unwrap();
+        assert_eq!(h(0), "0");
+        assert_eq!(h(1023), "1023");
+        assert_eq!(h(1024), "1.0K");
+        assert_eq!(h(1025), "1.1K");
+        assert_eq!(h(10 * 1024 - 1), "10K");
+        assert_eq!(h(1024 * 1024 - 1), "1.0M");
+        assert_eq!(h(151_344), "148K");
     }
 }
