@@ -332,6 +332,11 @@ pub fn start(
     as_bytes: bool,
     entries: bool,
 ) -> PyResult<FindIterator> {
+    // A NUL cannot be in a path or a word of find's command line: Python's
+    // os functions raise for it rather than match nothing.
+    for arg in paths.iter().chain(&expression) {
+        util::cstring(arg)?;
+    }
     let sep = if prints_lines(&expression) { b'\n' } else { 0 };
     let args: Vec<&OsStr> = paths
         .iter()

@@ -56,6 +56,8 @@ fn py_walk(
     stat: bool,
 ) -> PyResult<walk::Walk> {
     let p = util::fspath(py, top)?;
+    // As os.walk, whose scandir raises ValueError for a NUL.
+    util::cstring(&p.bytes)?;
     let onerror = onerror.filter(|o| !o.is_none(py));
     Ok(walk::new(
         p,

@@ -102,3 +102,13 @@ def test_unreadable_directory(tmp_path):
     finally:
         os.chmod(os.path.join(base, "t", "empty"), 0o755)
         shutil.rmtree(base)
+
+
+@pytest.mark.parametrize("path", ["a\0", b"a\0b"])
+def test_embedded_null_byte_raises_as_os(path):
+    # os says "embedded null byte" for str, "stat: embedded null
+    # character in path" for bytes; dents the first for both.
+    with pytest.raises(ValueError, match="embedded null"):
+        os.stat(path)
+    with pytest.raises(ValueError, match="embedded null byte"):
+        dents.du(path)

@@ -195,3 +195,21 @@ def test_quit(tree):
     got = list(dents.find(tree, "-name", "plain", "-print", "-quit"))
     assert got == [os.path.join(tree, "plain")]
     assert list(dents.find([tree, tree], "-quit")) == []
+
+
+@pytest.mark.parametrize(
+    "paths, expression",
+    [
+        (".", ["-name", "a\0"]),
+        (b".", [b"-name", b"a\0"]),
+        ("a\0", []),
+        ([".", b"a\0b"], ["-print"]),
+        (".", ["-path", "x", "-o", "-name", "\0"]),
+    ],
+)
+def test_embedded_null_byte_raises_as_os(paths, expression):
+    # What Python's os functions do with a NUL in a path.
+    with pytest.raises(ValueError, match="embedded null byte"):
+        os.stat("a\0")
+    with pytest.raises(ValueError, match="embedded null byte"):
+        dents.find(paths, *expression)

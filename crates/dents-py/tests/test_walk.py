@@ -309,3 +309,11 @@ def test_walk_stat(tree, threads, followlinks):
     assert n > 50
     b = next(dents.walk(os.fsencode(tree), stat=True))
     assert set(b[3]) == set(b[1] + b[2]) and all(isinstance(k, bytes) for k in b[3])
+
+
+@pytest.mark.parametrize("top", ["a\0", b"a\0b"])
+def test_embedded_null_byte_raises_as_os(top):
+    with pytest.raises(ValueError):
+        list(os.walk(top))
+    with pytest.raises(ValueError):
+        list(dents.walk(top))
