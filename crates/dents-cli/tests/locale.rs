@@ -237,3 +237,32 @@ test_cases! {
     ls_human_fr: crate::ls(crate::FR_MSG_C, &["-lh", "--time-style=long-iso", "d"]),
     ls_human_lc_numeric_only: crate::ls(crate::NUMERIC_DE, &["-lh", "d"]),
 }
+
+/// Dates in French, messages and numbers in C.
+const TIME_FR: &[(&str, &str)] = &[("LANG", "C"), ("LC_TIME", "fr_FR.UTF-8")];
+/// English month names in German formats: gettext's `LANGUAGE` picks the
+/// catalog, LC_TIME the names.
+const LANGUAGE_DE: &[(&str, &str)] = &[
+    ("LANG", "en_US.UTF-8"),
+    ("LANGUAGE", "de"),
+    ("LC_MESSAGES", "C"),
+];
+
+test_cases! {
+    /// Dates in the locale's words: `ls -l`'s formats from coreutils'
+    /// catalog for LC_TIME, month names padded to one width, and `%b` in
+    /// `+FORMAT` for ls and du.
+    mod dates: crate::Case => check;
+    ls_de: crate::ls(crate::DE_MSG_C, &["-l", "d"]),
+    ls_fr: crate::ls(crate::FR_MSG_C, &["-l", "d"]),
+    ls_en: crate::ls(crate::EN, &["-l", "d"]),
+    ls_lc_time_fr_only: crate::ls(crate::TIME_FR, &["-l", "d"]),
+    ls_lc_time_de_only: crate::ls(crate::TIME_DE, &["-l", "d"]),
+    ls_language_variable: crate::ls(crate::LANGUAGE_DE, &["-l", "d"]),
+    ls_fr_plus_format_month_padded: crate::ls(crate::FR_MSG_C, &["-l", "--time-style=+%b|%B|%b", "d"]),
+    ls_fr_two_formats_padded: crate::ls(crate::FR_MSG_C, &["-l", "--time-style=+<%%b %b>\n[%b]", "d"]),
+    ls_de_posix_locale: crate::ls(crate::DE_MSG_C, &["-l", "--time-style=posix-locale", "d"]),
+    ls_fr_posix_iso: crate::ls(crate::FR_MSG_C, &["-l", "--time-style=posix-iso", "d"]),
+    du_month_names_de: crate::du(crate::DE, &["-a", "--time", "--time-style=+%b %B %a", "d"]),
+    du_month_names_lc_time_fr: crate::du(crate::TIME_FR, &["-a", "--time", "--time-style=+%b %B %a", "d"]),
+}

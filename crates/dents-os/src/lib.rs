@@ -12,6 +12,7 @@
 //! | `terminal`  | whether a descriptor is a terminal, its width |
 //! | `signals`   | SIGPIPE's default action, erasing a status line on a fatal signal, standard descriptors closed at start |
 //! | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths, numbers' conventions |
+//! | `catalog`   | a text's translation in an installed gettext catalog (ls's date formats) |
 //! | `users`     | user and group names and ids (NSS) |
 //! | `time`      | the clock, [`LocalTime`], `strftime` (and gnulib's extensions), the time zone |
 //! | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
@@ -34,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod alloc;
+mod catalog;
 mod locale;
 mod net;
 mod process;
@@ -46,9 +48,10 @@ mod users;
 mod xattr;
 
 pub use alloc::{set_exhausted_status, ExitOnExhaustion};
+pub use catalog::time_translation;
 pub use locale::{
-    collation_is_bytewise, locale_is_utf8, numeric_conventions, strcoll, time_locale_is_c,
-    use_environment_locale, use_time_locale, wide_char_info, NumericConventions,
+    abbreviated_months, collation_is_bytewise, locale_is_utf8, numeric_conventions, strcoll,
+    time_locale_is_c, use_environment_locale, use_time_locale, wide_char_info, NumericConventions,
 };
 pub use net::no_delay_on_loopback_tcp;
 pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};

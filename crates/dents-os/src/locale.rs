@@ -53,6 +53,12 @@ pub fn numeric_conventions() -> NumericConventions {
     }
 }
 
+/// The current `LC_TIME`'s abbreviated month names (`nl_langinfo`'s
+/// `ABMON_1`...), January first: what `%b` writes.
+pub fn abbreviated_months() -> [Vec<u8>; 12] {
+    std::array::from_fn(|i| sys::langinfo(libc::ABMON_1 + i as libc::nl_item))
+}
+
 /// Compares two strings in the current locale's collation (`strcoll`).
 pub fn strcoll(a: &CStr, b: &CStr) -> Ordering {
     sys::strcoll(a, b).cmp(&0)
