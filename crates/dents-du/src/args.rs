@@ -34,13 +34,10 @@ pub struct Env {
 impl Env {
     /// The process's environment, as GNU du reads it.
     pub fn from_process() -> Env {
-        let utf8 = ["LC_ALL", "LC_CTYPE", "LANG"]
-            .iter()
-            .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
-            .is_some_and(|s| {
-                let s = s.to_ascii_lowercase();
-                s.contains("utf-8") || s.contains("utf8")
-            });
+        // The character set of the locale setlocale adopted, not the
+        // variables: a locale that is not installed leaves the C locale,
+        // whose quotes are ASCII, as GNU du's.
+        let utf8 = dents_os::locale_is_utf8();
         Env {
             posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
             block_size: ["DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"]
