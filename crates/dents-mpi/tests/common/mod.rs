@@ -53,8 +53,25 @@ pub fn mpi_cmd(np: usize, dir: &Path) -> Command {
     .arg(env!("CARGO_BIN_EXE_dents-mpi"))
     .current_dir(dir)
     // No interactive locale surprises in GNU's tools or ours.
-    .env("LC_ALL", "C");
+    .env("LC_ALL", "C")
+    // A session directory of its own: two mpiruns starting at once
+    // raced to create /tmp/ompi.HOST.0 ("File exists", orte_init failed,
+    // status 1), which failed a test now and then in CI.
+    .env("OMPI_MCA_orte_tmpdir_base", session_base());
     c
+}
+
+/// A new directory for one mpirun's session files.
+fn session_base() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let base = std::env::temp_dir().join(format!("dents-mpi-test-{}-{n}", std::process::id()));
+    fs::create_dir_all(&base).unwrap();
+    // Tests run some ranks as nobody, who must write there too.
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&base, fs::Permissions::from_mode(0o1777)).unwrap();
+    base
 }
 
 /// `mpirun -np N dents-mpi du ARGS` in `dir`.
