@@ -38,6 +38,7 @@ use dents::{Metadata, StatFields};
 
 use crate::links::LinkSet;
 use crate::ncdu::{Export, ExportDir};
+use crate::order::GnuOrder;
 use crate::time_style::{unpack_time, NO_TIME};
 use crate::{Follow, Options};
 
@@ -153,6 +154,10 @@ impl AtomicDui {
 #[derive(Debug)]
 struct Acc {
     sum: AtomicDui,
+    /// Something below waits for GNU's order to say whether it is
+    /// charged here (a link of an inode met more than once): the
+    /// directory's line is held back until the walk's end.
+    pending: AtomicBool,
     /// The export's part, if exporting.
     export: Option<Box<AccExport>>,
 }
@@ -170,6 +175,7 @@ impl Acc {
     fn new(export: bool) -> Acc {
         Acc {
             sum: AtomicDui::new(Dui::ZERO),
+            pending: AtomicBool::new(false),
             export: export.then(Box::default),
         }
     }
@@ -313,8 +319,10 @@ impl<'s, S: Sink> Du<'s, S> {
             accs: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             loops: Mutex::new(Vec::new()),
             any_loop: AtomicBool::new(false),
+            shared: Mutex::new(Shared::default()),
         };
         walk::walk(&[root.to_vec()], &wopts, &v);
+        v.settle(root);
     }
 
     /// Reports a problem and remembers the run failed.
@@ -403,6 +411,34 @@ struct WalkVisitor<'d, 's, S: Sink> {
     /// Directories that close a loop (`-L -l`): skipped, as GNU does.
     loops: Mutex<Vec<Vec<u8>>>,
     any_loop: AtomicBool,
+    /// Links whose charge waits for GNU's order, and the lines held back.
+    shared: Mutex<Shared>,
+}
+
+/// The links of inodes with several links, met in this argument's walk
+/// (each charged, after the walk, to the first in GNU's order), and the
+/// lines that depend on them, in the order the walk made them (a
+/// post-order: each directory after what is below it).
+#[derive(Default)]
+struct Shared {
+    links: Vec<Link>,
+    held: Vec<Held>,
+}
+
+/// One link of an inode with several links.
+struct Link {
+    path: Vec<u8>,
+    dev: u64,
+    ino: u64,
+    own: Dui,
+}
+
+/// A line held back until the links below it are settled.
+enum Held {
+    /// A directory: its path and its sum without the links pending below.
+    Dir(Vec<u8>, Dui),
+    /// A file's line (`-a`): the link it is, shown if it is charged.
+    File(usize),
 }
 
 /// A worker's state.
@@ -468,12 +504,23 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             return Flow::Continue;
         };
         let shown = acc.get();
+        let pending = acc.pending.load(Ordering::Relaxed);
         if v.depth() <= du.opts.max_depth {
-            du.line(&shown, path, true);
+            if pending {
+                self.lock_shared()
+                    .held
+                    .push(Held::Dir(path.to_vec(), shown));
+            } else {
+                du.line(&shown, path, true);
+            }
         }
         let st = acc.own_st();
         if v.depth() > 0 {
             let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
+            if pending {
+                // Held back too: its line must follow this one's.
+                parent.pending.store(true, Ordering::Relaxed);
+            }
             if !du.opts.separate_dirs {
                 parent.add(&shown);
             }
@@ -484,6 +531,106 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             x.root_dir(path, st, acc.export());
         }
         Flow::Continue
+    }
+
+    fn lock_shared(&self) -> std::sync::MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// After the walk of the argument `root`: each inode met through
+    /// several links is charged to its first link in GNU's order (once
+    /// over all arguments), and the held-back lines are written, in the
+    /// order they were made.
+    ///
+    /// Memory: a [`Link`] (its path and a few numbers) per link met of
+    /// an inode with several links, a held line per directory above one
+    /// (and per such file with `-a`), and, while settling, the names read
+    /// again in the directories on the way to the links of inodes met
+    /// more than once; nothing for a tree without hard links.
+    fn settle(&self, root: &[u8]) {
+        let Shared { links, held } = std::mem::take(&mut *self.lock_shared());
+        if links.is_empty() {
+            return;
+        }
+        let du = self.du;
+        let mut groups: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
+        for (i, l) in links.iter().enumerate() {
+            groups.entry((l.dev, l.ino)).or_default().push(i);
+        }
+        let order = GnuOrder::of(
+            root,
+            groups
+                .values()
+                .filter(|g| g.len() > 1)
+                .flatten()
+                .map(|&i| links[i].path.as_slice()),
+            false,
+        );
+        let mut charged = vec![false; links.len()];
+        for (&(dev, ino), g) in &groups {
+            if !du.links.insert(dev, ino) {
+                continue;
+            }
+            let first = g
+                .iter()
+                .copied()
+                .min_by_key(|&i| order.key(&links[i].path))
+                .expect("a group has a link");
+            charged[first] = true;
+        }
+        let mut sums: Vec<Dui> = Vec::new();
+        let mut dirs: HashMap<&[u8], usize> = HashMap::new();
+        for h in &held {
+            if let Held::Dir(path, sum) = h {
+                dirs.insert(path.as_slice(), sums.len());
+                sums.push(*sum);
+            }
+        }
+        let mut key = root.to_vec();
+        if !key.ends_with(b"/") {
+            key.push(b'/');
+        }
+        let mut total = Dui::ZERO;
+        let mut tally = S::Tally::default();
+        for (l, _) in links.iter().zip(&charged).filter(|(_, &c)| c) {
+            total.add(&l.own);
+            du.sink.counted(&mut tally, l.own.size);
+            // Its directories: the argument, and each path up to a `/`
+            // below it (with -S only the one holding it).
+            let below = &l.path[key.len()..];
+            let mut ups: Vec<&[u8]> = below
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c == b'/')
+                .map(|(j, _)| &l.path[..key.len() + j])
+                .collect();
+            ups.insert(0, root);
+            if du.opts.separate_dirs {
+                ups.drain(..ups.len() - 1);
+            }
+            for d in ups {
+                if let Some(&i) = dirs.get(d) {
+                    sums[i].add(&l.own);
+                }
+            }
+        }
+        du.sink.flush_tally(&mut tally);
+        self.du
+            .total
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .add(&total);
+        let mut next_dir = 0;
+        for h in &held {
+            match h {
+                Held::Dir(path, _) => {
+                    du.line(&sums[next_dir], path, true);
+                    next_dir += 1;
+                }
+                Held::File(i) if charged[*i] => du.line(&links[*i].own, &links[*i].path, true),
+                Held::File(_) => {}
+            }
+        }
     }
 
     /// Takes a completed directory's sum out of the map.
@@ -619,6 +766,30 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         let is_dir = st.file_type().is_dir();
         let key_end = path.len() - v.name().len();
         if !is_dir && !opts.count_links {
+            if st.nlink() > 1
+                && depth > 0
+                && opts.follow != Follow::Always
+                && !du.links.contains(dev, st.ino())
+            {
+                // Charged after the walk, to its first link in GNU's order.
+                let acc = self.acc(&mut state.cache, &path[..key_end]);
+                acc.pending.store(true, Ordering::Relaxed);
+                if let Some(x) = acc.export() {
+                    x.push_file(v.name(), st);
+                }
+                let mut shared = self.lock_shared();
+                shared.links.push(Link {
+                    path: path.to_vec(),
+                    dev,
+                    ino: st.ino(),
+                    own: du.dui(st),
+                });
+                if opts.all && depth <= opts.max_depth {
+                    let i = shared.links.len() - 1;
+                    shared.held.push(Held::File(i));
+                }
+                return Flow::Continue;
+            }
             let seen = if st.nlink() > 1
                 || du.hash_all() && (depth == 0 || opts.follow == Follow::Always)
             {

@@ -15,6 +15,7 @@
 //! | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
 //! | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
+//! | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //!
@@ -90,6 +91,7 @@ pub mod files0;
 pub mod glob;
 pub mod links;
 pub mod ncdu;
+pub mod order;
 pub mod size;
 pub mod time_style;
 
