@@ -204,6 +204,10 @@ mod option_sets: &[&str] => check_options;
     all_null: &["-a0"],
     summarize_kibibytes_apparent_size: &["-sk", "--apparent-size"],
     total_human_summarize: &["-chs"],
+    // The grand total is printed whatever the threshold, as GNU's.
+    total_threshold_above_everything: &["-c", "-t", "1G"],
+    total_negative_threshold: &["-c", "-t", "-1"],
+    total_inodes_threshold: &["-c", "--inodes", "-t", "100000"],
     all_separate_dirs_human_max_depth_1: &["-aSh", "-d1"],
 }
 
