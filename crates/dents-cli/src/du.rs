@@ -209,12 +209,23 @@ impl Sink for CliSink {
     }
 }
 
-/// The names of `--files0-from`: `Err` if the file cannot be opened.
+/// The names of `--files0-from`: `Err` if the file cannot be opened
+/// (GNU du stops); none, after GNU's message, if it cannot be read (GNU
+/// du goes on: `-c` prints a total).
 fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
-    files0::read_list(from).map_err(|e| {
-        say(&files0::cannot_open(&qa(from), &errors::describe(&e)));
-        1
-    })
+    match files0::read_list(from) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            say(&e.message(from, &errors::describe));
+            match e {
+                files0::ListError::Open(_) => Err(1),
+                files0::ListError::Read(_) => {
+                    errors::raise(1);
+                    Ok(Vec::new())
+                }
+            }
+        }
+    }
 }
 
 /// Runs a parsed command line: the lines, the messages, the status.
@@ -238,9 +249,15 @@ fn run(mut a: Box<Command>) -> i32 {
         )
         .with_bytes()
     });
+    // GNU du flushes each line, so a failed write is seen before
+    // close_stdout, which then says `write error` without a cause (but for
+    // a closed standard output, whose close fails too).
     let out = Output::stdout().reporting_errors(|e| {
-        let mut m = b"write error: ".to_vec();
-        m.extend_from_slice(errors::describe(e).as_bytes());
+        let mut m = b"write error".to_vec();
+        if e.raw_os_error() == Some(rustix::io::Errno::BADF.raw_os_error()) {
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(errors::describe(e).as_bytes());
+        }
         say(&m);
         errors::raise(1);
     });

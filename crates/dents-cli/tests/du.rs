@@ -204,6 +204,10 @@ mod option_sets: &[&str] => check_options;
     all_null: &["-a0"],
     summarize_kibibytes_apparent_size: &["-sk", "--apparent-size"],
     total_human_summarize: &["-chs"],
+    // The grand total is printed whatever the threshold, as GNU's.
+    total_threshold_above_everything: &["-c", "-t", "1G"],
+    total_negative_threshold: &["-c", "-t", "-1"],
+    total_inodes_threshold: &["-c", "--inodes", "-t", "100000"],
     all_separate_dirs_human_max_depth_1: &["-aSh", "-d1"],
 }
 
@@ -264,9 +268,45 @@ fn bad_input_is_reported_as_gnu() {
         &["--files0-from=list", "t"],
         &["-X", "nonexistent", "t"],
         &["-L", "t"],
+        // Ambiguous (an empty word is a prefix of all), not invalid.
+        &["--time=", "t"],
+        &["--time", "--time-style=", "t"],
+        // A list that opens but cannot be read: a read error, and the
+        // total all the same.
+        &["--files0-from=t"],
+        &["-c", "--files0-from=t"],
     ] {
         same(tmp.path(), args);
     }
+}
+
+/// GNU's words for an empty `TIME_STYLE` (ambiguous) and for a full
+/// standard output (`write error` alone: GNU du flushes each line).
+#[test]
+fn empty_time_style_and_full_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    build_tree(tmp.path());
+    let both = |f: &dyn Fn(&mut Command)| {
+        let mut g = gnu(tmp.path(), &["--time", "t"]);
+        let mut d = dents(tmp.path(), &["--time", "t"]);
+        f(&mut g);
+        f(&mut d);
+        (run(g, false), run(d, false))
+    };
+    // run() removes TIME_STYLE: set it through a shell.
+    let sh = |prog: &str| {
+        let mut c = Command::new("sh");
+        c.args(["-c", &format!("TIME_STYLE= exec {prog} --time t")]);
+        c.current_dir(tmp.path());
+        run(c, false)
+    };
+    let dents_du = format!("{} du", env!("CARGO_BIN_EXE_dents"));
+    let (g, d) = (sh("du"), sh(&dents_du));
+    assert_eq!((d.stderr, d.status), (g.stderr, g.status), "TIME_STYLE=");
+    let (g, d) = both(&|c: &mut Command| {
+        c.stdout(fs::File::create("/dev/full").unwrap());
+    });
+    assert_eq!((d.stderr, d.status), (g.stderr, g.status), ">/dev/full");
 }
 
 #[test]

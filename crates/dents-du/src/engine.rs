@@ -333,9 +333,13 @@ impl<'s, S: Sink> Du<'s, S> {
 
     /// Appends one line (subject to the threshold) to the shared output.
     fn line(&self, d: &Dui, path: &[u8], quote: bool) {
-        let Some(v) = self.opts.shown_value(d.size, d.inodes) else {
-            return;
-        };
+        if let Some(v) = self.opts.shown_value(d.size, d.inodes) {
+            self.write_line(v, d, path, quote);
+        }
+    }
+
+    /// Appends one line showing `v` to the shared output.
+    fn write_line(&self, v: u64, d: &Dui, path: &[u8], quote: bool) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         crate::size::push_size(&mut out, v, &self.opts.units);
         if self.opts.time.is_some() {
@@ -361,7 +365,9 @@ impl<'s, S: Sink> Du<'s, S> {
     pub fn finish(self) -> io::Result<bool> {
         if self.opts.total {
             let t = *self.total.lock().unwrap_or_else(|e| e.into_inner());
-            self.line(&t, b"total", false);
+            // Always, whatever the threshold, as GNU du.
+            let v = self.opts.value(t.size, t.inodes);
+            self.write_line(v, &t, b"total", false);
         }
         let out = std::mem::take(&mut *self.out.lock().unwrap_or_else(|e| e.into_inner()));
         self.sink.write(&out);

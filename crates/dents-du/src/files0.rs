@@ -41,14 +41,45 @@ impl Refusal {
     }
 }
 
-/// The whole list named `from` (`-`: standard input).
-pub fn read_list(from: &[u8]) -> io::Result<Vec<u8>> {
-    if from == b"-" {
-        let mut v = Vec::new();
-        io::stdin().read_to_end(&mut v).map(|_| v)
-    } else {
-        std::fs::read(std::ffi::OsStr::from_bytes(from))
+/// Why a list could not be read: GNU du words the two apart, and goes
+/// on (its total printed) only after a read error.
+#[derive(Debug)]
+pub enum ListError {
+    /// It could not be opened: `cannot open 'F' for reading: CAUSE`, and
+    /// du stops there.
+    Open(io::Error),
+    /// It was opened but reading failed (a directory): `F: read error:
+    /// CAUSE`; du goes on with no names.
+    Read(io::Error),
+}
+
+impl ListError {
+    /// GNU du's message (without `du: `) for the list `from`; `describe`
+    /// gives an error's description.
+    pub fn message(&self, from: &[u8], describe: &dyn Fn(&io::Error) -> String) -> Vec<u8> {
+        match self {
+            ListError::Open(e) => cannot_open(&crate::args::quote_always(from), &describe(e)),
+            ListError::Read(e) => {
+                let mut m = crate::args::quote_if_needed(from);
+                m.extend_from_slice(b": read error: ");
+                m.extend_from_slice(describe(e).as_bytes());
+                m
+            }
+        }
     }
+}
+
+/// The whole list named `from` (`-`: standard input).
+pub fn read_list(from: &[u8]) -> Result<Vec<u8>, ListError> {
+    let mut v = Vec::new();
+    if from == b"-" {
+        io::stdin().read_to_end(&mut v).map_err(ListError::Read)?;
+    } else {
+        let mut f =
+            std::fs::File::open(std::ffi::OsStr::from_bytes(from)).map_err(ListError::Open)?;
+        f.read_to_end(&mut v).map_err(ListError::Read)?;
+    }
+    Ok(v)
 }
 
 /// GNU du's message (without `du: `) when the list cannot be read;

@@ -202,10 +202,21 @@ impl Options {
     }
 
     /// The number a line shows for `size` bytes and `inodes` entries
+    /// (`--inodes` picks the count), whatever `--threshold` says: the
+    /// grand total's (`-c`), which GNU du always prints.
+    pub fn value(&self, size: u64, inodes: u64) -> u64 {
+        if self.inodes {
+            inodes
+        } else {
+            size
+        }
+    }
+
+    /// The number a line shows for `size` bytes and `inodes` entries
     /// (`--inodes` picks the count), if `--threshold` lets it through
     /// (a negative threshold: at most its size; else at least).
     pub fn shown_value(&self, size: u64, inodes: u64) -> Option<u64> {
-        let v = if self.inodes { inodes } else { size };
+        let v = self.value(size, inodes);
         let t = self.threshold;
         let shown = if t < 0 {
             v <= t.unsigned_abs()

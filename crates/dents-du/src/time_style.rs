@@ -112,7 +112,9 @@ fn argmatch<T: Copy + PartialEq>(arg: &[u8], table: &[(&str, T)]) -> Result<T, b
     }
     let mut found: Option<T> = None;
     for &(n, v) in table {
-        if n.as_bytes().starts_with(arg) && !arg.is_empty() {
+        // An empty word is a prefix of every name: ambiguous (GNU's
+        // `--time=` and `TIME_STYLE=`).
+        if n.as_bytes().starts_with(arg) {
             match found {
                 Some(f) if f != v => return Err(true),
                 _ => found = Some(v),

@@ -308,7 +308,9 @@ impl DuJob {
     /// The grand total's line (`-c`).
     pub fn total_line(&self, total: &Dui) -> Vec<u8> {
         let mut out = Vec::new();
-        self.push_line(&mut out, total, b"total");
+        // Always, whatever the threshold, as GNU du.
+        let v = self.opts.value(total.size, total.inodes);
+        self.push_value_line(&mut out, v, total, b"total");
         out
     }
 
@@ -322,9 +324,13 @@ impl DuJob {
     }
 
     fn push_line(&self, out: &mut Vec<u8>, d: &Dui, path: &[u8]) {
-        let Some(v) = self.opts.shown_value(d.size, d.inodes) else {
-            return;
-        };
+        if let Some(v) = self.opts.shown_value(d.size, d.inodes) {
+            self.push_value_line(out, v, d, path);
+        }
+    }
+
+    /// Appends a line showing `v` for `d` (its time with `--time`).
+    fn push_value_line(&self, out: &mut Vec<u8>, v: u64, d: &Dui, path: &[u8]) {
         dents_du::size::push_size(out, v, &self.opts.units);
         if let Some(f) = &self.time_format {
             out.push(b'\t');

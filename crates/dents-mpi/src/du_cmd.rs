@@ -73,7 +73,7 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     let total = parsed.opts.total;
     let mut files = parsed.files;
     let mut refused = 0;
-    // The list could not be read: GNU du stops there (no total).
+    // The list could not be opened: GNU du stops there (no total).
     let mut unread = false;
     if let Some(from) = &parsed.files0_from {
         // Rank 0 alone reads the names (standard input is rank 0's),
@@ -86,10 +86,10 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
                     refused = i32::from(!messages.is_empty());
                     write_stderr(&messages);
                 }
-                Err(m) => {
+                Err((m, stop)) => {
                     write_stderr(&m);
                     refused = 1;
-                    unread = true;
+                    unread = stop;
                 }
             }
         }
@@ -212,14 +212,13 @@ type Names = (Vec<Vec<u8>>, Vec<u8>);
 
 /// The arguments named by `--files0-from=FROM` (`-`: standard input),
 /// NUL-separated, with GNU du's message for each it refuses (an empty
-/// name, `-` read from standard input) in one text; `Err` with the message if FROM
-/// cannot be read.
-fn files0(from: &[u8]) -> Result<Names, Vec<u8>> {
+/// name, `-` read from standard input) in one text; `Err` with the
+/// message if FROM cannot be read, and whether du stops there (it could
+/// not be opened; after a read error GNU du prints its total).
+fn files0(from: &[u8]) -> Result<Names, (Vec<u8>, bool)> {
     let text = files0::read_list(from).map_err(|e| {
-        said(&files0::cannot_open(
-            &args::quote_always(from),
-            &msg::describe(&e),
-        ))
+        let stop = matches!(e, files0::ListError::Open(_));
+        (said(&e.message(from, &msg::describe)), stop)
     })?;
     let (mut files, mut refused) = (Vec::new(), Vec::new());
     for name in files0::names(&text, from) {

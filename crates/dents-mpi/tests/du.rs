@@ -803,4 +803,7 @@ mod command_line: super::Line => check_command_line;
     files0_from_with_operand: (&[], &["--files0-from=list", "t"]),
     summarize_warning: (&[], &["-s", "-d0", "t"]),
     inodes_apparent_warning: (&[], &["--inodes", "-b", "t"]),
+    // The grand total is printed whatever the threshold, as GNU's.
+    total_threshold_above_everything: (&[], &["-c", "-t", "1G", "t"]),
+    total_negative_threshold: (&[], &["-c", "-t", "-1", "t"]),
 }
