@@ -647,10 +647,11 @@ fn a_closed_pipe_ends_a_long_listing_at_once_and_quietly_like_gnu() {
 fn bad_options_are_usage_errors() {
     let out = output(dents().args(["ls", "--no-such-option"]));
     assert_eq!(out.status.code(), Some(2));
-    let out = output(dents().args(["ls", "--time-style=bogus", "."]));
+    // GNU's words: ls_term.rs, issue_24_messages.
+    let out = output(dents().args(["ls", "-l", "--time-style=bogus", "."]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("invalid argument 'bogus' for '--time-style'"));
+        .contains("invalid argument 'bogus' for 'time style'"));
     let out = output(dents().args(["nosuchcommand"]));
     assert_eq!(out.status.code(), Some(2));
 }
