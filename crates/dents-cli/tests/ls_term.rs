@@ -567,6 +567,12 @@ fn check_on_pty((names, opts): (&[&str], &str)) {
     }
 }
 
+/// Twenty names, a directory among them.
+const TWENTY: &[&str] = &[
+    "a0", "b1", "c2", "d3", "e4", "f5", "g6", "h7", "i8", "j9", "k10", "l11", "m12", "n13", "o14",
+    "p15", "q16", "r17", "s18", "t19/",
+];
+
 dents_testfs::test_cases! {
 /// Issue 24's terminal cases: (the directory's names, the options).
 mod issue_24_terminal: (&[&str], &str) => check_on_pty;
@@ -591,6 +597,14 @@ mod issue_24_terminal: (&[&str], &str) => check_on_pty;
     sort_width_with_quoted_names_reversed: (&["a b", "dddd", "ee", "f g h"], "--sort=width -C -r"),
     sort_width_commas_do_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -m"),
     sort_width_one_per_line_does_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -1"),
+    // 24.20: unsorted with -a, `.` and `..` where the directory has them
+    // (in a small ext4 directory, among the others).
+    all_unsorted: (super::TWENTY, "-a -U"),
+    all_unsorted_one_per_line: (super::TWENTY, "-a -U -1"),
+    all_unsorted_long: (super::TWENTY, "-a -U -l --time-style=+x"),
+    all_unsorted_reversed: (super::TWENTY, "-a -U -r"),
+    f_option: (super::TWENTY, "-f"),
+    f_option_colors: (super::TWENTY, "-f --color=always"),
     first_reset_with_inodes: (&["aaaa", "dddd", "bbbb/", "cccc/"], "--color=always -C -w 30 -i"),
 }
 
