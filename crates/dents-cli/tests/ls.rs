@@ -647,7 +647,8 @@ fn a_closed_pipe_ends_a_long_listing_at_once_and_quietly_like_gnu() {
 fn bad_options_are_usage_errors() {
     let out = output(dents().args(["ls", "--no-such-option"]));
     assert_eq!(out.status.code(), Some(2));
-    let out = output(dents().args(["ls", "--time-style=bogus", "."]));
+    // GNU's words: ls_term.rs, issue_24_messages.
+    let out = output(dents().args(["ls", "-l", "--time-style=bogus", "."]));
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("invalid argument 'bogus' for 'time style'")
@@ -876,6 +877,18 @@ mod issue_24: (&[&str], &[&str], Option<&str>) => check_against_gnu;
         None
     ),
     long_unsorted_one: (&["-l", "-U", "-1", "d"], &["-l", "-U", "-1", "d"], None),
+    long_f_one: (&["-l", "-f", "-1", "d"], &["-l", "-f", "-1", "d"], None),
+    // 24.20: unsorted with -a, `.` and `..` where the directory has them,
+    // off a terminal too (streamed or gathered).
+    all_unsorted: (&["-a", "-U", "d"], &["-a", "-U", "d"], None),
+    f_option: (&["-f", "d"], &["-f", "d"], None),
+    all_unsorted_columns: (&["-a", "-U", "-C", "d"], &["-a", "-U", "-C", "d"], None),
+    all_unsorted_long: (&["-a", "-U", "-l", "d"], &["-a", "-U", "-l", "d"], None),
+    all_unsorted_recursive: (
+        &["-a", "-U", "-R", "d/subdir"],
+        &["-a", "-U", "-R", "d/subdir"],
+        None
+    ),
     // 24.16: -p does not look at a symlink's target (GNU: `sl -> dir`),
     // --file-type and -F do, and so do colors that check targets and
     // --group-directories-first.

@@ -567,6 +567,12 @@ fn check_on_pty((names, opts): (&[&str], &str)) {
     }
 }
 
+/// Twenty names, a directory among them.
+const TWENTY: &[&str] = &[
+    "a0", "b1", "c2", "d3", "e4", "f5", "g6", "h7", "i8", "j9", "k10", "l11", "m12", "n13", "o14",
+    "p15", "q16", "r17", "s18", "t19/",
+];
+
 dents_testfs::test_cases! {
 /// Issue 24's terminal cases: (the directory's names, the options).
 mod issue_24_terminal: (&[&str], &str) => check_on_pty;
@@ -591,5 +597,50 @@ mod issue_24_terminal: (&[&str], &str) => check_on_pty;
     sort_width_with_quoted_names_reversed: (&["a b", "dddd", "ee", "f g h"], "--sort=width -C -r"),
     sort_width_commas_do_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -m"),
     sort_width_one_per_line_does_not_pad: (&["a b", "dddd", "ee", "f g h"], "--sort=width -1"),
+    // 24.20: unsorted with -a, `.` and `..` where the directory has them
+    // (in a small ext4 directory, among the others).
+    all_unsorted: (super::TWENTY, "-a -U"),
+    all_unsorted_one_per_line: (super::TWENTY, "-a -U -1"),
+    all_unsorted_long: (super::TWENTY, "-a -U -l --time-style=+x"),
+    all_unsorted_reversed: (super::TWENTY, "-a -U -r"),
+    f_option: (super::TWENTY, "-f"),
+    f_option_colors: (super::TWENTY, "-f --color=always"),
     first_reset_with_inodes: (&["aaaa", "dddd", "bbbb/", "cccc/"], "--color=always -C -w 30 -i"),
+}
+
+/// One case of messages: `dents ls ARGS` and `ls ARGS` with `env`, in
+/// the C and C.UTF-8 locales (GNU's quotes differ), in a directory
+/// holding a file.
+fn check_message((args, env): (&[&str], &[(&str, &str)])) {
+    let t = tmp();
+    touch(&t.path().join("f"));
+    for lc in ["C", "C.UTF-8"] {
+        same_s(t.path(), lc, env, args);
+    }
+}
+
+dents_testfs::test_cases! {
+/// Issue 24.21, ls's part: (arguments, environment).
+mod issue_24_messages: (&[&str], &[(&str, &str)]) => check_message;
+    // A value that starts with a dash is the option's value, as getopt.
+    width_minus_one: (&["-w", "-1"], &[]),
+    width_minus_one_long: (&["--width", "-1"], &[]),
+    tabsize_minus_one: (&["-T", "-1"], &[]),
+    sort_dash_word: (&["--sort", "-1"], &[]),
+    format_dash_word: (&["--format", "-x"], &[]),
+    width_error_before_time_style: (&["-l", "--time-style=bogus", "-w", "-1"], &[]),
+    // --time-style: GNU's words ('time style', the locale's quotes),
+    // abbreviations, and only for the long format.
+    time_style_bogus: (&["-l", "--time-style=bogus"], &[]),
+    time_style_empty: (&["-l", "--time-style="], &[]),
+    time_style_ambiguous: (&["-l", "--time-style=l"], &[]),
+    time_style_abbreviated: (&["-l", "--time-style=full", "--sort=name"], &[]),
+    time_style_posix_bogus: (&["-l", "--time-style=posix-bogus", "--sort=name"], &[]),
+    time_style_bogus_without_long: (&["--time-style=bogus", "--sort=name"], &[]),
+    time_style_after_full_time: (&["--full-time", "--time-style=bogus"], &[]),
+    full_time_after_time_style: (&["--time-style=bogus", "--full-time", "--sort=name"], &[]),
+    time_style_env_empty: (&["-l", "--sort=name"], &[("TIME_STYLE", "")]),
+    time_style_env_bogus: (&["-l", "--sort=name"], &[("TIME_STYLE", "bogus")]),
+    time_style_env_without_long: (&["--sort=name"], &[("TIME_STYLE", "bogus")]),
+    time_style_env_abbreviated: (&["-l", "--sort=name"], &[("TIME_STYLE", "long")]),
 }

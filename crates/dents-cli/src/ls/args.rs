@@ -279,6 +279,8 @@ pub fn command() -> Command {
         .arg(flag("slash").short('p').help("Append / to directories"))
         .arg(
             Arg::new("indicator-style")
+                // As getopt: the next argument is the value, dash or not.
+                .allow_hyphen_values(true)
                 .long("indicator-style")
                 .value_name("WORD")
                 .help(
@@ -290,12 +292,14 @@ pub fn command() -> Command {
         .arg(flag("commas").short('m').help("Fill width with a comma separated list"))
         .arg(
             Arg::new("format")
+                .allow_hyphen_values(true)
                 .long("format")
                 .value_name("WORD")
                 .help("across -x, commas -m, horizontal -x, long -l, single-column -1, verbose -l, vertical -C"),
         )
         .arg(
             Arg::new("width")
+                .allow_hyphen_values(true)
                 .short('w')
                 .long("width")
                 .value_name("COLS")
@@ -303,6 +307,7 @@ pub fn command() -> Command {
         )
         .arg(
             Arg::new("tabsize")
+                .allow_hyphen_values(true)
                 .short('T')
                 .long("tabsize")
                 .value_name("COLS")
@@ -323,6 +328,7 @@ pub fn command() -> Command {
         .arg(flag("quote-name").short('Q').long("quote-name").help("Enclose entry names in double quotes"))
         .arg(
             Arg::new("quoting-style")
+                .allow_hyphen_values(true)
                 .long("quoting-style")
                 .value_name("WORD")
                 .help("Quote names in style WORD: literal, locale, shell, shell-always, shell-escape, shell-escape-always, c, escape"),
@@ -352,6 +358,7 @@ pub fn command() -> Command {
         )
         .arg(
             Arg::new("sort")
+                .allow_hyphen_values(true)
                 .long("sort")
                 .value_name("WORD")
                 .help("Sort by WORD: none (-U), name, time (-t), size (-S), extension (-X), version (-v), width"),
@@ -397,6 +404,7 @@ pub fn command() -> Command {
         )
         .arg(
             Arg::new("time-style")
+                .allow_hyphen_values(true)
                 .long("time-style")
                 .value_name("STYLE")
                 .help("Time format with -l: full-iso, long-iso, iso, locale, +FORMAT"),
@@ -414,6 +422,7 @@ pub fn command() -> Command {
         )
         .arg(
             Arg::new("threads")
+                .allow_hyphen_values(true)
                 .short('j')
                 .long("threads")
                 .value_name("N")
@@ -728,14 +737,20 @@ pub fn options(m: &ArgMatches, terminal: bool) -> Result<LsOptions, Usage> {
         tabsize = 0;
     }
 
-    let style_arg = if m.get_flag("full-time") {
-        Some("full-iso".to_string())
-    } else {
-        m.get_one::<String>("time-style")
-            .cloned()
-            .or_else(|| std::env::var("TIME_STYLE").ok())
+    // The last of --full-time and --time-style wins; TIME_STYLE without
+    // either.  GNU reads the style (and rejects a bad one) only for the
+    // long format.
+    let style_arg = match (given("full-time"), given("time-style")) {
+        (Some(f), Some(t)) if t > f => word("time-style").map(str::to_string),
+        (Some(_), _) => Some("full-iso".to_string()),
+        (None, Some(_)) => word("time-style").map(str::to_string),
+        (None, None) => std::env::var("TIME_STYLE").ok(),
     };
-    let time_style = TimeStyle::parse(style_arg.as_deref()).map_err(|t| Usage::new(t, true, 2))?;
+    let time_style = if long {
+        TimeStyle::parse(style_arg.as_deref()).map_err(|t| Usage::new(t, true, 2))?
+    } else {
+        TimeStyle::parse(None).expect("the default style")
+    };
 
     let threads = m.get_one::<usize>("threads").copied();
     if threads == Some(0) {

@@ -240,6 +240,13 @@ impl Listing {
         listing
     }
 
+    /// Lists the records in `order` (indices of all of them, in the order
+    /// they were added) while the listing is not sorted.
+    pub fn set_order(&mut self, order: Vec<u32>) {
+        debug_assert_eq!(order.len(), self.records.len());
+        self.order = order;
+    }
+
     /// Adds an entry by name (for `.`, `..` and command-line files).
     pub fn push_name(&mut self, name: &[u8], file_type: FileType, ino: u64) {
         if self.arenas.is_empty() {
@@ -405,14 +412,12 @@ impl Listing {
         threads: usize,
         width: &(dyn Fn(&[u8]) -> usize + Sync),
     ) {
-        let mut order: Vec<u32> = (0..self.records.len() as u32).collect();
         if key == SortKey::None && !dirs_first {
-            if reverse {
-                order.reverse();
-                self.order = order;
-            }
+            // GNU does not sort at all, -r or not; the order set (`.` and
+            // `..` in their places) stays.
             return;
         }
+        let order: Vec<u32> = (0..self.records.len() as u32).collect();
         let bytewise = dents_os::collation_is_bytewise();
         if key == SortKey::Name && bytewise && !dirs_first {
             self.order = self.sort_by_bytes(reverse, threads);

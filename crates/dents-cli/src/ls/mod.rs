@@ -312,7 +312,12 @@ impl Lister {
             || self.opts.sort != SortKey::None
             || self.opts.format != Format::OnePerLine
             || self.colors.is_some()
-            || self.opts.dirs_first;
+            || self.opts.dirs_first
+            // Streamed, `.` and `..` go first: elsewhere in the
+            // directory's order (small ext4 directories), the listing
+            // puts them in their places.
+            || (self.opts.hidden == Hidden::All
+                && dot_positions(dir.as_fd()).is_some_and(|d| d != [(0, false), (0, true)]));
         if gather {
             let listing = self.gather(dir.as_fd(), path, status, read_opts);
             self.print_listing(listing, dir.as_fd(), path, true, before.as_ref(), None);
@@ -371,7 +376,7 @@ impl Lister {
             }
             _ => slice::read_dir(dir, read_opts, |i| self.gather_sink().for_slice(i)),
         };
-        self.gathered(outcome, path, status)
+        self.gathered(outcome, dir, path, status)
     }
 
     /// A sink gathering entries for a listing.
@@ -384,6 +389,7 @@ impl Lister {
     fn gathered(
         &self,
         outcome: slice::ReadOutcome<GatherSink>,
+        dir: BorrowedFd<'_>,
         path: &[u8],
         status: i32,
     ) -> Listing {
@@ -393,10 +399,23 @@ impl Lister {
         self.after_read(path, &outcome);
         let mut listing = Listing::from_sinks(outcome.sinks, path);
         if self.opts.hidden == Hidden::All {
+            let n = listing.len();
             listing.push_name(b".", FileType::DIRECTORY, 0);
             listing.push_name(b"..", FileType::DIRECTORY, 0);
+            // Unsorted, GNU lists them where the directory has them (the
+            // reads leave them out).
+            if self.unsorted() {
+                if let Some(dots) = dot_positions(dir) {
+                    listing.set_order(order_with_dots(n, &dots));
+                }
+            }
         }
         listing
+    }
+
+    /// The listing keeps the directory's order.
+    fn unsorted(&self) -> bool {
+        self.opts.sort == SortKey::None && !self.opts.dirs_first
     }
 
     /// `path` quoted as GNU quotes file names at the start of messages.
@@ -688,6 +707,49 @@ fn arg_type(path: &CString, follow: bool) -> std::io::Result<FileType> {
         }
     }
     Ok(t)
+}
+
+/// Where `.` and `..` are in the order the directory `dir` is read in:
+/// for each, in the order they come, how many other entries come before
+/// it, and whether it is `..`.  `None` if it cannot be read again.  The
+/// read stops once both are seen (at once in most directories).
+fn dot_positions(dir: BorrowedFd<'_>) -> Option<Vec<(usize, bool)>> {
+    let fd = dents::fs::open_dir_at(dir, c".").ok()?;
+    let mut reader = dents::dir::DirReader::new(fd);
+    let mut others = 0;
+    let mut dots = Vec::with_capacity(2);
+    while dots.len() < 2 {
+        let Some(e) = reader.next_raw().ok()? else {
+            break;
+        };
+        match e.name() {
+            b"." => dots.push((others, false)),
+            b".." => dots.push((others, true)),
+            _ => others += 1,
+        }
+    }
+    Some(dots)
+}
+
+/// The order of a listing of `n` entries followed by `.` and `..` (the
+/// records `n` and `n + 1`) that puts the dots at `dots` (see
+/// [`dot_positions`]); a dot the read did not show goes last.
+fn order_with_dots(n: usize, dots: &[(usize, bool)]) -> Vec<u32> {
+    let mut order = Vec::with_capacity(n + 2);
+    let mut placed = dots.iter().peekable();
+    for i in 0..n {
+        while let Some(&(_, dotdot)) = placed.next_if(|&&(at, _)| at == i) {
+            order.push((n + usize::from(dotdot)) as u32);
+        }
+        order.push(i as u32);
+    }
+    order.extend(placed.map(|&(_, dotdot)| (n + usize::from(dotdot)) as u32));
+    for dot in [n, n + 1] {
+        if !order.contains(&(dot as u32)) {
+            order.push(dot as u32);
+        }
+    }
+    order
 }
 
 /// ENOENT, for a path that cannot name a file (it holds a NUL byte).

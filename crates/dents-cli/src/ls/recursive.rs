@@ -426,7 +426,8 @@ impl Shared<'_> {
                 errors: errors.into_iter().collect(),
                 probes: 0,
             };
-            (dir, l.gathered(outcome, path, status))
+            let listing = l.gathered(outcome, dir.as_fd(), path, status);
+            (dir, listing)
         } else {
             let listing = l.gather(dir.as_fd(), path, status, &l.read_opts);
             (dir, listing)

@@ -58,14 +58,20 @@ impl TimeStyle {
                 None => TimeStyle::both(fmt, fmt),
             });
         }
-        Ok(match s {
-            "full-iso" => TimeStyle::both("%Y-%m-%d %H:%M:%S.%N %z", "%Y-%m-%d %H:%M:%S.%N %z"),
-            "long-iso" => TimeStyle::both("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M"),
-            "iso" => TimeStyle::both("%Y-%m-%d ", "%m-%d %H:%M"),
-            "locale" => locale(),
+        // GNU's argmatch: the word, or an abbreviation of only one.
+        const WORDS: [&str; 4] = ["full-iso", "long-iso", "iso", "locale"];
+        let matching: Vec<&str> = WORDS.into_iter().filter(|w| w.starts_with(s)).collect();
+        let word = match matching[..] {
+            _ if WORDS.contains(&s) => s,
+            [w] if !s.is_empty() => w,
             _ => {
+                let problem = if matching.is_empty() {
+                    "invalid"
+                } else {
+                    "ambiguous"
+                };
                 return Err(format!(
-                    "invalid argument {} for {}\n\
+                    "{problem} argument {} for {}\n\
                      Valid arguments are:\n  \
                      - [posix-]full-iso\n  \
                      - [posix-]long-iso\n  \
@@ -73,9 +79,15 @@ impl TimeStyle {
                      - [posix-]locale\n  \
                      - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
                     super::args::quote_word(s),
-                    super::args::quote_word("time style")
-                ))
+                    super::args::quote_word("time style"),
+                ));
             }
+        };
+        Ok(match word {
+            "full-iso" => TimeStyle::both("%Y-%m-%d %H:%M:%S.%N %z", "%Y-%m-%d %H:%M:%S.%N %z"),
+            "long-iso" => TimeStyle::both("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M"),
+            "iso" => TimeStyle::both("%Y-%m-%d ", "%m-%d %H:%M"),
+            _ => locale(),
         })
     }
 
