@@ -62,6 +62,8 @@ pub struct Problem {
     pub what: &'static str,
     /// The cause, as the C library words it (or the loop's message).
     pub cause: String,
+    /// The cause's error number, when a system call failed.
+    pub errno: Option<i32>,
 }
 
 impl Problem {
@@ -207,6 +209,7 @@ fn row_of(entry: &Entry<'_>, names_only: bool) -> Msg {
                 path: row.path,
                 what: "cannot access",
                 cause: describe(&e),
+                errno: e.raw_os_error(),
             })
         }
     };
@@ -239,6 +242,7 @@ fn row_of(entry: &Entry<'_>, names_only: bool) -> Msg {
                     path: row.path,
                     what: "cannot read symbolic link",
                     cause: describe(&e),
+                    errno: e.raw_os_error(),
                 })
             }
         }
@@ -259,16 +263,19 @@ fn problem_of(e: &dents::Error) -> Problem {
                 "cannot read directory"
             },
             cause: describe(io),
+            errno: io.raw_os_error(),
         },
         ErrorKind::Loop { .. } => Problem {
             path: e.path_bytes().to_vec(),
             what: "",
             cause: "File system loop detected".into(),
+            errno: Some(40),
         },
         _ => Problem {
             path: e.path_bytes().to_vec(),
             what: "cannot read directory",
             cause: e.to_string(),
+            errno: None,
         },
     }
 }
