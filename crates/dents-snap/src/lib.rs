@@ -13,9 +13,8 @@
 //! | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
-//! column writer and reader) and with zstd only: that build took 1 min 15 s
-//! of CPU here, against several more minutes with arrow's crates (see
-//! docs/snapshot.md); nothing here needs arrow's arrays.
+//! column writer and reader) and with zstd only: nothing here needs
+//! arrow's arrays (docs/snapshot.md has the build times measured).
 //!
 //! This library never exits the process and keeps no global state; the
 //! `dents scan` and `dents diff` commands are dents-cli's.
