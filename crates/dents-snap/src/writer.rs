@@ -24,9 +24,9 @@ use crate::row::Row;
 use crate::schema;
 use crate::Error;
 
-/// Rows in a row group: 64 Ki rows of ~100-byte paths is a few MiB of
+/// Rows in a row group: 32 Ki rows of ~100-byte paths is a few MiB of
 /// buffers, and large enough groups for zstd and readers' scans.
-pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+pub const ROW_GROUP_ROWS: usize = 32 * 1024;
 
 /// Bytes of paths, names and targets that flush a row group early
 /// (very long paths), so the buffers stay bounded whatever the names.
