@@ -4,7 +4,7 @@
 //! |----------|---------|
 //! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
 //! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
-//! | `scan` | `dents scan`: snapshots in Parquet (the dents-snap crate) |
+//! | `scan`, `diff` | `dents scan`, `dents diff`: snapshots in Parquet (the dents-snap crate) |
 //! | `threads` | threads that may not start: their work done on the caller's |
 //!
 //! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
@@ -20,6 +20,7 @@
 
 #![deny(unsafe_code)]
 
+mod diff;
 mod du;
 mod ls;
 mod scan;
@@ -40,6 +41,7 @@ Commands:
   find   search trees with find's expressions on all cores, top levels first
   du     disk usage as GNU du prints it, on all cores, hard links once
   scan   write a snapshot of trees to a Parquet file (-o SNAPSHOT)
+  diff   what changed between two snapshots
 
 Run 'dents COMMAND --help' for a command's options.
 ";
@@ -64,6 +66,7 @@ fn main() {
             closing_stdout(du::main(&argv[1..]), 1)
         }
         Some("scan") => scan::main(&argv[1..]),
+        Some("diff") => diff::main(&argv[1..]),
         Some("--help" | "-h" | "help") => print_text(USAGE),
         Some("--version" | "-V") => print_text(&format!("dents {}\n", env!("CARGO_PKG_VERSION"))),
         Some(other) => {

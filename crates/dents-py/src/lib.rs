@@ -8,6 +8,7 @@
 //! | `split` | `dents.scandir_split`: `aio_scandir`'s `(dirs, nondirs)` with the fewest stats |
 //! | `find` | `dents.find`: a find expression on the engine of `dents find`, its output or its entries streamed |
 //! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
+//! | `snap` | `dents.scan`: a snapshot in Parquet, on the dents-snap crate |
 //! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
 //!
 //! The Python side (`python/dents/__init__.py`) holds the signatures and
@@ -18,6 +19,7 @@
 mod du;
 mod find;
 mod scandir;
+mod snap;
 mod split;
 mod util;
 mod walk;
@@ -149,6 +151,65 @@ fn py_find(
     find::start(py, paths, expression, as_bytes, entries)
 }
 
+/// `scan(roots, output, threads, one_file_system, follow, names_only,
+/// onerror)`: see `dents.scan` (`roots` and `output` already
+/// `os.fsencode`d).
+#[pyfunction]
+#[pyo3(name = "scan", signature = (roots, output, threads = None, one_file_system = false, follow = None, names_only = false, onerror = None))]
+#[allow(clippy::too_many_arguments)]
+fn py_scan(
+    py: Python<'_>,
+    roots: Vec<Vec<u8>>,
+    output: Vec<u8>,
+    threads: Option<usize>,
+    one_file_system: bool,
+    follow: Option<String>,
+    names_only: bool,
+    onerror: Option<PyObject>,
+) -> PyResult<u64> {
+    let follow = match follow.as_deref() {
+        None | Some("never") => dents::Follow::Never,
+        Some("roots") => dents::Follow::Roots,
+        Some("all") => dents::Follow::Always,
+        Some(other) => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "follow must be None, 'roots' or 'all', not {other:?}"
+            )))
+        }
+    };
+    for r in &roots {
+        util::cstring(r)?;
+    }
+    let opts = snap::PyScanOptions {
+        threads,
+        one_file_system,
+        follow,
+        names_only,
+    };
+    let (result, problems) = py.allow_threads(|| snap::scan(&roots, &output, &opts));
+    let onerror = onerror.filter(|o| !o.is_none(py));
+    if let Some(f) = &onerror {
+        for (path, errno, message) in &problems {
+            let filename = util::name_obj(py, path, false);
+            let e = match errno {
+                Some(n) => util::os_error(py, &std::io::Error::from_raw_os_error(*n), &filename),
+                None => pyo3::exceptions::PyOSError::new_err(
+                    String::from_utf8_lossy(message).into_owned(),
+                ),
+            };
+            f.call1(py, (e.value(py),))?;
+        }
+    }
+    match result {
+        Ok(rows) => Ok(rows),
+        Err(dents_snap::Error::Io(path, e)) => {
+            let name = if path.is_empty() { &output } else { &path };
+            Err(util::os_error(py, &e, &util::name_obj(py, name, false)))
+        }
+        Err(e) => Err(pyo3::exceptions::PyOSError::new_err(e.to_string())),
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
@@ -156,6 +217,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;
     m.add_function(wrap_pyfunction!(py_du, m)?)?;
     m.add_function(wrap_pyfunction!(py_find, m)?)?;
+    m.add_function(wrap_pyfunction!(py_scan, m)?)?;
     m.add_class::<find::FindIterator>()?;
     m.add_class::<scandir::DirEntry>()?;
     m.add_class::<scandir::ScandirIterator>()?;

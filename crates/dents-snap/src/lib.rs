@@ -10,11 +10,11 @@
 //! | [`writer`] | the streaming writer: row groups flushed as they fill, a temporary name renamed at the end |
 //! | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
 //! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
+//! | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
-//! column writer and reader) and with zstd only: that build took 1 min 15 s
-//! of CPU here, against several more minutes with arrow's crates (see
-//! docs/snapshot.md); nothing here needs arrow's arrays.
+//! column writer and reader) and with zstd only: nothing here needs
+//! arrow's arrays (docs/snapshot.md has the build times measured).
 //!
 //! This library never exits the process and keeps no global state; the
 //! `dents scan` and `dents diff` commands are dents-cli's.
@@ -22,6 +22,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod diff;
 pub mod escape;
 pub mod reader;
 pub mod record;

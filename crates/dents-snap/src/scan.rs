@@ -11,7 +11,7 @@
 //! directory's names are held until visited).
 
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 
 use dents::{Entry, ErrorKind, Flow, Follow, StatFields, Walker};
 
@@ -21,8 +21,11 @@ use crate::schema::type_letter;
 use crate::writer::SnapshotWriter;
 use crate::Error;
 
-/// Rows in flight between the walk and the writer.
+/// Rows in flight between the walk and the writer (at most).
 pub const CHANNEL_ROWS: usize = 4096;
+
+/// Rows sent to the writer at once.
+const BATCH: usize = 256;
 
 /// What to scan and how.
 #[derive(Clone, Debug)]
@@ -62,6 +65,8 @@ pub struct Problem {
     pub what: &'static str,
     /// The cause, as the C library words it (or the loop's message).
     pub cause: String,
+    /// The cause's error number, when a system call failed.
+    pub errno: Option<i32>,
 }
 
 impl Problem {
@@ -129,35 +134,50 @@ pub fn scan(
     .follow_links(opts.follow)
     .sort_by_name(true)
     .stat_fields(fields);
-    let (tx, rx) = mpsc::sync_channel::<Msg>(CHANNEL_ROWS);
+    // Rows go in batches: one channel message (and at most one wake-up
+    // of the writer) per BATCH rows, not per row.
+    let (tx, rx) = mpsc::sync_channel::<Vec<Msg>>(CHANNEL_ROWS / BATCH);
     let names_only = opts.names_only;
     let result = std::thread::scope(|s| {
         let walk = s.spawn(move || {
+            // The visits of a sorted walk are serial (one worker at a
+            // time): the lock is never contended, and keeps their order.
+            let batch = Mutex::new(Vec::with_capacity(BATCH));
             walker.for_each(|e| {
                 let msg = match e {
                     Ok(entry) => row_of(&entry, names_only),
                     Err(err) => Msg::Problem(problem_of(&err)),
                 };
+                let mut b = batch.lock().unwrap_or_else(|p| p.into_inner());
+                b.push(msg);
+                if b.len() < BATCH {
+                    return Flow::Continue;
+                }
+                let full = std::mem::replace(&mut *b, Vec::with_capacity(BATCH));
                 // The writer is gone (it failed): stop the walk.
-                if tx.send(msg).is_err() {
+                if tx.send(full).is_err() {
                     Flow::Quit
                 } else {
                     Flow::Continue
                 }
-            })
+            });
+            let rest = batch.into_inner().unwrap_or_else(|p| p.into_inner());
+            let _ = tx.send(rest);
         });
         let mut failed = None;
-        for msg in rx.iter() {
-            match msg {
-                Msg::Row(r) => {
-                    if let Err(e) = writer.push(&r) {
-                        failed = Some(e);
-                        break;
+        'recv: for msgs in rx.iter() {
+            for msg in msgs {
+                match msg {
+                    Msg::Row(r) => {
+                        if let Err(e) = writer.push(r) {
+                            failed = Some(e);
+                            break 'recv;
+                        }
                     }
-                }
-                Msg::Problem(p) => {
-                    on_problem(&p);
-                    record.add_error(p.message());
+                    Msg::Problem(p) => {
+                        on_problem(&p);
+                        record.add_error(p.message());
+                    }
                 }
             }
         }
@@ -207,6 +227,7 @@ fn row_of(entry: &Entry<'_>, names_only: bool) -> Msg {
                 path: row.path,
                 what: "cannot access",
                 cause: describe(&e),
+                errno: e.raw_os_error(),
             })
         }
     };
@@ -239,6 +260,7 @@ fn row_of(entry: &Entry<'_>, names_only: bool) -> Msg {
                     path: row.path,
                     what: "cannot read symbolic link",
                     cause: describe(&e),
+                    errno: e.raw_os_error(),
                 })
             }
         }
@@ -259,16 +281,19 @@ fn problem_of(e: &dents::Error) -> Problem {
                 "cannot read directory"
             },
             cause: describe(io),
+            errno: io.raw_os_error(),
         },
         ErrorKind::Loop { .. } => Problem {
             path: e.path_bytes().to_vec(),
             what: "",
             cause: "File system loop detected".into(),
+            errno: Some(40),
         },
         _ => Problem {
             path: e.path_bytes().to_vec(),
             what: "cannot read directory",
             cause: e.to_string(),
+            errno: None,
         },
     }
 }

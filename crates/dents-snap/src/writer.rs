@@ -14,7 +14,7 @@ use std::sync::Arc;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
@@ -24,9 +24,9 @@ use crate::row::Row;
 use crate::schema;
 use crate::Error;
 
-/// Rows in a row group: 64 Ki rows of ~100-byte paths is a few MiB of
+/// Rows in a row group: 32 Ki rows of ~100-byte paths is a few MiB of
 /// buffers, and large enough groups for zstd and readers' scans.
-pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+pub const ROW_GROUP_ROWS: usize = 32 * 1024;
 
 /// Bytes of paths, names and targets that flush a row group early
 /// (very long paths), so the buffers stay bounded whatever the names.
@@ -129,12 +129,13 @@ impl SnapshotWriter {
         })
     }
 
-    /// Adds one row; writes a row group when one is full.
-    pub fn push(&mut self, r: &Row) -> Result<(), Error> {
+    /// Adds one row (its byte strings moved, not copied); writes a row
+    /// group when one is full.
+    pub fn push(&mut self, r: Row) -> Result<(), Error> {
         let c = &mut self.cols;
         c.bytes += r.path.len() + r.name.len() + r.target.as_ref().map_or(0, |t| t.len());
-        c.path.push(ByteArray::from(r.path.clone()));
-        c.name.push(ByteArray::from(r.name.clone()));
+        c.path.push(ByteArray::from(r.path));
+        c.name.push(ByteArray::from(r.name));
         c.depth.push(r.depth as i32);
         c.kind.push(ByteArray::from(vec![r.kind]));
         c.size.push(r.size);
@@ -148,7 +149,7 @@ impl SnapshotWriter {
         c.mtime.push(r.mtime);
         c.ctime.push(r.ctime);
         c.atime.push(r.atime);
-        c.target.push(r.target.clone().map(ByteArray::from));
+        c.target.push(r.target.map(ByteArray::from));
         c.rows += 1;
         self.rows += 1;
         if c.rows >= ROW_GROUP_ROWS || c.bytes >= ROW_GROUP_BYTES {
@@ -258,13 +259,14 @@ impl Drop for SnapshotWriter {
 /// siblings share prefixes) rather than dictionary-encoded.
 fn properties() -> WriterProperties {
     let mut p = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap_or_default()))
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_created_by(format!("dents {}", env!("CARGO_PKG_VERSION")));
     for c in ["path", "name", "target"] {
         let col = ColumnPath::from(c);
         p = p
             .set_column_dictionary_enabled(col.clone(), false)
+            .set_column_statistics_enabled(col.clone(), EnabledStatistics::None)
             .set_column_encoding(col, Encoding::DELTA_BYTE_ARRAY);
     }
     p.build()

@@ -50,7 +50,7 @@ fn record() -> ScanRecord {
 fn write(path: &Path, rows: u64) {
     let mut w = SnapshotWriter::create(path).unwrap();
     for i in 0..rows {
-        w.push(&row(i)).unwrap();
+        w.push(row(i)).unwrap();
     }
     w.finish(&record()).unwrap();
 }
@@ -84,7 +84,7 @@ fn a_writer_not_finished_leaves_nothing() {
     let p = dir.path().join("s.parquet");
     let mut w = SnapshotWriter::create(&p).unwrap();
     for i in 0..(ROW_GROUP_ROWS as u64 + 5) {
-        w.push(&row(i)).unwrap();
+        w.push(row(i)).unwrap();
     }
     drop(w);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

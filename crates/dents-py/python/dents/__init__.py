@@ -7,6 +7,7 @@
         names = [e.name for e in it if e.is_file()]
     dirs, nondirs = dents.scandir_split("/data/huge")           # aio_scandir's split
     total = dents.du("/data")                                   # du -s -B1, in bytes
+    dents.scan("/data", "data.parquet")                          # a snapshot (DuckDB, pyarrow)
     for path in dents.find("/data", "-name", "*.h5", "-size", "+1G"):  # find's language
         ...
     for e in dents.find("/data", "-size", "+1G", entries=True):  # DirEntry objects
@@ -24,7 +25,7 @@ import sys as _sys
 from . import _native
 from ._native import DirEntry, FindIterator, ScandirIterator, Stat, WalkIterator
 
-__all__ = ["du", "find", "scandir", "scandir_split", "walk", "DirEntry", "FindIterator", "ScandirIterator", "Stat", "WalkIterator"]
+__all__ = ["du", "find", "scan", "scandir", "scandir_split", "walk", "DirEntry", "FindIterator", "ScandirIterator", "Stat", "WalkIterator"]
 
 
 def scandir(path=".", *, threads=None):
@@ -111,6 +112,33 @@ def du(path, *, apparent=False, count_links=False, one_file_system=False, thread
     be counted, as ``du`` prints it.
     """
     return _native.du(path, apparent, count_links, one_file_system, threads, onerror)
+
+
+def scan(paths, output, *, threads=None, one_file_system=False, follow=None, names_only=False, onerror=None):
+    """Write a snapshot of the trees under ``paths`` (one path or a list)
+    to the Parquet file ``output``, as ``dents scan -o OUTPUT PATHS`` does,
+    and return the number of entries (rows) written.
+
+    One row per entry: ``path`` and ``name`` (exact bytes), ``depth``,
+    ``type`` (find's ``%y`` letter), ``size``, ``blocks``, ``mode``,
+    ``uid``, ``gid``, ``nlink``, ``ino``, ``dev``, ``mtime``/``ctime``/
+    ``atime`` (nanoseconds, UTC) and a symlink's ``target``; the scan's
+    record (roots, times, options, errors) in the file's key-value
+    metadata.  DuckDB (``read_parquet``), pyarrow and polars read it as it
+    is; docs/snapshot.md has the schema.  ``threads`` worker threads,
+    ``one_file_system`` (``-x``), ``follow`` ``None``, ``"roots"`` (``-H``)
+    or ``"all"`` (``-L``), ``names_only`` (names, types, inodes and
+    directories' times only).
+
+    What cannot be read is recorded in the snapshot and, if ``onerror`` is
+    given, handed to it as an ``OSError`` (``filename`` set).  A snapshot
+    that cannot be written raises ``OSError`` and leaves no file: it is
+    written under a temporary name and renamed when complete.
+    """
+    if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
+        paths = [paths]
+    roots = [_os.fsencode(p) for p in paths]
+    return _native.scan(roots, _os.fsencode(output), threads, one_file_system, follow, names_only, onerror)
 
 
 def find(paths, *expression, entries=False):

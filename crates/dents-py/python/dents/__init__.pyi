@@ -135,6 +135,16 @@ def walk(
     threads: Optional[int] = ...,
     stat: Literal[False] = ...,
 ) -> WalkIterator[bytes]: ...
+def scan(
+    paths: Union[_Path, _BPath, List[Union[_Path, _BPath]]],
+    output: Union[_Path, _BPath],
+    *,
+    threads: Optional[int] = ...,
+    one_file_system: bool = ...,
+    follow: Optional[Literal["roots", "all"]] = ...,
+    names_only: bool = ...,
+    onerror: Optional[Callable[[OSError], object]] = ...,
+) -> int: ...
 def du(
     path: Union[_Path, _BPath],
     *,

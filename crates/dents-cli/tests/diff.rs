@@ -1,0 +1,209 @@
+//! `dents diff`: two scans of a real tree with adds, removes,
+//! modifications, renames of files and of a directory, against the lines
+//! the changes must give; `--growth` against du totals computed from an
+//! lstat walk of both trees.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn dents(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dents"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("dents runs")
+}
+
+fn scan(dir: &Path, out: &str) {
+    let o = dents(dir, &["scan", "-j", "3", "-o", out, "t"]);
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    assert!(o.status.success());
+}
+
+/// The old tree, every time set in the past so that any change after the
+/// scan shows whatever the clock's granularity.
+fn old_tree(dir: &Path) {
+    let t = dir.join("t");
+    fs::create_dir_all(t.join("d1")).unwrap();
+    fs::create_dir_all(t.join("d2/sub")).unwrap();
+    fs::create_dir_all(t.join("keep")).unwrap();
+    fs::create_dir_all(t.join("mod")).unwrap();
+    for f in [
+        "d1/f1",
+        "d1/f2",
+        "d2/sub/x",
+        "d2/sub/y",
+        "keep/k",
+        "keep/p -> q",
+        "mod/m",
+    ] {
+        fs::write(t.join(f), f.as_bytes()).unwrap();
+    }
+    let s = Command::new("sh")
+        .current_dir(dir)
+        .args(["-c", "find t -exec touch -h -d @1600000000 {} +"])
+        .status()
+        .unwrap();
+    assert!(s.success());
+}
+
+fn change(dir: &Path) {
+    let t = dir.join("t");
+    fs::write(t.join("keep/new\nfile"), b"n").unwrap();
+    fs::remove_file(t.join("d1/f2")).unwrap();
+    std::io::Write::write_all(
+        &mut fs::OpenOptions::new()
+            .append(true)
+            .open(t.join("mod/m"))
+            .unwrap(),
+        b"more",
+    )
+    .unwrap();
+    fs::rename(t.join("d1/f1"), t.join("keep/f1-moved")).unwrap();
+    fs::rename(t.join("d2"), t.join("d2-renamed")).unwrap();
+    std::io::Write::write_all(
+        &mut fs::OpenOptions::new()
+            .append(true)
+            .open(t.join("d2-renamed/sub/x"))
+            .unwrap(),
+        b"grown",
+    )
+    .unwrap();
+    fs::set_permissions(t.join("keep/k"), fs::Permissions::from_mode(0o600)).unwrap();
+    fs::rename(t.join("keep/p -> q"), t.join("keep/r")).unwrap();
+}
+
+#[test]
+fn adds_removes_modifications_and_renames() {
+    let dir = tempfile::tempdir().unwrap();
+    old_tree(dir.path());
+    scan(dir.path(), "old.parquet");
+    change(dir.path());
+    scan(dir.path(), "new.parquet");
+    let o = dents(dir.path(), &["diff", "old.parquet", "new.parquet"]);
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "M t\n\
+         M t/d1\n\
+         M t/keep\n\
+         M t/keep/k\n\
+         M t/mod/m\n\
+         R t/d2 -> t/d2-renamed\n\
+         R t/d1/f1 -> t/keep/f1-moved\n\
+         R t/keep/p\\040->\\040q -> t/keep/r\n\
+         M t/d2-renamed/sub/x\n\
+         - t/d1/f2\n\
+         + t/keep/new\\012file\n"
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn the_same_tree_has_no_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    old_tree(dir.path());
+    scan(dir.path(), "a.parquet");
+    scan(dir.path(), "b.parquet");
+    let o = dents(dir.path(), &["diff", "a.parquet", "b.parquet"]);
+    assert_eq!(
+        (o.stdout.len(), o.stderr.len(), o.status.code()),
+        (0, 0, Some(0))
+    );
+}
+
+/// Every directory's disk usage (blocks × 512 of all below it, each name
+/// counted), by an lstat walk: du's totals without the hard-link rule.
+fn usage(dir: &Path, rel: &str, out: &mut BTreeMap<String, i64>) -> i64 {
+    let m = fs::symlink_metadata(dir.join(rel)).unwrap();
+    let mut total = m.blocks() as i64 * 512;
+    if m.is_dir() {
+        for e in fs::read_dir(dir.join(rel)).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            total += usage(dir, &format!("{rel}/{name}"), out);
+        }
+        out.insert(rel.to_string(), total);
+    }
+    total
+}
+
+#[test]
+fn growth_ranks_directories_as_du_totals_do() {
+    let dir = tempfile::tempdir().unwrap();
+    old_tree(dir.path());
+    fs::write(dir.path().join("t/d1/f1"), vec![1u8; 300_000]).unwrap();
+    let mut before = BTreeMap::new();
+    usage(dir.path(), "t", &mut before);
+    scan(dir.path(), "old.parquet");
+    change(dir.path());
+    fs::write(dir.path().join("t/mod/big"), vec![1u8; 1_000_000]).unwrap();
+    let mut after = BTreeMap::new();
+    usage(dir.path(), "t", &mut after);
+    scan(dir.path(), "new.parquet");
+    let mut want: Vec<(i64, String)> = Vec::new();
+    for k in before
+        .keys()
+        .chain(after.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        let d = after.get(k).copied().unwrap_or(0) - before.get(k).copied().unwrap_or(0);
+        if d != 0 {
+            want.push((-d, k.clone()));
+        }
+    }
+    want.sort();
+    let want: String = want
+        .iter()
+        .map(|(d, k)| format!("{:+} {k}\n", -d))
+        .collect();
+    let o = dents(
+        dir.path(),
+        &["diff", "--growth", "old.parquet", "new.parquet"],
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), want);
+    assert!(want.starts_with("+10"), "{want}");
+}
+
+#[test]
+fn closed_stdout_is_a_write_error() {
+    let dir = tempfile::tempdir().unwrap();
+    old_tree(dir.path());
+    scan(dir.path(), "old.parquet");
+    change(dir.path());
+    scan(dir.path(), "new.parquet");
+    let o = Command::new("sh")
+        .current_dir(dir.path())
+        .args([
+            "-c",
+            "exec \"$0\" diff old.parquet new.parquet >&-",
+            env!("CARGO_BIN_EXE_dents"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "dents: write error: Bad file descriptor\n"
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_file_that_is_not_a_snapshot_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    old_tree(dir.path());
+    scan(dir.path(), "old.parquet");
+    let bytes = fs::read(dir.path().join("old.parquet")).unwrap();
+    fs::write(dir.path().join("cut.parquet"), &bytes[..bytes.len() - 10]).unwrap();
+    let o = dents(dir.path(), &["diff", "old.parquet", "cut.parquet"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short ("),
+        "{err}"
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+}

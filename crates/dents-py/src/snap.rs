@@ -1,0 +1,63 @@
+//! `dents.scan`: a snapshot of trees in Parquet, written by the same code
+//! as `dents scan` (the dents-snap crate).
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use dents::Follow;
+use dents_snap::{Problem, ScanOptions};
+
+/// A problem met: the path, the errno, the message as `dents scan` says it.
+pub type Met = (Vec<u8>, Option<i32>, Vec<u8>);
+
+/// How `scan` walks.
+pub struct PyScanOptions {
+    /// Worker threads (`None`: the walker's default).
+    pub threads: Option<usize>,
+    /// `-x`.
+    pub one_file_system: bool,
+    /// `None`, `"roots"` (-H) or `"all"` (-L).
+    pub follow: Follow,
+    /// `--names-only`.
+    pub names_only: bool,
+}
+
+/// Scans `roots` into `output`; the rows written and the problems met
+/// (path, errno, message), or the error that kept the snapshot from
+/// being written (nothing left at `output` then).
+pub fn scan(
+    roots: &[Vec<u8>],
+    output: &[u8],
+    o: &PyScanOptions,
+) -> (Result<u64, dents_snap::Error>, Vec<Met>) {
+    let mut texts = Vec::new();
+    if let Some(n) = o.threads {
+        texts.push(format!("-j {n}"));
+    }
+    if o.one_file_system {
+        texts.push("-x".into());
+    }
+    match o.follow {
+        Follow::Roots => texts.push("-H".into()),
+        Follow::Always => texts.push("-L".into()),
+        _ => {}
+    }
+    if o.names_only {
+        texts.push("--names-only".into());
+    }
+    let opts = ScanOptions {
+        threads: o.threads.unwrap_or(0),
+        same_file_system: o.one_file_system,
+        follow: o.follow,
+        names_only: o.names_only,
+        options_text: texts.join(" "),
+    };
+    let mut problems = Vec::new();
+    let r = dents_snap::scan(
+        roots,
+        &opts,
+        Path::new(std::ffi::OsStr::from_bytes(output)),
+        |p: &Problem| problems.push((p.path.clone(), p.errno, p.message())),
+    );
+    (r.map(|s| s.rows), problems)
+}

@@ -1,0 +1,321 @@
+//! Two snapshots compared as streams: both are in the schema's level
+//! order ([`crate::schema::ORDER`]), so one merge pass pairs the rows of
+//! the same path, holding one row group of each file.
+//!
+//! What is held beyond that is proportional to the changes, not to the
+//! snapshots: entries added and removed (path, device, inode, a few
+//! fields) wait for the end, where the pairs with the same device and
+//! inode become renames; and `--growth` keeps one total per directory
+//! above a change.
+//!
+//! The lines, as `zfs diff` writes them, paths escaped as it does
+//! ([`crate::escape`]: a newline or ` -> ` in a name cannot forge a line):
+//!
+//! * `M PATH`: the same path in both, with another type, size, blocks,
+//!   mode, owner, group, mtime or inode number (a file replaced under the
+//!   same name is a modification, not a removal and an addition);
+//! * `R OLD -> NEW`: a removed and an added entry with the same device
+//!   and inode number (and type); the entries inside a renamed directory
+//!   are not listed again (an `M NEW/...` if they changed too);
+//! * `- PATH`, `+ PATH`: the rest.
+//!
+//! `M` lines come first, as the merge meets them, then `R`, `-` and `+`
+//! lines, each group in the snapshots' order.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use crate::escape::escape_into;
+use crate::reader::SnapshotReader;
+use crate::row::{components, Row};
+use crate::Error;
+
+/// What to write.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DiffOptions {
+    /// Instead of the changes, the directories whose disk usage
+    /// (`blocks` × 512 of everything below them, as du counts) changed,
+    /// largest growth first: `+BYTES PATH` or `-BYTES PATH`.
+    pub growth: bool,
+}
+
+/// What the diff found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiffCounts {
+    /// Entries added.
+    pub added: u64,
+    /// Entries removed.
+    pub removed: u64,
+    /// Entries modified.
+    pub modified: u64,
+    /// Entries renamed (not counting those inside a renamed directory).
+    pub renamed: u64,
+}
+
+/// What pairs a removed and an added entry: device, inode, type.
+type PairKey = ((Option<u64>, u64), u8);
+
+/// An entry added or removed, kept until the end.
+struct Loose {
+    path: Vec<u8>,
+    depth: u32,
+    kind: u8,
+    key: (Option<u64>, u64),
+    /// The row's compared fields, to tell a renamed entry that changed.
+    sig: Sig,
+}
+
+/// The fields whose change makes an `M`.
+#[derive(PartialEq, Eq, Clone, Copy)]
+struct Sig {
+    kind: u8,
+    size: Option<i64>,
+    blocks: Option<i64>,
+    mode: Option<u32>,
+    uid: Option<u32>,
+    gid: Option<u32>,
+    mtime: Option<i64>,
+}
+
+fn sig(r: &Row) -> Sig {
+    Sig {
+        kind: r.kind,
+        size: r.size,
+        blocks: r.blocks,
+        mode: r.mode,
+        uid: r.uid,
+        gid: r.gid,
+        mtime: r.mtime,
+    }
+}
+
+fn loose(r: &Row) -> Loose {
+    Loose {
+        path: r.path.clone(),
+        depth: r.depth,
+        kind: r.kind,
+        key: (r.dev, r.ino),
+        sig: sig(r),
+    }
+}
+
+/// Merges `old` and `new`, writing each line (with its newline) through
+/// `out`; an `Err` from `out` (closed output) stops the diff.
+pub fn diff(
+    old: &SnapshotReader,
+    new: &SnapshotReader,
+    opts: DiffOptions,
+    mut out: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<DiffCounts, Error> {
+    let io = |e| Error::Io(Vec::new(), e);
+    let mut counts = DiffCounts::default();
+    let mut removed: Vec<Loose> = Vec::new();
+    let mut added: Vec<Loose> = Vec::new();
+    let mut growth: HashMap<Vec<u8>, i64> = HashMap::new();
+    let mut a = Ordered {
+        rows: old.rows(),
+        prev: None,
+    };
+    let mut b = Ordered {
+        rows: new.rows(),
+        prev: None,
+    };
+    let mut x = a.next()?;
+    let mut y = b.next()?;
+    let mut line = Vec::new();
+    loop {
+        let ord = match (&x, &y) {
+            (None, None) => break,
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (Some(r), Some(s)) => crate::row::order(r, s),
+        };
+        match ord {
+            Ordering::Less => {
+                let r = x.take().unwrap_or_default();
+                counts.removed += 1;
+                if opts.growth {
+                    add_growth(&mut growth, &r, -usage(&r)?);
+                } else {
+                    removed.push(loose(&r));
+                }
+                x = a.next()?;
+            }
+            Ordering::Greater => {
+                let s = y.take().unwrap_or_default();
+                counts.added += 1;
+                if opts.growth {
+                    add_growth(&mut growth, &s, usage(&s)?);
+                } else {
+                    added.push(loose(&s));
+                }
+                y = b.next()?;
+            }
+            Ordering::Equal => {
+                let (r, s) = (x.take().unwrap_or_default(), y.take().unwrap_or_default());
+                if opts.growth {
+                    add_growth(&mut growth, &s, usage(&s)? - usage(&r)?);
+                } else if sig(&r) != sig(&s) || r.ino != s.ino {
+                    counts.modified += 1;
+                    emit(&mut line, b"M ", &s.path, None);
+                    out(&line).map_err(io)?;
+                }
+                x = a.next()?;
+                y = b.next()?;
+            }
+        }
+    }
+    if opts.growth {
+        let mut dirs: Vec<(Vec<u8>, i64)> = growth.into_iter().filter(|(_, d)| *d != 0).collect();
+        dirs.sort_by(|p, q| q.1.cmp(&p.1).then_with(|| p.0.cmp(&q.0)));
+        for (path, d) in dirs {
+            line.clear();
+            line.extend_from_slice(format!("{d:+} ").as_bytes());
+            escape_into(&mut line, &path);
+            line.push(b'\n');
+            out(&line).map_err(io)?;
+        }
+        return Ok(counts);
+    }
+    renames(&mut removed, &mut added, &mut counts, &mut line, &mut out)?;
+    for (tag, list) in [(b"- ", &removed), (b"+ ", &added)] {
+        for l in list.iter().filter(|l| !l.path.is_empty()) {
+            emit(&mut line, tag, &l.path, None);
+            out(&line).map_err(io)?;
+        }
+    }
+    Ok(counts)
+}
+
+/// Pairs removed and added entries with the same device, inode and type
+/// into renames (emptying their paths in the lists), writes the `R`
+/// lines, and leaves out the entries inside a renamed directory.
+fn renames(
+    removed: &mut [Loose],
+    added: &mut [Loose],
+    counts: &mut DiffCounts,
+    line: &mut Vec<u8>,
+    out: &mut impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    let io = |e| Error::Io(Vec::new(), e);
+    let mut by_key: HashMap<PairKey, Vec<usize>> = HashMap::new();
+    for (i, l) in added.iter().enumerate().rev() {
+        by_key.entry((l.key, l.kind)).or_default().push(i);
+    }
+    // Old directory path -> new: for the entries inside renamed ones.
+    let mut moved_dirs: HashMap<Vec<u8>, Vec<u8>> = HashMap::new();
+    // `removed` is in level order: a directory's rename is known before
+    // its entries'.
+    for r in removed.iter_mut() {
+        let Some(j) = by_key.get_mut(&(r.key, r.kind)).and_then(|v| v.pop()) else {
+            continue;
+        };
+        let n = &mut added[j];
+        let implied = implied_path(&moved_dirs, &r.path, r.depth);
+        if r.kind == b'd' {
+            moved_dirs.insert(r.path.clone(), n.path.clone());
+        }
+        if implied.as_deref() == Some(&n.path[..]) {
+            if r.sig != n.sig {
+                counts.modified += 1;
+                emit(line, b"M ", &n.path, None);
+                out(line).map_err(io)?;
+            }
+        } else {
+            counts.renamed += 1;
+            emit(line, b"R ", &r.path, Some(&n.path));
+            out(line).map_err(io)?;
+        }
+        // Paired: neither is listed as removed or added.
+        counts.removed -= 1;
+        counts.added -= 1;
+        r.path.clear();
+        n.path.clear();
+    }
+    Ok(())
+}
+
+/// Where `path` is now if the nearest directory above it that moved took
+/// it along.
+fn implied_path(moved: &HashMap<Vec<u8>, Vec<u8>>, path: &[u8], depth: u32) -> Option<Vec<u8>> {
+    if moved.is_empty() {
+        return None;
+    }
+    let comps = components(path, depth);
+    let mut end = path.len();
+    for c in comps.iter().rev().take(comps.len() - 1) {
+        // The ancestor's path ends before `/NAME`.
+        end -= c.len() + 1;
+        if let Some(to) = moved.get(&path[..end]) {
+            let mut p = to.clone();
+            p.extend_from_slice(&path[end..]);
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// `TAG PATH\n` or `TAG OLD -> NEW\n` into `line`.
+fn emit(line: &mut Vec<u8>, tag: &[u8], path: &[u8], to: Option<&[u8]>) {
+    line.clear();
+    line.extend_from_slice(tag);
+    escape_into(line, path);
+    if let Some(to) = to {
+        line.extend_from_slice(b" -> ");
+        escape_into(line, to);
+    }
+    line.push(b'\n');
+}
+
+/// An entry's disk usage in bytes, as du counts it.
+fn usage(r: &Row) -> Result<i64, Error> {
+    r.blocks.map(|b| b.saturating_mul(512)).ok_or_else(|| {
+        Error::Corrupt("--growth needs sizes: a --names-only snapshot has none".into())
+    })
+}
+
+/// Adds `delta` to the totals of the entry (a directory) and of every
+/// directory above it.
+fn add_growth(growth: &mut HashMap<Vec<u8>, i64>, r: &Row, delta: i64) {
+    if delta == 0 {
+        return;
+    }
+    let comps = components(&r.path, r.depth);
+    let mut end = r.path.len();
+    if r.kind == b'd' {
+        *growth.entry(r.path.clone()).or_default() += delta;
+    }
+    for c in comps.iter().rev().take(comps.len() - 1) {
+        end -= c.len() + 1;
+        *growth.entry(r.path[..end].to_vec()).or_default() += delta;
+    }
+}
+
+/// A snapshot's rows, refused when they go back in the level order (a
+/// file not written by `dents scan`, or damaged): a merge of rows out of
+/// order would give wrong answers silently.
+struct Ordered<'a> {
+    rows: crate::reader::Rows<'a>,
+    prev: Option<(u32, Vec<u8>)>,
+}
+
+impl Ordered<'_> {
+    fn next(&mut self) -> Result<Option<Row>, Error> {
+        let Some(r) = self.rows.next().transpose()? else {
+            return Ok(None);
+        };
+        if let Some((depth, path)) = &self.prev {
+            let before = depth
+                .cmp(&r.depth)
+                .then_with(|| components(path, *depth).cmp(&r.components()));
+            if before != Ordering::Less {
+                return Err(Error::Corrupt(format!(
+                    "rows out of the snapshot order at {}",
+                    crate::escape::escape(&r.path)
+                )));
+            }
+        }
+        self.prev = Some((r.depth, r.path.clone()));
+        Ok(Some(r))
+    }
+}
