@@ -2,6 +2,9 @@
 //! the tests that keep the manual pages (man_pages.rs) and the shell
 //! completions (completions.rs) true to it.
 
+// Each test binary compiles this module and uses a part of it.
+#![allow(dead_code)]
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
