@@ -1,8 +1,10 @@
 //! The manual pages under man/ are true to the programs: each page's
 //! OPTIONS (and, for find, OPERATORS, TESTS and ACTIONS) tags name exactly
 //! the options its `--help` lists, `dents(1)` names exactly the commands,
-//! each page points to docs/conformance.md for what differs from GNU, and
-//! groff renders each without a warning.
+//! each page points to docs/conformance.md for what differs from GNU,
+//! `dents-ls(1)` names as not implemented exactly the options that
+//! docs/conformance.md marks **no**, and groff renders each without a
+//! warning.
 
 mod help;
 
@@ -75,15 +77,58 @@ fn page_commands(source: &str) -> BTreeSet<String> {
 }
 
 /// Fails, naming them, on words one side has and the other lacks.
-fn assert_same(what: &str, page: &str, in_help: &BTreeSet<String>, in_page: &BTreeSet<String>) {
+/// `reference` names where `in_help` was read (`--help`, conformance.md).
+fn assert_same(
+    what: &str,
+    page: &str,
+    reference: &str,
+    in_help: &BTreeSet<String>,
+    in_page: &BTreeSet<String>,
+) {
     let not_in_page: Vec<_> = in_help.difference(in_page).collect();
     let not_in_help: Vec<_> = in_page.difference(in_help).collect();
     assert!(
         not_in_page.is_empty() && not_in_help.is_empty(),
-        "{page}: {what} in --help but not in the page: {not_in_page:?}; \
-         in the page but not in --help: {not_in_help:?}"
+        "{page}: {what} in {reference} but not in the page: {not_in_page:?}; \
+         in the page but not in {reference}: {not_in_help:?}"
     );
-    assert!(!in_help.is_empty(), "{page}: no {what} read from --help");
+    assert!(
+        !in_help.is_empty(),
+        "{page}: no {what} read from {reference}"
+    );
+}
+
+/// The options that docs/conformance.md's `dents ls` table marks **no**
+/// (not implemented).
+fn conformance_ls_missing() -> BTreeSet<String> {
+    let doc = std::fs::read_to_string(root().join("docs/conformance.md")).expect("conformance.md");
+    let table = &doc[doc
+        .find("## `dents ls` and GNU ls")
+        .expect("the ls section")..];
+    table
+        .lines()
+        .filter(|l| {
+            l.split('|')
+                .nth(2)
+                .is_some_and(|status| status.trim() == "no")
+        })
+        .flat_map(|l| option_words(&l.split('|').nth(1).unwrap_or_default().replace('`', "")))
+        .collect()
+}
+
+/// The options that the page's "Not implemented" paragraph (in its
+/// DIFFERENCES section, up to the next paragraph or section) names.
+fn page_ls_missing(source: &str) -> BTreeSet<String> {
+    let plain = plain(source);
+    let from = plain
+        .find("Not implemented")
+        .expect("a Not implemented paragraph");
+    plain[from..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with(".PP") && !l.starts_with(".SH"))
+        .flat_map(|l| option_words(&l.replace(".BR ", "")))
+        .collect()
 }
 
 /// groff's warnings (all of them, `-ww`) on rendering the page.
@@ -124,18 +169,29 @@ fn check((file, name): Page) {
         Program::Dents => assert_same(
             "commands",
             file,
+            "--help",
             &help_commands(&help),
             &page_commands(&source),
         ),
         Program::Sub(cmd) => {
             let columns = cmd != "find";
             let in_help = help_options(&help, columns);
-            assert_same("options", file, &in_help, &page_options(&source))
+            assert_same("options", file, "--help", &in_help, &page_options(&source))
         }
         Program::Mpi => {
             let in_help = help_options(&help, false);
-            assert_same("options", file, &in_help, &page_options(&source))
+            assert_same("options", file, "--help", &in_help, &page_options(&source))
         }
+    }
+    if program == Program::Sub("ls") {
+        // What the page says is missing is what the conformance report says.
+        assert_same(
+            "options not implemented",
+            file,
+            "docs/conformance.md",
+            &conformance_ls_missing(),
+            &page_ls_missing(&source),
+        );
     }
     assert!(
         source.contains("docs/conformance.md"),
