@@ -267,9 +267,13 @@ mod tests {
         );
         let e = TimeFormat::new(Some(b"fu")).unwrap();
         assert!(e.uses_nanos);
+        // GNU's argmatch finds every word starting with "": ambiguous.
         let e = TimeFormat::new(Some(b"")).unwrap_err();
+        assert!(e.ambiguous);
+        assert_eq!(e.message(&q), b"ambiguous argument '' for 'time style'");
+        let e = TimeFormat::new(Some(b"x")).unwrap_err();
         assert!(!e.ambiguous);
-        assert_eq!(e.message(&q), b"invalid argument '' for 'time style'");
+        assert_eq!(e.message(&q), b"invalid argument 'x' for 'time style'");
         assert_eq!(TimeFormat::new(Some(b"+%s")).unwrap().format, b"%s");
     }
 
