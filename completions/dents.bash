@@ -7,7 +7,7 @@ _dents() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local opts
     if [[ $COMP_CWORD -eq 1 ]]; then
-        mapfile -t COMPREPLY < <(compgen -W "ls find du --help --version" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "ls find du scan diff --help --version" -- "$cur")
         return
     fi
     case ${COMP_WORDS[1]} in
@@ -31,6 +31,13 @@ _dents() {
             --time= --time-style= -X --exclude-from= --exclude= -x
             --one-file-system -o --export= -j --threads= --help
             --version"
+        ;;
+    scan)
+        opts="-o --output= -j --threads= -x --one-file-system -H -L
+            --names-only --help"
+        ;;
+    diff)
+        opts="--growth --help"
         ;;
     find)
         case $prev in

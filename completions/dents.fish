@@ -6,6 +6,8 @@
 complete -c dents -n __fish_use_subcommand -f -a ls -d 'list directories as fast as the kernel hands them out'
 complete -c dents -n __fish_use_subcommand -f -a find -d 'search trees with find expressions on all cores'
 complete -c dents -n __fish_use_subcommand -f -a du -d 'disk usage as GNU du prints it, on all cores'
+complete -c dents -n __fish_use_subcommand -f -a scan -d 'write a snapshot of trees to a Parquet file'
+complete -c dents -n __fish_use_subcommand -f -a diff -d 'what changed between two snapshots'
 
 # dents ls
 complete -c dents -n '__fish_seen_subcommand_from ls' -l help -d 'Print help'
@@ -202,3 +204,16 @@ complete -c dents -n '__fish_seen_subcommand_from find' -o status
 complete -c dents -n '__fish_seen_subcommand_from find' -o nostatus
 complete -c dents -n '__fish_seen_subcommand_from find' -l help
 complete -c dents -n '__fish_seen_subcommand_from find' -l version
+
+# dents scan
+complete -c dents -n '__fish_seen_subcommand_from scan' -s o -l output -r -d 'the file to write (replaced only once complete)'
+complete -c dents -n '__fish_seen_subcommand_from scan' -s j -l threads -r -d 'walk on N threads'
+complete -c dents -n '__fish_seen_subcommand_from scan' -s x -l one-file-system -d 'skip directories on other file systems'
+complete -c dents -n '__fish_seen_subcommand_from scan' -s H -d 'follow symbolic links given as PATHs'
+complete -c dents -n '__fish_seen_subcommand_from scan' -s L -d 'follow all symbolic links'
+complete -c dents -n '__fish_seen_subcommand_from scan' -l names-only -d 'keep names, types, inodes and directories times'
+complete -c dents -n '__fish_seen_subcommand_from scan' -l help -d 'display this help and exit'
+
+# dents diff
+complete -c dents -n '__fish_seen_subcommand_from diff' -l growth -d 'every directory whose disk usage changed, largest growth first'
+complete -c dents -n '__fish_seen_subcommand_from diff' -l help -d 'display this help and exit'

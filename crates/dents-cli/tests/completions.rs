@@ -32,7 +32,7 @@ fn wanted(cmd: &str) -> Vec<String> {
 
 /// `Program::Sub` takes a static name; the table's names are static.
 fn leak(cmd: &str) -> &'static str {
-    ["ls", "find", "du"]
+    ["ls", "find", "du", "scan", "diff"]
         .into_iter()
         .find(|c| *c == cmd)
         .expect("a command of dents")
@@ -193,12 +193,18 @@ dents_testfs::test_cases! {
     bash_ls: ("bash", "ls"),
     bash_find: ("bash", "find"),
     bash_du: ("bash", "du"),
+    bash_scan: ("bash", "scan"),
+    bash_diff: ("bash", "diff"),
     fish_commands: ("fish", "dents"),
     fish_ls: ("fish", "ls"),
     fish_find: ("fish", "find"),
     fish_du: ("fish", "du"),
+    fish_scan: ("fish", "scan"),
+    fish_diff: ("fish", "diff"),
     zsh_commands: ("zsh", "dents"),
     zsh_ls: ("zsh", "ls"),
     zsh_find: ("zsh", "find"),
     zsh_du: ("zsh", "du"),
+    zsh_scan: ("zsh", "scan"),
+    zsh_diff: ("zsh", "diff"),
 }

@@ -210,5 +210,7 @@ dents_testfs::test_cases! {
     dents_ls: ("dents-ls.1", "ls"),
     dents_find: ("dents-find.1", "find"),
     dents_du: ("dents-du.1", "du"),
+    dents_scan: ("dents-scan.1", "scan"),
+    dents_diff: ("dents-diff.1", "diff"),
     dents_mpi: ("dents-mpi.1", "dents-mpi"),
 }
