@@ -60,7 +60,7 @@ on all cores.  GNU du's options, lines and exit status.
   -x, --one-file-system  skip directories on different file systems
   -o, --export=FILE     also write the scan in ncdu's JSON export format
                           (browse it with 'ncdu -f FILE' or 'gdu -f FILE')
-  -j, --threads=N       walk on N threads (default: four per core)
+  -j, --threads=N       walk on N threads (default: eight per core)
       --help            display this help and exit
       --version         output version information and exit
 
