@@ -1,4 +1,7 @@
-//! `dents ls`: a lister made for huge directories.
+//! `dents ls`'s engine: a lister made for huge directories.
+//!
+//! The `dents` executable hands [`main`] its arguments and exits with the
+//! status it returns; nothing here exits the process.
 //!
 //! | module     | concern |
 //! |------------|---------|
@@ -12,6 +15,11 @@
 //! | `parts`    | a listing's records left in the parts they were read in |
 //! | `timefmt`  | times in `-l`, `--time-style` |
 //! | `name`     | names and `-F` suffixes |
+//! | `quoting`  | `--quoting-style`: names as GNU quotes them, bytes not text |
+//! | `layout`   | `-C`, `-x`, `-m`: columns fitted to the width, as GNU's |
+//! | `paint`    | `--color`: LS_COLORS read, names coloured, GNU's reset placement |
+//! | `version`  | `-v`: GNU's version sort (filevercmp) |
+//! | `threads`  | threads that may not start: their work done on the caller's |
 //!
 //! Command-line arguments are handled as GNU ls handles them: files first,
 //! then each directory, with a `DIR:` header when there are several;
@@ -29,6 +37,7 @@ mod parts;
 mod quoting;
 mod recursive;
 mod stream;
+mod threads;
 mod timefmt;
 mod version;
 
@@ -41,12 +50,12 @@ use dents::scan::{Counters, DirState, Want};
 use dents::slice::{self, ReadOptions};
 use dents::StatFields;
 
-use crate::errors;
-use crate::output::Output;
 use args::{Format, Hidden, Indicator, LsOptions, SortKey};
+use dents_tools::{errors, filemode, numfmt, output, quote};
 use layout::Sink;
 use listing::{GatherSink, Listing, StatNeeds};
 use name::NameStyle;
+use output::Output;
 use paint::LsColors;
 use quoting::Quoter;
 use stream::{StreamConfig, StreamSink};
