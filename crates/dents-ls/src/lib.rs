@@ -3,23 +3,31 @@
 //! The `dents` executable hands [`main`] its arguments and exits with the
 //! status it returns; nothing here exits the process.
 //!
-//! | module     | concern |
-//! |------------|---------|
-//! | `args`     | options, with ls's letters; the last of conflicting options wins |
-//! | `stream`   | the default: entries written as read, on every reading thread |
-//! | `listing`  | a directory gathered whole, for sorting and `-l`; parallel stats and sort |
-//! | `recursive`| `-R`: directories listed on all workers, printed in GNU's order |
-//! | `notes`    | messages held with a block of `-R` until its turn |
-//! | `long`     | GNU's `-l` format, column widths and all |
-//! | `ordered`  | lines formatted on several threads, written in order |
-//! | `parts`    | a listing's records left in the parts they were read in |
-//! | `timefmt`  | times in `-l`, `--time-style` |
-//! | `name`     | names and `-F` suffixes |
-//! | `quoting`  | `--quoting-style`: names as GNU quotes them, bytes not text |
-//! | `layout`   | `-C`, `-x`, `-m`: columns fitted to the width, as GNU's |
-//! | `paint`    | `--color`: LS_COLORS read, names coloured, GNU's reset placement |
-//! | `version`  | `-v`: GNU's version sort (filevercmp) |
-//! | `threads`  | threads that may not start: their work done on the caller's |
+//! # Modules, in layers
+//!
+//! A module uses only modules of lower layers (`tests/layers.rs` checks
+//! this table against the source), so there is no import circle:
+//!
+//! | layer | module | concern |
+//! |---|------------|---------|
+//! | 0 | `quoting`  | `--quoting-style`: names as GNU quotes them, bytes not text; option words in messages |
+//! | 0 | `parts`    | a listing's records left in the parts they were read in |
+//! | 0 | `version`  | `-v`: GNU's version sort (filevercmp) |
+//! | 0 | `threads`  | threads that may not start: their work done on the caller's |
+//! | 0 | `notes`    | messages held with a block of `-R` until its turn |
+//! | 1 | `ordered`  | lines formatted on several threads, written in order |
+//! | 1 | `timefmt`  | times in `-l`, `--time-style` |
+//! | 1 | `paint`    | `--color`: LS_COLORS read, names coloured, GNU's reset placement |
+//! | 2 | `args`     | options, with ls's letters; the last of conflicting options wins |
+//! | 3 | `layout`   | `-C`, `-x`, `-m`: columns fitted to the width, as GNU's |
+//! | 3 | `listing`  | a directory gathered whole, for sorting and `-l`; parallel stats and sort |
+//! | 4 | `name`     | names and `-F` suffixes |
+//! | 5 | `long`     | GNU's `-l` format, column widths and all |
+//! | 5 | `stream`   | the default: entries written as read, on every reading thread |
+//! | 5 | `recursive`| `-R`: directories listed on all workers, printed in GNU's order |
+//!
+//! lib.rs, above them all, holds [`main`]: the arguments read, each
+//! operand listed, streamed or gathered.
 //!
 //! Command-line arguments are handled as GNU ls handles them: files first,
 //! then each directory, with a `DIR:` header when there are several;
