@@ -2,17 +2,16 @@
 //!
 //! | module   | concern |
 //! |----------|---------|
-//! | `ls`     | `dents ls`: list huge directories, streamed or gathered |
 //! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
 //! | `scan`, `diff` | `dents scan`, `dents diff`: snapshots in Parquet (the dents-snap crate) |
-//! | `threads` | threads that may not start: their work done on the caller's |
 //!
 //! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
-//! output): this executable only hands it the arguments and leaves with
-//! its status.  What ls, find and du share (`output`, `errors`,
+//! output) and `dents ls` the `dents-ls` crate (listing, layout, colours,
+//! recursion): this executable only hands them the arguments and leaves
+//! with their status.  What ls, find and du share (`output`, `errors`,
 //! `filemode`, `numfmt`, `quote`, `progress`, `dircolors`) is the
 //! `dents-tools` crate; its modules are imported here under their names,
-//! so that `crate::errors` and the like read the same in ls and du.
+//! so that `crate::errors` and the like read as they do in dents-ls.
 //!
 //! The OS glue (terminal, signals, locale, users, local time) is the
 //! `dents-os` crate's.  This crate has no `unsafe` code but [`startup`]'s:
@@ -22,11 +21,9 @@
 
 mod diff;
 mod du;
-mod ls;
 mod scan;
-mod threads;
 
-use dents_tools::{errors, filemode, numfmt, output, progress, quote};
+use dents_tools::{errors, numfmt, output, progress, quote};
 
 use std::ffi::OsString;
 
@@ -54,7 +51,7 @@ fn main() {
     let argv: Vec<OsString> = std::env::args_os().collect();
     startup(argv.get(1).and_then(|a| a.to_str()));
     let code = match argv.get(1).and_then(|a| a.to_str()) {
-        Some("ls") => closing_stdout(ls::main(&argv[1..]), errors::SERIOUS),
+        Some("ls") => closing_stdout(dents_ls::main(&argv[1..]), errors::SERIOUS),
         Some("find") => {
             // GNU find exits 1 when memory runs out (ls: 2).
             dents_os::set_exhausted_status(1);

@@ -595,3 +595,10 @@ pub fn width(b: &[u8], utf8: bool) -> usize {
     }
     w
 }
+
+/// `word` quoted as GNU's `quote` quotes in messages: the locale's
+/// quotation marks.
+pub(super) fn quote_word(word: &str) -> String {
+    let q = Quoter::new(Style::Locale, false);
+    String::from_utf8_lossy(&q.quote(word.as_bytes()).bytes).into_owned()
+}

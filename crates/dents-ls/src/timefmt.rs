@@ -78,8 +78,8 @@ impl TimeStyle {
                      - [posix-]iso\n  \
                      - [posix-]locale\n  \
                      - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
-                    super::args::quote_word(s),
-                    super::args::quote_word("time style"),
+                    super::quoting::quote_word(s),
+                    super::quoting::quote_word("time style"),
                 ));
             }
         };

@@ -9,6 +9,7 @@ use std::os::fd::AsFd;
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
+use super::quoting::quote_word;
 use super::timefmt::TimeStyle;
 
 /// How entries are ordered.
@@ -187,13 +188,6 @@ const QUOTING_WORDS: Words = &[
     &["locale"],
     &["clocale"],
 ];
-
-/// `word` quoted as GNU's `quote` quotes in messages: the locale's
-/// quotation marks.
-pub(super) fn quote_word(word: &str) -> String {
-    let q = super::quoting::Quoter::new(super::quoting::Style::Locale, false);
-    String::from_utf8_lossy(&q.quote(word.as_bytes()).bytes).into_owned()
-}
 
 /// GNU's `argmatch`: `word` exactly, or an abbreviation of words that
 /// all mean the same; the first word of the group that matched.

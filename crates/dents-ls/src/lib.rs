@@ -1,17 +1,33 @@
-//! `dents ls`: a lister made for huge directories.
+//! `dents ls`'s engine: a lister made for huge directories.
 //!
-//! | module     | concern |
-//! |------------|---------|
-//! | `args`     | options, with ls's letters; the last of conflicting options wins |
-//! | `stream`   | the default: entries written as read, on every reading thread |
-//! | `listing`  | a directory gathered whole, for sorting and `-l`; parallel stats and sort |
-//! | `recursive`| `-R`: directories listed on all workers, printed in GNU's order |
-//! | `notes`    | messages held with a block of `-R` until its turn |
-//! | `long`     | GNU's `-l` format, column widths and all |
-//! | `ordered`  | lines formatted on several threads, written in order |
-//! | `parts`    | a listing's records left in the parts they were read in |
-//! | `timefmt`  | times in `-l`, `--time-style` |
-//! | `name`     | names and `-F` suffixes |
+//! The `dents` executable hands [`main`] its arguments and exits with the
+//! status it returns; nothing here exits the process.
+//!
+//! # Modules, in layers
+//!
+//! A module uses only modules of lower layers (`tests/layers.rs` checks
+//! this table against the source), so there is no import circle:
+//!
+//! | layer | module | concern |
+//! |---|------------|---------|
+//! | 0 | `quoting`  | `--quoting-style`: names as GNU quotes them, bytes not text; option words in messages |
+//! | 0 | `parts`    | a listing's records left in the parts they were read in |
+//! | 0 | `version`  | `-v`: GNU's version sort (filevercmp) |
+//! | 0 | `threads`  | threads that may not start: their work done on the caller's |
+//! | 0 | `notes`    | messages held with a block of `-R` until its turn |
+//! | 1 | `ordered`  | lines formatted on several threads, written in order |
+//! | 1 | `timefmt`  | times in `-l`, `--time-style` |
+//! | 1 | `paint`    | `--color`: LS_COLORS read, names coloured, GNU's reset placement |
+//! | 2 | `args`     | options, with ls's letters; the last of conflicting options wins |
+//! | 3 | `layout`   | `-C`, `-x`, `-m`: columns fitted to the width, as GNU's |
+//! | 3 | `listing`  | a directory gathered whole, for sorting and `-l`; parallel stats and sort |
+//! | 4 | `name`     | names and `-F` suffixes |
+//! | 5 | `long`     | GNU's `-l` format, column widths and all |
+//! | 5 | `stream`   | the default: entries written as read, on every reading thread |
+//! | 5 | `recursive`| `-R`: directories listed on all workers, printed in GNU's order |
+//!
+//! lib.rs, above them all, holds [`main`]: the arguments read, each
+//! operand listed, streamed or gathered.
 //!
 //! Command-line arguments are handled as GNU ls handles them: files first,
 //! then each directory, with a `DIR:` header when there are several;
@@ -29,6 +45,7 @@ mod parts;
 mod quoting;
 mod recursive;
 mod stream;
+mod threads;
 mod timefmt;
 mod version;
 
@@ -41,12 +58,12 @@ use dents::scan::{Counters, DirState, Want};
 use dents::slice::{self, ReadOptions};
 use dents::StatFields;
 
-use crate::errors;
-use crate::output::Output;
 use args::{Format, Hidden, Indicator, LsOptions, SortKey};
+use dents_tools::{errors, filemode, numfmt, output, quote};
 use layout::Sink;
 use listing::{GatherSink, Listing, StatNeeds};
 use name::NameStyle;
+use output::Output;
 use paint::LsColors;
 use quoting::Quoter;
 use stream::{StreamConfig, StreamSink};

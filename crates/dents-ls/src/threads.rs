@@ -3,6 +3,10 @@
 //! Under `ulimit -v` only one extra thread per 32 MiB of the limit is
 //! started at a time (each stack takes 2 MiB of the address space, which
 //! the heap then lacks).
+//!
+//! The count of running threads is the one process-wide value of this
+//! crate, on purpose: the limit it guards (`RLIMIT_AS`) is the process's,
+//! so two listings run at once in one process must share it.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
