@@ -1,4 +1,4 @@
-//! The defects of issue 10 that concern `dents find` (and the output code
+//! Edges of `dents find` found by adversarial passes (and the output code
 //! it shares with `dents ls`), each against GNU find (or GNU ls) byte for
 //! byte: sorted standard output, exit status, and sorted standard error
 //! with the program name made the same.
@@ -125,7 +125,7 @@ fn same_as_gnu_find(cwd: &Path, cases: &[&str], how: How) {
 /// passes through a file.
 fn tree() -> tempfile::TempDir {
     let tmp = tempfile::Builder::new()
-        .prefix("dents-trust-")
+        .prefix("dents-find-edges-")
         .tempdir()
         .unwrap();
     fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
