@@ -19,7 +19,7 @@
 //!
 //! Names are bytes everywhere (`&[u8]`, `&CStr`): never assumed UTF-8.
 //! No type of a dependency (rustix, libc) is part of the API, so their
-//! versions are not dents's users' concern (`tests/api.rs` checks every
+//! versions are not dents's users' concern (`tests/public_api.rs` checks every
 //! public module).
 //!
 //! # Walking a tree
