@@ -195,61 +195,40 @@ fn sorted_lines(bytes: &[u8]) -> Vec<Vec<u8>> {
     v
 }
 
-#[test]
-fn long_format_matches_gnu_byte_for_byte() {
+fn long_format_like_gnu((dargs, gargs): (&[&str], &[&str])) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    let cases: &[(&[&str], &[&str])] = &[
-        (&["-l", "--sort=name", "d"], &["-l", "d"]),
-        (&["-la", "--sort=name", "d"], &["-la", "d"]),
-        (&["-lA", "--sort=name", "d"], &["-lA", "d"]),
-        (&["-li", "--sort=name", "d"], &["-li", "d"]),
-        (&["-ln", "--sort=name", "d"], &["-ln", "d"]),
-        (&["-lh", "--sort=name", "d"], &["-lh", "d"]),
-        (&["-lg", "--sort=name", "d"], &["-lg", "d"]),
-        (&["-lo", "--sort=name", "d"], &["-lo", "d"]),
-        (&["-lr", "--sort=name", "d"], &["-lr", "d"]),
-        (&["-lt", "d"], &["-lt", "d"]),
-        (&["-ltr", "d"], &["-ltr", "d"]),
-        (&["-lS", "d"], &["-lS", "d"]),
-        (&["-lSr", "d"], &["-lSr", "d"]),
-        (&["-lF", "--sort=name", "d"], &["-lF", "d"]),
-        (
-            &["-l", "--file-type", "--sort=name", "d"],
-            &["-l", "--file-type", "d"],
-        ),
-        (&["--full-time", "--sort=name", "d"], &["--full-time", "d"]),
-        (
-            &["-l", "--time-style=long-iso", "--sort=name", "d"],
-            &["-l", "--time-style=long-iso", "d"],
-        ),
-        (
-            &["-l", "--time-style=iso", "--sort=name", "d"],
-            &["-l", "--time-style=iso", "d"],
-        ),
-        (
-            &["-l", "--time-style=+%s %N", "--sort=name", "d"],
-            &["-l", "--time-style=+%s %N", "d"],
-        ),
-        (
-            &["-l", "--time-style=+old %Y\nnew %H", "--sort=name", "d"],
-            &["-l", "--time-style=+old %Y\nnew %H", "d"],
-        ),
-        (&["-ld", "d", "d/subdir"], &["-ld", "d", "d/subdir"]),
-        (
-            &["-l", "--sort=name", "d/one", "d/link-dir", "d/fifo"],
-            &["-l", "d/fifo", "d/link-dir", "d/one"],
-        ),
-        (
-            &["-l", "d/one", "d/link-dir", "d/fifo"],
-            &["-lU", "d/one", "d/link-dir", "d/fifo"],
-        ),
-    ];
-    for (dargs, gargs) in cases {
-        let (d, g) = both(fx.tmp.path(), dargs, gargs);
-        assert_same(dargs, &d, &g);
-    }
+    let (d, g) = both(fx.tmp.path(), dargs, gargs);
+    assert_same(dargs, &d, &g);
+}
+
+dents_testfs::test_cases! {
+    /// One test per option set: dents ls's long format against GNU ls's, byte for byte.
+    mod long_format: (&[&str], &[&str]) => long_format_like_gnu;
+    l: (&["-l", "--sort=name", "d"], &["-l", "d"]),
+    l_a: (&["-la", "--sort=name", "d"], &["-la", "d"]),
+    l_big_a: (&["-lA", "--sort=name", "d"], &["-lA", "d"]),
+    l_i: (&["-li", "--sort=name", "d"], &["-li", "d"]),
+    l_n: (&["-ln", "--sort=name", "d"], &["-ln", "d"]),
+    l_h: (&["-lh", "--sort=name", "d"], &["-lh", "d"]),
+    l_g: (&["-lg", "--sort=name", "d"], &["-lg", "d"]),
+    l_o: (&["-lo", "--sort=name", "d"], &["-lo", "d"]),
+    l_r: (&["-lr", "--sort=name", "d"], &["-lr", "d"]),
+    l_t: (&["-lt", "d"], &["-lt", "d"]),
+    l_t_r: (&["-ltr", "d"], &["-ltr", "d"]),
+    l_big_s: (&["-lS", "d"], &["-lS", "d"]),
+    l_big_s_r: (&["-lSr", "d"], &["-lSr", "d"]),
+    l_big_f: (&["-lF", "--sort=name", "d"], &["-lF", "d"]),
+    l_file_type: (&["-l", "--file-type", "--sort=name", "d"], &["-l", "--file-type", "d"]),
+    full_time: (&["--full-time", "--sort=name", "d"], &["--full-time", "d"]),
+    l_time_style_long_iso: (&["-l", "--time-style=long-iso", "--sort=name", "d"], &["-l", "--time-style=long-iso", "d"]),
+    l_time_style_iso: (&["-l", "--time-style=iso", "--sort=name", "d"], &["-l", "--time-style=iso", "d"]),
+    l_time_style_format: (&["-l", "--time-style=+%s %N", "--sort=name", "d"], &["-l", "--time-style=+%s %N", "d"]),
+    l_time_style_two_formats: (&["-l", "--time-style=+old %Y\nnew %H", "--sort=name", "d"], &["-l", "--time-style=+old %Y\nnew %H", "d"]),
+    l_d_d_subdir: (&["-ld", "d", "d/subdir"], &["-ld", "d", "d/subdir"]),
+    l_files_sorted: (&["-l", "--sort=name", "d/one", "d/link-dir", "d/fifo"], &["-l", "d/fifo", "d/link-dir", "d/one"]),
+    l_files_unsorted: (&["-l", "d/one", "d/link-dir", "d/fifo"], &["-lU", "d/one", "d/link-dir", "d/fifo"]),
 }
 
 #[test]
@@ -272,48 +251,36 @@ fn time_style_from_environment_like_gnu() {
     assert_same(&["TIME_STYLE=long-iso", "-l"], &d, &g);
 }
 
-#[test]
-fn short_formats_match_gnu() {
+fn short_format_like_gnu((dargs, gargs): (&[&str], &[&str])) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    let cases: &[(&[&str], &[&str])] = &[
-        (&["--sort=name", "d"], &["d"]),
-        (&["-a", "--sort=name", "d"], &["-a", "d"]),
-        (&["-A", "--sort=name", "d"], &["-A", "d"]),
-        (&["-F", "--sort=name", "d"], &["-F", "d"]),
-        (&["--file-type", "--sort=name", "d"], &["--file-type", "d"]),
-        (&["-i", "--sort=name", "d"], &["-i", "d"]),
-        (&["-1", "--sort=name", "d"], &["-1", "d"]),
-        (&["-t", "d"], &["-t", "d"]),
-        (&["-S", "d"], &["-S", "d"]),
-        (&["-r", "--sort=name", "d"], &["-r", "d"]),
-        (&["-p", "--sort=name", "d"], &["-p", "d"]),
-        (
-            &["--indicator-style=slash", "--sort=name", "d"],
-            &["-p", "d"],
-        ),
-        (
-            &["--indicator-style=classify", "--sort=name", "d"],
-            &["-F", "d"],
-        ),
-        (&["--ignore-dtype", "-p", "--sort=name", "d"], &["-p", "d"]),
-        (
-            &["--ignore-dtype", "--file-type", "--sort=name", "d"],
-            &["--file-type", "d"],
-        ),
-        (&["--ignore-dtype", "-F", "--sort=name", "d"], &["-F", "d"]),
-        (&["--ignore-dtype", "-l", "--sort=name", "d"], &["-l", "d"]),
-        (&["--sort=name", "d/subdir", "d"], &["d", "d/subdir"]),
-        (
-            &["--sort=name", "d/one", "d/exec", "d"],
-            &["d/exec", "d/one", "d"],
-        ),
-    ];
-    for (dargs, gargs) in cases {
-        let (d, g) = both(fx.tmp.path(), dargs, gargs);
-        assert_same(dargs, &d, &g);
-    }
+    let (d, g) = both(fx.tmp.path(), dargs, gargs);
+    assert_same(dargs, &d, &g);
+}
+
+dents_testfs::test_cases! {
+    /// One test per option set: dents ls's short formats against GNU ls's.
+    mod short_formats: (&[&str], &[&str]) => short_format_like_gnu;
+    plain: (&["--sort=name", "d"], &["d"]),
+    a: (&["-a", "--sort=name", "d"], &["-a", "d"]),
+    big_a: (&["-A", "--sort=name", "d"], &["-A", "d"]),
+    big_f: (&["-F", "--sort=name", "d"], &["-F", "d"]),
+    file_type: (&["--file-type", "--sort=name", "d"], &["--file-type", "d"]),
+    i: (&["-i", "--sort=name", "d"], &["-i", "d"]),
+    o1: (&["-1", "--sort=name", "d"], &["-1", "d"]),
+    t: (&["-t", "d"], &["-t", "d"]),
+    big_s: (&["-S", "d"], &["-S", "d"]),
+    r: (&["-r", "--sort=name", "d"], &["-r", "d"]),
+    p: (&["-p", "--sort=name", "d"], &["-p", "d"]),
+    indicator_style_slash: (&["--indicator-style=slash", "--sort=name", "d"], &["-p", "d"]),
+    indicator_style_classify: (&["--indicator-style=classify", "--sort=name", "d"], &["-F", "d"]),
+    ignore_dtype_p: (&["--ignore-dtype", "-p", "--sort=name", "d"], &["-p", "d"]),
+    ignore_dtype_file_type: (&["--ignore-dtype", "--file-type", "--sort=name", "d"], &["--file-type", "d"]),
+    ignore_dtype_big_f: (&["--ignore-dtype", "-F", "--sort=name", "d"], &["-F", "d"]),
+    ignore_dtype_l: (&["--ignore-dtype", "-l", "--sort=name", "d"], &["-l", "d"]),
+    d_subdir: (&["--sort=name", "d/subdir", "d"], &["d", "d/subdir"]),
+    d_one_d_exec: (&["--sort=name", "d/one", "d/exec", "d"], &["d/exec", "d/one", "d"]),
 }
 
 #[test]
