@@ -897,38 +897,41 @@ fn execdir_refuses_a_relative_path_in_path_like_gnu() {
     }
 }
 
-#[test]
-fn ok_prompts_and_reads_answers_like_gnu() {
+/// `-ok`/`-okdir` with the answers on standard input, against GNU find:
+/// standard output, standard error and status.
+fn ok_prompts_like_gnu((case, input): (&str, &[u8])) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for (case, input) in [
-        ("t/one -ok echo hi {} ;", &b"y\n"[..]),
-        ("t/one -ok echo hi {} ;", b"n\n"),
-        ("t/one -ok echo hi {} ;", b"yes please\n"),
-        ("t/one -ok echo hi {} ;", b""),
-        ("t/one t/two -ok echo {} ;", b"Y\nn\n"),
-        ("t/one -okdir echo hi {} ;", b"y\n"),
-        ("t/sub/ -maxdepth 0 -okdir pwd ;", b"y\n"),
-        // GNU documents the command's stdin as /dev/null (4.9 leaves it
-        // closed, a bug); a command that does not read it sees no difference.
-        ("t/one -ok sh -c 'echo ran $0' {} ;", b"y\nleft over\n"),
-    ] {
-        let args = words(case);
-        let d = run(dents(), fx.root(), &args, Some(input));
-        let g = run(gnu(), fx.root(), &args, Some(input));
-        assert_eq!(
-            String::from_utf8_lossy(&d.stdout),
-            String::from_utf8_lossy(&g.stdout),
-            "{case}"
-        );
-        assert_eq!(
-            String::from_utf8_lossy(&d.stderr).replace("dents:", "find:"),
-            String::from_utf8_lossy(&g.stderr),
-            "{case}"
-        );
-        assert_eq!(d.status.code(), g.status.code(), "{case}");
-    }
+    let args = words(case);
+    let d = run(dents(), fx.root(), &args, Some(input));
+    let g = run(gnu(), fx.root(), &args, Some(input));
+    assert_eq!(
+        String::from_utf8_lossy(&d.stdout),
+        String::from_utf8_lossy(&g.stdout),
+        "{case}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&d.stderr).replace("dents:", "find:"),
+        String::from_utf8_lossy(&g.stderr),
+        "{case}"
+    );
+    assert_eq!(d.status.code(), g.status.code(), "{case}");
+}
+
+dents_testfs::test_cases! {
+    /// One test per command line and answers.
+    mod ok_prompts: (&str, &[u8]) => ok_prompts_like_gnu;
+    yes: ("t/one -ok echo hi {} ;", b"y\n"),
+    no: ("t/one -ok echo hi {} ;", b"n\n"),
+    yes_with_more_words: ("t/one -ok echo hi {} ;", b"yes please\n"),
+    no_answer_at_all: ("t/one -ok echo hi {} ;", b""),
+    two_files_yes_then_no: ("t/one t/two -ok echo {} ;", b"Y\nn\n"),
+    okdir_yes: ("t/one -okdir echo hi {} ;", b"y\n"),
+    okdir_on_a_starting_directory: ("t/sub/ -maxdepth 0 -okdir pwd ;", b"y\n"),
+    // GNU documents the command's stdin as /dev/null (4.9 leaves it
+    // closed, a bug); a command that does not read it sees no difference.
+    answer_followed_by_more_input: ("t/one -ok sh -c 'echo ran $0' {} ;", b"y\nleft over\n"),
 }
 
 /// The stat calls (any of the stat family) that `dents find ARGS` makes on
