@@ -349,35 +349,36 @@ fn pipe_options_match_gnu_in_c_and_utf8() {
     }
 }
 
-#[test]
-fn colors_follow_ls_colors_as_gnu() {
+/// One LS_COLORS table, in every locale and layout, against GNU ls.
+fn colors_like_gnu(table: &str) {
     let t = odd_tree();
-    let tables = [
-        "di=01;34:ln=01;36:ex=01;32:*.gz=01;31:or=40;31;01:mi=05;37;41",
-        "ln=target:di=4",
-        "no=33:fi=00:*.GZ=35",
-        "ec=\\e[0m:lc=\\e[:rc=m:di=1",
-        "lc=<:rc=>:di=1",
-        "xx=1",
-        "mh=44:st=0:tw=0:ow=0",
-    ];
     for lc in locales() {
-        for table in tables {
-            for set in [&["-C"][..], &["-1"], &["-l"], &["-x", "-F"]] {
-                let mut args = vec!["--sort=name", "--color=always"];
-                args.extend_from_slice(set);
-                args.push("d");
-                same_s(t.path(), lc, &[("LS_COLORS", table)], &args);
-            }
+        for set in [&["-C"][..], &["-1"], &["-l"], &["-x", "-F"]] {
+            let mut args = vec!["--sort=name", "--color=always"];
+            args.extend_from_slice(set);
+            args.push("d");
+            same_s(t.path(), lc, &[("LS_COLORS", table)], &args);
         }
     }
+}
+
+dents_testfs::test_cases! {
+    /// One test per LS_COLORS table.
+    mod colors_follow_ls_colors: &str => colors_like_gnu;
+    types_extensions_orphans_missing: "di=01;34:ln=01;36:ex=01;32:*.gz=01;31:or=40;31;01:mi=05;37;41",
+    links_as_their_targets: "ln=target:di=4",
+    normal_file_and_uppercase_extension: "no=33:fi=00:*.GZ=35",
+    end_and_indicator_codes: "ec=\\e[0m:lc=\\e[:rc=m:di=1",
+    odd_left_and_right_codes: "lc=<:rc=>:di=1",
+    unknown_key: "xx=1",
+    hard_links_sticky_and_writable_dirs: "mh=44:st=0:tw=0:ow=0",
 }
 
 /// GNU writes a clear-to-end-of-line after a painted name (or symlink
 /// target) whose columns may reach the line's end, counting only the
 /// line's text.  Run as `nobody` over files it owns: the longer owner
 /// and group names pushed a broken link's target past column 80 in
-/// `colors_follow_ls_colors_as_gnu` when dents counted the color
+/// `colors_follow_ls_colors` when dents counted the color
 /// sequences as columns; every width from 40 to 100 moves that edge
 /// over each name and target of the listing.  (GNU counts from after
 /// the owner and group columns, so the owner's name did not move its
