@@ -550,15 +550,17 @@ fn loop_filesystems() {
 fn flat_export(p: &Path) -> String {
     const FLATTEN: &str = r#"
 import json, sys
+def excluded_dev(info):
+    return info.get("dev") if "excluded" in info else None
 def walk(d, pre, out):
     info = d[0]
     p = pre + "/" + info["name"] if pre is not None else ""
-    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False), info.get("excluded")))
+    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False), info.get("excluded"), excluded_dev(info)))
     for item in d[1:]:
         if isinstance(item, list):
             walk(item, p, out)
         else:
-            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False, item.get("excluded")))
+            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False, item.get("excluded"), excluded_dev(item)))
 out = []
 walk(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))[3], None, out)
 for o in sorted(out): print(o)
@@ -610,7 +612,7 @@ fn export_marks_unreadable_directories_as_ncdu_does() {
     assert!(st.status.success(), "ncdu -o: {st:?}");
     let (d, n) = (flat_export(&ours), flat_export(&theirs));
     assert_eq!(
-        d.lines().filter(|l| l.ends_with("True, None)")).count(),
+        d.lines().filter(|l| l.ends_with("True, None, None)")).count(),
         2,
         "{d}"
     );
@@ -664,10 +666,84 @@ fn export_marks_unsearchable_directories_as_ncdu_does() {
     ncdu_export(root, &theirs, &[], "t", true);
     let (d, n) = (flat_export(&ours), flat_export(&theirs));
     assert!(
-        d.contains("'/a/unsearchable', 4096, 4096, False, True, None)"),
+        d.contains("'/a/unsearchable', 4096, 4096, False, True, None, None)"),
         "{d}"
     );
     assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
+}
+
+/// What `--exclude` and `-x` leave out is in the export, marked as ncdu
+/// marks it (`"excluded":"pattern"`, `"excluded":"othfs"`), and ncdu
+/// imports it.
+#[test]
+fn export_lists_excluded_entries_as_ncdu_does() {
+    if !dents_testfs::cli::have_program("ncdu", "-v")
+        || !dents_testfs::cli::have_program("python3", "-V")
+    {
+        return dents_testfs::skip("ncdu or python3 missing (apt-get install ncdu)");
+    }
+    if !dents_testfs::needs_root("a tmpfs is mounted in the tree for -x") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(root);
+    fs::create_dir_all(root.join("t/a/skipme/deep")).unwrap();
+    fs::write(root.join("t/a/skipme/deep/f"), b"x").unwrap();
+    fs::write(root.join("t/e/x.log"), b"log").unwrap();
+    let mnt = root.join("t/mnt");
+    fs::create_dir(&mnt).unwrap();
+    /// Unmounts the tmpfs however the test ends.
+    struct Mounted<'a>(&'a Path);
+    impl Drop for Mounted<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "none"])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    assert!(st.success(), "mount -t tmpfs");
+    let _m = Mounted(&mnt);
+    fs::create_dir(mnt.join("in")).unwrap();
+    fs::write(mnt.join("in/f"), b"x").unwrap();
+    let args = ["-x", "--exclude", "skipme", "--exclude", "*.log"];
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let mut a = args.to_vec();
+    a.extend(["-s", "-o", ours.to_str().unwrap(), "t"]);
+    let st = dents(root, &a).output().unwrap();
+    assert!(st.status.success(), "{st:?}");
+    ncdu_export(root, &theirs, &args, "t", false);
+    let (d, n) = (flat_export(&ours), flat_export(&theirs));
+    for want in [
+        "'/a/skipme', 0, 0, False, False, 'pattern', 0)",
+        "'/e/x.log', 0, 0, False, False, 'pattern', 0)",
+        "'/mnt', 0, 0, False, False, 'othfs', ",
+    ] {
+        assert!(d.contains(want), "{want} in {d}");
+    }
+    assert_eq!(d, n, "dents's export vs ncdu's");
+    // ncdu takes the file and writes back what it writes back of its
+    // own (ncdu 1.18 re-exports "othfs" as "pattern").
+    let reexport = |from: &Path, to: &Path| {
+        let st = Command::new("ncdu")
+            .arg("-f")
+            .arg(from)
+            .arg("-o")
+            .arg(to)
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "ncdu -f: {st:?}");
+        flat_export(to)
+    };
+    assert_eq!(
+        reexport(&ours, &root.join("back.json")),
+        reexport(&theirs, &root.join("back-ncdu.json")),
+        "ncdu's re-export of dents's export vs of its own"
+    );
 }
 
 /// An argument that cannot be stat'ed: GNU's message and status, and the
