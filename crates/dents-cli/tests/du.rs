@@ -96,6 +96,12 @@ fn same(dir: &Path, args: &[&str]) {
         .any(|a| a.starts_with("--time") && !a.starts_with("--time-style"));
     let g = run(gnu(dir, args), nul);
     let d = run(dents(dir, args), nul);
+    same_runs(&g, &d, args, time);
+}
+
+/// GNU's run and dents's of `du ARGS` give the same lines (sorted),
+/// messages and status, dents's lines in post-order.
+fn same_runs(g: &Run, d: &Run, args: &[&str], time: bool) {
     assert_post_order(&d.lines, time);
     let mut gl = g.lines.clone();
     let mut dl = d.lines.clone();
@@ -107,7 +113,7 @@ fn same(dir: &Path, args: &[&str]) {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    assert_eq!(show(&dl), show(&gl), "lines of du {args:?} in {dir:?}");
+    assert_eq!(show(&dl), show(&gl), "lines of du {args:?}");
     assert_eq!(d.stderr, g.stderr, "messages of du {args:?}");
     assert_eq!(d.status, g.status, "status of du {args:?}");
 }
@@ -322,6 +328,46 @@ fn files0_from_and_exclude_from() {
         tmp.path(),
         &["-a", "--exclude-from=pats", "--exclude=d", "t"],
     );
+}
+
+/// One case of `exclude_files`: an `-X` file's bytes (in `pats`, and
+/// given as standard input), and du's arguments, on a tree with names
+/// that start or end with a blank.
+fn check_exclude_file(case: (&[u8], &[&str])) {
+    let (text, args) = case;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(root);
+    for name in ["e/ lead", "e/trail ", "e/ ", "e/tab\t"] {
+        fs::write(root.join("t").join(name), b"blank").unwrap();
+    }
+    fs::write(root.join("pats"), text).unwrap();
+    let with_input = |mut c: Command| {
+        c.stdin(fs::File::open(root.join("pats")).unwrap());
+        c
+    };
+    let g = run(with_input(gnu(root, args)), false);
+    let d = run(with_input(dents(root, args)), false);
+    same_runs(&g, &d, args, false);
+}
+
+test_cases! {
+/// `-X FILE` read as GNU du reads it (gnulib's `add_exclude_file`):
+/// trailing whitespace and CR dropped, blank lines skipped, a NUL ends
+/// a pattern, `-` is standard input.
+mod exclude_files: (&[u8], &[&str]) => check_exclude_file;
+    crlf: (b"*.hidden\r\nmany1*\r\n", &["-a", "-X", "pats", "t"]),
+    trailing_blanks: (b"many1* \t\nb\x0b\x0c\ntrail \n", &["-a", "-X", "pats", "t"]),
+    blank_lines_skipped: (b"\n\n \n\t\nmany2*\n\r\n", &["-a", "-X", "pats", "t"]),
+    leading_blank_kept: (b" lead\n", &["-a", "-X", "pats", "t"]),
+    tab_in_name_not_matched: (b"tab\t\n", &["-a", "-X", "pats", "t"]),
+    nul_ends_pattern: (b"many3*\0junk\nb\0\n", &["-a", "-X", "pats", "t"]),
+    no_final_newline: (b"*.hidden\nmany4*", &["-a", "-X", "pats", "t"]),
+    standard_input: (b"many1*\r\n*.hidden\n", &["-a", "-X", "-", "t"]),
+    standard_input_long: (b"many1*\n", &["-a", "--exclude-from=-", "t"]),
+    standard_input_twice: (b"many1*\n", &["-a", "-X", "-", "-X", "-", "t"]),
+    standard_input_and_files0_from: (b"t\0", &["-X", "-", "--files0-from=-"]),
+    a_directory: (b"", &["-X", "t", "t"]),
 }
 
 #[test]
@@ -612,7 +658,9 @@ fn export_marks_unreadable_directories_as_ncdu_does() {
     assert!(st.status.success(), "ncdu -o: {st:?}");
     let (d, n) = (flat_export(&ours), flat_export(&theirs));
     assert_eq!(
-        d.lines().filter(|l| l.ends_with("True, None, None)")).count(),
+        d.lines()
+            .filter(|l| l.ends_with("True, None, None)"))
+            .count(),
         2,
         "{d}"
     );
