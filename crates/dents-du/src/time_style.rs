@@ -267,9 +267,10 @@ mod tests {
         );
         let e = TimeFormat::new(Some(b"fu")).unwrap();
         assert!(e.uses_nanos);
+        // An empty word is a prefix of every style: ambiguous, as GNU's.
         let e = TimeFormat::new(Some(b"")).unwrap_err();
-        assert!(!e.ambiguous);
-        assert_eq!(e.message(&q), b"invalid argument '' for 'time style'");
+        assert!(e.ambiguous);
+        assert_eq!(e.message(&q), b"ambiguous argument '' for 'time style'");
         assert_eq!(TimeFormat::new(Some(b"+%s")).unwrap().format, b"%s");
     }
 
