@@ -96,6 +96,12 @@ fn same(dir: &Path, args: &[&str]) {
         .any(|a| a.starts_with("--time") && !a.starts_with("--time-style"));
     let g = run(gnu(dir, args), nul);
     let d = run(dents(dir, args), nul);
+    same_runs(&g, &d, args, time);
+}
+
+/// GNU's run and dents's of `du ARGS` give the same lines (sorted),
+/// messages and status, dents's lines in post-order.
+fn same_runs(g: &Run, d: &Run, args: &[&str], time: bool) {
     assert_post_order(&d.lines, time);
     let mut gl = g.lines.clone();
     let mut dl = d.lines.clone();
@@ -107,7 +113,7 @@ fn same(dir: &Path, args: &[&str]) {
             .collect::<Vec<_>>()
             .join("\n")
     };
-    assert_eq!(show(&dl), show(&gl), "lines of du {args:?} in {dir:?}");
+    assert_eq!(show(&dl), show(&gl), "lines of du {args:?}");
     assert_eq!(d.stderr, g.stderr, "messages of du {args:?}");
     assert_eq!(d.status, g.status, "status of du {args:?}");
 }
@@ -322,6 +328,46 @@ fn files0_from_and_exclude_from() {
         tmp.path(),
         &["-a", "--exclude-from=pats", "--exclude=d", "t"],
     );
+}
+
+/// One case of `exclude_files`: an `-X` file's bytes (in `pats`, and
+/// given as standard input), and du's arguments, on a tree with names
+/// that start or end with a blank.
+fn check_exclude_file(case: (&[u8], &[&str])) {
+    let (text, args) = case;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(root);
+    for name in ["e/ lead", "e/trail ", "e/ ", "e/tab\t"] {
+        fs::write(root.join("t").join(name), b"blank").unwrap();
+    }
+    fs::write(root.join("pats"), text).unwrap();
+    let with_input = |mut c: Command| {
+        c.stdin(fs::File::open(root.join("pats")).unwrap());
+        c
+    };
+    let g = run(with_input(gnu(root, args)), false);
+    let d = run(with_input(dents(root, args)), false);
+    same_runs(&g, &d, args, false);
+}
+
+test_cases! {
+/// `-X FILE` read as GNU du reads it (gnulib's `add_exclude_file`):
+/// trailing whitespace and CR dropped, blank lines skipped, a NUL ends
+/// a pattern, `-` is standard input.
+mod exclude_files: (&[u8], &[&str]) => check_exclude_file;
+    crlf: (b"*.hidden\r\nmany1*\r\n", &["-a", "-X", "pats", "t"]),
+    trailing_blanks: (b"many1* \t\nb\x0b\x0c\ntrail \n", &["-a", "-X", "pats", "t"]),
+    blank_lines_skipped: (b"\n\n \n\t\nmany2*\n\r\n", &["-a", "-X", "pats", "t"]),
+    leading_blank_kept: (b" lead\n", &["-a", "-X", "pats", "t"]),
+    tab_in_name_not_matched: (b"tab\t\n", &["-a", "-X", "pats", "t"]),
+    nul_ends_pattern: (b"many3*\0junk\nb\0\n", &["-a", "-X", "pats", "t"]),
+    no_final_newline: (b"*.hidden\nmany4*", &["-a", "-X", "pats", "t"]),
+    standard_input: (b"many1*\r\n*.hidden\n", &["-a", "-X", "-", "t"]),
+    standard_input_long: (b"many1*\n", &["-a", "--exclude-from=-", "t"]),
+    standard_input_twice: (b"many1*\n", &["-a", "-X", "-", "-X", "-", "t"]),
+    standard_input_and_files0_from: (b"t\0", &["-X", "-", "--files0-from=-"]),
+    a_directory: (b"", &["-X", "t", "t"]),
 }
 
 #[test]
@@ -550,15 +596,17 @@ fn loop_filesystems() {
 fn flat_export(p: &Path) -> String {
     const FLATTEN: &str = r#"
 import json, sys
+def excluded_dev(info):
+    return info.get("dev") if "excluded" in info else None
 def walk(d, pre, out):
     info = d[0]
     p = pre + "/" + info["name"] if pre is not None else ""
-    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False), info.get("excluded")))
+    out.append((p, info.get("asize", 0), info.get("dsize", 0), info.get("hlnkc", False), info.get("read_error", False), info.get("excluded"), excluded_dev(info)))
     for item in d[1:]:
         if isinstance(item, list):
             walk(item, p, out)
         else:
-            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False, item.get("excluded")))
+            out.append((p + "/" + item["name"], item.get("asize", 0), item.get("dsize", 0), item.get("hlnkc", False), False, item.get("excluded"), excluded_dev(item)))
 out = []
 walk(json.load(open(sys.argv[1], encoding="utf-8", errors="surrogateescape"))[3], None, out)
 for o in sorted(out): print(o)
@@ -610,7 +658,9 @@ fn export_marks_unreadable_directories_as_ncdu_does() {
     assert!(st.status.success(), "ncdu -o: {st:?}");
     let (d, n) = (flat_export(&ours), flat_export(&theirs));
     assert_eq!(
-        d.lines().filter(|l| l.ends_with("True, None)")).count(),
+        d.lines()
+            .filter(|l| l.ends_with("True, None, None)"))
+            .count(),
         2,
         "{d}"
     );
@@ -664,10 +714,84 @@ fn export_marks_unsearchable_directories_as_ncdu_does() {
     ncdu_export(root, &theirs, &[], "t", true);
     let (d, n) = (flat_export(&ours), flat_export(&theirs));
     assert!(
-        d.contains("'/a/unsearchable', 4096, 4096, False, True, None)"),
+        d.contains("'/a/unsearchable', 4096, 4096, False, True, None, None)"),
         "{d}"
     );
     assert_eq!(d, n, "dents's export vs ncdu's, as nobody");
+}
+
+/// What `--exclude` and `-x` leave out is in the export, marked as ncdu
+/// marks it (`"excluded":"pattern"`, `"excluded":"othfs"`), and ncdu
+/// imports it.
+#[test]
+fn export_lists_excluded_entries_as_ncdu_does() {
+    if !dents_testfs::cli::have_program("ncdu", "-v")
+        || !dents_testfs::cli::have_program("python3", "-V")
+    {
+        return dents_testfs::skip("ncdu or python3 missing (apt-get install ncdu)");
+    }
+    if !dents_testfs::needs_root("a tmpfs is mounted in the tree for -x") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(root);
+    fs::create_dir_all(root.join("t/a/skipme/deep")).unwrap();
+    fs::write(root.join("t/a/skipme/deep/f"), b"x").unwrap();
+    fs::write(root.join("t/e/x.log"), b"log").unwrap();
+    let mnt = root.join("t/mnt");
+    fs::create_dir(&mnt).unwrap();
+    /// Unmounts the tmpfs however the test ends.
+    struct Mounted<'a>(&'a Path);
+    impl Drop for Mounted<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).status();
+        }
+    }
+    let st = Command::new("mount")
+        .args(["-t", "tmpfs", "none"])
+        .arg(&mnt)
+        .status()
+        .unwrap();
+    assert!(st.success(), "mount -t tmpfs");
+    let _m = Mounted(&mnt);
+    fs::create_dir(mnt.join("in")).unwrap();
+    fs::write(mnt.join("in/f"), b"x").unwrap();
+    let args = ["-x", "--exclude", "skipme", "--exclude", "*.log"];
+    let ours = root.join("dents.json");
+    let theirs = root.join("ncdu.json");
+    let mut a = args.to_vec();
+    a.extend(["-s", "-o", ours.to_str().unwrap(), "t"]);
+    let st = dents(root, &a).output().unwrap();
+    assert!(st.status.success(), "{st:?}");
+    ncdu_export(root, &theirs, &args, "t", false);
+    let (d, n) = (flat_export(&ours), flat_export(&theirs));
+    for want in [
+        "'/a/skipme', 0, 0, False, False, 'pattern', 0)",
+        "'/e/x.log', 0, 0, False, False, 'pattern', 0)",
+        "'/mnt', 0, 0, False, False, 'othfs', ",
+    ] {
+        assert!(d.contains(want), "{want} in {d}");
+    }
+    assert_eq!(d, n, "dents's export vs ncdu's");
+    // ncdu takes the file and writes back what it writes back of its
+    // own (ncdu 1.18 re-exports "othfs" as "pattern").
+    let reexport = |from: &Path, to: &Path| {
+        let st = Command::new("ncdu")
+            .arg("-f")
+            .arg(from)
+            .arg("-o")
+            .arg(to)
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "ncdu -f: {st:?}");
+        flat_export(to)
+    };
+    assert_eq!(
+        reexport(&ours, &root.join("back.json")),
+        reexport(&theirs, &root.join("back-ncdu.json")),
+        "ncdu's re-export of dents's export vs of its own"
+    );
 }
 
 /// An argument that cannot be stat'ed: GNU's message and status, and the

@@ -191,6 +191,18 @@ fn size_error(e: SizeError, opt: &str, arg: &[u8]) -> Refusal {
     }
 }
 
+/// The text of an `-X FILE` (`-`: standard input, as gnulib's
+/// `add_exclude_file` takes it; what it leaves unread is what a later
+/// `--files0-from=-` reads).
+fn read_exclude_file(name: &[u8]) -> std::io::Result<Vec<u8>> {
+    if name != b"-" {
+        return std::fs::read(OsStr::from_bytes(name));
+    }
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut text)?;
+    Ok(text)
+}
+
 /// An argmatch failure, as GNU words it, with the valid arguments.
 fn bad_argument(env: &Env, said: Vec<Vec<u8>>, e: &BadArgument) -> Refusal {
     let q = |s: &[u8]| env.quote(s);
@@ -206,6 +218,130 @@ fn bad_argument(env: &Env, said: Vec<Vec<u8>>, e: &BadArgument) -> Refusal {
 /// One option met: its character, its long name if so written, its
 /// argument (`None`: none given, which `--time` tells from `--time=`).
 type Found = (char, Option<&'static str>, Option<Vec<u8>>);
+
+/// A word of the command line as `getopt_long` reads it.
+enum Token {
+    /// An operand (a FILE).
+    Operand(Vec<u8>),
+    /// An option and its argument.
+    Option(Found),
+    /// A usage error (an unknown or ambiguous option, a missing or
+    /// unwanted argument): getopt's message; nothing follows.
+    Refused(Vec<u8>),
+}
+
+/// The command line split as GNU du's `getopt_long` splits it, options
+/// and operands in their order, up to the first usage error (the last
+/// token then).  Apart from what the options mean, so that
+/// [`reads_standard_input`] reads it as [`parse`] does.
+fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut operands_only = false;
+    while i < args.len() {
+        let arg = &args[i][..];
+        i += 1;
+        if operands_only || arg == b"-" || !arg.starts_with(b"-") {
+            out.push(Token::Operand(arg.to_vec()));
+            continue;
+        }
+        if arg == b"--" {
+            operands_only = true;
+            continue;
+        }
+        if let Some(long) = arg.strip_prefix(b"--") {
+            let (name, value) = match long.iter().position(|&c| c == b'=') {
+                Some(p) => (&long[..p], Some(long[p + 1..].to_vec())),
+                None => (long, None),
+            };
+            let exact = LONG.iter().find(|(n, _, _)| n.as_bytes() == name);
+            let matches: Vec<_> = LONG
+                .iter()
+                .filter(|(n, _, _)| n.as_bytes().starts_with(name))
+                .collect();
+            let entry = match (exact, matches.len()) {
+                (Some(e), _) => e,
+                (None, 1) => matches[0],
+                (None, 0) => {
+                    out.push(Token::Refused(
+                        [&b"unrecognized option '"[..], arg, b"'"].concat(),
+                    ));
+                    return out;
+                }
+                _ => {
+                    let mut m = [&b"option '"[..], arg, b"' is ambiguous; possibilities:"].concat();
+                    for (n, _, _) in &matches {
+                        m.extend_from_slice(format!(" '--{n}'").as_bytes());
+                    }
+                    out.push(Token::Refused(m));
+                    return out;
+                }
+            };
+            let (lname, has_arg, c) = *entry;
+            let value = match (has_arg, value) {
+                (0, Some(_)) => {
+                    out.push(Token::Refused(
+                        format!("option '--{lname}' doesn't allow an argument").into_bytes(),
+                    ));
+                    return out;
+                }
+                (1, None) => match args.get(i) {
+                    Some(v) => {
+                        i += 1;
+                        Some(v.clone())
+                    }
+                    None => {
+                        out.push(Token::Refused(
+                            format!("option '--{lname}' requires an argument").into_bytes(),
+                        ));
+                        return out;
+                    }
+                },
+                (_, v) => v,
+            };
+            out.push(Token::Option((c, Some(lname), value)));
+        } else {
+            let mut j = 1;
+            while j < arg.len() {
+                let c = arg[j] as char;
+                j += 1;
+                if SHORT_ARG.contains(c) {
+                    let value = if j < arg.len() {
+                        let v = arg[j..].to_vec();
+                        j = arg.len();
+                        v
+                    } else if let Some(v) = args.get(i) {
+                        i += 1;
+                        v.clone()
+                    } else {
+                        out.push(Token::Refused(
+                            format!("option requires an argument -- '{c}'").into_bytes(),
+                        ));
+                        return out;
+                    };
+                    out.push(Token::Option((c, None, Some(value))));
+                } else if SHORT_FLAG.contains(c) {
+                    out.push(Token::Option((c, None, None)));
+                } else {
+                    out.push(Token::Refused(
+                        [&b"invalid option -- '"[..], &arg[j - 1..j], b"'"].concat(),
+                    ));
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether [`parse`] may read standard input for `-X -` (an
+/// `--exclude-from=-` before any usage error): a tool whose processes
+/// share one standard input (`dents-mpi`) hands it to each first.
+pub fn reads_standard_input(args: &[Vec<u8>]) -> bool {
+    tokens(args)
+        .iter()
+        .any(|t| matches!(t, Token::Option(('X', _, Some(v))) if v == b"-"))
+}
 
 /// Reads du's arguments (after `du`); `env` is what the environment
 /// says ([`Env::from_process`]).
@@ -226,197 +362,120 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
     // Messages said so far (GNU says some and reads on, then stops).
     let mut said: Vec<Vec<u8>> = Vec::new();
     let mut ok = true;
-    let mut i = 0;
-    let mut operands_only = false;
-    while i < args.len() {
-        let arg = &args[i][..];
-        i += 1;
-        if operands_only || arg == b"-" || !arg.starts_with(b"-") {
-            files.push(arg.to_vec());
-            continue;
-        }
-        if arg == b"--" {
-            operands_only = true;
-            continue;
-        }
-        let mut found: Vec<Found> = Vec::new();
-        if let Some(long) = arg.strip_prefix(b"--") {
-            let (name, value) = match long.iter().position(|&c| c == b'=') {
-                Some(p) => (&long[..p], Some(long[p + 1..].to_vec())),
-                None => (long, None),
-            };
-            let exact = LONG.iter().find(|(n, _, _)| n.as_bytes() == name);
-            let matches: Vec<_> = LONG
-                .iter()
-                .filter(|(n, _, _)| n.as_bytes().starts_with(name))
-                .collect();
-            let entry = match (exact, matches.len()) {
-                (Some(e), _) => e,
-                (None, 1) => matches[0],
-                (None, 0) => {
-                    said.push([&b"unrecognized option '"[..], arg, b"'"].concat());
-                    return Err(Refusal::usage(said));
+    for token in tokens(args) {
+        let (c, long, value) = match token {
+            Token::Operand(f) => {
+                files.push(f);
+                continue;
+            }
+            Token::Option(found) => found,
+            Token::Refused(m) => {
+                said.push(m);
+                return Err(Refusal::usage(said));
+            }
+        };
+        let optname = |short: char| match long {
+            Some(l) => format!("--{l}"),
+            None => format!("-{short}"),
+        };
+        let given = value.is_some();
+        let value = value.unwrap_or_default();
+        match c {
+            '0' => o.nul = true,
+            'a' => o.all = true,
+            'A' => o.apparent = true,
+            'b' => {
+                o.apparent = true;
+                o.units = Units::blocks(1);
+            }
+            'c' => o.total = true,
+            'h' => o.units = Units::human(),
+            '\u{5}' => o.units = Units::si(),
+            'k' => o.units = Units::blocks(1024),
+            'm' => o.units = Units::blocks(1024 * 1024),
+            'd' => match size::parse_depth(&value) {
+                Some(d) => max_depth = Some(d),
+                None => {
+                    said.push([&b"invalid maximum depth "[..], &env.quote(&value)].concat());
+                    ok = false;
                 }
-                _ => {
-                    let mut m = [&b"option '"[..], arg, b"' is ambiguous; possibilities:"].concat();
-                    for (n, _, _) in &matches {
-                        m.extend_from_slice(format!(" '--{n}'").as_bytes());
+            },
+            'l' => o.count_links = true,
+            's' => summarize = true,
+            't' => match size::parse_threshold(&value) {
+                Ok(t) => {
+                    if t == 0 && value.first() == Some(&b'-') {
+                        said.push(b"invalid --threshold argument '-0'".to_vec());
+                        return Err(Refusal {
+                            said,
+                            ..Refusal::default()
+                        });
                     }
-                    said.push(m);
-                    return Err(Refusal::usage(said));
+                    o.threshold = t;
                 }
-            };
-            let (lname, has_arg, c) = *entry;
-            let value = match (has_arg, value) {
-                (0, Some(_)) => {
-                    said.push(format!("option '--{lname}' doesn't allow an argument").into_bytes());
-                    return Err(Refusal::usage(said));
+                Err(e) => {
+                    let mut r = size_error(e, &optname('t'), &value);
+                    said.append(&mut r.said);
+                    r.said = said;
+                    return Err(r);
                 }
-                (1, None) => match args.get(i) {
-                    Some(v) => {
-                        i += 1;
-                        Some(v.clone())
+            },
+            'x' => o.one_file_system = true,
+            'B' => match size::parse_block_size(&value) {
+                Ok(u) => o.units = u,
+                Err(e) => {
+                    let mut r = size_error(e, &optname('B'), &value);
+                    said.append(&mut r.said);
+                    r.said = said;
+                    return Err(r);
+                }
+            },
+            'H' | 'D' => o.follow = Follow::Roots,
+            'L' => o.follow = Follow::Always,
+            'P' => o.follow = Follow::Never,
+            'S' => o.separate_dirs = true,
+            'X' => match read_exclude_file(&value) {
+                Ok(text) => o.excludes.add_lines(&text),
+                Err(e) => {
+                    said.push(
+                        [
+                            &quote_if_needed(&value)[..],
+                            b": ",
+                            dents_tools::errors::describe(&e).as_bytes(),
+                        ]
+                        .concat(),
+                    );
+                    ok = false;
+                }
+            },
+            '\u{1}' => o.excludes.add(&value),
+            '\u{2}' => files0_from = Some(value),
+            '\u{3}' => return Ok(Parsed::Help),
+            '\u{4}' => o.inodes = true,
+            '\u{6}' => {
+                o.time = Some(if given {
+                    match time_style::time_kind(&value) {
+                        Ok(k) => k,
+                        Err(e) => return Err(bad_argument(env, said, &e)),
                     }
-                    None => {
-                        said.push(format!("option '--{lname}' requires an argument").into_bytes());
-                        return Err(Refusal::usage(said));
-                    }
-                },
-                (_, v) => v,
-            };
-            found.push((c, Some(lname), value));
-        } else {
-            let mut j = 1;
-            while j < arg.len() {
-                let c = arg[j] as char;
-                j += 1;
-                if SHORT_ARG.contains(c) {
-                    let value = if j < arg.len() {
-                        let v = arg[j..].to_vec();
-                        j = arg.len();
-                        v
-                    } else if let Some(v) = args.get(i) {
-                        i += 1;
-                        v.clone()
-                    } else {
-                        said.push(format!("option requires an argument -- '{c}'").into_bytes());
-                        return Err(Refusal::usage(said));
-                    };
-                    found.push((c, None, Some(value)));
-                } else if SHORT_FLAG.contains(c) {
-                    found.push((c, None, None));
                 } else {
-                    said.push([&b"invalid option -- '"[..], &arg[j - 1..j], b"'"].concat());
+                    TimeKind::Modification
+                });
+            }
+            '\u{7}' => time_style = Some(value),
+            '\u{8}' => return Ok(Parsed::Version),
+            'o' => export = Some(value),
+            'j' => match std::str::from_utf8(&value)
+                .ok()
+                .and_then(|s| s.parse::<usize>().ok())
+            {
+                Some(n) if n > 0 => o.threads = n,
+                _ => {
+                    said.push([&b"invalid number of threads "[..], &env.quote(&value)].concat());
                     return Err(Refusal::usage(said));
                 }
-            }
-        }
-        for (c, long, value) in found {
-            let optname = |short: char| match long {
-                Some(l) => format!("--{l}"),
-                None => format!("-{short}"),
-            };
-            let given = value.is_some();
-            let value = value.unwrap_or_default();
-            match c {
-                '0' => o.nul = true,
-                'a' => o.all = true,
-                'A' => o.apparent = true,
-                'b' => {
-                    o.apparent = true;
-                    o.units = Units::blocks(1);
-                }
-                'c' => o.total = true,
-                'h' => o.units = Units::human(),
-                '\u{5}' => o.units = Units::si(),
-                'k' => o.units = Units::blocks(1024),
-                'm' => o.units = Units::blocks(1024 * 1024),
-                'd' => match size::parse_depth(&value) {
-                    Some(d) => max_depth = Some(d),
-                    None => {
-                        said.push([&b"invalid maximum depth "[..], &env.quote(&value)].concat());
-                        ok = false;
-                    }
-                },
-                'l' => o.count_links = true,
-                's' => summarize = true,
-                't' => match size::parse_threshold(&value) {
-                    Ok(t) => {
-                        if t == 0 && value.first() == Some(&b'-') {
-                            said.push(b"invalid --threshold argument '-0'".to_vec());
-                            return Err(Refusal {
-                                said,
-                                ..Refusal::default()
-                            });
-                        }
-                        o.threshold = t;
-                    }
-                    Err(e) => {
-                        let mut r = size_error(e, &optname('t'), &value);
-                        said.append(&mut r.said);
-                        r.said = said;
-                        return Err(r);
-                    }
-                },
-                'x' => o.one_file_system = true,
-                'B' => match size::parse_block_size(&value) {
-                    Ok(u) => o.units = u,
-                    Err(e) => {
-                        let mut r = size_error(e, &optname('B'), &value);
-                        said.append(&mut r.said);
-                        r.said = said;
-                        return Err(r);
-                    }
-                },
-                'H' | 'D' => o.follow = Follow::Roots,
-                'L' => o.follow = Follow::Always,
-                'P' => o.follow = Follow::Never,
-                'S' => o.separate_dirs = true,
-                'X' => match std::fs::read(OsStr::from_bytes(&value)) {
-                    Ok(text) => o.excludes.add_lines(&text),
-                    Err(e) => {
-                        said.push(
-                            [
-                                &quote_if_needed(&value)[..],
-                                b": ",
-                                dents_tools::errors::describe(&e).as_bytes(),
-                            ]
-                            .concat(),
-                        );
-                        ok = false;
-                    }
-                },
-                '\u{1}' => o.excludes.add(&value),
-                '\u{2}' => files0_from = Some(value),
-                '\u{3}' => return Ok(Parsed::Help),
-                '\u{4}' => o.inodes = true,
-                '\u{6}' => {
-                    o.time = Some(if given {
-                        match time_style::time_kind(&value) {
-                            Ok(k) => k,
-                            Err(e) => return Err(bad_argument(env, said, &e)),
-                        }
-                    } else {
-                        TimeKind::Modification
-                    });
-                }
-                '\u{7}' => time_style = Some(value),
-                '\u{8}' => return Ok(Parsed::Version),
-                'o' => export = Some(value),
-                'j' => match std::str::from_utf8(&value)
-                    .ok()
-                    .and_then(|s| s.parse::<usize>().ok())
-                {
-                    Some(n) if n > 0 => o.threads = n,
-                    _ => {
-                        said.push(
-                            [&b"invalid number of threads "[..], &env.quote(&value)].concat(),
-                        );
-                        return Err(Refusal::usage(said));
-                    }
-                },
-                _ => unreachable!("every option is handled"),
-            }
+            },
+            _ => unreachable!("every option is handled"),
         }
     }
     if !ok {

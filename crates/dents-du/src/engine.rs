@@ -37,7 +37,7 @@ use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOpti
 use dents::{Metadata, StatFields};
 
 use crate::links::LinkSet;
-use crate::ncdu::{Export, ExportDir};
+use crate::ncdu::{Excluded, Export, ExportDir};
 use crate::order::GnuOrder;
 use crate::time_style::{unpack_time, NO_TIME};
 use crate::{Follow, Options};
@@ -688,6 +688,18 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             x.mark_read_error();
         }
     }
+
+    /// Writes an entry the walk leaves out into its directory's export,
+    /// as ncdu lists it.
+    fn export_excluded(&self, state: &mut State<S::Tally>, v: &Visit<'_>, why: Excluded<'_>) {
+        if self.du.export.is_none() || v.depth() == 0 {
+            return;
+        }
+        let key = &v.path()[..v.path().len() - v.name().len()];
+        if let Some(x) = self.acc(&mut state.cache, key).export() {
+            x.push_excluded(v.name(), why);
+        }
+    }
 }
 
 impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
@@ -707,6 +719,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
     fn excluded(&self, state: &mut Self::State, v: &Visit<'_>) -> bool {
         let du = self.du;
         if !du.opts.excludes.is_empty() && du.opts.excludes.matches(v.path()) {
+            self.export_excluded(state, v, Excluded::Pattern);
             return true;
         }
         if !v.file_type().is_dir() {
@@ -723,6 +736,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         let dev = st.dev();
         if du.opts.one_file_system && v.depth() > 0 && dev != self.root_dev {
+            self.export_excluded(state, v, Excluded::OtherFs(st));
             return true;
         }
         // Several arguments (or -L): a directory seen before is skipped
@@ -767,6 +781,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         let dev = st.dev();
         if opts.one_file_system && depth > 0 && dev != self.root_dev {
+            self.export_excluded(state, v, Excluded::OtherFs(st));
             return Flow::Continue;
         }
         let is_dir = st.file_type().is_dir();

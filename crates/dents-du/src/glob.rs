@@ -15,11 +15,26 @@ impl Excludes {
         self.patterns.push(pattern.to_vec());
     }
 
-    /// Adds the patterns of an `-X` file: one a line.
+    /// Adds the patterns of an `-X` file: one a line, as gnulib's
+    /// `add_exclude_file` reads them for GNU du.  A line's trailing
+    /// whitespace (space, `\t`, `\r`, `\v`, `\f`) is not part of its
+    /// pattern, so a file written with CRLF line ends works; a line of
+    /// nothing but whitespace is skipped; leading whitespace is kept.  A
+    /// pattern ends at a NUL byte (gnulib hands it on as a C string).
     pub fn add_lines(&mut self, text: &[u8]) {
         for line in text.split(|&c| c == b'\n') {
-            if !line.is_empty() {
-                self.add(line);
+            let end = line
+                .iter()
+                .rposition(|&c| !matches!(c, b' ' | b'\t' | b'\r' | 0x0b | 0x0c))
+                .map_or(0, |i| i + 1);
+            let line = &line[..end];
+            let pattern = match line.iter().position(|&c| c == 0) {
+                Some(nul) => &line[..nul],
+                None => line,
+            };
+            // An empty pattern matches no path: nothing to add.
+            if !pattern.is_empty() {
+                self.add(pattern);
             }
         }
     }

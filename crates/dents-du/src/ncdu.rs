@@ -8,8 +8,10 @@
 //!    [{"name":"sub",...}, ...]]]                                  then its items
 //! ```
 //!
-//! A directory that could not be read carries `"read_error":true`, as
-//! ncdu writes it.  Items carry their own sizes only (readers add them up); hard links
+//! A directory that could not be read (or searched) carries
+//! `"read_error":true`, as ncdu writes it; entries `--exclude` or `-x`
+//! leave out are written by name with `"excluded"` (`"pattern"`,
+//! `"othfs"`), as ncdu writes them.  Items carry their own sizes only (readers add them up); hard links
 //! carry `hlnkc`, `ino` and `nlink` so that readers count them once
 //! (every link is exported, as ncdu does).  Names are bytes: `"`, `\`
 //! and control bytes are escaped, every other byte (UTF-8 or not) is
@@ -37,6 +39,15 @@ pub struct ExportDir {
     items: Mutex<Vec<u8>>,
     /// The directory could not be read (whole): ncdu's `read_error`.
     read_error: AtomicBool,
+}
+
+/// Why an entry is left out of the scan (ncdu's `excluded` values).
+#[derive(Clone, Copy, Debug)]
+pub enum Excluded<'a> {
+    /// `--exclude`, `-X`: `"pattern"`.
+    Pattern,
+    /// On another filesystem under `-x` (its stat): `"othfs"`.
+    OtherFs(&'a Metadata),
 }
 
 /// The whole export of one argument.
@@ -135,6 +146,34 @@ impl ExportDir {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .extend_from_slice(&out);
+    }
+
+    /// Adds an entry left out of the scan, as ncdu 1.18 writes it: a
+    /// name and why, without sizes.  ncdu does not stat what a pattern
+    /// excludes, so its device is 0 (written, as ncdu writes a device
+    /// unlike its parent's); a mount point under `-x` keeps its device,
+    /// and is a directory of nothing when it is one.
+    pub fn push_excluded(&self, name: &[u8], why: Excluded<'_>) {
+        let mut out = Vec::with_capacity(48 + name.len());
+        out.push(b',');
+        let dir = matches!(why, Excluded::OtherFs(st) if st.file_type().is_dir());
+        if dir {
+            out.push(b'[');
+        }
+        out.extend_from_slice(b"{\"name\":");
+        push_str(&mut out, name);
+        match why {
+            Excluded::Pattern => out.extend_from_slice(b",\"dev\":0,\"excluded\":\"pattern\""),
+            Excluded::OtherFs(st) => {
+                push_num(&mut out, "dev", st.dev());
+                out.extend_from_slice(b",\"excluded\":\"othfs\"");
+            }
+        }
+        out.push(b'}');
+        if dir {
+            out.push(b']');
+        }
+        self.push_items(&out);
     }
 
     /// Adds a finished subdirectory with its items.

@@ -43,6 +43,8 @@
 //! parent's items, here or by `EXPORT_PART` messages (1 MiB pieces, sent
 //! before its `ADD`); a slice sends its entries' JSON the same way; the
 //! argument's tree goes to rank 0 (`EXPORT_ROOT`), which writes the file.
+//! What `--exclude` and `-x` leave out is exported by name, marked
+//! `"excluded"` as ncdu marks it, where it is met (a walk or a slice).
 //!
 //! Memory: sums of the directories being walked and of those waiting for
 //! a spilled part of their tree (at most the items in flight times their
@@ -66,7 +68,7 @@ use dents::Metadata;
 use dents::StatFields;
 use dents_du::engine::{AtomicDui, Dui};
 use dents_du::links::LinkSet;
-use dents_du::ncdu::{self, Export, ExportDir};
+use dents_du::ncdu::{self, Excluded, Export, ExportDir};
 use dents_du::time_style::TimeFormat;
 use dents_du::{Follow, Options};
 
@@ -667,6 +669,17 @@ impl DuVisitor<'_> {
         let key = &path[..path.len() - v.name().len()];
         lock(&self.du.walking).get(key).cloned()
     }
+
+    /// Writes an entry the walk leaves out (`--exclude`, `-x`) into its
+    /// directory's export, marked as ncdu marks it, as `dents du` does.
+    fn export_excluded(&self, v: &Visit<'_>, why: Excluded<'_>) {
+        if !self.du.opts.export || is_start(v) {
+            return;
+        }
+        if let Some(x) = self.parent_acc(v).as_deref().and_then(Acc::export_items) {
+            x.push_excluded(v.name(), why);
+        }
+    }
 }
 
 impl DuVisitor<'_> {
@@ -752,6 +765,9 @@ impl EntrySink for SliceSink<'_> {
         self.path.truncate(base);
         self.path.extend_from_slice(e.name());
         if !du.opts.excludes.is_empty() && du.opts.excludes.matches(&self.path) {
+            if let Some(x) = self.acc.export_items() {
+                x.push_excluded(e.name(), Excluded::Pattern);
+            }
             return;
         }
         let st = match dents::fs::stat_at(dir, e.name_cstr(), du.mask()) {
@@ -760,6 +776,9 @@ impl EntrySink for SliceSink<'_> {
         };
         let dev = st.dev();
         if du.opts.one_file_system && dev != self.item.root_dev {
+            if let Some(x) = self.acc.export_items() {
+                x.push_excluded(e.name(), Excluded::OtherFs(&st));
+            }
             return;
         }
         let depth = self.item.depth as usize + 1;
@@ -935,6 +954,7 @@ impl Visitor for DuVisitor<'_> {
     fn excluded(&self, _: &mut (), v: &Visit<'_>) -> bool {
         let du = self.du;
         if !du.opts.excludes.is_empty() && du.opts.excludes.matches(v.path()) {
+            self.export_excluded(v, Excluded::Pattern);
             return true;
         }
         if !v.file_type().is_dir() {
@@ -947,6 +967,7 @@ impl Visitor for DuVisitor<'_> {
         let depth = v.depth();
         let dev = st.dev();
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
+            self.export_excluded(v, Excluded::OtherFs(st));
             return true;
         }
         // Counted before (an earlier argument; under -L, another path):
@@ -1008,6 +1029,7 @@ impl Visitor for DuVisitor<'_> {
         let depth = v.depth();
         let dev = st.dev();
         if du.opts.one_file_system && depth > 0 && dev != item.root_dev {
+            self.export_excluded(v, Excluded::OtherFs(st));
             return Flow::Continue;
         }
         let parent = if !is_start(v) {

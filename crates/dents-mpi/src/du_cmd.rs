@@ -30,11 +30,17 @@ use crate::du::DuJob;
 use crate::du_order;
 use crate::engine::Mailer;
 use crate::msg;
+use crate::stdin_list;
 
 /// `dents-mpi du ARGS`: GNU du's lines, each directory's total over all
 /// ranks; the exit status, the worst over the ranks.
 pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -> i32 {
     let rank0 = world.rank() == 0;
+    // `-X -`: the patterns are rank 0's standard input, and every rank
+    // parses.
+    if args::reads_standard_input(args) && !stdin_list::share_all(world) {
+        return 1;
+    }
     let env = Env::from_process();
     // Every rank parses (each needs the options); rank 0 alone speaks.
     let parsed = match args::parse(args, &env) {

@@ -15,7 +15,7 @@
 //! | `du_cmd` | du's command: arguments (`dents du`'s parser, `dents_du::args`), the job over the ranks, the grand total, the export written |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
 //! | `dev`    | the device a path lies on |
-//! | `stdin_list` | `find -files0-from -`: rank 0's standard input given to every rank |
+//! | `stdin_list` | `find -files0-from -`, `du -X -`: rank 0's standard input given to every rank |
 //! | `msg`    | GNU's quoting and error descriptions |
 //!
 //! The design is written down in docs/distributed.md.
@@ -143,22 +143,8 @@ fn main() {
 
 /// `find`: GNU find's lines (those of `dents find`), from every rank.
 fn run_find(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Vec<u8>]) -> i32 {
-    if stdin_list::wanted(args) {
-        let shared = stdin_list::share(world);
-        let mut failed = 0i32;
-        world.all_reduce_into(
-            &(shared.is_err() as i32),
-            &mut failed,
-            mpi::collective::SystemOperation::max(),
-        );
-        if let Err(m) = &shared {
-            if !m.is_empty() {
-                eprintln!("dents-mpi: {m}");
-            }
-        }
-        if failed != 0 {
-            return 2;
-        }
+    if stdin_list::wanted(args) && !stdin_list::share_all(world) {
+        return 2;
     }
     let args: Vec<std::ffi::OsString> = args
         .iter()

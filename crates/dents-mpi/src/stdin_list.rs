@@ -4,7 +4,8 @@
 //! the end for walks that never came (the job never ended at `-np 2`
 //! and more).  Rank 0 now reads its standard input whole and every rank
 //! gets the same bytes as its standard input, so every rank runs the
-//! same walks.
+//! same walks.  `du -X -` likewise: every rank parses the command line
+//! and needs the same patterns.
 
 use std::io::{self, Read, Seek, Write};
 
@@ -40,6 +41,24 @@ pub fn share(world: &SimpleCommunicator) -> Result<(), String> {
     bytes.resize(len as usize, 0);
     root.broadcast_into(&mut bytes[..]);
     replace_stdin(&bytes).map_err(|e| format!("standard input: {}", crate::msg::describe(&e)))
+}
+
+/// [`share`], and whether every rank succeeded (a collective call): a
+/// rank that failed says why.
+pub fn share_all(world: &SimpleCommunicator) -> bool {
+    let shared = share(world);
+    let mut failed = 0i32;
+    world.all_reduce_into(
+        &(shared.is_err() as i32),
+        &mut failed,
+        mpi::collective::SystemOperation::max(),
+    );
+    if let Err(m) = &shared {
+        if !m.is_empty() {
+            eprintln!("dents-mpi: {m}");
+        }
+    }
+    failed == 0
 }
 
 /// Makes `bytes` this process's standard input (an anonymous file).

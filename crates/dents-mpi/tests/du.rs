@@ -576,7 +576,8 @@ print(json.dumps(e[:3] + [norm(x) for x in e[3:]], sort_keys=True))
 /// `--export` at 1 to 4 ranks: the export parsed equals `dents du`'s
 /// (each directory's items sorted), with hard links across directories
 /// and ranks (every name exported), `--exclude`, `-x` over a mount
-/// point, unreadable directories (as nobody), and a huge directory read
+/// point (what they leave out marked `"excluded"`, in a walk and in a
+/// slice), unreadable directories (as nobody), and a huge directory read
 /// in slices by several ranks (each slice sends its entries' JSON).
 #[test]
 fn export_like_dents_du() {
@@ -606,6 +607,8 @@ fn export_like_dents_du() {
     fs::create_dir_all(huge.join("sub/dir/deeper")).unwrap();
     fs::write(huge.join("sub/dir/deeper/f1x"), b"x").unwrap();
     fs::hard_link(root.join("links/a0/x0/f0"), huge.join("sub/link-f0")).unwrap();
+    // Read by a slice at 2 ranks and more: excluded by `f1*`.
+    fs::write(huge.join("f1-in-a-slice"), b"s").unwrap();
     let locked = root.join("tree/d3/locked");
     fs::create_dir_all(locked.join("inner")).unwrap();
     fs::write(locked.join("inner/x"), b"x").unwrap();
@@ -619,6 +622,14 @@ fn export_like_dents_du() {
             .arg(&mnt),
     );
     fs::write(mnt.join("other-fs"), b"o").unwrap();
+    // And one met by a slice of the huge directory.
+    let slice_mnt = huge.join("mnt-in-a-slice");
+    fs::create_dir(&slice_mnt).unwrap();
+    dents_testfs::cli::run_ok(
+        Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m", "none"])
+            .arg(&slice_mnt),
+    );
     let result = std::panic::catch_unwind(|| {
         let out_dir = tempfile::tempdir().unwrap();
         let export_file = out_dir.path().join("export.json");
@@ -671,6 +682,7 @@ fn export_like_dents_du() {
     });
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
     dents_testfs::cli::run_ok(Command::new("umount").arg(&mnt));
+    dents_testfs::cli::run_ok(Command::new("umount").arg(&slice_mnt));
     if let Err(e) = result {
         std::panic::resume_unwind(e);
     }

@@ -2,6 +2,7 @@
 //! input to rank 0 only; the other ranks, reading none, ran fewer walks
 //! than rank 0 and the job never ended at `-np 2` and more.  Now every
 //! rank walks rank 0's list: GNU find's lines, messages and status.
+//! `du -X -` likewise: every rank excludes rank 0's patterns.
 
 mod common;
 
@@ -67,6 +68,34 @@ fn starting_points_from_standard_input_on_every_rank() {
             said(&got.stderr, "dents: "),
             said(&want.stderr, "find: "),
             "messages at -np {np}"
+        );
+    }
+}
+
+/// `du -X -` at 1 to 4 ranks: the patterns (CRLF lines, a blank line)
+/// are rank 0's standard input, and every rank excludes them: GNU du's
+/// lines and status.
+#[test]
+fn du_exclude_patterns_from_standard_input_on_every_rank() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    common::build_tree(tmp.path());
+    let input = b"f1*\r\n\n  \nsub 2\r\n";
+    let args = ["-a", "-X", "-", "."];
+    let mut g = Command::new("du");
+    g.args(args).current_dir(tmp.path());
+    let want = run_with_input(&g, input);
+    assert_eq!(want.status, 0, "{}", want.stderr);
+    for np in 1..=4 {
+        let mut c = mpi_cmd(np, tmp.path());
+        c.arg("du").args(args);
+        let got = run_with_input(&c, input);
+        assert_ne!(got.status, 124, "-np {np} hung");
+        assert_eq!(got.status, want.status, "-np {np}: {}", got.stderr);
+        assert_eq!(
+            sorted(&got.stdout, &[]),
+            sorted(&want.stdout, &[]),
+            "-np {np}"
         );
     }
 }
