@@ -3,7 +3,10 @@
 //! The arguments are read by [`dents_du::args`] (the parser `dents-mpi
 //! du` shares); this module writes what it refuses or warns, words the
 //! engine's problems as GNU du does and returns its exit status: 0, or 1
-//! after any problem (usage errors included).
+//! after any problem (usage errors included).  `--from SNAPSHOT` is
+//! the submodule `from`.
+
+mod from;
 
 use std::ffi::OsString;
 use std::os::fd::AsFd;
@@ -61,6 +64,8 @@ on all cores.  GNU du's options, lines and exit status.
   -o, --export=FILE     also write the scan in ncdu's JSON export format
                           (browse it with 'ncdu -f FILE' or 'gdu -f FILE')
   -j, --threads=N       walk on N threads (default: eight per core)
+      --from=SNAPSHOT   the lines for the entries SNAPSHOT stored ('dents
+                          scan'), not the live tree; FILEs default to its roots
       --help            display this help and exit
       --version         output version information and exit
 
@@ -269,6 +274,10 @@ fn run(mut a: Box<Command>) -> i32 {
         time_format,
         progress,
     };
+    if let Some(snapshot) = &a.from {
+        let combined = a.files0_from.is_some() || a.export.is_some();
+        return from::run(&a.opts, &a.files, combined, snapshot, &sink);
+    }
     let export_path = a.export.clone();
     let du = Du::new(a.opts.clone(), &sink);
     if let Some(x) = du.export() {

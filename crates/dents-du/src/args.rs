@@ -91,6 +91,10 @@ pub struct Command {
     /// Messages to say before running (GNU's warnings), without the
     /// program's name.
     pub warnings: Vec<Vec<u8>>,
+    /// `--from=SNAPSHOT`: du of the entries a snapshot stored, not of the
+    /// live tree (`files` empty when no operand was given: the
+    /// snapshot's roots).
+    pub from: Option<Vec<u8>>,
 }
 
 /// What the command line asks for.
@@ -161,6 +165,7 @@ const LONG: &[(&str, u8, char)] = &[
     ("version", 0, '\u{8}'),
     ("export", 1, 'o'),
     ("threads", 1, 'j'),
+    ("from", 1, '\u{9}'),
 ];
 
 /// Short options that take an argument.
@@ -357,6 +362,7 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
     let mut files0_from = None;
     let mut time_style: Option<Vec<u8>> = None;
     let mut export = None;
+    let mut from = None;
     let mut summarize = false;
     let mut max_depth: Option<usize> = None;
     // Messages said so far (GNU says some and reads on, then stops).
@@ -464,6 +470,7 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
             }
             '\u{7}' => time_style = Some(value),
             '\u{8}' => return Ok(Parsed::Version),
+            '\u{9}' => from = Some(value),
             'o' => export = Some(value),
             'j' => match std::str::from_utf8(&value)
                 .ok()
@@ -528,7 +535,7 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
                 try_help: true,
             });
         }
-    } else if files.is_empty() {
+    } else if files.is_empty() && from.is_none() {
         files.push(b".".to_vec());
     }
     o.hash_all = files0_from.is_some() || files.len() > 1;
@@ -546,5 +553,6 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
         time_format,
         export,
         warnings: said,
+        from,
     })))
 }

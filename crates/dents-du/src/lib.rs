@@ -16,6 +16,7 @@
 //! | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
+//! | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //!
@@ -93,6 +94,7 @@ pub mod links;
 pub mod ncdu;
 pub mod order;
 pub mod size;
+pub mod stored;
 pub mod time_style;
 
 use dents::{Metadata, StatFields};

@@ -1,0 +1,273 @@
+//! `dents du --from SNAPSHOT [OPTION]... [FILE]...`: du's lines for the
+//! entries a snapshot stored (`dents scan`), computed by
+//! [`dents_du::stored`] without touching the tree.
+//!
+//! FILE defaults to the snapshot's roots; a FILE must be a root or a
+//! path below one, spelt as the root was given (`a/b` below the root
+//! `a`).  Options that change what the walk would have met (`-L`, `-H`,
+//! a snapshot taken with `-x`) must match the scan's, and a snapshot of
+//! names only has no sizes: those are refused rather than answered wrong.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use dents_du::stored::{StoredDu, StoredEntry};
+use dents_du::{Follow, Options};
+use dents_snap::{Row, SnapshotReader};
+
+use super::{qa, say, CliSink};
+use crate::errors;
+
+/// A FILE found in the snapshot: its stored path and depth.
+struct Target {
+    stored: Vec<u8>,
+    depth: u32,
+}
+
+/// `path` without its trailing slashes (`/` stays).
+fn trim_slashes(path: &[u8]) -> &[u8] {
+    let mut p = path;
+    while p.len() > 1 && p.ends_with(b"/") {
+        p = &p[..p.len() - 1];
+    }
+    p
+}
+
+/// Joins a name below `dir` as the walker does (no `/` doubled).
+fn join(dir: &mut Vec<u8>, name: &[u8]) {
+    if !dir.ends_with(b"/") {
+        dir.push(b'/');
+    }
+    dir.extend_from_slice(name);
+}
+
+/// Where `file` is in a snapshot whose roots are `roots`: below the
+/// longest root it starts with.
+fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
+    let nf = trim_slashes(file);
+    let mut best: Option<(usize, Target)> = None;
+    for r in roots {
+        let nr = trim_slashes(r);
+        let rest = if nf == nr {
+            Some(&b""[..])
+        } else if nr == b"/" {
+            nf.strip_prefix(b"/")
+        } else {
+            nf.strip_prefix(nr).and_then(|x| x.strip_prefix(b"/"))
+        };
+        let Some(rest) = rest else { continue };
+        let names: Vec<&[u8]> = rest
+            .split(|&c| c == b'/')
+            .filter(|c| !c.is_empty())
+            .collect();
+        // The walk made no `.` or `..` below a root.
+        if names.iter().any(|c| *c == b"." || *c == b"..") {
+            continue;
+        }
+        let mut stored = r.clone();
+        for n in &names {
+            join(&mut stored, n);
+        }
+        if best.as_ref().map_or(true, |(l, _)| nr.len() > *l) {
+            best = Some((
+                nr.len(),
+                Target {
+                    stored,
+                    depth: names.len() as u32,
+                },
+            ));
+        }
+    }
+    best.map(|(_, t)| t)
+}
+
+/// The entry du needs of a row, at the path `path`.
+fn entry(row: Row, path: Vec<u8>, depth: usize) -> StoredEntry {
+    let t = |ns: Option<i64>| {
+        ns.map_or((0, 0), |ns| {
+            (
+                ns.div_euclid(1_000_000_000),
+                ns.rem_euclid(1_000_000_000) as u32,
+            )
+        })
+    };
+    StoredEntry {
+        path,
+        depth,
+        kind: row.kind,
+        size: row.size.unwrap_or(0).max(0) as u64,
+        blocks: row.blocks.unwrap_or(0).max(0) as u64,
+        nlink: row.nlink.unwrap_or(1).max(0) as u64,
+        dev: row.dev.unwrap_or(0),
+        ino: row.ino,
+        mtime: t(row.mtime),
+        atime: t(row.atime),
+        ctime: t(row.ctime),
+    }
+}
+
+/// Says why the snapshot cannot answer for these options, if it cannot.
+fn refusal(snapshot: &[u8], options: &str, opts: &Options) -> Option<String> {
+    let has = |w: &str| options.split_whitespace().any(|o| o == w);
+    let name = String::from_utf8_lossy(&qa(snapshot)).into_owned();
+    if has("--names-only") {
+        return Some(format!(
+            "{name}: a snapshot of names only (scanned with --names-only): du needs sizes"
+        ));
+    }
+    let scanned = if has("-L") {
+        Follow::Always
+    } else if has("-H") {
+        Follow::Roots
+    } else {
+        Follow::Never
+    };
+    let word = |f: Follow| match f {
+        Follow::Always => "-L",
+        Follow::Roots => "-H",
+        _ => "-P",
+    };
+    if scanned != opts.follow {
+        return Some(format!(
+            "{name}: scanned with {}: du --from answers for {} only",
+            word(scanned),
+            word(scanned)
+        ));
+    }
+    if has("-x") && !opts.one_file_system {
+        return Some(format!(
+            "{name}: scanned with -x (other file systems left out): du --from needs -x"
+        ));
+    }
+    None
+}
+
+/// Runs du over the snapshot `snapshot`; the exit status.
+/// `combined`: `--files0-from` or `--export` was given too (refused).
+pub(super) fn run(
+    opts: &Options,
+    files: &[Vec<u8>],
+    combined: bool,
+    snapshot: &[u8],
+    sink: &CliSink,
+) -> i32 {
+    if combined {
+        say(b"--from cannot be combined with --files0-from or --export");
+        errors::write_stderr(b"Try 'dents du --help' for more information.\n");
+        return 1;
+    }
+    let reader = match SnapshotReader::open(Path::new(std::ffi::OsStr::from_bytes(snapshot))) {
+        Ok(r) => r,
+        Err(e) => {
+            say(e.to_string().as_bytes());
+            return 1;
+        }
+    };
+    let record = reader.record().clone();
+    if let Some(why) = refusal(snapshot, &record.options, opts) {
+        say(why.as_bytes());
+        return 1;
+    }
+    // What the scan could not read, said again: du on the tree would say it.
+    for e in &record.errors {
+        say(e);
+        errors::raise(1);
+    }
+    if record.error_count > record.errors.len() as u64 {
+        errors::raise(1);
+    }
+    let files: Vec<Vec<u8>> = if files.is_empty() {
+        record.roots.clone()
+    } else {
+        files.to_vec()
+    };
+    let mut opts = opts.clone();
+    opts.hash_all = opts.hash_all || files.len() > 1;
+    let mut du = StoredDu::new(opts, sink);
+    for f in &files {
+        if f.is_empty() {
+            say(b"invalid zero-length file name");
+            errors::raise(1);
+            continue;
+        }
+        // Several trailing slashes count as one, as du's walk trims them.
+        let mut len = f.len();
+        if len > 2 && f[len - 1] == b'/' {
+            while len > 1 && f[len - 2] == b'/' {
+                len -= 1;
+            }
+        }
+        let f = &f[..len];
+        let found = locate(&record.roots, f);
+        let mut entries = Vec::new();
+        let mut parent = None;
+        let mut failed = None;
+        if let Some(t) = &found {
+            let mut prefix = t.stored.clone();
+            if !prefix.ends_with(b"/") {
+                prefix.push(b'/');
+            }
+            let parent_path = (t.depth > 0).then(|| {
+                let cut = t.stored.iter().rposition(|&b| b == b'/').unwrap_or(0);
+                trim_slashes(&t.stored[..cut.max(1)]).to_vec()
+            });
+            for row in reader.rows() {
+                let row = match row {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                };
+                if row.depth < t.depth {
+                    if row.depth + 1 == t.depth
+                        && parent_path.as_deref() == Some(trim_slashes(&row.path))
+                        && row.kind == b'd'
+                    {
+                        parent = row.dev.map(|d| (d, row.ino));
+                    }
+                    continue;
+                }
+                let below = (row.depth - t.depth) as usize;
+                let path = if below == 0 {
+                    if row.path != t.stored {
+                        continue;
+                    }
+                    f.to_vec()
+                } else {
+                    let Some(rest) = row.path.strip_prefix(prefix.as_slice()) else {
+                        continue;
+                    };
+                    if rest.iter().filter(|&&b| b == b'/').count() != below - 1 {
+                        continue;
+                    }
+                    let mut p = f.to_vec();
+                    join(&mut p, rest);
+                    p
+                };
+                entries.push(entry(row, path, below));
+            }
+        }
+        if let Some(e) = failed {
+            let mut m = qa(snapshot);
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(e.to_string().as_bytes());
+            say(&m);
+            return 1;
+        }
+        if entries.first().map_or(true, |e| e.depth != 0) {
+            let mut m = b"cannot access ".to_vec();
+            m.extend_from_slice(&qa(f));
+            m.extend_from_slice(b": not in the snapshot ");
+            m.extend_from_slice(&qa(snapshot));
+            say(&m);
+            errors::raise(1);
+            continue;
+        }
+        du.add_root(&entries, parent);
+    }
+    if !du.finish() {
+        errors::raise(1);
+    }
+    errors::status()
+}
