@@ -328,10 +328,26 @@ where
                     .ok()
             })
             .collect();
-        handles
+        // A panic of a sink (the walk's visitor, on a slice's thread)
+        // goes on on this thread with its own payload, once every slice
+        // has ended: the caller's code may be what panicked.
+        let mut first = None;
+        let done = handles
             .into_iter()
-            .map(|h| h.map(|h| h.join().expect("a slice reader panicked")))
-            .collect()
+            .map(|h| {
+                h.and_then(|h| match h.join() {
+                    Ok(r) => Some(r),
+                    Err(p) => {
+                        first.get_or_insert(p);
+                        None
+                    }
+                })
+            })
+            .collect();
+        if let Some(p) = first {
+            std::panic::resume_unwind(p);
+        }
+        done
     });
     // A slice whose thread could not start, or whose descriptor could not
     // be opened for want of descriptors (nothing of it was read), is read

@@ -237,6 +237,9 @@ impl Walker {
     /// with per-worker state (an output buffer, counters) and
     /// [`Visitor::excluded`] to leave subtrees out before they are read.
     ///
+    /// A panic of the visitor ends the walk as one of
+    /// [`Walker::for_each`]'s closure does: it goes on from here.
+    ///
     /// `Entry::from(visit)` gives the comfortable view of a visit, and
     /// [`Walker::convert_error`] turns the walk's error report into an [`Error`].
     ///
@@ -285,6 +288,9 @@ impl Walker {
     /// atomic, a `Mutex`, a channel).  `f` says how to go on:
     /// [`Flow::Continue`], [`Flow::Prune`] (not into this directory),
     /// [`Flow::Quit`] (stop the walk).  Returns when the walk is done.
+    /// If `f` panics, on whichever thread, the walk stops, its threads
+    /// end and its descriptors are closed, and the panic goes on from
+    /// here with its own payload.
     ///
     /// ```
     /// use dents::{Flow, Walker};

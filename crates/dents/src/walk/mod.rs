@@ -81,6 +81,9 @@
 //! The visitor runs on the worker threads, with per-thread state of its
 //! own (an output buffer, say): output streams as the walk goes, and a slow
 //! reader of it slows the workers down instead of growing a queue.
+//! A panic of the visitor, on any worker, ends the walk: the other
+//! workers stop visiting and leave, every thread is joined, and the
+//! panic (its own payload) goes on from the thread that called the walk.
 //!
 //! # Sorted walks
 //!
@@ -124,6 +127,7 @@
 //! | 2 | `queue` | the work queue: a worker's loop, queueing children and taking the next directory under one lock, waking idle workers |
 //! | 2 | `open` | the descriptor plan and budget, `openat` on a kept parent or by a path from an ancestor, `EMFILE` retries |
 //! | 2 | `loops` | loop checks: the identity of each directory entered against its ancestors', where a loop is possible |
+//! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
 //! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
 //! | 0 | `mounts` | the mount table: which mount points lie below a directory |
 //!
@@ -142,6 +146,7 @@ mod loops;
 mod mounts;
 mod node;
 mod open;
+mod panics;
 mod post;
 mod queue;
 mod read;
@@ -161,6 +166,7 @@ use crate::sys;
 
 use self::mounts::Mounts;
 use self::open::fd_plan;
+use self::panics::Payload;
 use self::queue::Queue;
 use self::sorted::Ready;
 
@@ -360,6 +366,11 @@ pub enum WalkErrorKind {
 }
 
 /// Visits the entries of a walk; shared by all workers.
+///
+/// A panic in any of its methods, on any thread, ends the walk: the
+/// workers stop visiting, all are joined, and [`walk`] (or
+/// [`walk_from`], [`walk_slice`]) resumes the panic, with its payload,
+/// on the calling thread.
 pub trait Visitor: Sync {
     /// Per-worker state (an output buffer, counters).
     type State: Send;
@@ -619,6 +630,10 @@ struct Shared<'v, V: Visitor> {
     ahead: Condvar,
     /// Sorted walks: held by the one worker visiting ready directories.
     drainer: Mutex<()>,
+    /// The first panic a worker caught, for the caller (`panics.rs`).
+    panic: Mutex<Option<Payload>>,
+    /// A worker panicked: the others visit nothing more and leave.
+    panicked: AtomicBool,
 }
 
 /// Walks the trees under `roots`, visiting every entry (roots included)
@@ -772,11 +787,15 @@ fn run<V: Visitor>(
         ready: Mutex::new(Ready::default()),
         ahead: Condvar::new(),
         drainer: Mutex::new(()),
+        panic: Mutex::new(None),
+        panicked: AtomicBool::new(false),
     };
     seed(&shared);
     // The calling thread is the first worker; it and the others start
-    // more as the queue grows (see [`Shared::start_worker`]).
-    std::thread::scope(|scope| shared.work(scope));
+    // more as the queue grows (see [`Shared::start_worker`]).  A panic on
+    // any of them ends the walk, and comes back here once all are joined.
+    std::thread::scope(|scope| shared.worker(scope));
+    shared.rethrow();
     shared.stats
 }
 

@@ -54,6 +54,9 @@ pub(super) struct Queue {
     pub(super) started: usize,
     /// Workers the walk may run.
     pub(super) workers: usize,
+    /// A worker panicked: nothing more is taken, whatever is still being
+    /// read (the panicking worker's directory is never counted done).
+    pub(super) closed: bool,
 }
 
 /// A directory a worker takes from the queue.
@@ -83,6 +86,7 @@ impl Queue {
             taken: 0,
             started: 1,
             workers,
+            closed: false,
         }
     }
 
@@ -131,7 +135,7 @@ impl Queue {
         None
     }
 
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.shallow.clear();
         self.deep.clear();
     }
@@ -182,7 +186,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// Where no thread can be started (a process limit), the walk goes on
     /// with those it has.
     pub(super) fn start_worker<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
-        let started = std::thread::Builder::new().spawn_scoped(scope, move || self.work(scope));
+        let started = std::thread::Builder::new().spawn_scoped(scope, move || self.worker(scope));
         if started.is_err() {
             let mut q = self.queue.lock().expect("queue lock");
             q.workers = q.started;
@@ -200,6 +204,9 @@ impl<V: Visitor> Shared<'_, V> {
             q.done(node);
         }
         loop {
+            if q.closed {
+                return None;
+            }
             if self.quit.load(Ordering::Relaxed) {
                 q.clear();
             }

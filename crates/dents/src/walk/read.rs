@@ -18,6 +18,7 @@ use crate::{slice, sys};
 use super::loops::dev_of;
 use super::mounts::{MountScope, Mounts};
 use super::node::{build_path, Node, PATH_KEEP};
+use super::panics::join_all;
 use super::{BigDir, Flow, Follow, Shared, Start, Visit, Visitor, WalkErrorKind};
 
 /// Entries read serially before a directory is considered for slicing, at
@@ -641,13 +642,9 @@ impl<V: Visitor> Shared<'_, V> {
                         .map_err(|_| Box::new(visit_part(b, part)))
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| match h {
-                    Ok(h) => h.join().expect("a visiting thread panicked"),
-                    Err(done) => *done,
-                })
-                .collect()
+            // A panic of the visitor on a part's thread goes on here, on
+            // the worker's, once every part has ended.
+            join_all(handles)
         });
         for p in done {
             dv.join(p);

@@ -116,6 +116,11 @@ impl<V: Visitor> Shared<'_, V> {
                 Err(std::sync::TryLockError::WouldBlock) => return,
             };
             loop {
+                // After a panic no directory is visited any more (nor
+                // counted done: the queue is closed).
+                if self.panicked.load(Ordering::Relaxed) {
+                    return;
+                }
                 let item = {
                     let mut r = self.ready.lock().expect("ready lock");
                     let turn = r.turn;
