@@ -1,5 +1,5 @@
 """dents scan against dents du -s on TREE, runs interleaved: medians and
-bytes an entry (docs/benchmarks.md, issue 27).  usage: DENTS=BIN snapbench.py TREE RUNS"""
+bytes an entry (docs/history/benchmarks.md, issue 27).  usage: DENTS=BIN snapbench.py TREE RUNS"""
 import os
 import statistics
 import subprocess

@@ -2,7 +2,7 @@
 # Hot A/B of two dents builds and the peers, CPU time per run (perf stat
 # task-clock) in interleaved rounds (each round runs every variant once),
 # for a loaded machine where wall time means little: docs/walk-order.md,
-# docs/benchmarks.md (issue 12).
+# docs/history/benchmarks.md (issue 12).
 # Usage: OLD=path NEW=path bench/order/ab-cpu.sh [ROUNDS] > out.tsv
 # Columns: variant, task-clock ms, wall ms.
 D=${TREE:-/var/tmp/dents-bench/tree/shape}
