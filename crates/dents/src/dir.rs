@@ -16,10 +16,12 @@ use crate::sys;
 /// The `getdents64` buffer size used unless the caller asks for another.
 ///
 /// Measured with the syscall floor over one directory of 1M entries
-/// (docs/benchmarks.md, "Buffer size"): on ext4 every size from 32 KiB to
-/// 4 MiB took the same time hot and cold (within 2 %), on xfs the same hot;
-/// the size does not buy speed here, so it is kept small (memory per
-/// reader thread) while still holding a few hundred entries per call.
+/// (docs/history/benchmarks.md#buffer-size): on ext4 every size from
+/// 32 KiB to 4 MiB took about the same time, hot and cold, and on xfs
+/// hot; cold on xfs, 32 KiB was faster than this size and every larger
+/// one slower (one run, not checked further).  Larger buffers buy no
+/// speed, so the size is kept small (memory per reader thread) while
+/// still holding a few hundred entries per call.
 pub const DEFAULT_BUFFER_SIZE: usize = 64 * 1024;
 
 /// The largest buffer the reader grows to when one entry does not fit.

@@ -42,9 +42,9 @@ pub const MAX_SLICES: usize = 64;
 
 /// Directories smaller than this (bytes of `st_size`) are read by one
 /// thread: below it the extra opens and thread starts cost more than they
-/// save.  Measured on ext4 (docs/benchmarks.md, "Slicing threshold"): at
-/// 124 KiB (3000 entries) slicing gained nothing, at 364 KiB (10,000) it
-/// already saved 5-20 % hot and 14 % cold, at 1 MiB 20-40 %.
+/// save.  Measured on ext4 (docs/history/benchmarks.md#slicing-threshold):
+/// at 124 KiB (3000 entries) slicing gained nothing, at 364 KiB (10,000)
+/// it already saved time hot and cold, and more the larger the directory.
 pub const DEFAULT_MIN_SLICED_SIZE: u64 = 256 * 1024;
 
 /// The shape of a directory's offset space, where slicing is exact.
@@ -102,9 +102,8 @@ impl Default for ReadOptions {
 ///
 /// More slices than cores pays on a cold cache: while one thread waits for
 /// the disk another parses.  Measured on 2 cores, 1M entries on ext4
-/// (docs/benchmarks.md, "Slicing threshold"): cold, 4 threads took 0.53 of
-/// the one-thread time and 2 threads 0.71; hot, both about 0.5; 8 threads
-/// no better than 4.
+/// (docs/history/benchmarks.md#slicing-threshold): cold, 4 threads were
+/// clearly faster than 2; hot, both alike; 8 threads no better than 4.
 pub fn default_threads() -> usize {
     let cores = sys::cores();
     cores.clamp(4, MAX_SLICES)

@@ -42,8 +42,9 @@
 //! level order), so that a shallow match is found, and `-quit` stops the
 //! walk, after reading only the few directories of the top levels; below,
 //! each worker goes on depth first, where the directory it just read is
-//! still in the caches (breadth first costs about 1.17 times the CPU:
-//! docs/walk-order.md).  [`Order::BreadthFirst`] keeps the level order
+//! still in the caches (breadth first costs more CPU:
+//! docs/walk-order.md#1-where-breadth-first-loses-hot).
+//! [`Order::BreadthFirst`] keeps the level order
 //! all the way down, [`Order::DepthFirst`] none.
 //!
 //! Each queued directory is a node with a counted link to its parent,
@@ -193,11 +194,12 @@ pub enum Order {
     /// ([`WalkOptions::sort`]) in this order is a sorted breadth-first
     /// walk, which keeps the guarantee.
     ///
-    /// Why: breadth first costs about 1.17 times the CPU of depth first on
-    /// the same system calls, because a directory's descriptor, kernel
-    /// state and node are cold when its turn comes a level later
-    /// (docs/walk-order.md); the top levels hold few directories, so
-    /// reading only them in level order costs nothing measurable.
+    /// Why: breadth first costs more CPU than depth first on the same
+    /// system calls, because a directory's descriptor, kernel state and
+    /// node are cold when its turn comes a level later
+    /// (docs/walk-order.md#1-where-breadth-first-loses-hot); the top
+    /// levels hold few directories, so reading only them in level order
+    /// costs nothing measurable.
     Hybrid,
 }
 
@@ -332,9 +334,10 @@ impl WalkOptions {
 ///
 /// A worker blocked on the disk (a cold `openat` or `getdents64`) leaves
 /// its core idle; more workers than cores keep several reads in flight.
-/// Measured on 2 cores over the shape of /usr and the toolchains (~430k
-/// entries, docs/benchmarks.md): cold, 8 workers took 1.14 s where 2 took
-/// 1.60 s; hot, 8 were no slower than 2 (296 ms vs 318 ms).
+/// Measured on 2 cores over the shape of /usr and the toolchains: cold,
+/// 8 workers walked it clearly faster than 2; hot, no slower
+/// (docs/history/benchmarks.md#tree-shape-jobs; the latest hot run by
+/// thread count: docs/benchmarks.md#find-walks).
 pub fn default_threads() -> usize {
     (sys::cores() * 4).clamp(4, 64)
 }

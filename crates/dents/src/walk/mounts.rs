@@ -68,10 +68,11 @@ impl Mounts {
     /// as a link; a start below one by the kernel's own name of the
     /// directory opened (`/proc/self/fd`), one call whatever its depth.
     /// Made canonical by `realpath`, a start 1,000 levels deep cost 1,000
-    /// `readlink`s of ever longer paths, and a chain of such starts (one
-    /// per level, as dents-mpi spills them) took 6 s to walk at `-np 2`,
-    /// 2,000 levels 49 s.  A start whose name is longer than `PATH_MAX`
-    /// gets no scope: its subdirectories are stat'ed to find mount points.
+    /// `readlink`s of ever longer paths: work quadratic in the depth,
+    /// which a chain of such starts (one per level, as dents-mpi spills
+    /// them) multiplied (docs/distributed.md#several-arguments-and--l).
+    /// A start whose name is longer than `PATH_MAX` gets no scope: its
+    /// subdirectories are stat'ed to find mount points.
     pub(super) fn scope_of_start(mounts: Option<&Mounts>, path: &[u8], depth: usize) -> MountScope {
         let Some(m) = mounts else {
             return MountScope::Unknown;

@@ -40,8 +40,8 @@ const INO_RUN: usize = 256;
 thread_local! {
     /// A worker's run buffer between directories: reused rather than
     /// grown again for each (one arena: a new run per directory left
-    /// freed pieces between the other allocations, +1.7 MiB of peak RSS
-    /// on the shape).
+    /// freed pieces between the other allocations and raised the peak
+    /// RSS: docs/history/benchmarks.md#cold-inode-order-the-seeds-homework).
     static SPARE_RUN: std::cell::Cell<Batch> = std::cell::Cell::new(Batch::default());
 }
 

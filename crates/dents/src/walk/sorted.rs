@@ -101,8 +101,8 @@ impl<V: Visitor> Shared<'_, V> {
     /// lets the visitor write what it holds ([`Visitor::turn_done`]).
     /// One worker visits many directories in a row, so turns rarely pass
     /// between threads (handing each turn to the worker that read the
-    /// directory cost a thread wake-up per directory: the walk took twice
-    /// as long on 8 workers as on one).
+    /// directory cost a thread wake-up per directory, which made the
+    /// walk slower on 8 workers than on one).
     fn drain(&self, state: &mut V::State) {
         loop {
             let role = match self.drainer.try_lock() {
