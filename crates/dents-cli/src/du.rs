@@ -124,9 +124,10 @@ pub fn main(argv: &[OsString]) -> i32 {
     for w in &c.warnings {
         say(w);
     }
-    // An internal switch for the benchmarks (docs/benchmarks.md, session
-    // 5): `DENTS_DU_INO_ORDER=1` stats in inode order, measured and not
-    // made the default (no clearly faster cold walk, 6% more CPU hot).
+    // An internal switch for the benchmarks: `DENTS_DU_INO_ORDER=1` stats
+    // in inode order, measured and not made the default (no clearly
+    // faster cold walk, more CPU hot:
+    // docs/history/benchmarks.md#cold-inode-order-the-seeds-homework).
     if let Some(v) = std::env::var_os("DENTS_DU_INO_ORDER") {
         c.opts.ino_order = v != "0";
     }

@@ -90,9 +90,9 @@ fn startup(command: Option<&str>) {
     // the locale, the zone or malloc's tunables while they change.
     unsafe {
         // Under `ulimit -v`, one malloc arena: each thread's own would
-        // reserve 64 MiB of the address space.  du: always one (peak RSS
-        // 6.7 MB instead of 9.3 MB on the 405k shape with 16 workers,
-        // GNU du: 7.7 MB; CPU time unchanged).
+        // reserve 64 MiB of the address space.  du: always one (its
+        // workers allocate little, and an arena per worker keeps what it
+        // once held: a higher peak RSS for no speed; docs/benchmarks.md#du).
         if command == Some("du") || dents_os::address_space_limit().is_some() {
             dents_os::limit_malloc_arenas(1);
         }

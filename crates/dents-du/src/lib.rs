@@ -37,10 +37,9 @@
 //! walker's record (links, identity, counters and the name) and the engine's sum
 //! (three counters and the path as key); and the hard-link set, 16 bytes
 //! (and the table's slack) per file with a link count above 1 (per
-//! directory too with several arguments or `-L`).  Measured on the 405k
-//! shape: 5.3–5.4 MiB peak RSS (docs/benchmarks.md, session 5), of which
-//! about 3.3 MiB is the program itself (`dents du -s` of an empty
-//! directory).
+//! directory too with several arguments or `-L`).  On a tree like /usr
+//! the program itself is most of the peak; docs/benchmarks.md#du has the
+//! measured peak RSS against GNU du and the parallel peers.
 //!
 //! # Cold walks: what was tried
 //!
@@ -50,10 +49,11 @@
 //! within and across directories, and the directories read next in inode
 //! order) is built in the walker ([`Options::ino_order`], runs of 256
 //! entries sorted by inode, subdirectories queued in that order) and
-//! was measured cold on the shape against the plain order (18 paired
-//! rounds on a loaded machine): 0.94× the time (geometric mean; 10 of 18
-//! rounds faster), within the noise, for 6% more CPU hot and 0.5 MiB
-//! more peak memory.  It is off; `DENTS_DU_INO_ORDER=1` turns it on in
+//! was measured cold on the shape against the plain order (paired
+//! rounds on a loaded machine): no faster beyond the noise, for more CPU
+//! hot and more peak memory
+//! (docs/history/benchmarks.md#cold-inode-order-the-seeds-homework).
+//! It is off; `DENTS_DU_INO_ORDER=1` turns it on in
 //! `dents du` for benchmarks.  io_uring `statx` was not tried.
 //!
 //! # Example
@@ -107,10 +107,10 @@ use size::Units;
 ///
 /// du stats every entry, and a worker stats its directory's entries one
 /// after another: cold, each stat may wait for an inode-table block, so
-/// the stats in flight are the workers.  Measured on 2 cores, the 405k
-/// shape, cold (medians of 3, machine shared): 8 workers 3.38 s, 16
-/// workers 2.75 s, 32 workers 2.65 s; hot, the CPU time of 8, 16 and 32
-/// was the same (0.76-0.78 s).
+/// the stats in flight are the workers.  Measured on 2 cores over the
+/// shape of /usr, cold (machine shared): 16 workers were clearly faster
+/// than 8, 32 little faster than 16; hot, the CPU time did not change
+/// with the count.
 pub fn default_threads() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     (cores * 8).clamp(8, 128)
