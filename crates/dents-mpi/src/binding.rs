@@ -3,11 +3,11 @@
 //! threads on that one core while the others wait.
 //!
 //! Open MPI binds each rank to a core by default when there are at most
-//! two ranks; measured on the shape at `-np 1` on 2 cores
-//! (docs/distributed.md, "Speed on this machine"), the walk phase took
-//! 1.4 times as long bound as with `--bind-to none`.  Where the ranks
-//! fill the node's cores (`-np 64` on 64 cores) one core a rank is what
-//! the user asked for, and nothing is said.
+//! two ranks; measured on the shape at `-np 1` on 2 cores, the walk phase
+//! was markedly slower bound than with `--bind-to none`
+//! (docs/distributed.md#session-6-where--np-1s-time-goes-and-the-size-stat-gone).
+//! Where the ranks fill the node's cores (`-np 64` on 64 cores) one core
+//! a rank is what the user asked for, and nothing is said.
 
 use std::fs;
 

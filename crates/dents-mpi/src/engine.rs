@@ -64,8 +64,9 @@ const HUNGRY_RESERVE: usize = 256;
 
 /// After "no work", the wait before asking again: short and fixed.  A
 /// pause that doubled up to 10 ms kept work from spreading past a few
-/// ranks (the simulation: 2.3× at 64 ranks, 12.2× without it); none at
-/// all has a starving rank wake every 20 µs.
+/// ranks in the simulation, and a short fixed one spread it
+/// (docs/distributed.md#what-the-simulation-says-about-the-engine); none
+/// at all has a starving rank wake every 20 µs.
 const ASK_PAUSE: Duration = Duration::from_micros(100);
 
 /// Items the worker takes for one walk, at most.
@@ -339,8 +340,9 @@ pub struct Mailer {
     /// Buffers of output batches already sent, for the next ones: a
     /// rank forwarding every path reuses at most `WINDOW + 1` buffers
     /// instead of allocating one a batch (which, freed by the sender
-    /// thread, left the walker threads' malloc arenas fragmented: about
-    /// 1.5 MiB more peak RSS a rank when printing every path).
+    /// thread, left the walker threads' malloc arenas fragmented and
+    /// raised each rank's peak RSS when printing every path:
+    /// docs/history/benchmarks.md#memory-output-buffers-reused-one-malloc-arena-for-du).
     spare: Arc<Mutex<Vec<Vec<u8>>>>,
     out: Sink,
 }
@@ -679,8 +681,9 @@ impl MainLoop {
     /// Sleeps after a turn that received nothing, longer each time: up to
     /// 160 µs with other ranks (a steal request or the termination wave
     /// waits for this rank's next turn), up to 1.28 ms alone.  (Polling
-    /// every 20 µs while walking, as before session 5, took a tenth of a
-    /// core and made `-np 1 find -false` 1.9 times one process.)
+    /// every 20 µs while walking, as before session 5, woke the main
+    /// thread constantly and made `-np 1 find -false` markedly slower than
+    /// one process: docs/history/benchmarks.md#session-5-dents-mpi-issue-16.)
     fn rest(&mut self, ctx: &Ctx, progress: bool) {
         if progress {
             self.idle_rounds = 0;

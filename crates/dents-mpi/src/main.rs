@@ -177,10 +177,10 @@ fn run_find(world: &SimpleCommunicator, mailer: &Arc<engine::Mailer>, args: &[Ve
 
 /// The time zone and month names for find's `-printf` and `-ls`, and for
 /// du one malloc arena (as `dents du` has: its walker's threads otherwise
-/// each keep an arena's worth of freed memory; a rank of `du -s` on the
-/// shape peaked at 18.2 instead of 20.6 MiB at `-np 1`, 18.3 instead of
-/// 19.3 at `-np 2`, in the same time within 2%); called from `main`
-/// before MPI starts its threads and before any walker.
+/// each keep an arena's worth of freed memory, a higher peak for no
+/// speed:
+/// docs/history/benchmarks.md#memory-output-buffers-reused-one-malloc-arena-for-du);
+/// called from `main` before MPI starts its threads and before any walker.
 #[allow(unsafe_code)]
 fn set_up_before_threads(du: bool) {
     // SAFETY: MPI is not initialised yet and no walker has started: this

@@ -21,9 +21,9 @@ use crate::wire::Item;
 /// met, never spilled as an item: an item travels as its path, and each
 /// of its opens and stats resolves that path again, component by
 /// component (in steps beyond `PATH_MAX`).  Down a chain 10,000 levels
-/// deep, spilling every level cost 21 s at `-np 2` against 0.2 s for one
-/// rank; paths under `PATH_MAX` resolve in one call each (a chain of
-/// 2,000 levels: 1 s).
+/// deep, spilling every level made `-np 2` far slower than one rank;
+/// paths under `PATH_MAX` resolve in one call each
+/// (docs/distributed.md#several-arguments-and--l).
 pub const LONGEST_SPILLED_PATH: usize = 4095;
 
 /// Whether the directory `v` may be spilled as an item, by its path.
