@@ -13,11 +13,11 @@ use rustix::net::sockopt;
 /// `MPI_Finalize` sends several small messages in a row; Nagle holds the
 /// second until the first is acknowledged, and the server, which answers
 /// only at the end, delays that acknowledgement by the kernel's 40 ms
-/// (strace of `dents-mpi` at `-np 1`: the launcher read the message 42
-/// ms after it was written).  Every rank paid that at its end.  Nothing
-/// else changes: the same bytes go, in smaller segments.  Connections to
-/// other hosts are left alone (MPI's own TCP transport sets the option
-/// itself).
+/// (seen under strace:
+/// docs/history/benchmarks.md#mpi_finalizes-40-ms-nagle-on-the-launchers-connection).
+/// Every rank paid that at its end.  Nothing else changes: the same
+/// bytes go, in smaller segments.  Connections to other hosts are left
+/// alone (MPI's own TCP transport sets the option itself).
 pub fn no_delay_on_loopback_tcp() -> usize {
     let mut changed = 0;
     let _ = crate::sys::for_each_socket(|fd| {
