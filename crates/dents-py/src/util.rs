@@ -226,9 +226,9 @@ fn whole_tuple(py: Python<'_>, ty: &Bound<'_, PyAny>) -> bool {
 
 /// `os.stat_result` from `st`, field for field as `os.stat` fills it
 /// (the float times as `sec + nsec * 1e-9`).  Built from one tuple where
-/// the interpreter's `stat_result` allows (several times faster than the
-/// sequence and a dict of the named fields, the general way, kept for
-/// others).
+/// the interpreter's `stat_result` allows (faster than the sequence and a
+/// dict of the named fields, the general way, kept for others:
+/// docs/history/benchmarks.md#what-changed-this-session-ab-in-one-run).
 pub fn stat_result(py: Python<'_>, st: &StatValues) -> PyResult<PyObject> {
     let [a, m, c] = st.times;
     let float = |(sec, nsec): (i64, u32)| sec as f64 + f64::from(nsec) * 1e-9;
