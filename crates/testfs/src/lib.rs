@@ -315,8 +315,8 @@ impl LoopFs {
 
 /// Where images are made: `$DENTS_TESTFS_DIR` if set; else `/dev/shm` if
 /// it is a tmpfs with room for the whole image, so that image I/O stays in
-/// memory (a million files write some 400 MB of metadata: from memory that
-/// is about a quarter faster, and no disk writeback stalls the machine);
+/// memory (a million files write hundreds of MB of metadata: from memory
+/// that is faster, and no disk writeback stalls the machine);
 /// else the temporary directory.  Images are sparse, so "room" is generous.
 fn image_parent(size_mib: u64) -> PathBuf {
     if let Some(d) = std::env::var_os("DENTS_TESTFS_DIR").filter(|d| !d.is_empty()) {
