@@ -29,7 +29,7 @@ _dents() {
             --dereference -l --count-links -m -P --no-dereference -S
             --separate-dirs --si -s --summarize -t --threshold= --time
             --time= --time-style= -X --exclude-from= --exclude= -x
-            --one-file-system -o --export= -j --threads= --help
+            --one-file-system -o --export= -j --threads= --from= --help
             --version"
         ;;
     find)

@@ -82,6 +82,7 @@ complete -c dents -n '__fish_seen_subcommand_from du' -l exclude -r -d 'exclude 
 complete -c dents -n '__fish_seen_subcommand_from du' -s x -l one-file-system -d 'skip directories on different file systems'
 complete -c dents -n '__fish_seen_subcommand_from du' -s o -l export -r -d 'also write the scan in ncdus JSON export format'
 complete -c dents -n '__fish_seen_subcommand_from du' -s j -l threads -r -d 'walk on N threads (default four per core)'
+complete -c dents -n '__fish_seen_subcommand_from du' -l from -r -d 'the lines for the entries SNAPSHOT stored'
 complete -c dents -n '__fish_seen_subcommand_from du' -l help -d 'display this help and exit'
 complete -c dents -n '__fish_seen_subcommand_from du' -l version -d 'output version information and exit'
 
