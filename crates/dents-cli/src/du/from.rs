@@ -12,7 +12,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use dents_du::stored::{StoredDu, StoredEntry};
-use dents_du::{Follow, Options};
+use dents_du::{Follow, Options, TimeKind};
+use dents_snap::reader::column_bit;
 use dents_snap::{Row, SnapshotReader};
 
 use super::{qa, say, CliSink};
@@ -81,8 +82,13 @@ fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
     best.map(|(_, t)| t)
 }
 
+/// The slashes in `b`.
+fn memchr_count(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'/').count()
+}
+
 /// The entry du needs of a row, at the path `path`.
-fn entry(row: Row, path: Vec<u8>, depth: usize) -> StoredEntry {
+fn entry<'a>(row: &Row, path: &'a [u8], depth: usize) -> StoredEntry<'a> {
     let t = |ns: Option<i64>| {
         ns.map_or((0, 0), |ns| {
             (
@@ -183,6 +189,16 @@ pub(super) fn run(
     };
     let mut opts = opts.clone();
     opts.hash_all = opts.hash_all || files.len() > 1;
+    // Only the columns du reads are decoded.
+    let time_column = match opts.time {
+        Some(TimeKind::Modification) => "mtime",
+        Some(TimeKind::Access) => "atime",
+        Some(TimeKind::Change) => "ctime",
+        None => "",
+    };
+    let columns = ["size", "blocks", "nlink", "dev", time_column]
+        .iter()
+        .fold(0, |m, c| m | column_bit(c));
     let mut du = StoredDu::new(opts, sink);
     for f in &files {
         if f.is_empty() {
@@ -199,8 +215,9 @@ pub(super) fn run(
         }
         let f = &f[..len];
         let found = locate(&record.roots, f);
-        let mut entries = Vec::new();
         let mut parent = None;
+        let mut begun = false;
+        let mut scratch = Vec::new();
         let mut failed = None;
         if let Some(t) = &found {
             let mut prefix = t.stored.clone();
@@ -211,7 +228,8 @@ pub(super) fn run(
                 let cut = t.stored.iter().rposition(|&b| b == b'/').unwrap_or(0);
                 trim_slashes(&t.stored[..cut.max(1)]).to_vec()
             });
-            for row in reader.rows() {
+            let same_spelling = f == t.stored.as_slice();
+            for row in reader.rows_of(columns) {
                 let row = match row {
                     Ok(r) => r,
                     Err(e) => {
@@ -229,23 +247,35 @@ pub(super) fn run(
                     continue;
                 }
                 let below = (row.depth - t.depth) as usize;
-                let path = if below == 0 {
+                if below == 0 {
                     if row.path != t.stored {
                         continue;
                     }
-                    f.to_vec()
                 } else {
                     let Some(rest) = row.path.strip_prefix(prefix.as_slice()) else {
                         continue;
                     };
-                    if rest.iter().filter(|&&b| b == b'/').count() != below - 1 {
+                    if memchr_count(rest) != below - 1 {
                         continue;
                     }
-                    let mut p = f.to_vec();
-                    join(&mut p, rest);
-                    p
+                }
+                if below == 0 {
+                    du.begin(parent);
+                    begun = true;
+                }
+                // The FILE spelt as the stored root: the stored path is
+                // du's.
+                let path: &[u8] = if same_spelling {
+                    &row.path
+                } else if below == 0 {
+                    f
+                } else {
+                    scratch.clear();
+                    scratch.extend_from_slice(f);
+                    join(&mut scratch, &row.path[prefix.len()..]);
+                    &scratch
                 };
-                entries.push(entry(row, path, below));
+                du.push(&entry(&row, path, below));
             }
         }
         if let Some(e) = failed {
@@ -255,7 +285,7 @@ pub(super) fn run(
             say(&m);
             return 1;
         }
-        if entries.first().map_or(true, |e| e.depth != 0) {
+        if !begun || !du.end() {
             let mut m = b"cannot access ".to_vec();
             m.extend_from_slice(&qa(f));
             m.extend_from_slice(b": not in the snapshot ");
@@ -264,7 +294,6 @@ pub(super) fn run(
             errors::raise(1);
             continue;
         }
-        du.add_root(&entries, parent);
     }
     if !du.finish() {
         errors::raise(1);
