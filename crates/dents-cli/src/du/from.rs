@@ -112,6 +112,54 @@ fn entry<'a>(row: &Row, path: &'a [u8], depth: usize) -> StoredEntry<'a> {
     }
 }
 
+/// Rows decoded at once by the reading thread.
+const BATCH: usize = 4096;
+
+/// Hands each row of `reader` (the columns of `columns`) to `f`, in
+/// order, decoded on another thread while `f` counts (half the time on
+/// two cores); here if no thread can start.
+fn for_each_row(
+    reader: &SnapshotReader,
+    columns: u32,
+    mut f: impl FnMut(Row),
+) -> Result<(), dents_snap::Error> {
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Row>, dents_snap::Error>>(4);
+        let started = std::thread::Builder::new().spawn_scoped(s, move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            for r in reader.rows_of(columns) {
+                match r {
+                    Ok(row) => batch.push(row),
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    // The counting side stopped: so does the reading.
+                    if tx.send(Ok(full)).is_err() {
+                        return;
+                    }
+                }
+            }
+            let _ = tx.send(Ok(batch));
+        });
+        if started.is_err() {
+            for r in reader.rows_of(columns) {
+                f(r?);
+            }
+            return Ok(());
+        }
+        for batch in rx {
+            for row in batch? {
+                f(row);
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Says why the snapshot cannot answer for these options, if it cannot.
 fn refusal(snapshot: &[u8], options: &str, opts: &Options) -> Option<String> {
     let has = |w: &str| options.split_whitespace().any(|o| o == w);
@@ -229,14 +277,7 @@ pub(super) fn run(
                 trim_slashes(&t.stored[..cut.max(1)]).to_vec()
             });
             let same_spelling = f == t.stored.as_slice();
-            for row in reader.rows_of(columns) {
-                let row = match row {
-                    Ok(r) => r,
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                };
+            let read = for_each_row(&reader, columns, |row| {
                 if row.depth < t.depth {
                     if row.depth + 1 == t.depth
                         && parent_path.as_deref() == Some(trim_slashes(&row.path))
@@ -244,19 +285,19 @@ pub(super) fn run(
                     {
                         parent = row.dev.map(|d| (d, row.ino));
                     }
-                    continue;
+                    return;
                 }
                 let below = (row.depth - t.depth) as usize;
                 if below == 0 {
                     if row.path != t.stored {
-                        continue;
+                        return;
                     }
                 } else {
                     let Some(rest) = row.path.strip_prefix(prefix.as_slice()) else {
-                        continue;
+                        return;
                     };
                     if memchr_count(rest) != below - 1 {
-                        continue;
+                        return;
                     }
                 }
                 if below == 0 {
@@ -276,7 +317,8 @@ pub(super) fn run(
                     &scratch
                 };
                 du.push(&entry(&row, path, below));
-            }
+            });
+            failed = read.err();
         }
         if let Some(e) = failed {
             let mut m = qa(snapshot);
