@@ -490,3 +490,35 @@ fn du_refuses_foreign_parquet_and_other_versions() {
         assert!(f.lines.is_empty(), "{file}");
     }
 }
+
+/// What the scan could not read: said again by du --from, in du's words,
+/// status 1, the lines those of du on the tree (run as `nobody`, for
+/// whom a directory of mode 000 cannot be read).
+#[test]
+fn du_says_what_the_scan_could_not_read() {
+    if !dents_testfs::needs_root("runs the scan and du as nobody through setpriv") {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::set_permissions(root, fs::Permissions::from_mode(0o777)).unwrap();
+    build_tree(root);
+    fs::set_permissions(root.join("t/a/b"), fs::Permissions::from_mode(0o000)).unwrap();
+    use dents_testfs::cli::as_nobody;
+    let scanned = as_nobody(dents(root, &["scan", "-o", "s.parquet", "t"]))
+        .output()
+        .unwrap();
+    assert_eq!(scanned.status.code(), Some(1), "{scanned:?}");
+    let l = run(as_nobody(dents(root, &["du", "-a", "t"])), false);
+    let f = run(
+        as_nobody(dents(root, &["du", "--from=s.parquet", "-a"])),
+        false,
+    );
+    assert_eq!(
+        l.stderr,
+        ["dents: cannot read directory 't/a/b': Permission denied"]
+    );
+    assert_eq!(l.status, 1);
+    assert_eq!(f, l);
+}

