@@ -212,6 +212,8 @@ fn py_scan(
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The package's version is the crate's: one number to bump.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
     m.add_function(wrap_pyfunction!(py_walk, m)?)?;
     m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;

@@ -23,7 +23,7 @@ import os as _os
 import sys as _sys
 
 from . import _native
-from ._native import DirEntry, FindIterator, ScandirIterator, Stat, WalkIterator
+from ._native import DirEntry, FindIterator, ScandirIterator, Stat, WalkIterator, __version__
 
 __all__ = ["du", "find", "scan", "scandir", "scandir_split", "walk", "DirEntry", "FindIterator", "ScandirIterator", "Stat", "WalkIterator"]
 
