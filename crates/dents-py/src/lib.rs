@@ -33,7 +33,8 @@ fn default_threads() -> usize {
     dents::slice::default_threads()
 }
 
-/// `scandir(path, threads)`: see `dents.scandir`.
+/// `scandir(path, threads)`: see `dents.scandir` (`path` an open
+/// directory's descriptor, or a path).
 #[pyfunction]
 #[pyo3(name = "scandir", signature = (path, threads = None))]
 fn py_scandir(
@@ -41,8 +42,13 @@ fn py_scandir(
     path: &Bound<'_, PyAny>,
     threads: Option<usize>,
 ) -> PyResult<scandir::ScandirIterator> {
+    let threads = threads.unwrap_or_else(default_threads).max(1);
+    if path.is_instance_of::<pyo3::types::PyInt>() && !path.is_instance_of::<pyo3::types::PyBool>()
+    {
+        return scandir::open_fd(py, path.extract()?, threads);
+    }
     let p = util::fspath(py, path)?;
-    scandir::open(py, p, threads.unwrap_or_else(default_threads).max(1))
+    scandir::open(py, p, threads)
 }
 
 /// `walk(top, topdown, onerror, followlinks, threads)`: see `dents.walk`.

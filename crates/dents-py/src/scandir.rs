@@ -161,6 +161,9 @@ pub struct Dir {
     obj: PyObject,
     bytes: Vec<u8>,
     is_bytes: bool,
+    /// The descriptor given to `scandir(fd)`: entries' paths are their
+    /// bare names and they are stat'ed at it, as `os.DirEntry`'s.
+    dir_fd: Option<i32>,
 }
 
 impl Dir {
@@ -171,6 +174,7 @@ impl Dir {
             obj: py.None(),
             bytes: Vec::new(),
             is_bytes,
+            dir_fd: None,
         })
     }
 }
@@ -226,6 +230,41 @@ pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIte
         Ok(fd) => fd,
         Err(e) => return Err(util::os_error(py, &e, &path.obj)),
     };
+    start(py, fd, path, None, threads)
+}
+
+/// `scandir(fd)`: lists the directory open at `fd`, which stays open (the
+/// caller's). It is reopened through `/proc/self/fd` (a descriptor of our
+/// own without `unsafe`): unlike `os.scandir`'s `dup`, the caller's
+/// offset is neither used nor moved.
+pub fn open_fd(py: Python<'_>, fd: i32, threads: usize) -> PyResult<ScandirIterator> {
+    let path = PyPath {
+        obj: fd.into_pyobject(py)?.into_any().unbind(),
+        bytes: Vec::new(),
+        is_bytes: false,
+    };
+    let c = util::cstring(format!("/proc/self/fd/{fd}").as_bytes())?;
+    let own = match py.allow_threads(|| dents::fs::open_dir(&c)) {
+        Ok(own) => own,
+        // A number that is no descriptor: os.scandir's EBADF, from its
+        // dup, which names no file.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            let ebadf = io::Error::from_raw_os_error(rustix::io::Errno::BADF.raw_os_error());
+            return Err(util::os_error(py, &ebadf, &py.None()));
+        }
+        Err(e) => return Err(util::os_error(py, &e, &path.obj)),
+    };
+    start(py, own, path, Some(fd), threads)
+}
+
+/// Starts the reader of `fd` (`threads` readers at most).
+fn start(
+    py: Python<'_>,
+    fd: OwnedFd,
+    path: PyPath,
+    dir_fd: Option<i32>,
+    threads: usize,
+) -> PyResult<ScandirIterator> {
     let (tx, rx) = sync_channel(QUEUE);
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
@@ -239,6 +278,7 @@ pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIte
                 obj: path.obj,
                 bytes: path.bytes,
                 is_bytes: path.is_bytes,
+                dir_fd,
             }),
             rx: Some(rx),
             buf: Entries::default(),
@@ -354,6 +394,24 @@ impl DirEntry {
         }
     }
 
+    /// Stats the entry now: by its path, or at the descriptor it was
+    /// listed from (`os.stat(name, dir_fd=fd)`, as `os.DirEntry` does).
+    fn stat_now(&self, py: Python<'_>, follow: bool) -> PyResult<PyObject> {
+        let Some(fd) = self.dir.dir_fd else {
+            return util::stat_path(py, self.path_obj(py), follow);
+        };
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item(pyo3::intern!(py, "dir_fd"), fd)?;
+        kwargs.set_item(pyo3::intern!(py, "follow_symlinks"), follow)?;
+        Ok(util::os_module(py)?
+            .call_method(
+                pyo3::intern!(py, "stat"),
+                (self.name.bind(py),),
+                Some(&kwargs),
+            )?
+            .unbind())
+    }
+
     /// The walk's stat of the entry, if it made the one asked for.
     fn known_result(&self, py: Python<'_>, follow: bool) -> Option<PyResult<PyObject>> {
         let k = self.known.as_deref()?;
@@ -367,6 +425,9 @@ impl DirEntry {
 
     fn path_obj(&self, py: Python<'_>) -> &PyObject {
         self.path.get_or_init(|| {
+            if self.dir.dir_fd.is_some() {
+                return self.name.clone_ref(py);
+            }
             // The name's bytes again: os.fsencode of it.
             let name = self.name.bind(py);
             let bytes = match name.downcast::<pyo3::types::PyBytes>() {
@@ -387,7 +448,7 @@ impl DirEntry {
         }
         let s = match self.known_result(py, false) {
             Some(r) => r?,
-            None => util::stat_path(py, self.path_obj(py), false)?,
+            None => self.stat_now(py, false)?,
         };
         Ok(self.lstat.get_or_init(|| s).clone_ref(py))
     }
@@ -402,7 +463,7 @@ impl DirEntry {
         let s = if let Some(r) = self.known_result(py, true) {
             r?
         } else if self.is_symlink(py)? {
-            util::stat_path(py, self.path_obj(py), true)?
+            self.stat_now(py, true)?
         } else {
             self.get_lstat(py)?
         };

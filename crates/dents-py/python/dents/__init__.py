@@ -28,7 +28,7 @@ from ._native import DirEntry, FindIterator, ScandirIterator, Stat, WalkIterator
 __all__ = ["du", "find", "scan", "scandir", "scandir_split", "walk", "DirEntry", "FindIterator", "ScandirIterator", "Stat", "WalkIterator"]
 
 
-def scandir(path=".", *, threads=None):
+def scandir(path=None, *, threads=None):
     """Return an iterator of DirEntry objects for the entries of ``path``.
 
     As ``os.scandir``: the entries are os.DirEntry-like (``name``, ``path``,
@@ -37,7 +37,12 @@ def scandir(path=".", *, threads=None):
     surrogateescape, as ``os.fsdecode``) or ``bytes`` if ``path`` is
     ``bytes``; the iterator is a context manager with ``close()``.  An error
     opening ``path`` raises at once; an error while reading raises from
-    ``next()``.
+    ``next()``.  ``path`` ``None`` is ``"."`` (the entries' paths
+    ``./NAME``); an ``int`` is a descriptor open on a directory, as
+    ``os.scandir(fd)``: the entries' paths are their names (``str``), their
+    ``stat()`` is made at the descriptor, which stays open (it is read
+    through a descriptor of the iterator's own, so its offset is neither
+    used nor moved).
 
     The directory is read on a background thread and handed over through a
     bounded queue.  A large ext4 or XFS directory is read on up to
@@ -46,7 +51,7 @@ def scandir(path=".", *, threads=None):
     exactly once); smaller directories come in the kernel's order, as
     ``os.scandir``'s.
     """
-    return _native.scandir(path, threads)
+    return _native.scandir("." if path is None else path, threads)
 
 
 def scandir_split(path, *, threads=None):
