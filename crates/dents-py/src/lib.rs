@@ -19,6 +19,7 @@
 mod du;
 mod find;
 mod scandir;
+mod shared;
 mod snap;
 mod split;
 mod util;

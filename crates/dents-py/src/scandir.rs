@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use dents::dir::{DirReader, Entry, FileType};
@@ -14,6 +14,7 @@ use dents::slice::{self, EntrySink, ReadOptions, ReadPlan};
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 
+use crate::shared::Locked;
 use crate::util::{self, PyPath};
 
 /// Entries per batch sent from the reader to the iterator.
@@ -150,10 +151,11 @@ fn read_into(fd: OwnedFd, tx: SyncSender<Batch>, stop: Arc<AtomicBool>, threads:
 }
 
 /// The iterator `dents.scandir` returns: `os.scandir`'s, also a context
-/// manager with `close()`.
-#[pyclass(module = "dents", name = "ScandirIterator")]
+/// manager with `close()`; several threads may share it (each entry goes
+/// to one of them).
+#[pyclass(module = "dents", name = "ScandirIterator", frozen)]
 pub struct ScandirIterator {
-    state: Mutex<State>,
+    state: Locked<State>,
 }
 
 /// The directory being listed, shared by its entries.
@@ -216,7 +218,7 @@ impl State {
 
 impl Drop for ScandirIterator {
     fn drop(&mut self) {
-        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        let state = self.state.get_mut();
         if state.reader.is_some() {
             Python::with_gil(|py| state.close(py));
         }
@@ -273,7 +275,7 @@ fn start(
         .spawn(move || read_into(fd, tx, stop2, threads))
         .map_err(|e| util::os_error(py, &e, &path.obj))?;
     Ok(ScandirIterator {
-        state: Mutex::new(State {
+        state: Locked::new(State {
             dir: Arc::new(Dir {
                 obj: path.obj,
                 bytes: path.bytes,
@@ -295,8 +297,9 @@ impl ScandirIterator {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<DirEntry>> {
-        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<DirEntry>> {
+        let mut guard = self.state.lock(py)?;
+        let st = &mut *guard;
         loop {
             if let Some((name, ino, dtype)) = st.buf.get(st.next) {
                 st.next += 1;
@@ -335,11 +338,9 @@ impl ScandirIterator {
 
     /// Stops reading and frees the resources (also done at the end of the
     /// iteration and when the iterator is garbage collected).
-    fn close(&mut self, py: Python<'_>) {
-        self.state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .close(py);
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.state.lock(py)?.close(py);
+        Ok(())
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -347,9 +348,9 @@ impl ScandirIterator {
     }
 
     #[pyo3(signature = (*_args))]
-    fn __exit__(&mut self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close(py);
-        false
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
     }
 }
 

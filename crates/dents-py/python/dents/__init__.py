@@ -42,7 +42,8 @@ def scandir(path=None, *, threads=None):
     ``os.scandir(fd)``: the entries' paths are their names (``str``), their
     ``stat()`` is made at the descriptor, which stays open (it is read
     through a descriptor of the iterator's own, so its offset is neither
-    used nor moved).
+    used nor moved).  Several threads may share the iterator: each entry
+    goes to one of them.
 
     The directory is read on a background thread and handed over through a
     bounded queue.  A large ext4 or XFS directory is read on up to
@@ -96,6 +97,10 @@ def walk(top, topdown=True, onerror=None, followlinks=False, *, threads=None, st
     ``st_size``, ``st_mtime``, ``st_mtime_ns``...), turned into Python
     objects only when read; ``.to_stat_result()`` gives the
     ``os.stat_result``.
+
+    Several threads may share the iterator: each tuple goes to one of them
+    (pruning by editing ``dirnames`` then races with the other threads'
+    ``next()``).
     """
     _sys.audit("os.walk", top, topdown, onerror, followlinks)
     return _native.walk(top, topdown, onerror, followlinks, threads, stat)
