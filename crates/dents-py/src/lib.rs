@@ -9,6 +9,7 @@
 //! | `find` | `dents.find`: a find expression on the engine of `dents find`, its output or its entries streamed |
 //! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
 //! | `snap` | `dents.scan`: a snapshot in Parquet, on the dents-snap crate |
+//! | `shared` | an iterator's state stepped by several Python threads, one at a time |
 //! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
 //!
 //! The Python side (`python/dents/__init__.py`) holds the signatures and
