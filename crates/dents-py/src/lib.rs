@@ -9,6 +9,7 @@
 //! | `find` | `dents.find`: a find expression on the engine of `dents find`, its output or its entries streamed |
 //! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
 //! | `snap` | `dents.scan`: a snapshot in Parquet, on the dents-snap crate |
+//! | `shared` | an iterator's state stepped by several Python threads, one at a time |
 //! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
 //!
 //! The Python side (`python/dents/__init__.py`) holds the signatures and
@@ -19,6 +20,7 @@
 mod du;
 mod find;
 mod scandir;
+mod shared;
 mod snap;
 mod split;
 mod util;
@@ -33,7 +35,8 @@ fn default_threads() -> usize {
     dents::slice::default_threads()
 }
 
-/// `scandir(path, threads)`: see `dents.scandir`.
+/// `scandir(path, threads)`: see `dents.scandir` (`path` an open
+/// directory's descriptor, or a path).
 #[pyfunction]
 #[pyo3(name = "scandir", signature = (path, threads = None))]
 fn py_scandir(
@@ -41,8 +44,13 @@ fn py_scandir(
     path: &Bound<'_, PyAny>,
     threads: Option<usize>,
 ) -> PyResult<scandir::ScandirIterator> {
+    let threads = threads.unwrap_or_else(default_threads).max(1);
+    if path.is_instance_of::<pyo3::types::PyInt>() && !path.is_instance_of::<pyo3::types::PyBool>()
+    {
+        return scandir::open_fd(py, path.extract()?, threads);
+    }
     let p = util::fspath(py, path)?;
-    scandir::open(py, p, threads.unwrap_or_else(default_threads).max(1))
+    scandir::open(py, p, threads)
 }
 
 /// `walk(top, topdown, onerror, followlinks, threads)`: see `dents.walk`.
@@ -212,6 +220,8 @@ fn py_scan(
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The package's version is the crate's: one number to bump.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
     m.add_function(wrap_pyfunction!(py_walk, m)?)?;
     m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;

@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use dents::dir::{DirReader, Entry, FileType};
@@ -14,6 +14,7 @@ use dents::slice::{self, EntrySink, ReadOptions, ReadPlan};
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 
+use crate::shared::Locked;
 use crate::util::{self, PyPath};
 
 /// Entries per batch sent from the reader to the iterator.
@@ -150,10 +151,11 @@ fn read_into(fd: OwnedFd, tx: SyncSender<Batch>, stop: Arc<AtomicBool>, threads:
 }
 
 /// The iterator `dents.scandir` returns: `os.scandir`'s, also a context
-/// manager with `close()`.
-#[pyclass(module = "dents", name = "ScandirIterator")]
+/// manager with `close()`; several threads may share it (each entry goes
+/// to one of them).
+#[pyclass(module = "dents", name = "ScandirIterator", frozen)]
 pub struct ScandirIterator {
-    state: Mutex<State>,
+    state: Locked<State>,
 }
 
 /// The directory being listed, shared by its entries.
@@ -161,6 +163,9 @@ pub struct Dir {
     obj: PyObject,
     bytes: Vec<u8>,
     is_bytes: bool,
+    /// The descriptor given to `scandir(fd)`: entries' paths are their
+    /// bare names and they are stat'ed at it, as `os.DirEntry`'s.
+    dir_fd: Option<i32>,
 }
 
 impl Dir {
@@ -171,6 +176,7 @@ impl Dir {
             obj: py.None(),
             bytes: Vec::new(),
             is_bytes,
+            dir_fd: None,
         })
     }
 }
@@ -212,7 +218,7 @@ impl State {
 
 impl Drop for ScandirIterator {
     fn drop(&mut self) {
-        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        let state = self.state.get_mut();
         if state.reader.is_some() {
             Python::with_gil(|py| state.close(py));
         }
@@ -226,6 +232,41 @@ pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIte
         Ok(fd) => fd,
         Err(e) => return Err(util::os_error(py, &e, &path.obj)),
     };
+    start(py, fd, path, None, threads)
+}
+
+/// `scandir(fd)`: lists the directory open at `fd`, which stays open (the
+/// caller's). It is reopened through `/proc/self/fd` (a descriptor of our
+/// own without `unsafe`): unlike `os.scandir`'s `dup`, the caller's
+/// offset is neither used nor moved.
+pub fn open_fd(py: Python<'_>, fd: i32, threads: usize) -> PyResult<ScandirIterator> {
+    let path = PyPath {
+        obj: fd.into_pyobject(py)?.into_any().unbind(),
+        bytes: Vec::new(),
+        is_bytes: false,
+    };
+    let c = util::cstring(format!("/proc/self/fd/{fd}").as_bytes())?;
+    let own = match py.allow_threads(|| dents::fs::open_dir(&c)) {
+        Ok(own) => own,
+        // A number that is no descriptor: os.scandir's EBADF, from its
+        // dup, which names no file.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOENT.raw_os_error()) => {
+            let ebadf = io::Error::from_raw_os_error(rustix::io::Errno::BADF.raw_os_error());
+            return Err(util::os_error(py, &ebadf, &py.None()));
+        }
+        Err(e) => return Err(util::os_error(py, &e, &path.obj)),
+    };
+    start(py, own, path, Some(fd), threads)
+}
+
+/// Starts the reader of `fd` (`threads` readers at most).
+fn start(
+    py: Python<'_>,
+    fd: OwnedFd,
+    path: PyPath,
+    dir_fd: Option<i32>,
+    threads: usize,
+) -> PyResult<ScandirIterator> {
     let (tx, rx) = sync_channel(QUEUE);
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
@@ -234,11 +275,12 @@ pub fn open(py: Python<'_>, path: PyPath, threads: usize) -> PyResult<ScandirIte
         .spawn(move || read_into(fd, tx, stop2, threads))
         .map_err(|e| util::os_error(py, &e, &path.obj))?;
     Ok(ScandirIterator {
-        state: Mutex::new(State {
+        state: Locked::new(State {
             dir: Arc::new(Dir {
                 obj: path.obj,
                 bytes: path.bytes,
                 is_bytes: path.is_bytes,
+                dir_fd,
             }),
             rx: Some(rx),
             buf: Entries::default(),
@@ -255,8 +297,9 @@ impl ScandirIterator {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<DirEntry>> {
-        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<DirEntry>> {
+        let mut guard = self.state.lock(py)?;
+        let st = &mut *guard;
         loop {
             if let Some((name, ino, dtype)) = st.buf.get(st.next) {
                 st.next += 1;
@@ -295,11 +338,9 @@ impl ScandirIterator {
 
     /// Stops reading and frees the resources (also done at the end of the
     /// iteration and when the iterator is garbage collected).
-    fn close(&mut self, py: Python<'_>) {
-        self.state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .close(py);
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.state.lock(py)?.close(py);
+        Ok(())
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -307,9 +348,9 @@ impl ScandirIterator {
     }
 
     #[pyo3(signature = (*_args))]
-    fn __exit__(&mut self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close(py);
-        false
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
     }
 }
 
@@ -354,6 +395,24 @@ impl DirEntry {
         }
     }
 
+    /// Stats the entry now: by its path, or at the descriptor it was
+    /// listed from (`os.stat(name, dir_fd=fd)`, as `os.DirEntry` does).
+    fn stat_now(&self, py: Python<'_>, follow: bool) -> PyResult<PyObject> {
+        let Some(fd) = self.dir.dir_fd else {
+            return util::stat_path(py, self.path_obj(py), follow);
+        };
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item(pyo3::intern!(py, "dir_fd"), fd)?;
+        kwargs.set_item(pyo3::intern!(py, "follow_symlinks"), follow)?;
+        Ok(util::os_module(py)?
+            .call_method(
+                pyo3::intern!(py, "stat"),
+                (self.name.bind(py),),
+                Some(&kwargs),
+            )?
+            .unbind())
+    }
+
     /// The walk's stat of the entry, if it made the one asked for.
     fn known_result(&self, py: Python<'_>, follow: bool) -> Option<PyResult<PyObject>> {
         let k = self.known.as_deref()?;
@@ -367,6 +426,9 @@ impl DirEntry {
 
     fn path_obj(&self, py: Python<'_>) -> &PyObject {
         self.path.get_or_init(|| {
+            if self.dir.dir_fd.is_some() {
+                return self.name.clone_ref(py);
+            }
             // The name's bytes again: os.fsencode of it.
             let name = self.name.bind(py);
             let bytes = match name.downcast::<pyo3::types::PyBytes>() {
@@ -387,7 +449,7 @@ impl DirEntry {
         }
         let s = match self.known_result(py, false) {
             Some(r) => r?,
-            None => util::stat_path(py, self.path_obj(py), false)?,
+            None => self.stat_now(py, false)?,
         };
         Ok(self.lstat.get_or_init(|| s).clone_ref(py))
     }
@@ -402,7 +464,7 @@ impl DirEntry {
         let s = if let Some(r) = self.known_result(py, true) {
             r?
         } else if self.is_symlink(py)? {
-            util::stat_path(py, self.path_obj(py), true)?
+            self.stat_now(py, true)?
         } else {
             self.get_lstat(py)?
         };

@@ -45,6 +45,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use rustix::fs::{AtFlags, StatxFlags};
 
 use crate::scandir::READ_BUFFER;
+use crate::shared::Locked;
 use crate::util::{self, PyPath};
 
 /// Entries of finished listings that may wait for the walk before the
@@ -419,10 +420,11 @@ struct Yielded {
     names: Vec<(PyObject, WalkEntry)>,
 }
 
-/// The iterator behind `dents.walk`.
-#[pyclass(module = "dents", name = "WalkIterator")]
+/// The iterator behind `dents.walk`; several threads may share it (each
+/// tuple goes to one of them).
+#[pyclass(module = "dents", name = "WalkIterator", frozen)]
 pub struct Walk {
-    state: Mutex<WalkState>,
+    state: Locked<WalkState>,
 }
 
 struct WalkState {
@@ -453,7 +455,7 @@ pub fn new(
     };
     let pool = (threads > 0).then(|| Pool::new(threads, how));
     Walk {
-        state: Mutex::new(WalkState {
+        state: Locked::new(WalkState {
             stack: vec![Step::Visit {
                 path: top.obj,
                 bytes: top.bytes,
@@ -634,8 +636,8 @@ impl Walk {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let mut st = self.state.lock(py)?;
         if st.finished {
             return Ok(None);
         }
@@ -653,12 +655,13 @@ impl Walk {
 
     /// Stops the walk and its threads (also done when it is garbage
     /// collected).
-    fn close(&mut self) {
-        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut st = self.state.lock(py)?;
         st.finished = true;
         st.stack.clear();
         st.yielded = None;
         st.pool = None;
+        Ok(())
     }
 }
 

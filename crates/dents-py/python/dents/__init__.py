@@ -23,12 +23,12 @@ import os as _os
 import sys as _sys
 
 from . import _native
-from ._native import DirEntry, FindIterator, ScandirIterator, Stat, WalkIterator
+from ._native import DirEntry, FindIterator, ScandirIterator, Stat, WalkIterator, __version__
 
 __all__ = ["du", "find", "scan", "scandir", "scandir_split", "walk", "DirEntry", "FindIterator", "ScandirIterator", "Stat", "WalkIterator"]
 
 
-def scandir(path=".", *, threads=None):
+def scandir(path=None, *, threads=None):
     """Return an iterator of DirEntry objects for the entries of ``path``.
 
     As ``os.scandir``: the entries are os.DirEntry-like (``name``, ``path``,
@@ -37,7 +37,13 @@ def scandir(path=".", *, threads=None):
     surrogateescape, as ``os.fsdecode``) or ``bytes`` if ``path`` is
     ``bytes``; the iterator is a context manager with ``close()``.  An error
     opening ``path`` raises at once; an error while reading raises from
-    ``next()``.
+    ``next()``.  ``path`` ``None`` is ``"."`` (the entries' paths
+    ``./NAME``); an ``int`` is a descriptor open on a directory, as
+    ``os.scandir(fd)``: the entries' paths are their names (``str``), their
+    ``stat()`` is made at the descriptor, which stays open (it is read
+    through a descriptor of the iterator's own, so its offset is neither
+    used nor moved).  Several threads may share the iterator: each entry
+    goes to one of them.
 
     The directory is read on a background thread and handed over through a
     bounded queue.  A large ext4 or XFS directory is read on up to
@@ -46,7 +52,7 @@ def scandir(path=".", *, threads=None):
     exactly once); smaller directories come in the kernel's order, as
     ``os.scandir``'s.
     """
-    return _native.scandir(path, threads)
+    return _native.scandir("." if path is None else path, threads)
 
 
 def scandir_split(path, *, threads=None):
@@ -91,6 +97,10 @@ def walk(top, topdown=True, onerror=None, followlinks=False, *, threads=None, st
     ``st_size``, ``st_mtime``, ``st_mtime_ns``...), turned into Python
     objects only when read; ``.to_stat_result()`` gives the
     ``os.stat_result``.
+
+    Several threads may share the iterator: each tuple goes to one of them
+    (pruning by editing ``dirnames`` then races with the other threads'
+    ``next()``).
     """
     _sys.audit("os.walk", top, topdown, onerror, followlinks)
     return _native.walk(top, topdown, onerror, followlinks, threads, stat)

@@ -1,11 +1,16 @@
 import os
-from typing import AnyStr, Callable, Dict, Generic, Iterator, List, Literal, Optional, Tuple, TypeVar, Union, overload
+from typing import AnyStr, Callable, Dict, Generic, Iterator, List, Literal, Optional, Tuple, TypeVar, Union, final, overload
+
+__all__ = ["du", "find", "scan", "scandir", "scandir_split", "walk", "DirEntry", "FindIterator", "ScandirIterator", "Stat", "WalkIterator"]
+
+__version__: str
 
 _T = TypeVar("_T")
 
 _Path = Union[str, "os.PathLike[str]"]
 _BPath = Union[bytes, "os.PathLike[bytes]"]
 
+@final
 class DirEntry(Generic[AnyStr]):
     """An entry of dents.scandir (or of dents.find(..., entries=True)), with
     os.DirEntry's interface."""
@@ -21,6 +26,7 @@ class DirEntry(Generic[AnyStr]):
     def stat(self, *, follow_symlinks: bool = ...) -> os.stat_result: ...
     def __fspath__(self) -> AnyStr: ...
 
+@final
 class ScandirIterator(Iterator[DirEntry[AnyStr]]):
     def __iter__(self) -> "ScandirIterator[AnyStr]": ...
     def __next__(self) -> DirEntry[AnyStr]: ...
@@ -28,6 +34,7 @@ class ScandirIterator(Iterator[DirEntry[AnyStr]]):
     def __enter__(self) -> "ScandirIterator[AnyStr]": ...
     def __exit__(self, *args: object) -> bool: ...
 
+@final
 class Stat:
     """An lstat result of walk(stat=True): os.stat_result's attributes."""
     @property
@@ -64,11 +71,13 @@ class Stat:
     def st_rdev(self) -> int: ...
     def to_stat_result(self) -> os.stat_result: ...
 
+@final
 class WalkIterator(Iterator[Tuple[AnyStr, List[AnyStr], List[AnyStr]]]):
     def __iter__(self) -> "WalkIterator[AnyStr]": ...
     def __next__(self) -> Tuple[AnyStr, List[AnyStr], List[AnyStr]]: ...
     def close(self) -> None: ...
 
+@final
 class FindIterator(Iterator[_T]):
     """The iterator of dents.find: paths (or printed lines), or entries."""
     def __iter__(self) -> "FindIterator[_T]": ...
@@ -88,7 +97,7 @@ def find(paths: Union[_Path, List[_Path]], *expression: Union[str, bytes], entri
 @overload
 def find(paths: Union[_BPath, List[_BPath]], *expression: Union[str, bytes], entries: Literal[True]) -> FindIterator[DirEntry[bytes]]: ...
 @overload
-def scandir(path: _Path = ..., *, threads: Optional[int] = ...) -> ScandirIterator[str]: ...
+def scandir(path: Union[_Path, int, None] = ..., *, threads: Optional[int] = ...) -> ScandirIterator[str]: ...
 @overload
 def scandir(path: _BPath, *, threads: Optional[int] = ...) -> ScandirIterator[bytes]: ...
 @overload
