@@ -28,7 +28,7 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dents::dir::FileType;
@@ -37,6 +37,7 @@ use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOpti
 use dents::{Metadata, StatFields};
 
 use crate::links::LinkSet;
+use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Export, ExportDir};
 use crate::order::GnuOrder;
 use crate::time_style::{unpack_time, NO_TIME};
@@ -160,6 +161,10 @@ struct Acc {
     pending: AtomicBool,
     /// The export's part, if exporting.
     export: Option<Box<AccExport>>,
+    /// Its id in the walk (`-L`'s records name directories by it).
+    id: usize,
+    /// (device, inode), where known (`-L`).
+    dev_ino: (u64, u64),
 }
 
 /// What the ncdu export keeps of a directory being walked.
@@ -172,11 +177,13 @@ struct AccExport {
 }
 
 impl Acc {
-    fn new(export: bool) -> Acc {
+    fn new(export: bool, id: usize) -> Acc {
         Acc {
             sum: AtomicDui::new(Dui::ZERO),
             pending: AtomicBool::new(false),
             export: export.then(Box::default),
+            id,
+            dev_ino: (0, 0),
         }
     }
 
@@ -242,6 +249,12 @@ impl<'s, S: Sink> Du<'s, S> {
     /// the walker tells of the loop only when it opens the directory).
     fn early_dirs(&self) -> bool {
         !(self.opts.follow == Follow::Always && self.opts.count_links)
+    }
+
+    /// `-L` (without `-l`): a directory reached by several paths is
+    /// charged to the first in GNU's order, settled after the walk.
+    fn logical(&self) -> bool {
+        self.opts.follow == Follow::Always && !self.opts.count_links
     }
 
     /// Whether every entry hashes (several arguments, `--files0-from`, `-L`).
@@ -320,9 +333,19 @@ impl<'s, S: Sink> Du<'s, S> {
             loops: Mutex::new(Vec::new()),
             any_loop: AtomicBool::new(false),
             shared: Mutex::new(Shared::default()),
+            graph: Mutex::new(Graph::default()),
+            next_id: AtomicUsize::new(0),
         };
         walk::walk(&[root.to_vec()], &wopts, &v);
         v.settle(root);
+        if self.logical() {
+            let g = std::mem::take(&mut *v.graph.lock().unwrap_or_else(|e| e.into_inner()));
+            let r = Replay {
+                max_depth: self.opts.max_depth,
+                separate_dirs: self.opts.separate_dirs,
+            };
+            logical::settle(&g, &r, |d, path| self.line(d, path, true));
+        }
     }
 
     /// Reports a problem and remembers the run failed.
@@ -419,6 +442,11 @@ struct WalkVisitor<'d, 's, S: Sink> {
     any_loop: AtomicBool,
     /// Links whose charge waits for GNU's order, and the lines held back.
     shared: Mutex<Shared>,
+    /// `-L`: the directories, aliases and file lines, replayed after the
+    /// walk in GNU's order.
+    graph: Mutex<Graph>,
+    /// The next directory sum's id.
+    next_id: AtomicUsize,
 }
 
 /// The links of inodes with several links, met in this argument's walk
@@ -476,6 +504,16 @@ fn shard_of(key: &[u8]) -> usize {
 }
 
 impl<S: Sink> WalkVisitor<'_, '_, S> {
+    /// A new directory sum, with an id of its own.
+    fn new_acc(&self) -> Acc {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        Acc::new(self.du.export.is_some(), id)
+    }
+
+    fn lock_graph(&self) -> std::sync::MutexGuard<'_, Graph> {
+        self.graph.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The sum of the directory whose key is `key`, made on first use.
     fn acc<'a>(&self, cache: &'a mut Option<(Vec<u8>, Arc<Acc>)>, key: &[u8]) -> &'a Acc {
         let hit = matches!(cache, Some((k, _)) if k.as_slice() == key);
@@ -485,7 +523,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                 .unwrap_or_else(|e| e.into_inner());
             let a = map
                 .entry(key.to_vec())
-                .or_insert_with(|| Arc::new(Acc::new(self.du.export.is_some())))
+                .or_insert_with(|| Arc::new(self.new_acc()))
                 .clone();
             drop(map);
             match cache {
@@ -511,6 +549,9 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         };
         let shown = acc.get();
         let pending = acc.pending.load(Ordering::Relaxed);
+        if du.logical() {
+            return self.dir_done_logical(state, v, &acc);
+        }
         if v.depth() <= du.opts.max_depth {
             if pending {
                 self.lock_shared()
@@ -536,6 +577,33 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         } else if let (Some(x), Some(st)) = (&du.export, st) {
             x.root_dir(path, st, acc.export());
         }
+        Flow::Continue
+    }
+
+    /// A directory's post-order visit under `-L`: recorded (its sum
+    /// without its subdirectories) for the replay in GNU's order.
+    fn dir_done_logical(&self, state: &mut State<S::Tally>, v: &Visit<'_>, acc: &Acc) -> Flow {
+        let path = v.path();
+        let st = acc.own_st();
+        let parent = if v.depth() > 0 {
+            let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
+            if let (Some(x), Some(st)) = (parent.export(), st) {
+                x.push_dir(v.name(), st, acc.export());
+            }
+            Some(parent.id)
+        } else {
+            if let (Some(x), Some(st)) = (&self.du.export, st) {
+                x.root_dir(path, st, acc.export());
+            }
+            None
+        };
+        self.lock_graph().dirs.push(DirRec {
+            id: acc.id,
+            parent,
+            name: if parent.is_some() { v.name() } else { path }.to_vec(),
+            dev_ino: acc.dev_ino,
+            flat: acc.get(),
+        });
         Flow::Continue
     }
 
@@ -728,12 +796,25 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         // Several arguments (or -L): a directory seen before is skipped
         // whole, before it is read.
         if du.hash_all() && !du.opts.count_links && !du.dirs.insert(dev, st.ino()) {
+            if du.logical() && v.depth() > 0 {
+                // Met at another path first: which one GNU charges is
+                // settled after the walk.
+                let path = v.path();
+                let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
+                let parent = parent.id;
+                self.lock_graph().aliases.push(Alias {
+                    parent,
+                    name: v.name().to_vec(),
+                    dev_ino: (dev, st.ino()),
+                });
+            }
             return true;
         }
         let own = du.dui(st);
         state.total.add(&own);
         du.sink.counted(&mut state.tally, own.size);
-        let acc = Acc::new(du.export.is_some());
+        let mut acc = self.new_acc();
+        acc.dev_ino = (dev, st.ino());
         acc.add(&own);
         if let Some(x) = &acc.export {
             let _ = x.own_st.set(st.clone());
@@ -831,7 +912,15 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             } else if let Some(x) = &du.export {
                 x.root_file(path, st);
             }
-            if depth == 0 || opts.all && depth <= opts.max_depth {
+            if depth > 0 && opts.all && du.logical() {
+                // Its directory may be charged at another path.
+                let parent = self.acc(&mut state.cache, &path[..key_end]).id;
+                self.lock_graph().files.push(FileLine {
+                    parent,
+                    name: v.name().to_vec(),
+                    own,
+                });
+            } else if depth == 0 || opts.all && depth <= opts.max_depth {
                 du.line(&own, path, true);
             }
             return Flow::Continue;

@@ -16,6 +16,7 @@
 //! | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
+//! | `logical`  | `-L`: each directory charged to its first path in GNU's order, replayed after the walk |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //!
@@ -90,6 +91,7 @@ pub mod engine;
 pub mod files0;
 pub mod glob;
 pub mod links;
+mod logical;
 pub mod ncdu;
 pub mod order;
 pub mod size;
