@@ -1208,3 +1208,95 @@ mod reached_twice_under_dereference: dents_testfs::FsKind => check_reached_twice
     xfs: dents_testfs::FsKind::Xfs,
     ext4_without_file_types: dents_testfs::FsKind::Ext4NoFiletype,
 }
+
+/// A run's lines summed up without holding them (a 20,000-level chain's
+/// `du` prints 400 MB): their number and an order-free hash.
+fn line_digest(mut cmd: Command) -> (u64, u64) {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    use std::io::{BufRead, BufReader};
+    cmd.env("LC_ALL", "C")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit());
+    let mut child = cmd.spawn().unwrap();
+    let mut r = BufReader::new(child.stdout.take().unwrap());
+    let (mut n, mut sum) = (0u64, 0u64);
+    let mut line = Vec::new();
+    while r.read_until(b'\n', &mut line).unwrap() > 0 {
+        let mut h = DefaultHasher::new();
+        line.hash(&mut h);
+        sum = sum.wrapping_add(h.finish());
+        n += 1;
+        line.clear();
+    }
+    assert!(child.wait().unwrap().success(), "{cmd:?}");
+    (n, sum)
+}
+
+/// Issue 24 item 10: memory linear in the depth, not quadratic.  The
+/// peak RSS of `dents du ARGS deep` on a 20,000-level chain stays under
+/// 2.5 times that on a 10,000-level one (a sum keyed by its whole path
+/// made it 3.9 times: 427 MB against 110), and the lines are GNU's.
+fn check_deep_memory(args: &[&str]) {
+    let small = dents_testfs::DeepTmp::new();
+    let big = dents_testfs::DeepTmp::new();
+    dents_testfs::deep_chain(small.path(), 10_000);
+    dents_testfs::deep_chain(big.path(), 20_000);
+    let with_out = |tmp: &Path| -> Vec<String> {
+        args.iter()
+            .map(|a| {
+                if *a == "OUT" {
+                    tmp.join("export.json").to_str().unwrap().to_owned()
+                } else {
+                    a.to_string()
+                }
+            })
+            .chain(["deep".to_owned()])
+            .collect()
+    };
+    let mut peaks = Vec::new();
+    for tmp in [&small, &big] {
+        let a = with_out(tmp.path());
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let Some(kib) = dents_testfs::peak_rss_kib(&dents(tmp.path(), &a)) else {
+            return;
+        };
+        peaks.push(kib);
+        if !args.contains(&"OUT") {
+            assert_eq!(
+                line_digest(dents(tmp.path(), &a)),
+                line_digest(gnu(tmp.path(), &a)),
+                "du {a:?}: lines differ from GNU's"
+            );
+        } else {
+            // Every level, and the bottom file.
+            let json = fs::read(tmp.path().join("export.json")).unwrap();
+            let count = |pat: &[u8]| json.windows(pat.len()).filter(|w| *w == pat).count();
+            let levels = if std::ptr::eq(tmp, &small) {
+                10_000
+            } else {
+                20_000
+            };
+            assert_eq!(
+                (count(b"{\"name\":\"a\","), count(b"{\"name\":\"f\",")),
+                (levels, 1),
+                "du {a:?}: the export's levels"
+            );
+        }
+    }
+    assert!(
+        peaks[1] * 10 <= peaks[0] * 25,
+        "du {args:?}: peak RSS {} KiB at 20,000 levels, {} KiB at 10,000: \
+         more than 2.5 times",
+        peaks[1],
+        peaks[0]
+    );
+}
+
+test_cases! {
+/// Peak memory on chains of 10,000 and 20,000 levels (deeper than
+/// `PATH_MAX`): `-s`, every line, the export (`OUT` is its file).
+mod deep_memory: &'static [&'static str] => check_deep_memory;
+    summary: &["-s"],
+    all_lines: &[],
+    export: &["-s", "-o", "OUT"],
+}

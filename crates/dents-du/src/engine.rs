@@ -5,17 +5,21 @@
 //! # Sums without a record per file
 //!
 //! A directory's sum lives in an `Acc` (three atomics) from its first
-//! contribution until its post-order visit, keyed by its path with a
-//! trailing `/` (its entries' paths up to their names: no allocation to
-//! find it).  Each worker remembers the last directory it added to, so
-//! the map is looked up once per directory and worker, not per entry.
+//! contribution until its post-order visit, keyed by its parent's id and
+//! its own name, never by its path: a key per directory of the paths
+//! being walked, each the whole path, made memory grow with the square
+//! of the depth (109 MB at 10,000 levels).  Each worker keeps the sums
+//! of the directories on its way down to the last one it added to (a
+//! `Chain`), so the map is looked up once per directory and worker,
+//! from the deepest directory the two paths share, not per entry.
 //! The walker visits a directory after every entry and subdirectory
 //! below it (its pending count reaches zero only then), so the sum is
 //! complete when it is read; the directory then adds its total to its
-//! parent's and its `Acc` goes.  Memory: one `Acc` and key per
-//! directory whose subtree is being walked — depth first, about the
-//! directories on the current paths and their waiting siblings — plus
-//! the hard-link set; never one record per file.
+//! parent's and its `Acc` goes.  Memory: one `Acc` and key (a name)
+//! per directory whose subtree is being walked — depth first, about the
+//! directories on the current paths and their waiting siblings — and
+//! each worker's chain (a path and a pointer a level), all linear in the
+//! depth; plus the hard-link set; never one record per file.
 //!
 //! # Order of the lines
 //!
@@ -330,6 +334,7 @@ impl<'s, S: Sink> Du<'s, S> {
             du: self,
             root_dev: st.dev(),
             accs: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            root_key: dir_key(root),
             loops: Mutex::new(Vec::new()),
             any_loop: AtomicBool::new(false),
             shared: Mutex::new(Shared::default()),
@@ -436,7 +441,13 @@ fn parent_dir_id(path: &[u8]) -> Option<(u64, u64)> {
 struct WalkVisitor<'d, 's, S: Sink> {
     du: &'d Du<'s, S>,
     root_dev: u64,
-    accs: Vec<Mutex<HashMap<Vec<u8>, Arc<Acc>>>>,
+    /// The sums of the directories being walked, each keyed by its
+    /// parent's id and its name (the argument's by [`ROOT_ID`]): a key
+    /// never holds a whole path, so that memory stays linear in the depth.
+    accs: Vec<Mutex<SumMap>>,
+    /// The argument's key: its path and a `/` (the head of every key
+    /// looked up).
+    root_key: Vec<u8>,
     /// Directories that close a loop (`-L -l`): skipped, as GNU does.
     loops: Mutex<Vec<Vec<u8>>>,
     any_loop: AtomicBool,
@@ -475,12 +486,41 @@ enum Held {
     File(usize),
 }
 
+/// A shard of the directories' sums: map key (parent id, name) → sum.
+type SumMap = HashMap<Box<[u8]>, Arc<Acc>>;
+
 /// A worker's state.
 struct State<T> {
-    /// The directory last added to: its key and sum.
-    cache: Option<(Vec<u8>, Arc<Acc>)>,
+    /// The directories on the way to the one last added to.
+    cache: Chain,
     total: Dui,
     tally: T,
+}
+
+/// The parent id of the argument's key in the sums' map.
+const ROOT_ID: usize = usize::MAX;
+
+/// A worker's way down to the directory it last added to: the sums of
+/// the directories on it, so that the next directory's sum is found
+/// from the deepest one the two paths share (the entry's directory
+/// itself, most often), one lookup per name below it.
+#[derive(Default)]
+struct Chain {
+    /// The key last looked up (a path and a `/`).
+    key: Vec<u8>,
+    /// Each directory on it: the length of its key, and its sum.
+    dirs: Vec<(usize, Arc<Acc>)>,
+    /// A map key being made.
+    scratch: Vec<u8>,
+}
+
+/// The map key of the directory `name` in the directory whose id is
+/// `parent`, made in `out`.
+fn map_key<'a>(out: &'a mut Vec<u8>, parent: usize, name: &[u8]) -> &'a [u8] {
+    out.clear();
+    out.extend_from_slice(&parent.to_le_bytes());
+    out.extend_from_slice(name);
+    out
 }
 
 /// The key of a directory's sum: its path and a `/` (the head of its
@@ -514,28 +554,71 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         self.graph.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The sum of the directory whose key is `key`, made on first use.
-    fn acc<'a>(&self, cache: &'a mut Option<(Vec<u8>, Arc<Acc>)>, key: &[u8]) -> &'a Acc {
-        let hit = matches!(cache, Some((k, _)) if k.as_slice() == key);
+    /// The sum of the directory whose key is `key` (its path and a
+    /// `/`), made on first use.
+    fn acc<'a>(&self, chain: &'a mut Chain, key: &[u8]) -> &'a Acc {
+        let hit = chain.dirs.last().is_some_and(|d| d.0 == key.len()) && chain.key == key;
         if !hit {
-            let mut map = self.accs[shard_of(key)]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let a = map
-                .entry(key.to_vec())
-                .or_insert_with(|| Arc::new(self.new_acc()))
-                .clone();
-            drop(map);
-            match cache {
-                Some((k, acc)) => {
-                    k.clear();
-                    k.extend_from_slice(key);
-                    *acc = a;
-                }
-                None => *cache = Some((key.to_vec(), a)),
-            }
+            self.follow_chain(chain, key);
         }
-        &cache.as_ref().expect("cached").1
+        &chain.dirs.last().expect("the argument's sum at least").1
+    }
+
+    /// Moves `chain` to `key`: up to the deepest directory both share,
+    /// then down a name at a time.
+    fn follow_chain(&self, chain: &mut Chain, key: &[u8]) {
+        let same = chain
+            .key
+            .iter()
+            .zip(key)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while chain.dirs.last().is_some_and(|d| d.0 > same) {
+            chain.dirs.pop();
+        }
+        chain.key.clear();
+        chain.key.extend_from_slice(key);
+        if chain.dirs.is_empty() {
+            let root = self.sum_at(map_key(&mut chain.scratch, ROOT_ID, b""));
+            chain.dirs.push((self.root_key.len(), root));
+        }
+        let mut end = chain.dirs.last().expect("pushed").0;
+        while end < key.len() {
+            let slash = key[end..]
+                .iter()
+                .position(|&c| c == b'/')
+                .map_or(key.len(), |i| end + i);
+            let parent = chain.dirs.last().expect("pushed").1.id;
+            let acc = self.sum_at(map_key(&mut chain.scratch, parent, &key[end..slash]));
+            end = (slash + 1).min(key.len());
+            chain.dirs.push((end, acc));
+        }
+    }
+
+    /// The sum whose map key is `k`, made on first use.
+    fn sum_at(&self, k: &[u8]) -> Arc<Acc> {
+        let mut map = self.accs[shard_of(k)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = map.get(k) {
+            return a.clone();
+        }
+        let a = Arc::new(self.new_acc());
+        map.insert(k.into(), a.clone());
+        a
+    }
+
+    /// The map key of the directory visited as `v`, made in the chain's
+    /// scratch space.
+    fn key_of<'c>(&self, chain: &'c mut Chain, v: &Visit<'_>) -> &'c [u8] {
+        let parent = if v.depth() == 0 {
+            ROOT_ID
+        } else {
+            let path = v.path();
+            self.acc(chain, &path[..path.len() - v.name().len()]).id
+        };
+        let name: &[u8] = if v.depth() == 0 { b"" } else { v.name() };
+        map_key(&mut chain.scratch, parent, name)
     }
 
     /// A directory's post-order visit when it was stat'ed before its read
@@ -543,7 +626,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     fn dir_done(&self, state: &mut State<S::Tally>, v: &Visit<'_>) -> Flow {
         let du = self.du;
         let path = v.path();
-        let Some(acc) = self.take_acc(&dir_key(path)) else {
+        let Some(acc) = self.take_acc(&mut state.cache, v) else {
             // Never stat'ed (it failed, and was reported): nothing to count.
             return Flow::Continue;
         };
@@ -708,15 +791,16 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     }
 
     /// Takes a completed directory's sum out of the map.
-    fn take_acc(&self, key: &[u8]) -> Option<Arc<Acc>> {
-        self.accs[shard_of(key)]
+    fn take_acc(&self, chain: &mut Chain, v: &Visit<'_>) -> Option<Arc<Acc>> {
+        let k = self.key_of(chain, v);
+        self.accs[shard_of(k)]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(key)
+            .remove(k)
     }
 
     /// The stat of an entry, or the problem reported; `None` to skip it.
-    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Metadata> {
+    fn stat<'v>(&self, chain: &mut Chain, v: &'v Visit<'_>) -> Option<&'v Metadata> {
         match v.metadata() {
             Ok(st) => {
                 // Following links, a link whose target is missing is
@@ -736,7 +820,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                 // permission: the directory was not searchable, which
                 // ncdu (it changes into each directory) marks as not read.
                 if v.depth() > 0 && e.kind() == io::ErrorKind::PermissionDenied {
-                    self.mark_read_error(&v.path()[..v.path().len() - v.name().len()]);
+                    self.mark_read_error(chain, &v.path()[..v.path().len() - v.name().len()]);
                 }
                 None
             }
@@ -745,14 +829,11 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
 
     /// Marks the directory whose key is `key` as not read in the export
     /// (ncdu's `read_error`).
-    fn mark_read_error(&self, key: &[u8]) {
+    fn mark_read_error(&self, chain: &mut Chain, key: &[u8]) {
         if self.du.export.is_none() {
             return;
         }
-        let map = self.accs[shard_of(key)]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(x) = map.get(key).and_then(|acc| acc.export()) {
+        if let Some(x) = self.acc(chain, key).export() {
             x.mark_read_error();
         }
     }
@@ -763,7 +844,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
 
     fn state(&self) -> Self::State {
         State {
-            cache: None,
+            cache: Chain::default(),
             total: Dui {
                 tmax: NO_TIME,
                 ..Dui::default()
@@ -786,7 +867,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         }
         // A directory, before it is read: stat'ed now, through its open
         // parent, so that its post-order visit needs no system call.
-        let Some(st) = self.stat(v) else {
+        let Some(st) = self.stat(&mut state.cache, v) else {
             return true;
         };
         let dev = st.dev();
@@ -819,11 +900,11 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         if let Some(x) = &acc.export {
             let _ = x.own_st.set(st.clone());
         }
-        let key = dir_key(v.path());
-        self.accs[shard_of(&key)]
+        let k = self.key_of(&mut state.cache, v);
+        self.accs[shard_of(k)]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(key, Arc::new(acc));
+            .insert(k.into(), Arc::new(acc));
         false
     }
 
@@ -843,7 +924,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         if post && du.early_dirs() {
             return self.dir_done(state, v);
         }
-        let Some(st) = self.stat(v) else {
+        let Some(st) = self.stat(&mut state.cache, v) else {
             return Flow::Continue;
         };
         let dev = st.dev();
@@ -926,7 +1007,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             return Flow::Continue;
         }
         // A directory, after everything below it (-L -l only).
-        let below = self.take_acc(&dir_key(path));
+        let below = self.take_acc(&mut state.cache, v);
         let mut shown = own;
         if let Some(b) = &below {
             shown.add(&b.get());
@@ -949,7 +1030,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         Flow::Continue
     }
 
-    fn error(&self, _state: &mut Self::State, e: &WalkError) {
+    fn error(&self, state: &mut Self::State, e: &WalkError) {
         let problem = match &e.kind {
             WalkErrorKind::Io(err) => Problem::CannotRead(&e.path, err),
             WalkErrorKind::ReadCut(err) => Problem::ReadCut(&e.path, err),
@@ -966,7 +1047,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         self.du.fail(problem);
         // The export marks the directory, as ncdu does.
-        self.mark_read_error(&dir_key(&e.path));
+        self.mark_read_error(&mut state.cache, &dir_key(&e.path));
     }
 
     fn finish(&self, mut state: Self::State) {

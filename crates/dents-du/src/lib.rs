@@ -35,7 +35,8 @@
 //! its stack and a 16 KiB `getdents64` buffer (a huge directory's slices
 //! have one each too); per directory queued or being walked, the
 //! walker's record (links, identity, counters and the name) and the engine's sum
-//! (three counters and the path as key); and the hard-link set, 16 bytes
+//! (three counters, keyed by its name under its parent's: linear in the
+//! depth); and the hard-link set, 16 bytes
 //! (and the table's slack) per file with a link count above 1 (per
 //! directory too with several arguments or `-L`).  Measured on the 405k
 //! shape: 5.3–5.4 MiB peak RSS (docs/benchmarks.md, session 5), of which
