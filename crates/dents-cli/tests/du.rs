@@ -1211,3 +1211,216 @@ mod backup_snapshots: dents_testfs::FsKind => check_backups;
     xfs: dents_testfs::FsKind::Xfs,
     ext4_without_file_types: dents_testfs::FsKind::Ext4NoFiletype,
 }
+
+/// Issue 30's tree for `-L`: `T/REAL/s150/s/t/tgt` holding five 5 KB
+/// files, `T/B/l` and `T/C/l2` symlinks to it, 300 other directories
+/// under `T/REAL` (so that the walk reaches the links before the real
+/// path).  `REAL` is a name that comes first (`real_first`) or last
+/// among `T`'s entries in `readdir`'s order, so that GNU charges the
+/// directory at its real path, or at a link.
+fn build_reached_twice(root: &Path, real_first: bool) -> Vec<u8> {
+    // Candidates around B and C in creation order (XFS keeps a small
+    // directory in that order); ext4 orders by a hash of the name.
+    // (a hundred on each side, so that ext4's hash puts one on each side).
+    let names = |from: char, to: char| -> Vec<String> {
+        (from..=to)
+            .flat_map(|c| (0..10).map(move |i| format!("{c}{i}")))
+            .collect()
+    };
+    let (before, after) = (names('D', 'M'), names('N', 'W'));
+    for n in before
+        .iter()
+        .chain(["B".into(), "C".into()].iter())
+        .chain(&after)
+    {
+        fs::create_dir_all(root.join(n)).unwrap();
+    }
+    let order: Vec<String> = fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let pos = |n: &str| order.iter().position(|x| x == n).unwrap();
+    let (b, c) = (pos("B"), pos("C"));
+    let real = order
+        .iter()
+        .filter(|n| n.as_str() != "B" && n.as_str() != "C")
+        .find(|n| {
+            if real_first {
+                pos(n) < b.min(c)
+            } else {
+                pos(n) > b.max(c)
+            }
+        })
+        .expect("a name on each side of B and C in readdir's order")
+        .clone();
+    for n in before.iter().chain(&after).filter(|n| **n != real) {
+        fs::remove_dir(root.join(n)).unwrap();
+    }
+    let tgt = root.join(&real).join("s150/s/t/tgt");
+    fs::create_dir_all(&tgt).unwrap();
+    for i in 0..5 {
+        fs::write(tgt.join(format!("f{i}")), vec![b'z'; 5000]).unwrap();
+    }
+    for i in 0..300 {
+        fs::create_dir(root.join(&real).join(format!("x{i:03}"))).unwrap();
+    }
+    let link = format!("../{real}/s150/s/t/tgt");
+    symlink(&link, root.join("B/l")).unwrap();
+    symlink(&link, root.join("C/l2")).unwrap();
+    real.into_bytes()
+}
+
+/// `du -L`: a directory reached through two symlinks and its real path
+/// is charged to the first of them in GNU's order (fts's, readdir order
+/// depth first), on every run at -j 1, 2 and 8: `-a`, `-d 1`, `-s`, and
+/// plain, twenty runs each, GNU's lines every time.
+fn check_reached_twice(kind: FsKind) {
+    let Some(fs_) = LoopFs::new_or_skip(kind, 100) else {
+        return;
+    };
+    for real_first in [true, false] {
+        let top = if real_first { "first" } else { "last" };
+        let root = fs_.path().join(top);
+        fs::create_dir(&root).unwrap();
+        let real = build_reached_twice(&root, real_first);
+        for args in [
+            &["-L", "-a"][..],
+            &["-L", "-d", "1"],
+            &["-L", "-s"],
+            &["-L"],
+        ] {
+            let mut a: Vec<&str> = args.to_vec();
+            a.push(".");
+            let mut g = run(gnu(&root, &a), false);
+            assert_eq!(g.status, 0, "GNU du {a:?}: {}", g.stderr);
+            g.lines.sort();
+            for j in ["1", "2", "8"] {
+                for round in 0..20 {
+                    let mut d_args = vec!["-j", j];
+                    d_args.extend_from_slice(&a);
+                    let d = run(dents(&root, &d_args), false);
+                    assert_eq!(d.status, 0, "du {d_args:?}: {}", d.stderr);
+                    assert_post_order(&d.lines, false);
+                    let mut dl = d.lines;
+                    dl.sort();
+                    let show = |v: &[Vec<u8>]| {
+                        v.iter()
+                            .map(|l| String::from_utf8_lossy(l).into_owned())
+                            .filter(|l| !l.contains("/x"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    };
+                    assert_eq!(
+                        show(&dl),
+                        show(&g.lines),
+                        "du {d_args:?} on {kind:?} ({} {top}), round {round} \
+                         (lines of the 300 x* directories left out)",
+                        String::from_utf8_lossy(&real)
+                    );
+                    assert_eq!(dl, g.lines, "du {d_args:?} on {kind:?}, round {round}");
+                }
+            }
+        }
+    }
+}
+
+test_cases! {
+/// A directory reached twice through symlinks under `-L`, on ext4
+/// (hashed order) and XFS.
+mod reached_twice_under_dereference: dents_testfs::FsKind => check_reached_twice;
+    ext4: dents_testfs::FsKind::Ext4,
+    xfs: dents_testfs::FsKind::Xfs,
+    ext4_without_file_types: dents_testfs::FsKind::Ext4NoFiletype,
+}
+
+/// A run's lines summed up without holding them (a 20,000-level chain's
+/// `du` prints 400 MB): their number and an order-free hash.
+fn line_digest(mut cmd: Command) -> (u64, u64) {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    use std::io::{BufRead, BufReader};
+    cmd.env("LC_ALL", "C")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit());
+    let mut child = cmd.spawn().unwrap();
+    let mut r = BufReader::new(child.stdout.take().unwrap());
+    let (mut n, mut sum) = (0u64, 0u64);
+    let mut line = Vec::new();
+    while r.read_until(b'\n', &mut line).unwrap() > 0 {
+        let mut h = DefaultHasher::new();
+        line.hash(&mut h);
+        sum = sum.wrapping_add(h.finish());
+        n += 1;
+        line.clear();
+    }
+    assert!(child.wait().unwrap().success(), "{cmd:?}");
+    (n, sum)
+}
+
+/// Issue 24 item 10: memory linear in the depth, not quadratic.  The
+/// peak RSS of `dents du ARGS deep` on a 20,000-level chain stays under
+/// 2.5 times that on a 10,000-level one (a sum keyed by its whole path
+/// made it 3.9 times: 427 MB against 110), and the lines are GNU's.
+fn check_deep_memory(args: &[&str]) {
+    let small = dents_testfs::DeepTmp::new();
+    let big = dents_testfs::DeepTmp::new();
+    dents_testfs::deep_chain(small.path(), 10_000);
+    dents_testfs::deep_chain(big.path(), 20_000);
+    let with_out = |tmp: &Path| -> Vec<String> {
+        args.iter()
+            .map(|a| {
+                if *a == "OUT" {
+                    tmp.join("export.json").to_str().unwrap().to_owned()
+                } else {
+                    a.to_string()
+                }
+            })
+            .chain(["deep".to_owned()])
+            .collect()
+    };
+    let mut peaks = Vec::new();
+    for tmp in [&small, &big] {
+        let a = with_out(tmp.path());
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let Some(kib) = dents_testfs::peak_rss_kib(&dents(tmp.path(), &a)) else {
+            return;
+        };
+        peaks.push(kib);
+        if !args.contains(&"OUT") {
+            assert_eq!(
+                line_digest(dents(tmp.path(), &a)),
+                line_digest(gnu(tmp.path(), &a)),
+                "du {a:?}: lines differ from GNU's"
+            );
+        } else {
+            // Every level, and the bottom file.
+            let json = fs::read(tmp.path().join("export.json")).unwrap();
+            let count = |pat: &[u8]| json.windows(pat.len()).filter(|w| *w == pat).count();
+            let levels = if std::ptr::eq(tmp, &small) {
+                10_000
+            } else {
+                20_000
+            };
+            assert_eq!(
+                (count(b"{\"name\":\"a\","), count(b"{\"name\":\"f\",")),
+                (levels, 1),
+                "du {a:?}: the export's levels"
+            );
+        }
+    }
+    assert!(
+        peaks[1] * 10 <= peaks[0] * 25,
+        "du {args:?}: peak RSS {} KiB at 20,000 levels, {} KiB at 10,000: \
+         more than 2.5 times",
+        peaks[1],
+        peaks[0]
+    );
+}
+
+test_cases! {
+/// Peak memory on chains of 10,000 and 20,000 levels (deeper than
+/// `PATH_MAX`): `-s`, every line, the export (`OUT` is its file).
+mod deep_memory: &'static [&'static str] => check_deep_memory;
+    summary: &["-s"],
+    all_lines: &[],
+    export: &["-s", "-o", "OUT"],
+}

@@ -5,17 +5,21 @@
 //! # Sums without a record per file
 //!
 //! A directory's sum lives in an `Acc` (three atomics) from its first
-//! contribution until its post-order visit, keyed by its path with a
-//! trailing `/` (its entries' paths up to their names: no allocation to
-//! find it).  Each worker remembers the last directory it added to, so
-//! the map is looked up once per directory and worker, not per entry.
+//! contribution until its post-order visit, keyed by its parent's id and
+//! its own name, never by its path: a key per directory of the paths
+//! being walked, each the whole path, made memory grow with the square
+//! of the depth (109 MB at 10,000 levels).  Each worker keeps the sums
+//! of the directories on its way down to the last one it added to (a
+//! `Chain`), so the map is looked up once per directory and worker,
+//! from the deepest directory the two paths share, not per entry.
 //! The walker visits a directory after every entry and subdirectory
 //! below it (its pending count reaches zero only then), so the sum is
 //! complete when it is read; the directory then adds its total to its
-//! parent's and its `Acc` goes.  Memory: one `Acc` and key per
-//! directory whose subtree is being walked — depth first, about the
-//! directories on the current paths and their waiting siblings — plus
-//! the hard-link set; never one record per file.
+//! parent's and its `Acc` goes.  Memory: one `Acc` and key (a name)
+//! per directory whose subtree is being walked — depth first, about the
+//! directories on the current paths and their waiting siblings — and
+//! each worker's chain (a path and a pointer a level), all linear in the
+//! depth; plus the hard-link set; never one record per file.
 //!
 //! # Order of the lines
 //!
@@ -28,7 +32,7 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dents::dir::FileType;
@@ -37,6 +41,7 @@ use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOpti
 use dents::{Metadata, StatFields};
 
 use crate::links::LinkSet;
+use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Excluded, Export, ExportDir};
 use crate::order::GnuOrder;
 use crate::time_style::{unpack_time, NO_TIME};
@@ -160,6 +165,10 @@ struct Acc {
     pending: AtomicBool,
     /// The export's part, if exporting.
     export: Option<Box<AccExport>>,
+    /// Its id in the walk (`-L`'s records name directories by it).
+    id: usize,
+    /// (device, inode), where known (`-L`).
+    dev_ino: (u64, u64),
 }
 
 /// What the ncdu export keeps of a directory being walked.
@@ -172,11 +181,13 @@ struct AccExport {
 }
 
 impl Acc {
-    fn new(export: bool) -> Acc {
+    fn new(export: bool, id: usize) -> Acc {
         Acc {
             sum: AtomicDui::new(Dui::ZERO),
             pending: AtomicBool::new(false),
             export: export.then(Box::default),
+            id,
+            dev_ino: (0, 0),
         }
     }
 
@@ -242,6 +253,12 @@ impl<'s, S: Sink> Du<'s, S> {
     /// the walker tells of the loop only when it opens the directory).
     fn early_dirs(&self) -> bool {
         !(self.opts.follow == Follow::Always && self.opts.count_links)
+    }
+
+    /// `-L` (without `-l`): a directory reached by several paths is
+    /// charged to the first in GNU's order, settled after the walk.
+    fn logical(&self) -> bool {
+        self.opts.follow == Follow::Always && !self.opts.count_links
     }
 
     /// Whether every entry hashes (several arguments, `--files0-from`, `-L`).
@@ -317,12 +334,23 @@ impl<'s, S: Sink> Du<'s, S> {
             du: self,
             root_dev: st.dev(),
             accs: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            root_key: dir_key(root),
             loops: Mutex::new(Vec::new()),
             any_loop: AtomicBool::new(false),
             shared: Mutex::new(Shared::default()),
+            graph: Mutex::new(Graph::default()),
+            next_id: AtomicUsize::new(0),
         };
         walk::walk(&[root.to_vec()], &wopts, &v);
         v.settle(root);
+        if self.logical() {
+            let g = std::mem::take(&mut *v.graph.lock().unwrap_or_else(|e| e.into_inner()));
+            let r = Replay {
+                max_depth: self.opts.max_depth,
+                separate_dirs: self.opts.separate_dirs,
+            };
+            logical::settle(&g, &r, |d, path| self.line(d, path, true));
+        }
     }
 
     /// Reports a problem and remembers the run failed.
@@ -413,12 +441,23 @@ fn parent_dir_id(path: &[u8]) -> Option<(u64, u64)> {
 struct WalkVisitor<'d, 's, S: Sink> {
     du: &'d Du<'s, S>,
     root_dev: u64,
-    accs: Vec<Mutex<HashMap<Vec<u8>, Arc<Acc>>>>,
+    /// The sums of the directories being walked, each keyed by its
+    /// parent's id and its name (the argument's by [`ROOT_ID`]): a key
+    /// never holds a whole path, so that memory stays linear in the depth.
+    accs: Vec<Mutex<SumMap>>,
+    /// The argument's key: its path and a `/` (the head of every key
+    /// looked up).
+    root_key: Vec<u8>,
     /// Directories that close a loop (`-L -l`): skipped, as GNU does.
     loops: Mutex<Vec<Vec<u8>>>,
     any_loop: AtomicBool,
     /// Links whose charge waits for GNU's order, and the lines held back.
     shared: Mutex<Shared>,
+    /// `-L`: the directories, aliases and file lines, replayed after the
+    /// walk in GNU's order.
+    graph: Mutex<Graph>,
+    /// The next directory sum's id.
+    next_id: AtomicUsize,
 }
 
 /// The links of inodes with several links, met in this argument's walk
@@ -447,12 +486,41 @@ enum Held {
     File(usize),
 }
 
+/// A shard of the directories' sums: map key (parent id, name) → sum.
+type SumMap = HashMap<Box<[u8]>, Arc<Acc>>;
+
 /// A worker's state.
 struct State<T> {
-    /// The directory last added to: its key and sum.
-    cache: Option<(Vec<u8>, Arc<Acc>)>,
+    /// The directories on the way to the one last added to.
+    cache: Chain,
     total: Dui,
     tally: T,
+}
+
+/// The parent id of the argument's key in the sums' map.
+const ROOT_ID: usize = usize::MAX;
+
+/// A worker's way down to the directory it last added to: the sums of
+/// the directories on it, so that the next directory's sum is found
+/// from the deepest one the two paths share (the entry's directory
+/// itself, most often), one lookup per name below it.
+#[derive(Default)]
+struct Chain {
+    /// The key last looked up (a path and a `/`).
+    key: Vec<u8>,
+    /// Each directory on it: the length of its key, and its sum.
+    dirs: Vec<(usize, Arc<Acc>)>,
+    /// A map key being made.
+    scratch: Vec<u8>,
+}
+
+/// The map key of the directory `name` in the directory whose id is
+/// `parent`, made in `out`.
+fn map_key<'a>(out: &'a mut Vec<u8>, parent: usize, name: &[u8]) -> &'a [u8] {
+    out.clear();
+    out.extend_from_slice(&parent.to_le_bytes());
+    out.extend_from_slice(name);
+    out
 }
 
 /// The key of a directory's sum: its path and a `/` (the head of its
@@ -476,28 +544,81 @@ fn shard_of(key: &[u8]) -> usize {
 }
 
 impl<S: Sink> WalkVisitor<'_, '_, S> {
-    /// The sum of the directory whose key is `key`, made on first use.
-    fn acc<'a>(&self, cache: &'a mut Option<(Vec<u8>, Arc<Acc>)>, key: &[u8]) -> &'a Acc {
-        let hit = matches!(cache, Some((k, _)) if k.as_slice() == key);
+    /// A new directory sum, with an id of its own.
+    fn new_acc(&self) -> Acc {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        Acc::new(self.du.export.is_some(), id)
+    }
+
+    fn lock_graph(&self) -> std::sync::MutexGuard<'_, Graph> {
+        self.graph.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The sum of the directory whose key is `key` (its path and a
+    /// `/`), made on first use.
+    fn acc<'a>(&self, chain: &'a mut Chain, key: &[u8]) -> &'a Acc {
+        let hit = chain.dirs.last().is_some_and(|d| d.0 == key.len()) && chain.key == key;
         if !hit {
-            let mut map = self.accs[shard_of(key)]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let a = map
-                .entry(key.to_vec())
-                .or_insert_with(|| Arc::new(Acc::new(self.du.export.is_some())))
-                .clone();
-            drop(map);
-            match cache {
-                Some((k, acc)) => {
-                    k.clear();
-                    k.extend_from_slice(key);
-                    *acc = a;
-                }
-                None => *cache = Some((key.to_vec(), a)),
-            }
+            self.follow_chain(chain, key);
         }
-        &cache.as_ref().expect("cached").1
+        &chain.dirs.last().expect("the argument's sum at least").1
+    }
+
+    /// Moves `chain` to `key`: up to the deepest directory both share,
+    /// then down a name at a time.
+    fn follow_chain(&self, chain: &mut Chain, key: &[u8]) {
+        let same = chain
+            .key
+            .iter()
+            .zip(key)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while chain.dirs.last().is_some_and(|d| d.0 > same) {
+            chain.dirs.pop();
+        }
+        chain.key.clear();
+        chain.key.extend_from_slice(key);
+        if chain.dirs.is_empty() {
+            let root = self.sum_at(map_key(&mut chain.scratch, ROOT_ID, b""));
+            chain.dirs.push((self.root_key.len(), root));
+        }
+        let mut end = chain.dirs.last().expect("pushed").0;
+        while end < key.len() {
+            let slash = key[end..]
+                .iter()
+                .position(|&c| c == b'/')
+                .map_or(key.len(), |i| end + i);
+            let parent = chain.dirs.last().expect("pushed").1.id;
+            let acc = self.sum_at(map_key(&mut chain.scratch, parent, &key[end..slash]));
+            end = (slash + 1).min(key.len());
+            chain.dirs.push((end, acc));
+        }
+    }
+
+    /// The sum whose map key is `k`, made on first use.
+    fn sum_at(&self, k: &[u8]) -> Arc<Acc> {
+        let mut map = self.accs[shard_of(k)]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = map.get(k) {
+            return a.clone();
+        }
+        let a = Arc::new(self.new_acc());
+        map.insert(k.into(), a.clone());
+        a
+    }
+
+    /// The map key of the directory visited as `v`, made in the chain's
+    /// scratch space.
+    fn key_of<'c>(&self, chain: &'c mut Chain, v: &Visit<'_>) -> &'c [u8] {
+        let parent = if v.depth() == 0 {
+            ROOT_ID
+        } else {
+            let path = v.path();
+            self.acc(chain, &path[..path.len() - v.name().len()]).id
+        };
+        let name: &[u8] = if v.depth() == 0 { b"" } else { v.name() };
+        map_key(&mut chain.scratch, parent, name)
     }
 
     /// A directory's post-order visit when it was stat'ed before its read
@@ -505,12 +626,15 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     fn dir_done(&self, state: &mut State<S::Tally>, v: &Visit<'_>) -> Flow {
         let du = self.du;
         let path = v.path();
-        let Some(acc) = self.take_acc(&dir_key(path)) else {
+        let Some(acc) = self.take_acc(&mut state.cache, v) else {
             // Never stat'ed (it failed, and was reported): nothing to count.
             return Flow::Continue;
         };
         let shown = acc.get();
         let pending = acc.pending.load(Ordering::Relaxed);
+        if du.logical() {
+            return self.dir_done_logical(state, v, &acc);
+        }
         if v.depth() <= du.opts.max_depth {
             if pending {
                 self.lock_shared()
@@ -536,6 +660,33 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         } else if let (Some(x), Some(st)) = (&du.export, st) {
             x.root_dir(path, st, acc.export());
         }
+        Flow::Continue
+    }
+
+    /// A directory's post-order visit under `-L`: recorded (its sum
+    /// without its subdirectories) for the replay in GNU's order.
+    fn dir_done_logical(&self, state: &mut State<S::Tally>, v: &Visit<'_>, acc: &Acc) -> Flow {
+        let path = v.path();
+        let st = acc.own_st();
+        let parent = if v.depth() > 0 {
+            let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
+            if let (Some(x), Some(st)) = (parent.export(), st) {
+                x.push_dir(v.name(), st, acc.export());
+            }
+            Some(parent.id)
+        } else {
+            if let (Some(x), Some(st)) = (&self.du.export, st) {
+                x.root_dir(path, st, acc.export());
+            }
+            None
+        };
+        self.lock_graph().dirs.push(DirRec {
+            id: acc.id,
+            parent,
+            name: if parent.is_some() { v.name() } else { path }.to_vec(),
+            dev_ino: acc.dev_ino,
+            flat: acc.get(),
+        });
         Flow::Continue
     }
 
@@ -640,15 +791,16 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     }
 
     /// Takes a completed directory's sum out of the map.
-    fn take_acc(&self, key: &[u8]) -> Option<Arc<Acc>> {
-        self.accs[shard_of(key)]
+    fn take_acc(&self, chain: &mut Chain, v: &Visit<'_>) -> Option<Arc<Acc>> {
+        let k = self.key_of(chain, v);
+        self.accs[shard_of(k)]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(key)
+            .remove(k)
     }
 
     /// The stat of an entry, or the problem reported; `None` to skip it.
-    fn stat<'v>(&self, v: &'v Visit<'_>) -> Option<&'v Metadata> {
+    fn stat<'v>(&self, chain: &mut Chain, v: &'v Visit<'_>) -> Option<&'v Metadata> {
         match v.metadata() {
             Ok(st) => {
                 // Following links, a link whose target is missing is
@@ -668,7 +820,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                 // permission: the directory was not searchable, which
                 // ncdu (it changes into each directory) marks as not read.
                 if v.depth() > 0 && e.kind() == io::ErrorKind::PermissionDenied {
-                    self.mark_read_error(&v.path()[..v.path().len() - v.name().len()]);
+                    self.mark_read_error(chain, &v.path()[..v.path().len() - v.name().len()]);
                 }
                 None
             }
@@ -677,14 +829,11 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
 
     /// Marks the directory whose key is `key` as not read in the export
     /// (ncdu's `read_error`).
-    fn mark_read_error(&self, key: &[u8]) {
+    fn mark_read_error(&self, chain: &mut Chain, key: &[u8]) {
         if self.du.export.is_none() {
             return;
         }
-        let map = self.accs[shard_of(key)]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some(x) = map.get(key).and_then(|acc| acc.export()) {
+        if let Some(x) = self.acc(chain, key).export() {
             x.mark_read_error();
         }
     }
@@ -707,7 +856,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
 
     fn state(&self) -> Self::State {
         State {
-            cache: None,
+            cache: Chain::default(),
             total: Dui {
                 tmax: NO_TIME,
                 ..Dui::default()
@@ -731,7 +880,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         }
         // A directory, before it is read: stat'ed now, through its open
         // parent, so that its post-order visit needs no system call.
-        let Some(st) = self.stat(v) else {
+        let Some(st) = self.stat(&mut state.cache, v) else {
             return true;
         };
         let dev = st.dev();
@@ -742,21 +891,34 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         // Several arguments (or -L): a directory seen before is skipped
         // whole, before it is read.
         if du.hash_all() && !du.opts.count_links && !du.dirs.insert(dev, st.ino()) {
+            if du.logical() && v.depth() > 0 {
+                // Met at another path first: which one GNU charges is
+                // settled after the walk.
+                let path = v.path();
+                let parent = self.acc(&mut state.cache, &path[..path.len() - v.name().len()]);
+                let parent = parent.id;
+                self.lock_graph().aliases.push(Alias {
+                    parent,
+                    name: v.name().to_vec(),
+                    dev_ino: (dev, st.ino()),
+                });
+            }
             return true;
         }
         let own = du.dui(st);
         state.total.add(&own);
         du.sink.counted(&mut state.tally, own.size);
-        let acc = Acc::new(du.export.is_some());
+        let mut acc = self.new_acc();
+        acc.dev_ino = (dev, st.ino());
         acc.add(&own);
         if let Some(x) = &acc.export {
             let _ = x.own_st.set(st.clone());
         }
-        let key = dir_key(v.path());
-        self.accs[shard_of(&key)]
+        let k = self.key_of(&mut state.cache, v);
+        self.accs[shard_of(k)]
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(key, Arc::new(acc));
+            .insert(k.into(), Arc::new(acc));
         false
     }
 
@@ -776,7 +938,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         if post && du.early_dirs() {
             return self.dir_done(state, v);
         }
-        let Some(st) = self.stat(v) else {
+        let Some(st) = self.stat(&mut state.cache, v) else {
             return Flow::Continue;
         };
         let dev = st.dev();
@@ -846,13 +1008,21 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             } else if let Some(x) = &du.export {
                 x.root_file(path, st);
             }
-            if depth == 0 || opts.all && depth <= opts.max_depth {
+            if depth > 0 && opts.all && du.logical() {
+                // Its directory may be charged at another path.
+                let parent = self.acc(&mut state.cache, &path[..key_end]).id;
+                self.lock_graph().files.push(FileLine {
+                    parent,
+                    name: v.name().to_vec(),
+                    own,
+                });
+            } else if depth == 0 || opts.all && depth <= opts.max_depth {
                 du.line(&own, path, true);
             }
             return Flow::Continue;
         }
         // A directory, after everything below it (-L -l only).
-        let below = self.take_acc(&dir_key(path));
+        let below = self.take_acc(&mut state.cache, v);
         let mut shown = own;
         if let Some(b) = &below {
             shown.add(&b.get());
@@ -875,7 +1045,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         Flow::Continue
     }
 
-    fn error(&self, _state: &mut Self::State, e: &WalkError) {
+    fn error(&self, state: &mut Self::State, e: &WalkError) {
         let problem = match &e.kind {
             WalkErrorKind::Io(err) => Problem::CannotRead(&e.path, err),
             WalkErrorKind::ReadCut(err) => Problem::ReadCut(&e.path, err),
@@ -892,7 +1062,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         };
         self.du.fail(problem);
         // The export marks the directory, as ncdu does.
-        self.mark_read_error(&dir_key(&e.path));
+        self.mark_read_error(&mut state.cache, &dir_key(&e.path));
     }
 
     fn finish(&self, mut state: Self::State) {

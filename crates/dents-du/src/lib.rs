@@ -17,6 +17,7 @@
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
 //! | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
+//! | `logical`  | `-L`: each directory charged to its first path in GNU's order, replayed after the walk |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //!
@@ -35,7 +36,8 @@
 //! its stack and a 16 KiB `getdents64` buffer (a huge directory's slices
 //! have one each too); per directory queued or being walked, the
 //! walker's record (links, identity, counters and the name) and the engine's sum
-//! (three counters and the path as key); and the hard-link set, 16 bytes
+//! (three counters, keyed by its name under its parent's: linear in the
+//! depth); and the hard-link set, 16 bytes
 //! (and the table's slack) per file with a link count above 1 (per
 //! directory too with several arguments or `-L`).  On a tree like /usr
 //! the program itself is most of the peak; docs/benchmarks.md#du has the
@@ -91,6 +93,7 @@ pub mod engine;
 pub mod files0;
 pub mod glob;
 pub mod links;
+mod logical;
 pub mod ncdu;
 pub mod order;
 pub mod size;

@@ -48,7 +48,11 @@ pub struct GnuOrder {
 }
 
 /// Where a directory's entries come in fts's order: name → place.
-fn fts_places(dir: &[u8], names: &HashSet<&[u8]>, sort_any_fs: bool) -> HashMap<Vec<u8>, u64> {
+pub(crate) fn fts_places(
+    dir: &[u8],
+    names: &HashSet<&[u8]>,
+    sort_any_fs: bool,
+) -> HashMap<Vec<u8>, u64> {
     let mut out = HashMap::new();
     let Ok(c) = CString::new(dir) else {
         return out;

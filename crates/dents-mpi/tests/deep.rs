@@ -6,40 +6,15 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::{run, sorted};
-use rustix::fs::{mkdirat, openat, Mode, OFlags};
-
-/// `t/ddd/ddd/...`: `levels` levels, a file every 500, built one level at
-/// a time relative to the last (a whole path that long is refused).
-fn build_chain(dir: &Path, levels: usize) {
-    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
-    let mode = Mode::from_raw_mode(0o755);
-    let mut fd = openat(rustix::fs::CWD, dir, flags, Mode::empty()).unwrap();
-    mkdirat(&fd, "t", mode).unwrap();
-    fd = openat(&fd, "t", flags, Mode::empty()).unwrap();
-    for level in 1..=levels {
-        mkdirat(&fd, "ddd", mode).unwrap();
-        if level % 500 == 0 {
-            let f = openat(
-                &fd,
-                "f",
-                OFlags::CREATE | OFlags::WRONLY,
-                Mode::from_raw_mode(0o644),
-            );
-            rustix::io::write(f.unwrap(), &[b'x'; 5000]).unwrap();
-        }
-        fd = openat(&fd, "ddd", flags, Mode::empty()).unwrap();
-    }
-}
 
 #[test]
 fn a_tree_deeper_than_path_max_on_one_to_four_ranks() {
     let Some(_) = common::mpirun() else { return };
     let tmp = tempfile::tempdir().unwrap();
-    build_chain(tmp.path(), 3750);
+    common::build_chain(tmp.path(), 3750);
     // Short lines (depth, name, type) for every entry: the whole paths
     // would be 28 MB.
     let find_args = ["t", "-printf", "%d %f %y\n"];

@@ -4,7 +4,8 @@
 //! Beside [`LoopFs`]: [`needs_root`] and [`skip`] (a test that cannot run
 //! says so loudly, and fails under CI), [`test_cases!`] (one `#[test]` per
 //! row of a table of cases), [`cli`] (running programs and comparing
-//! their output), [`fill_flat`] and [`awkward_names`] (trees to walk),
+//! their output), [`fill_flat`], [`awkward_names`] and [`deep_chain`]
+//! (trees to walk; [`peak_rss_kib`], a program's peak memory),
 //! [`layers`] (a crate's modules kept in the layers its module map states).
 //!
 //! Directory reading depends on the filesystem (ext4 hashes names, XFS and
@@ -34,9 +35,11 @@ use rustix::fs::{Mode, OFlags};
 
 mod cases;
 pub mod cli;
+mod deep;
 pub mod layers;
 mod skip;
 
+pub use deep::{deep_chain, peak_rss_kib, DeepTmp};
 pub use skip::{is_root, needs_root, required, skip};
 
 /// The kinds of filesystem the tests use.

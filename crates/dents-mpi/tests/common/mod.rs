@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use dents_testfs::{FsKind, LoopFs};
+use rustix::fs::{mkdirat, openat, Mode, OFlags};
 
 /// What a command did.
 pub struct Run {
@@ -261,4 +262,27 @@ pub fn items_walked(stderr: &str) -> Vec<u64> {
                 .unwrap_or_else(|| panic!("no count of items in {l:?}"))
         })
         .collect()
+}
+
+/// `t/ddd/ddd/...`: `levels` levels, a file every 500, built one level at
+/// a time relative to the last (a whole path that long is refused).
+pub fn build_chain(dir: &Path, levels: usize) {
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+    let mode = Mode::from_raw_mode(0o755);
+    let mut fd = openat(rustix::fs::CWD, dir, flags, Mode::empty()).unwrap();
+    mkdirat(&fd, "t", mode).unwrap();
+    fd = openat(&fd, "t", flags, Mode::empty()).unwrap();
+    for level in 1..=levels {
+        mkdirat(&fd, "ddd", mode).unwrap();
+        if level % 500 == 0 {
+            let f = openat(
+                &fd,
+                "f",
+                OFlags::CREATE | OFlags::WRONLY,
+                Mode::from_raw_mode(0o644),
+            );
+            rustix::io::write(f.unwrap(), &[b'x'; 5000]).unwrap();
+        }
+        fd = openat(&fd, "ddd", flags, Mode::empty()).unwrap();
+    }
 }

@@ -1,0 +1,253 @@
+//! `-L`: a directory reached by several paths (through symlinks) is
+//! charged to the first of them in GNU du's order, whatever the timing.
+//!
+//! GNU du follows links with fts (`FTS_LOGICAL`) and remembers every
+//! directory: the first path of a directory that fts visits (readdir
+//! order, depth first) counts it, the later ones are skipped whole.  The
+//! parallel walk meets the paths in another order, so under `-L` it walks
+//! each directory once (the first path it meets) and records, instead of
+//! printing lines:
+//!
+//! - each directory walked: its sum without its subdirectories (its own
+//!   size and its files'), its name and its parent;
+//! - each path that met a directory already walked (an alias): its name,
+//!   its parent and the directory's (device, inode);
+//! - with `-a`, each file's line.
+//!
+//! After the walk, [`settle`] replays GNU's walk on that graph: depth
+//! first from the argument, each directory's children in fts's order,
+//! a directory charged where it is first reached (its subtree, as walked,
+//! hung there), later paths skipped.  Only the directories whose order
+//! can change an answer (an alias below them, or a directory that has
+//! one) are read again for fts's order (names and inode numbers, no
+//! stat); the others' children come in any order, as the lines' order
+//! among siblings is free (post-order kept).
+//!
+//! Memory: a record per directory of the argument (its name and a few
+//! numbers), per alias, and with `-a` per file, held until the walk's end
+//! (GNU du itself remembers every inode under `-L`); the lines are
+//! written after the walk.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::engine::Dui;
+use crate::order::fts_places;
+
+/// A directory walked under `-L`.
+#[derive(Debug)]
+pub(crate) struct DirRec {
+    /// Its sum's id in the walk.
+    pub id: usize,
+    /// Its parent's id; `None` for the argument.
+    pub parent: Option<usize>,
+    /// Its name (the argument's path for the argument).
+    pub name: Vec<u8>,
+    /// (device, inode).
+    pub dev_ino: (u64, u64),
+    /// Its own size and its files': its subdirectories left out.
+    pub flat: Dui,
+}
+
+/// A path that met a directory walked at another path.
+#[derive(Debug)]
+pub(crate) struct Alias {
+    /// Its parent's id.
+    pub parent: usize,
+    /// Its name in the parent.
+    pub name: Vec<u8>,
+    /// The directory it leads to.
+    pub dev_ino: (u64, u64),
+}
+
+/// A file's line (`-a`), placed by its directory.
+#[derive(Debug)]
+pub(crate) struct FileLine {
+    /// Its directory's id.
+    pub parent: usize,
+    /// Its name.
+    pub name: Vec<u8>,
+    /// What it counts.
+    pub own: Dui,
+}
+
+/// What the walk of one argument recorded under `-L`.
+#[derive(Debug, Default)]
+pub(crate) struct Graph {
+    /// Directories, in the order the walk finished them (post-order).
+    pub dirs: Vec<DirRec>,
+    /// Paths that met a directory walked elsewhere.
+    pub aliases: Vec<Alias>,
+    /// Files' lines (`-a`).
+    pub files: Vec<FileLine>,
+}
+
+/// A child of a directory in the replay.
+#[derive(Clone, Copy)]
+enum Child {
+    /// A subdirectory walked there (index in `dirs`).
+    Walked(usize),
+    /// An alias (index in `aliases`).
+    Alias(usize),
+}
+
+/// `dir` joined with `name`, as the walker joins them.
+fn push_name(path: &mut Vec<u8>, name: &[u8]) {
+    if !path.is_empty() && !path.ends_with(b"/") {
+        path.push(b'/');
+    }
+    path.extend_from_slice(name);
+}
+
+/// A step of the replay: a directory whose children are being charged.
+struct Frame {
+    /// The path's length before this directory's name was pushed.
+    path_len: usize,
+    depth: usize,
+    kids: Vec<Child>,
+    next: usize,
+    sum: Dui,
+}
+
+/// What the replay needs of du's options.
+pub(crate) struct Replay {
+    /// `-d N` (`usize::MAX` without).
+    pub max_depth: usize,
+    /// `-S`: a directory's line without its subdirectories.
+    pub separate_dirs: bool,
+}
+
+/// Replays GNU's walk of the argument on `g` and hands each line
+/// (sum and path, in a post-order) to `line`.
+pub(crate) fn settle(g: &Graph, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
+    let Some(root) = g.dirs.iter().position(|d| d.parent.is_none()) else {
+        return;
+    };
+    let by_id: HashMap<usize, usize> = g.dirs.iter().enumerate().map(|(i, d)| (d.id, i)).collect();
+    let by_dev_ino: HashMap<(u64, u64), usize> = g
+        .dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.dev_ino, i))
+        .collect();
+    let mut kids: HashMap<usize, Vec<Child>> = HashMap::new();
+    for (i, d) in g.dirs.iter().enumerate() {
+        if let Some(p) = d.parent {
+            kids.entry(p).or_default().push(Child::Walked(i));
+        }
+    }
+    let mut contested: HashSet<(u64, u64)> = HashSet::new();
+    // Whether the order of a directory's children can change an answer.
+    let mut needs_order: HashMap<usize, bool> = HashMap::new();
+    for (i, a) in g.aliases.iter().enumerate() {
+        kids.entry(a.parent).or_default().push(Child::Alias(i));
+        contested.insert(a.dev_ino);
+        needs_order.insert(a.parent, true);
+    }
+    // Post-order: each directory's flag is final before its parent's.
+    for d in &g.dirs {
+        let up = contested.contains(&d.dev_ino) || needs_order.get(&d.id) == Some(&true);
+        if let (Some(p), true) = (d.parent, up) {
+            needs_order.insert(p, true);
+        }
+    }
+    let mut files: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, f) in g.files.iter().enumerate() {
+        files.entry(f.parent).or_default().push(i);
+    }
+    let name_of = |c: Child| -> &[u8] {
+        match c {
+            Child::Walked(i) => &g.dirs[i].name,
+            Child::Alias(i) => &g.aliases[i].name,
+        }
+    };
+    // Each directory's children in fts's order where it matters.
+    for (&id, list) in kids.iter_mut() {
+        if list.len() < 2 || needs_order.get(&id) != Some(&true) {
+            continue;
+        }
+        let Some(&i) = by_id.get(&id) else { continue };
+        let path = walked_path(g, &by_id, i);
+        let names: HashSet<&[u8]> = list.iter().map(|&c| name_of(c)).collect();
+        // fts sorts a big directory by inode on every filesystem under
+        // -L (no FTS_CWDFD to tell the filesystem by).
+        let places = fts_places(&path, &names, true);
+        list.sort_by(|&a, &b| {
+            let (na, nb) = (name_of(a), name_of(b));
+            let pa = places.get(na).copied().unwrap_or(u64::MAX);
+            let pb = places.get(nb).copied().unwrap_or(u64::MAX);
+            pa.cmp(&pb).then_with(|| na.cmp(nb))
+        });
+    }
+    let mut claimed = vec![false; g.dirs.len()];
+    let mut path: Vec<u8> = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    // Enters a directory: its files' lines (`-a`), then its frame.
+    let enter = |stack: &mut Vec<Frame>,
+                 path: &mut Vec<u8>,
+                 line: &mut dyn FnMut(&Dui, &[u8]),
+                 dir: usize,
+                 name: &[u8]| {
+        let depth = stack.last().map_or(0, |f| f.depth + 1);
+        let path_len = path.len();
+        push_name(path, name);
+        let d = &g.dirs[dir];
+        if let Some(fs) = files.get(&d.id) {
+            if depth < r.max_depth {
+                let len = path.len();
+                for &f in fs {
+                    push_name(path, &g.files[f].name);
+                    line(&g.files[f].own, path);
+                    path.truncate(len);
+                }
+            }
+        }
+        stack.push(Frame {
+            path_len,
+            depth,
+            kids: kids.get(&d.id).cloned().unwrap_or_default(),
+            next: 0,
+            sum: d.flat,
+        });
+    };
+    claimed[root] = true;
+    enter(&mut stack, &mut path, &mut line, root, &g.dirs[root].name);
+    while let Some(top) = stack.last_mut() {
+        if top.next < top.kids.len() {
+            let c = top.kids[top.next];
+            top.next += 1;
+            let target = match c {
+                Child::Walked(i) => Some(i),
+                Child::Alias(a) => by_dev_ino.get(&g.aliases[a].dev_ino).copied(),
+            };
+            if let Some(t) = target.filter(|&t| !claimed[t]) {
+                claimed[t] = true;
+                enter(&mut stack, &mut path, &mut line, t, name_of(c));
+            }
+            continue;
+        }
+        let done = stack.pop().expect("a frame");
+        if done.depth <= r.max_depth {
+            line(&done.sum, &path);
+        }
+        path.truncate(done.path_len);
+        if let Some(up) = stack.last_mut() {
+            if !r.separate_dirs {
+                up.sum.add(&done.sum);
+            }
+        }
+    }
+}
+
+/// The path a directory was walked at: its ancestors' names joined.
+fn walked_path(g: &Graph, by_id: &HashMap<usize, usize>, mut i: usize) -> Vec<u8> {
+    let mut names = vec![g.dirs[i].name.as_slice()];
+    while let Some(p) = g.dirs[i].parent.and_then(|p| by_id.get(&p)) {
+        i = *p;
+        names.push(&g.dirs[i].name);
+    }
+    let mut path = Vec::new();
+    for n in names.iter().rev() {
+        push_name(&mut path, n);
+    }
+    path
+}
