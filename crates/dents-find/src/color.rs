@@ -34,8 +34,6 @@
 
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
 
 use dents::dir::FileType;
 use dents::walk::Visit;
@@ -558,11 +556,13 @@ impl Colors {
         self.span(out, paint, name, tty);
     }
 
-    /// Appends the start of a message, `dents: ` (and `warning: `), in
+    /// Appends the start of a message, `PROGRAM: ` (and `warning: `), in
     /// bfs's message colors.
-    pub fn message_prefix(&self, out: &mut Vec<u8>, warning: bool) {
+    pub fn message_prefix(&self, out: &mut Vec<u8>, program: &[u8], warning: bool) {
         let paint = |k: Key| self.get(k).map_or(Paint::None, |s| Paint::Key(k, s));
-        self.span(out, paint(Key::Bold), b"dents:", None);
+        let mut head = program.to_vec();
+        head.push(b':');
+        self.span(out, paint(Key::Bold), &head, None);
         out.push(b' ');
         if warning {
             self.span(out, paint(Key::Warning), b"warning:", None);
@@ -619,36 +619,6 @@ fn has_capabilities(path: &[u8]) -> bool {
     };
     let mut buf = [0u8; 64];
     rustix::fs::lgetxattr(c.as_c_str(), c"security.capability", &mut buf[..]).is_ok_and(|n| n > 0)
-}
-
-/// The colors for messages on standard error, if they are on.
-static STDERR: OnceLock<Colors> = OnceLock::new();
-/// Whether messages are colored.
-static STDERR_ON: AtomicBool = AtomicBool::new(false);
-
-/// Colors messages on standard error (`Some`) or not.
-pub fn set_stderr(colors: Option<&Colors>) {
-    if let Some(c) = colors {
-        let _ = STDERR.set(c.clone());
-    }
-    STDERR_ON.store(
-        colors.is_some() && STDERR.get().is_some(),
-        Ordering::Relaxed,
-    );
-}
-
-/// Appends `dents: ` (and `warning: `) for a message on standard error,
-/// colored if messages are.
-pub fn message_prefix(out: &mut Vec<u8>, warning: bool) {
-    match STDERR.get() {
-        Some(c) if STDERR_ON.load(Ordering::Relaxed) => c.message_prefix(out, warning),
-        _ => {
-            out.extend_from_slice(b"dents: ");
-            if warning {
-                out.extend_from_slice(b"warning: ");
-            }
-        }
-    }
 }
 
 /// Whether colors are on by default: the stream is a terminal and

@@ -7,10 +7,6 @@
 //! `stat`, `time`); `tree`/`opt`, `search` and `rates` say the same
 //! things in dents's own words.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
-
 use crate::errors;
 
 /// `-D exec`: each command before it runs and its status after.
@@ -27,9 +23,6 @@ pub const STAT: u32 = 16;
 pub const TIME: u32 = 32;
 /// `-D tree`: the expression tree.
 pub const TREE: u32 = 64;
-
-/// The flags that are on.
-static FLAGS: AtomicU32 = AtomicU32::new(0);
 
 /// The `-D help` text (GNU's).
 pub const HELP: &str = "\
@@ -61,14 +54,14 @@ pub fn flag(name: &[u8]) -> Option<u32> {
     })
 }
 
-/// Turns `flags` on.
+/// Turns `flags` on, for the command this thread works for.
 pub fn enable(flags: u32) {
-    FLAGS.fetch_or(flags, Ordering::Relaxed);
+    crate::ctx::with(|c| c.enable_debug(flags));
 }
 
-/// Whether any of `flags` is on.
+/// Whether any of `flags` is on for the command this thread works for.
 pub fn on(flags: u32) -> bool {
-    FLAGS.load(Ordering::Relaxed) & flags != 0
+    crate::ctx::with(|c| c.debug_on(flags))
 }
 
 /// Writes one line of diagnostics.
@@ -107,22 +100,20 @@ pub fn terminated(pid: u32, status: &std::process::ExitStatus) {
     say(line.as_bytes());
 }
 
-/// Evaluations and successes of each primary, by its address (`-D
-/// rates`); only touched when the flag is on.
-static RATES_SEEN: Mutex<Option<HashMap<usize, (u64, u64)>>> = Mutex::new(None);
-
 /// `-D rates`: counts one evaluation of the primary at `key`.
 pub fn count(key: usize, success: bool) {
-    let mut g = RATES_SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    let e = g.get_or_insert_with(HashMap::new).entry(key).or_default();
-    e.0 += 1;
-    e.1 += success as u64;
+    crate::ctx::with(|c| {
+        let mut g = c.rates.lock().unwrap_or_else(|e| e.into_inner());
+        let e = g.entry(key).or_default();
+        e.0 += 1;
+        e.1 += success as u64;
+    });
 }
 
 /// `-D rates`: how often the primary at `key` ran and was true.
 pub fn rate(key: usize) -> (u64, u64) {
-    let g = RATES_SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    g.as_ref()
-        .and_then(|m| m.get(&key).copied())
-        .unwrap_or_default()
+    crate::ctx::with(|c| {
+        let g = c.rates.lock().unwrap_or_else(|e| e.into_inner());
+        g.get(&key).copied().unwrap_or_default()
+    })
 }

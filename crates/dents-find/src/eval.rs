@@ -13,7 +13,7 @@
 use std::ffi::CStr;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use dents::dir::{DirReader, FileType};
 use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
@@ -23,6 +23,7 @@ use rustix::fs::{Access, AtFlags};
 
 use super::cache::Cache;
 use super::color::{qmarks, Colors};
+use super::ctx::{self, Ctx as CommandCtx};
 use super::debug;
 use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred};
 use super::outfiles::{Dest, OutFile};
@@ -37,6 +38,9 @@ use crate::progress::{Progress, Tally};
 /// expression (made by [`Search::evaluator`](crate::Search::evaluator)).
 pub struct Finder<'a> {
     expr: &'a Expr,
+    /// The command's context: each worker adopts it (messages, status,
+    /// `-ls` widths, `-D` flags are the command's).
+    ctx: &'a Arc<CommandCtx>,
     out: &'a Output,
     /// Held while evaluating, if evaluation is serialised.
     serial: Option<Mutex<()>>,
@@ -87,9 +91,11 @@ impl<'a> Finder<'a> {
         serial: bool,
         post_order: bool,
         ignore_race: bool,
+        ctx: &'a Arc<CommandCtx>,
     ) -> Finder<'a> {
         Finder {
             expr,
+            ctx,
             out,
             serial: serial.then(|| Mutex::new(())),
             quit: AtomicBool::new(false),
@@ -145,7 +151,9 @@ impl<'a> Finder<'a> {
 
     /// Whether `-quit` has run (no later walk may start).
     pub fn quit_requested(&self) -> bool {
-        self.quit.load(Ordering::Relaxed) || self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        self.quit.load(Ordering::Relaxed)
+            || self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.ctx.is_fatal()
     }
 
     /// Tells the starting points of the walk about to run.
@@ -196,6 +204,9 @@ impl<'a> Visitor for Finder<'a> {
     type State = State<'a>;
 
     fn state(&self) -> State<'a> {
+        // Whatever thread the walk makes this state on works for this
+        // command from now on.
+        ctx::adopt(self.ctx);
         State {
             buf: ThreadBuf::new(self.out),
             outs: self
@@ -259,7 +270,8 @@ impl<'a> Visitor for Finder<'a> {
             }
         }
         if debug::on(debug::SEARCH) {
-            let mut m = b"dents: visiting ".to_vec();
+            let mut m = self.ctx.program().to_vec();
+            m.extend_from_slice(b": visiting ");
             msg::quote(&mut m, v.path(), msg::utf8_locale());
             m.extend_from_slice(
                 format!(

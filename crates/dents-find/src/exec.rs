@@ -287,7 +287,7 @@ impl Exec {
         out.flush();
         let fd = batch.dir.as_ref().map(|(_, fd)| fd.as_fd());
         if !run_command(fixed, &batch.paths, fd) {
-            errors::raise(msg::FAILURE);
+            msg::raise(msg::FAILURE);
         }
     }
 

@@ -4,32 +4,38 @@
 //! the answer (`/` is often listed twice); a device found nowhere is
 //! `unknown`.
 //!
-//! The list is read once, on first use, into a map shared by all threads;
-//! each thread also remembers the last device it asked about, since
-//! neighbouring files are almost always on one filesystem.
-
-use std::collections::HashMap;
-use std::sync::OnceLock;
+//! The list is read once per command, on first use, into a map of the
+//! command's context shared by its threads; each thread also remembers
+//! the last device it asked about, since neighbouring files are almost
+//! always on one filesystem.  A list that cannot be read is GNU's fatal
+//! error: the message, status 1, and the command stops at once (as at
+//! `-quit`; GNU exits, which a library cannot do to its host).
 
 use super::msg;
-
-/// Device (major, minor) to type name.
-type Table = HashMap<(u32, u32), Box<[u8]>>;
-
-/// The mount table, read on first use.
-static TABLE: OnceLock<Table> = OnceLock::new();
+use crate::ctx::{self, FsTable as Table};
 
 /// The name GNU gives a device in no mount entry.
 const UNKNOWN: &[u8] = b"unknown";
 
-/// Reads `/proc/self/mountinfo`; GNU's fatal message if it cannot.
-fn table() -> &'static Table {
-    TABLE.get_or_init(|| match std::fs::read("/proc/self/mountinfo") {
-        Ok(text) => parse(&text),
-        Err(_) => {
-            msg::error(b"Cannot read mounted file system list");
-            std::process::exit(msg::FAILURE);
-        }
+/// The type name of device `dev` from the command's mount table, read
+/// from `/proc/self/mountinfo` on first use; GNU's fatal message if it
+/// cannot be (and the command stops).
+fn lookup(dev: (u32, u32)) -> Box<[u8]> {
+    ctx::with(|c| {
+        let table = c
+            .fs_table
+            .get_or_init(|| match std::fs::read("/proc/self/mountinfo") {
+                Ok(text) => Some(parse(&text)),
+                Err(_) => {
+                    msg::error(b"Cannot read mounted file system list");
+                    c.set_fatal();
+                    None
+                }
+            });
+        table
+            .as_ref()
+            .and_then(|t| t.get(&dev))
+            .map_or_else(|| UNKNOWN.into(), |n| n.clone())
     })
 }
 
@@ -86,20 +92,19 @@ fn unescape(s: &[u8]) -> Vec<u8> {
 /// One thread's memory of the last device asked about.
 #[derive(Debug, Default)]
 pub struct Cache {
-    last: Option<((u32, u32), &'static [u8])>,
+    last: Option<(Device, Box<[u8]>)>,
 }
+
+/// A device number: (major, minor).
+type Device = (u32, u32);
 
 impl Cache {
     /// The type name of the filesystem on device `dev`.
-    pub fn name(&mut self, dev: (u32, u32)) -> &'static [u8] {
-        if let Some((d, name)) = self.last {
-            if d == dev {
-                return name;
-            }
+    pub fn name(&mut self, dev: (u32, u32)) -> &[u8] {
+        if !self.last.as_ref().is_some_and(|(d, _)| *d == dev) {
+            self.last = Some((dev, lookup(dev)));
         }
-        let name = table().get(&dev).map_or(UNKNOWN, |n| &n[..]);
-        self.last = Some((dev, name));
-        name
+        self.last.as_ref().map_or(UNKNOWN, |(_, n)| n)
     }
 }
 

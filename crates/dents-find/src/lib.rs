@@ -32,6 +32,7 @@
 //! | 0 | `time`   | a file's times (`TimeField`), `-mtime`/`-mmin` windows, `-daystart` |
 //! | 0 | `names`  | a path's last component (`-name`) and `%f`/`%h` pieces |
 //! | 0 | `datefmt` | file times for `-printf` and `-ls`, cached per hour and second |
+//! | 0 | `ctx`    | a command's own context: exit status, `-ls` widths, `-D` flags, message prefix, mount table; each thread's current one |
 //! | 0 | `color`  | `LS_COLORS`: paths painted as GNU ls and bfs paint them; `?` on a terminal; colored messages |
 //! | 1 | `datetime` | `-newerXt` date strings, as GNU's date parser reads them |
 //! | 1 | `msg`    | GNU's message style and quoting; the exit status |
@@ -68,6 +69,7 @@
 
 mod cache;
 mod color;
+mod ctx;
 mod datefmt;
 mod datetime;
 mod debug;
@@ -145,7 +147,10 @@ pub fn main(argv: &[OsString]) -> i32 {
         stdout: stdout_tty,
         stderr: stderr_tty,
     };
-    match Command::parse_on(&argv[1..], terminals, b'\n') {
+    let ctx = ctx::Ctx::new(b"dents");
+    // The line's errors are said in the command's words and colors.
+    let _in = ctx::enter(&ctx);
+    match Command::parse_on(&argv[1..], terminals, b'\n', Arc::clone(&ctx)) {
         Ok(command) => command
             .run_on(Destination::Stdout, terminals, &mut LocalWalk, None)
             .code(),
@@ -272,14 +277,17 @@ enum Destination {
 /// ```
 ///
 /// Messages (a file that cannot be read, a command that failed) go to
-/// standard error in GNU's words, as `dents find` writes them.  The exit
-/// status, the `-D` flags and the colors of messages are the process's:
-/// run one command at a time.
+/// standard error in GNU's words, as `dents find` writes them.  Each
+/// command has its own exit status, `-ls` columns, `-D` flags and
+/// message colors: several commands may run at once in one process, on
+/// as many threads.
 #[derive(Debug)]
 pub struct Command {
     plan: Plan,
     /// `LS_COLORS`, read once.
     colors: color::Colors,
+    /// What GNU keeps in globals, this command's own.
+    ctx: Arc<ctx::Ctx>,
 }
 
 /// What a command line asks for.
@@ -304,7 +312,12 @@ impl Command {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        Command::parse_on(args, Terminals::of_process(), b'\n')
+        Command::parse_on(
+            args,
+            Terminals::of_process(),
+            b'\n',
+            ctx::Ctx::new(b"dents"),
+        )
     }
 
     /// [`Command::parse`], except that an expression without an action
@@ -316,15 +329,22 @@ impl Command {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        Command::parse_on(args, Terminals::of_process(), b'\0')
+        Command::parse_on(
+            args,
+            Terminals::of_process(),
+            b'\0',
+            ctx::Ctx::new(b"dents"),
+        )
     }
 
     /// [`Command::parse`], messages colored if standard error is a
-    /// terminal, the implicit `-print` ending names with `implicit_end`.
+    /// terminal, the implicit `-print` ending names with `implicit_end`,
+    /// in the command's context `ctx`.
     fn parse_on<I, S>(
         args: I,
         terminals: Terminals,
         implicit_end: u8,
+        ctx: Arc<ctx::Ctx>,
     ) -> Result<Command, ParseError>
     where
         I: IntoIterator<Item = S>,
@@ -334,10 +354,10 @@ impl Command {
             .into_iter()
             .map(|a| a.as_ref().as_bytes().to_vec())
             .collect();
-        errors::reset_status();
+        let _in = ctx::enter(&ctx);
         // Messages about the command line already in color, as bfs's.
         let table = color::Colors::from_env();
-        color::set_stderr(color::auto(terminals.stderr).then_some(&table));
+        message_colors(&ctx, color::auto(terminals.stderr).then_some(&table));
         let plan = match parse::parse_ending(&args, implicit_end)? {
             Parsed::Run(o) => Plan::Walk(o),
             Parsed::Exit(code) => Plan::Done(code),
@@ -345,6 +365,7 @@ impl Command {
         Ok(Command {
             plan,
             colors: table,
+            ctx,
         })
     }
 
@@ -425,6 +446,7 @@ impl Command {
     /// handed to `sink` as [`Command::run_to`] hands it; `Err` with the
     /// status for a command that is already done (`--help`).
     pub fn search_to(self, sink: impl Write + Send + 'static) -> Result<Search, ExitStatus> {
+        let _in = ctx::enter(&self.ctx);
         let out = Output::from_writer(sink).reporting_errors(|e| {
             msg::path_error(b"output", e);
             msg::error(b"write error");
@@ -433,9 +455,9 @@ impl Command {
         let color_err = |opts: &parse::Options| opts.color.unwrap_or_else(|| color::auto(stderr));
         match self.plan {
             Plan::Walk(o) => {
-                color::set_stderr(color_err(&o).then_some(&self.colors));
+                message_colors(&self.ctx, color_err(&o).then_some(&self.colors));
                 let colors = (o.color == Some(true)).then_some(self.colors);
-                Ok(Search::new(*o, colors, out, true).0)
+                Ok(Search::new(*o, colors, out, true, self.ctx).0)
             }
             Plan::Done(code) => Err(ExitStatus(code)),
         }
@@ -450,6 +472,8 @@ impl Command {
         walker: &mut impl Walk,
         stop: Option<&AtomicBool>,
     ) -> ExitStatus {
+        let ctx = self.ctx;
+        let _in = ctx::enter(&ctx);
         let opts = match self.plan {
             Plan::Walk(o) => *o,
             Plan::Done(code) => return ExitStatus(code),
@@ -457,7 +481,7 @@ impl Command {
         let table = self.colors;
         let color_out = opts.color.unwrap_or_else(|| color::auto(terminals.stdout));
         let color_err = opts.color.unwrap_or_else(|| color::auto(terminals.stderr));
-        color::set_stderr(color_err.then_some(&table));
+        message_colors(&ctx, color_err.then_some(&table));
         // The status line: asked for (-status), or unasked on a terminal once
         // the walk has taken a second; never with -nostatus or off a terminal.
         let when = match opts.status {
@@ -477,7 +501,13 @@ impl Command {
             }),
             Destination::Sink(out) => out,
         };
-        let (search, roots) = Search::new(opts, color_out.then_some(table), out, !to_stdout);
+        let (search, roots) = Search::new(
+            opts,
+            color_out.then_some(table),
+            out,
+            !to_stdout,
+            Arc::clone(&ctx),
+        );
         let wopts = &search.wopts;
         let mut has_quit = false;
         search
@@ -533,7 +563,24 @@ impl Command {
             m.extend_from_slice(errors::describe(&e).as_bytes());
             msg::error(&m);
         }
-        ExitStatus(errors::status())
+        ExitStatus(ctx.status())
+    }
+}
+
+/// Sets the starts of `ctx`'s messages: in `colors` if messages are
+/// colored.
+fn message_colors(ctx: &ctx::Ctx, colors: Option<&color::Colors>) {
+    if let Some(c) = colors {
+        let (mut plain, mut warning) = (Vec::new(), Vec::new());
+        c.message_prefix(&mut plain, ctx.program(), false);
+        c.message_prefix(&mut warning, ctx.program(), true);
+        ctx.set_prefixes(plain, warning);
+    } else {
+        let mut plain = ctx.program().to_vec();
+        plain.extend_from_slice(b": ");
+        let mut warning = plain.clone();
+        warning.extend_from_slice(b"warning: ");
+        ctx.set_prefixes(plain, warning);
     }
 }
 
@@ -573,6 +620,8 @@ pub struct Search {
     ignore_race: bool,
     /// Names raw: the output is no terminal.
     raw_names: bool,
+    /// The command's context, adopted by every thread of its walks.
+    ctx: Arc<ctx::Ctx>,
 }
 
 impl std::fmt::Debug for Search {
@@ -592,11 +641,13 @@ impl Search {
         colors: Option<color::Colors>,
         out: Output,
         raw_names: bool,
+        ctx: Arc<ctx::Ctx>,
     ) -> (Search, Roots) {
         let expr = opt::optimise(opts.expr, opts.opt_level);
         let exclude = opts.exclude.map(|e| opt::optimise(e, opts.opt_level));
         if opts.debug_tree {
-            let mut t = String::from("dents: optimised expression: ");
+            let mut t = String::from_utf8_lossy(ctx.program()).into_owned();
+            t.push_str(": optimised expression: ");
             expr.dump(&mut t);
             t.push('\n');
             errors::write_stderr(t.as_bytes());
@@ -637,6 +688,7 @@ impl Search {
             post_order: opts.depth,
             ignore_race: opts.ignore_race,
             raw_names,
+            ctx,
         };
         let roots = Roots {
             paths: opts.paths,
@@ -665,6 +717,7 @@ impl Search {
             self.serial,
             self.post_order,
             self.ignore_race,
+            &self.ctx,
         )
         .with_ux(self.colors.as_ref(), progress, self.exclude.as_ref());
         if self.raw_names {
@@ -686,7 +739,8 @@ impl Search {
     /// After the last walk: runs the commands still waiting for paths
     /// (`-exec ... +`) and returns GNU find's exit status.
     pub fn finish(&self, evaluator: &Evaluator<'_>) -> ExitStatus {
+        let _in = ctx::enter(&self.ctx);
         self.finish_commands(evaluator);
-        ExitStatus(errors::status())
+        ExitStatus(self.ctx.status())
     }
 }

@@ -18,6 +18,8 @@
 //! column by one, a quirk of 4.9): the widths are shared by all threads
 //! here, so lines match GNU's whenever no value is wider than the
 //! minimum, and otherwise widen as GNU's do, in the order we print.
+//! They are the command's ([`crate::ctx::Ctx::ls_widths`]): another
+//! command in the same process starts from GNU's minimums again.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -39,16 +41,6 @@ pub const MASK: StatFields = StatFields::INO
     .union(StatFields::GID)
     .union(StatFields::SIZE)
     .union(StatFields::MTIME);
-
-/// The column widths so far (GNU's minimums to start with).
-static INODE: AtomicUsize = AtomicUsize::new(9);
-static BLOCKS: AtomicUsize = AtomicUsize::new(6);
-static NLINK: AtomicUsize = AtomicUsize::new(3);
-static OWNER: AtomicUsize = AtomicUsize::new(8);
-static GROUP: AtomicUsize = AtomicUsize::new(8);
-static MAJOR: AtomicUsize = AtomicUsize::new(3);
-static MINOR: AtomicUsize = AtomicUsize::new(3);
-static SIZE: AtomicUsize = AtomicUsize::new(8);
 
 /// What every `-ls` line of a run shares.
 #[derive(Debug, Clone, Copy)]
@@ -98,19 +90,33 @@ fn quoted_name(out: &mut Vec<u8>, name: &[u8]) {
 impl Ls {
     /// Appends the line of `v`, whose metadata is `st`.
     pub fn line(&self, out: &mut Vec<u8>, v: &Visit<'_>, st: &Metadata, cache: &mut Cache) {
-        num_column(out, st.ino(), &INODE);
+        crate::ctx::with(|ctx| self.line_in(&ctx.ls_widths, out, v, st, cache));
+    }
+
+    /// [`Ls::line`], with the command's column widths `widths` (inode,
+    /// blocks, links, owner, group, major, minor, size).
+    fn line_in(
+        &self,
+        widths: &[AtomicUsize; crate::ctx::LS_COLUMNS],
+        out: &mut Vec<u8>,
+        v: &Visit<'_>,
+        st: &Metadata,
+        cache: &mut Cache,
+    ) {
+        let [inode_w, blocks_w, nlink_w, owner_w, group_w, major_w, minor_w, size_w] = widths;
+        num_column(out, st.ino(), inode_w);
         out.push(b' ');
         let blocks = (st.blocks() as u128 * 512).div_ceil(self.block_size as u128) as u64;
-        num_column(out, blocks, &BLOCKS);
+        num_column(out, blocks, blocks_w);
         out.push(b' ');
         let mode = st.mode();
         crate::filemode::mode_string(out, mode);
         out.push(b' ');
-        num_column(out, st.nlink(), &NLINK);
+        num_column(out, st.nlink(), nlink_w);
         out.push(b' ');
         match cache.users.get(st.uid(), dents_os::user_name) {
             Some(name) => {
-                let w = OWNER
+                let w = owner_w
                     .fetch_max(name.len(), Ordering::Relaxed)
                     .max(name.len());
                 left(out, name, w);
@@ -124,7 +130,7 @@ impl Ls {
                 push_u64(&mut n, st.uid() as u64);
                 left(out, &n, 8);
                 out.push(b' ');
-                OWNER.fetch_max(out.len() - start, Ordering::Relaxed);
+                owner_w.fetch_max(out.len() - start, Ordering::Relaxed);
             }
         }
         let gname = cache.groups.get(st.gid(), dents_os::group_name);
@@ -136,18 +142,18 @@ impl Ls {
                 &n
             }
         };
-        let w = GROUP
+        let w = group_w
             .fetch_max(name.len(), Ordering::Relaxed)
             .max(name.len());
         left(out, name, w);
         out.push(b' ');
         let t = FileType::from_mode(mode);
         if t == FileType::CHAR_DEVICE || t == FileType::BLOCK_DEVICE {
-            num_column(out, st.rdev_major() as u64, &MAJOR);
+            num_column(out, st.rdev_major() as u64, major_w);
             out.extend_from_slice(b", ");
-            num_column(out, st.rdev_minor() as u64, &MINOR);
+            num_column(out, st.rdev_minor() as u64, minor_w);
         } else {
-            num_column(out, st.len(), &SIZE);
+            num_column(out, st.len(), size_w);
         }
         out.push(b' ');
         let mtime = st.mtime().map_or(0, |t| t.secs);

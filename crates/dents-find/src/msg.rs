@@ -73,10 +73,15 @@ pub fn quote(out: &mut Vec<u8>, path: &[u8], utf8: bool) {
     out.extend_from_slice(close);
 }
 
-/// Writes `dents: TEXT` and raises the status to 1.
+/// Writes `dents: TEXT` and raises the command's status to 1.
 pub fn error(text: &[u8]) {
     note(text);
-    errors::raise(FAILURE);
+    raise(FAILURE);
+}
+
+/// Raises the exit status of the command this thread works for.
+pub fn raise(status: i32) {
+    crate::ctx::with(|c| c.raise(status));
 }
 
 /// Writes `dents: TEXT`; the status is unchanged (what GNU says without
@@ -84,7 +89,7 @@ pub fn error(text: &[u8]) {
 /// `-ls`).
 pub fn note(text: &[u8]) {
     let mut m = Vec::with_capacity(text.len() + 8);
-    super::color::message_prefix(&mut m, false);
+    crate::ctx::with(|c| c.prefix(&mut m, false));
     m.extend_from_slice(text);
     m.push(b'\n');
     errors::write_stderr(&m);
@@ -98,23 +103,20 @@ pub fn warning(text: &str) {
 /// [`warning`] for a text that need not be UTF-8 (it quotes names).
 pub fn warning_bytes(text: &[u8]) {
     let mut m = Vec::with_capacity(text.len() + 20);
-    super::color::message_prefix(&mut m, true);
+    crate::ctx::with(|c| c.prefix(&mut m, true));
     m.extend_from_slice(text);
     m.push(b'\n');
     errors::write_stderr(&m);
 }
 
-/// The last path quoted by [`path_error`], if it fitted in 255 bytes:
-/// GNU quotes such paths into a fixed buffer of 256 bytes that a later
-/// message about `-files0-from` reuses (see `files0`).
-static LAST_QUOTED: std::sync::Mutex<Option<Vec<u8>>> = std::sync::Mutex::new(None);
-
 /// The last quoted path of [`path_error`] that fitted GNU's buffer.
 pub fn last_quoted() -> Option<Vec<u8>> {
-    LAST_QUOTED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
+    crate::ctx::with(|c| {
+        c.last_quoted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    })
 }
 
 /// Writes `dents: 'PATH': CAUSE` and raises the status to 1.
@@ -122,7 +124,11 @@ pub fn path_error(path: &[u8], e: &io::Error) {
     let mut m = Vec::with_capacity(path.len() + 40);
     quote(&mut m, path, utf8_locale());
     if m.len() < 256 {
-        *LAST_QUOTED.lock().unwrap_or_else(|e| e.into_inner()) = Some(m.clone());
+        // GNU quotes such paths into a fixed buffer of 256 bytes that a
+        // later message about `-files0-from` reuses (see `files0`).
+        crate::ctx::with(|c| {
+            *c.last_quoted.lock().unwrap_or_else(|e| e.into_inner()) = Some(m.clone());
+        });
     }
     m.extend_from_slice(b": ");
     m.extend_from_slice(errors::describe(e).as_bytes());

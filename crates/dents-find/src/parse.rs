@@ -315,7 +315,9 @@ the -depth option."
         if let Some(first) = user_paths {
             let mut m = b"extra operand ".to_vec();
             m.extend_from_slice(&p.quote(&first));
-            m.extend_from_slice(b"\ndents: file operands cannot be combined with -files0-from");
+            m.push(b'\n');
+            crate::ctx::with(|c| m.extend_from_slice(c.program()));
+            m.extend_from_slice(b": file operands cannot be combined with -files0-from");
             return Err(m);
         }
         if from == b"-" && p.uses_ok {

@@ -1,16 +1,14 @@
 //! The library API: a command read with `Command::parse`, run to a
 //! caller's sink, compared with GNU find on the same tree; parse errors
 //! with GNU's message and dents's hint; the exit status of each run.
+//! The tests run at once, as the harness likes: each command has its own
+//! exit status (tests/commands_at_once.rs).
 
 use std::io::{self, Write};
 use std::process;
 use std::sync::{Arc, Mutex};
 
 use dents_find::{Command, ExitStatus};
-
-/// Runs are one at a time per process (the exit status is the
-/// process's): the tests take turns.
-static TURN: Mutex<()> = Mutex::new(());
 
 /// A sink gathering everything written to it.
 #[derive(Clone, Default)]
@@ -67,7 +65,6 @@ fn records(out: &[u8], sep: u8) -> Vec<Vec<u8>> {
 
 #[test]
 fn runs_to_a_sink_as_gnu_find_prints() {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let t = tree();
     let root = t.path().to_str().unwrap();
     let newer = t.path().join("d3/e0/f4.h");
@@ -90,7 +87,6 @@ fn runs_to_a_sink_as_gnu_find_prints() {
 
 #[test]
 fn an_evaluator_on_walks_of_the_callers_own() {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let t = tree();
     let roots: Vec<String> = ["d1", "d7/e1", "d10"]
         .iter()
@@ -119,7 +115,6 @@ fn an_evaluator_on_walks_of_the_callers_own() {
 
 #[test]
 fn exit_status_of_each_run() {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let t = tree();
     let missing = t.path().join("nope");
     let (found, status) = dents(&[missing.to_str().unwrap()], b'\n');
@@ -181,7 +176,6 @@ fn gnu_messages_for_bad_lines() {
 
 #[test]
 fn parse_print0_ends_the_implicit_print_with_nul() {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let t = tree();
     let root = t.path().to_str().unwrap();
     std::fs::write(t.path().join("new\nline.h"), b"").unwrap();
@@ -231,7 +225,6 @@ impl Write for Leaving {
 
 #[test]
 fn run_to_reader_stops_the_walk_when_the_reader_leaves() {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     // Enough entries for many 64 KiB buffers: 4000 names of 100 bytes.
     let dir = tempfile::tempdir().unwrap();
     for d in 0..40 {

@@ -128,6 +128,32 @@ def test_missing_starting_point_status_1(tmp_path, capfd):
     assert it.status == 0
 
 
+def test_two_iterators_interleaved_each_with_its_own_status(tmp_path, capfd):
+    """Two commands under way at once in one process: each has its own
+    exit status (and its own output), whatever the other met."""
+    for d in range(20):
+        sub = tmp_path / f"d{d:02}"
+        sub.mkdir()
+        for f in range(50):
+            (sub / f"f{f:02}").write_bytes(b"")
+    missing = tmp_path / "nope"
+    bad = dents.find(missing, tmp_path, "-name", "f1*")
+    good = dents.find(tmp_path, "-name", "f0*")
+    got = {"bad": [], "good": []}
+    its = {"bad": iter(bad), "good": iter(good)}
+    while its:
+        for name in list(its):
+            try:
+                got[name].append(next(its[name]))
+            except StopIteration:
+                del its[name]
+    assert sorted(got["bad"]) == sorted(x.decode() for x in gnu([tmp_path], ["-name", "f1*"]))
+    assert sorted(got["good"]) == sorted(x.decode() for x in gnu([tmp_path], ["-name", "f0*"]))
+    assert bad.status == 1
+    assert good.status == 0
+    assert "No such file or directory" in capfd.readouterr().err
+
+
 def big_tree(root, dirs=60, files=200):
     for d in range(dirs):
         sub = os.path.join(root, f"d{d:03}")

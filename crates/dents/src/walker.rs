@@ -154,6 +154,25 @@ impl Walker {
     /// link is an entry of its own), [`Follow::Roots`] (links given as
     /// roots), [`Follow::Always`] (links to directories are walked, and
     /// loops back to an ancestor reported as [`ErrorKind::Loop`]).
+    ///
+    /// A link that cannot be followed (its target missing, or a file
+    /// where a directory should be on the way to it) is no error: it is
+    /// an entry of its own, typed [`FileType::SYMLINK`], its metadata the
+    /// link's, as find's `-L` takes it.
+    ///
+    /// ```
+    /// use dents::{FileType, Follow, StatFields, Walker};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::os::unix::fs::symlink("nowhere", dir.path().join("broken")).unwrap();
+    /// let walker = Walker::new(dir.path())
+    ///     .min_depth(1)
+    ///     .follow_links(Follow::Always)
+    ///     .stat_fields(StatFields::BASIC);
+    /// let entries: Vec<_> = walker.into_iter().collect::<Result<_, _>>().unwrap();
+    /// assert_eq!(entries.len(), 1);
+    /// assert_eq!(entries[0].file_type(), FileType::SYMLINK);
+    /// assert!(entries[0].metadata().unwrap().is_symlink());
+    /// ```
     pub fn follow_links(mut self, follow: Follow) -> Walker {
         self.opts.follow = follow;
         self

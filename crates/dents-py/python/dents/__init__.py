@@ -187,7 +187,8 @@ def find(paths, *expression, entries=False):
     such a problem).  The walk runs on worker threads with the GIL
     released and waits while the consumer is slow (a bounded queue);
     leaving the loop (``break``, ``close()``, the iterator's ``with``
-    block) stops it.  Runs share the process's exit status: one at a time.
+    block) stops it.  Each run has its own exit status: several may be
+    under way at once, on one thread or several.
     """
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
