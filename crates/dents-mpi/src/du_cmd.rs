@@ -76,6 +76,17 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         let m: Vec<u8> = parsed.warnings.iter().flat_map(|w| said(w)).collect();
         write_stderr(&m);
     }
+    // The shared parser reads `--from SNAPSHOT` (dents du's), which
+    // dents-mpi does not do yet: refused, rather than walk the live tree
+    // the user asked not to walk.
+    if parsed.from.is_some() {
+        if rank0 {
+            write_stderr(&said(
+                b"--from: reading a snapshot is 'dents du --from'; dents-mpi du walks the tree",
+            ));
+        }
+        return 1;
+    }
     let total = parsed.opts.total;
     let mut files = parsed.files;
     let mut refused = 0;

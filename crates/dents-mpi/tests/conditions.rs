@@ -295,21 +295,21 @@ fn check((item, cond): (fn(Condition), Condition)) {
 
 dents_testfs::test_cases! {
     /// One test per item and condition.
-    mod under: (fn(Condition), Condition) => check;
-    start_error_deep_tree: (start_error, DeepTree),
-    start_error_few_descriptors: (start_error, FewDescriptors),
-    start_error_stdout_closed: (start_error, StdoutClosed),
-    start_error_as_nobody: (start_error, Nobody),
-    hard_links_deep_tree: (hard_links_in_order, DeepTree),
-    hard_links_few_descriptors: (hard_links_in_order, FewDescriptors),
-    hard_links_stdout_closed: (hard_links_in_order, StdoutClosed),
-    hard_links_as_nobody: (hard_links_in_order, Nobody),
-    find_deep_tree: (find_like_gnu, DeepTree),
-    find_few_descriptors: (find_like_gnu, FewDescriptors),
-    find_stdout_closed: (find_like_gnu, StdoutClosed),
-    find_as_nobody: (find_like_gnu, Nobody),
-    command_line_deep_tree: (command_line_like_gnu, DeepTree),
-    command_line_few_descriptors: (command_line_like_gnu, FewDescriptors),
-    command_line_stdout_closed: (command_line_like_gnu, StdoutClosed),
-    command_line_as_nobody: (command_line_like_gnu, Nobody),
+    mod under: (fn(super::Condition), super::Condition) => check;
+    start_error_deep_tree: (super::start_error, super::DeepTree),
+    start_error_few_descriptors: (super::start_error, super::FewDescriptors),
+    start_error_stdout_closed: (super::start_error, super::StdoutClosed),
+    start_error_as_nobody: (super::start_error, super::Nobody),
+    hard_links_deep_tree: (super::hard_links_in_order, super::DeepTree),
+    hard_links_few_descriptors: (super::hard_links_in_order, super::FewDescriptors),
+    hard_links_stdout_closed: (super::hard_links_in_order, super::StdoutClosed),
+    hard_links_as_nobody: (super::hard_links_in_order, super::Nobody),
+    find_deep_tree: (super::find_like_gnu, super::DeepTree),
+    find_few_descriptors: (super::find_like_gnu, super::FewDescriptors),
+    find_stdout_closed: (super::find_like_gnu, super::StdoutClosed),
+    find_as_nobody: (super::find_like_gnu, super::Nobody),
+    command_line_deep_tree: (super::command_line_like_gnu, super::DeepTree),
+    command_line_few_descriptors: (super::command_line_like_gnu, super::FewDescriptors),
+    command_line_stdout_closed: (super::command_line_like_gnu, super::StdoutClosed),
+    command_line_as_nobody: (super::command_line_like_gnu, super::Nobody),
 }

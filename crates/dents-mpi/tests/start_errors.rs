@@ -62,3 +62,22 @@ fn output_file_that_cannot_be_made_ends_du_on_every_rank() {
 fn output_file_that_cannot_be_made_ends_find_on_every_rank() {
     assert_ends_with_error(&["--output=/nonexistent/x", "find", "/etc", "-name", "x"]);
 }
+
+/// `du --from` (the shared parser's) is refused on every rank, with one
+/// message, rather than answered from the live tree.
+#[test]
+fn du_from_a_snapshot_is_refused_on_every_rank() {
+    let Some(_) = common::mpirun() else { return };
+    for np in 1..=4 {
+        let got = run_bounded(np, &["du", "--from=s.parquet", "-s", "."]);
+        assert_ne!(got.status, 124, "dents-mpi du --from at -np {np} hung");
+        assert_eq!(got.status, 1, "-np {np}: {}", got.stderr);
+        let said: Vec<&str> = got
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("du: --from"))
+            .collect();
+        assert_eq!(said.len(), 1, "-np {np}: {}", got.stderr);
+        assert!(got.stdout.is_empty(), "-np {np}: walked the tree");
+    }
+}
