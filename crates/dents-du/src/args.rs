@@ -351,7 +351,7 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
         ..Options::default()
     };
     if let Some(spec) = &env.block_size {
-        o.units = size::parse_block_size(spec).unwrap_or(Units::default_for(env.posixly_correct));
+        o.units = size::block_size_from_env(spec, env.posixly_correct);
     }
     let mut files: Vec<Vec<u8>> = Vec::new();
     let mut files0_from = None;
