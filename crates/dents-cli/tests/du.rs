@@ -290,6 +290,11 @@ fn bad_input_is_reported_as_gnu() {
         // total all the same.
         &["--files0-from=t"],
         &["-c", "--files0-from=t"],
+        // getopt goes on after a bad option, and du says every error
+        // before it stops.
+        &["--b", "--s", "t"],
+        &["-qa", "--bogus", "-d", "x", "--all=x", "-X", "nosuch", "t"],
+        &["-d", "x", "--max-depth"],
     ] {
         same(tmp.path(), args);
     }
