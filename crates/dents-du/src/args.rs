@@ -166,7 +166,8 @@ const LONG: &[(&str, u8, char)] = &[
 /// Short options that take an argument.
 const SHORT_ARG: &str = "dtBXoj";
 /// Short options without one.
-const SHORT_FLAG: &str = "0aAbchHklmsxDLPS";
+/// (GNU du 9.1 has no `-A`: `--apparent-size` only.)
+const SHORT_FLAG: &str = "0abchHklmsxDLPS";
 
 /// GNU's `xstrtol_fatal` wording for a bad size argument (no hint).
 fn size_error(e: SizeError, opt: &str, arg: &[u8]) -> Refusal {
