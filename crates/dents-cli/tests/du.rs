@@ -344,6 +344,10 @@ fn files0_from_and_exclude_from() {
         tmp.path(),
         &["-a", "--exclude-from=pats", "--exclude=d", "t"],
     );
+    // An excluded argument is skipped before its stat: no message for a
+    // missing one, nor for one under a file.
+    same(tmp.path(), &["--exclude=*", "--", "nosuch", "t"]);
+    same(tmp.path(), &["--exclude=a*", "t/a/one/x", "t/e", ""]);
 }
 
 /// One case of `exclude_files`: an `-X` file's bytes (in `pats`, and

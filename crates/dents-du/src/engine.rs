@@ -268,6 +268,11 @@ impl<'s, S: Sink> Du<'s, S> {
             }
         }
         let root = &root[..len];
+        // GNU du tests the patterns before it looks at the file: an
+        // excluded argument is skipped even if it cannot be stat'ed.
+        if !self.opts.excludes.is_empty() && self.opts.excludes.matches(root) {
+            return;
+        }
         let Ok(name) = CString::new(root) else {
             let e = io::Error::from_raw_os_error(libc_enoent());
             return self.fail(Problem::CannotAccess(root, Some(&e)));
