@@ -290,6 +290,8 @@ fn bad_input_is_reported_as_gnu() {
         // total all the same.
         &["--files0-from=t"],
         &["-c", "--files0-from=t"],
+        // Nothing counted: the total's time is GNU's time 0.
+        &["-c", "--time", "--files0-from=t"],
         // getopt goes on after a bad option, and du says every error
         // before it stops.
         &["--b", "--s", "t"],
