@@ -299,6 +299,10 @@ fn bad_input_is_reported_as_gnu() {
         &["-d", "x", "--max-depth"],
         // GNU du 9.1 has no -A.
         &["-A", "t"],
+        // No number: a suffix counts only where the value starts.
+        &["-t", "-kxBK", "t"],
+        &["-t", "-Y", "t"],
+        &["-t", "-P", "t"],
     ] {
         same(tmp.path(), args);
     }

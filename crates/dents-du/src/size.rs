@@ -142,9 +142,12 @@ fn strto(s: &[u8], signed: bool, letters: &[u8]) -> Result<(i128, usize), SizeEr
     }
     let digits = j > start || radix == 8;
     if !digits {
-        // No number: a suffix alone means 1 of it ("-BM"), as GNU reads it.
-        if j < s.len() && letters.contains(&s[j]) {
+        // No number: a suffix alone means 1 of it ("-BM"), as GNU reads
+        // it, where the string starts (`-K`, ` K` are invalid).
+        if s.first().is_some_and(|c| letters.contains(c)) {
             v = 1;
+            j = 0;
+            neg = false;
         } else {
             return Err(SizeError::Invalid);
         }
