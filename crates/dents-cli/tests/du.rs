@@ -354,6 +354,8 @@ fn files0_from_and_exclude_from() {
     // missing one, nor for one under a file.
     same(tmp.path(), &["--exclude=*", "--", "nosuch", "t"]);
     same(tmp.path(), &["--exclude=a*", "t/a/one/x", "t/e", ""]);
+    // An empty pattern matches the tail after a final `/`.
+    same(tmp.path(), &["--exclude=", "t/", "t/a", "t/e/"]);
 }
 
 /// One case of `exclude_files`: an `-X` file's bytes (in `pats`, and
