@@ -6,6 +6,7 @@
 //! Run one case alone: `cargo test -p dents-cli --test du -- hard_links_across_arguments`.
 
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::Path;
 use std::process::Command;
@@ -20,7 +21,12 @@ struct Run {
     status: i32,
 }
 
-fn run(mut cmd: Command, nul: bool) -> Run {
+fn run(cmd: Command, nul: bool) -> Run {
+    run_env(cmd, nul, None)
+}
+
+/// [`run`], with one variable of those it removes set.
+fn run_env(mut cmd: Command, nul: bool, var: Option<(&str, &[u8])>) -> Run {
     cmd.env("LC_ALL", "C")
         .env_remove("BLOCK_SIZE")
         .env_remove("DU_BLOCK_SIZE");
@@ -28,6 +34,9 @@ fn run(mut cmd: Command, nul: bool) -> Run {
         .env_remove("POSIXLY_CORRECT")
         .env_remove("TIME_STYLE");
     cmd.env("TZ", "UTC");
+    if let Some((k, v)) = var {
+        cmd.env(k, std::ffi::OsStr::from_bytes(v));
+    }
     let out = cmd.output().expect("runs");
     let sep = if nul { 0 } else { b'\n' };
     let mut lines: Vec<Vec<u8>> = out
@@ -281,6 +290,19 @@ fn bad_input_is_reported_as_gnu() {
         // total all the same.
         &["--files0-from=t"],
         &["-c", "--files0-from=t"],
+        // Nothing counted: the total's time is GNU's time 0.
+        &["-c", "--time", "--files0-from=t"],
+        // getopt goes on after a bad option, and du says every error
+        // before it stops.
+        &["--b", "--s", "t"],
+        &["-qa", "--bogus", "-d", "x", "--all=x", "-X", "nosuch", "t"],
+        &["-d", "x", "--max-depth"],
+        // GNU du 9.1 has no -A.
+        &["-A", "t"],
+        // No number: a suffix counts only where the value starts.
+        &["-t", "-kxBK", "t"],
+        &["-t", "-Y", "t"],
+        &["-t", "-P", "t"],
     ] {
         same(tmp.path(), args);
     }
@@ -328,6 +350,12 @@ fn files0_from_and_exclude_from() {
         tmp.path(),
         &["-a", "--exclude-from=pats", "--exclude=d", "t"],
     );
+    // An excluded argument is skipped before its stat: no message for a
+    // missing one, nor for one under a file.
+    same(tmp.path(), &["--exclude=*", "--", "nosuch", "t"]);
+    same(tmp.path(), &["--exclude=a*", "t/a/one/x", "t/e", ""]);
+    // An empty pattern matches the tail after a final `/`.
+    same(tmp.path(), &["--exclude=", "t/", "t/a", "t/e/"]);
 }
 
 /// One case of `exclude_files`: an `-X` file's bytes (in `pats`, and
@@ -368,6 +396,128 @@ mod exclude_files: (&[u8], &[&str]) => check_exclude_file;
     standard_input_twice: (b"many1*\n", &["-a", "-X", "-", "-X", "-", "t"]),
     standard_input_and_files0_from: (b"t\0", &["-X", "-", "--files0-from=-"]),
     a_directory: (b"", &["-X", "t", "t"]),
+}
+
+/// One case of `block_sizes`: the value given to GNU du and dents du in
+/// each of `DU_BLOCK_SIZE`, `BLOCK_SIZE`, `BLOCKSIZE` (which du never
+/// refuses: it keeps what it could read), with `POSIXLY_CORRECT` too,
+/// and as `-B` and `--block-size=` (refused as GNU refuses them).
+fn check_block_size(value: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_tree(root);
+    let v = value.as_bytes();
+    for var in ["DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"] {
+        let what = format!("{var}={value:?}");
+        let g = run_env(gnu(root, &["-c", "t"]), false, Some((var, v)));
+        let d = run_env(dents(root, &["-c", "t"]), false, Some((var, v)));
+        same_runs(&g, &d, &[&what], false);
+    }
+    let posix = |mut c: Command| {
+        c.env("POSIXLY_CORRECT", "1");
+        c
+    };
+    let g = run_env(posix(gnu(root, &["t"])), false, Some(("BLOCK_SIZE", v)));
+    let d = run_env(posix(dents(root, &["t"])), false, Some(("BLOCK_SIZE", v)));
+    same_runs(
+        &g,
+        &d,
+        &["POSIXLY_CORRECT=1", &format!("BLOCK_SIZE={value:?}")],
+        false,
+    );
+    let long = format!("--block-size={value}");
+    for args in [&["-B", value, "t"][..], &[&long, "t"]] {
+        same(root, args);
+    }
+}
+
+test_cases! {
+/// Block sizes as GNU du 9.1 reads them (gnulib's `human_options`): a
+/// number with junk after it is kept, suffix and all; an overflow is
+/// 2^64 - 1; no number, or 0, is the default.  `-B` refuses all but the
+/// clean ones, each with its message.
+mod block_sizes: &str => check_block_size;
+    junk_after_number: "2x",
+    junk_after_suffix: "3kx",
+    unknown_letter: "3q",
+    overflow: "99999999999999999999",
+    overflow_by_suffix: "1Y",
+    overflow_then_junk: "99999999999999999999x",
+    largest: "18446744073709551615",
+    largest_times_k: "18446744073709551615K",
+    decimal_point: "1.5K",
+    lowercase_e: "1e3",
+    lowercase_p: "1p",
+    suffix_q: "1Q",
+    suffix_r: "1R",
+    suffix_b_not_allowed: "1b",
+    exbi: "1E",
+    exa: "1EB",
+    zero: "0",
+    zero_zero: "00",
+    minus_one: "-1",
+    minus_zero: "-0",
+    letter_x: "x",
+    empty: "",
+    blank: " ",
+    leading_blank: " 5",
+    trailing_blank: "1 ",
+    plus: "+5",
+    hex: "0x10",
+    hex_prefix_alone: "0x",
+    octal: "010",
+    octal_bad_digit: "08",
+    kibi_incomplete: "2Ki",
+    kibi_then_junk: "2KiBx",
+    kilo_b: "2kB",
+    kilo_d: "2KD",
+    letter_alone: "K",
+    letter_kb_alone: "KB",
+    letter_kib_alone: "KiB",
+    letter_then_junk: "kx",
+    human_readable: "human-readable",
+    human_prefix: "human",
+    human_h: "h",
+    si: "si",
+    si_s: "s",
+    quote_one: "'1",
+    quote_alone: "'",
+    quote_human: "'h",
+    quote_junk: "'2x",
+}
+
+/// One case of `max_depths`: `du -d VALUE t` and `--max-depth=VALUE`.
+fn check_max_depth(value: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    build_tree(tmp.path());
+    let long = format!("--max-depth={value}");
+    for args in [
+        &["-d", value, "t"][..],
+        &[&long, "t"],
+        &["-s", "-d", value, "t"],
+    ] {
+        same(tmp.path(), args);
+    }
+}
+
+test_cases! {
+/// `--max-depth` as GNU du 9.1 reads it (`xstrtoumax`, base 0, up to
+/// `SIZE_MAX`; a `-` refused, `-0` too).
+mod max_depths: &str => check_max_depth;
+    zero: "0",
+    minus_zero: "-0",
+    minus_one: "-1",
+    plus_one: "+1",
+    blank_one: " 1",
+    hex: "0x1",
+    octal: "010",
+    octal_bad_digit: "08",
+    above_i64: "9223372036854775808",
+    largest: "18446744073709551615",
+    too_large: "18446744073709551616",
+    suffix: "1k",
+    trailing_blank: "1 ",
+    empty: "",
 }
 
 #[test]

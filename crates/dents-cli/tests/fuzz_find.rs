@@ -12,40 +12,12 @@
 //! changes the tree: no `-delete`, `-exec` runs only `echo` and `true`,
 //! output files are `/dev/null` and `/dev/stdout`.
 
-use std::ffi::OsStr;
-use std::fs;
-use std::io::Read;
-use std::os::unix::fs::{symlink, PermissionsExt};
-use std::os::unix::process::ExitStatusExt;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// xorshift64*: small, deterministic, good enough to pick words.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len())]
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+use common::fuzz::{run, run_cases, seed_and_count, shown, sorted_lines, tree, Rng};
 
 const PATHS: &[&str] = &[
     "t", "t/a.c", "t/d", "t/ld", "t/broken", "nosuch", "t/a.c/x", "t/", ".",
@@ -357,128 +329,6 @@ fn output_comparable(args: &[String]) -> bool {
     })
 }
 
-/// One run: exit status (or signal), stdout, stderr, whether it hung.
-struct Run {
-    status: Option<i32>,
-    signal: Option<i32>,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    hung: bool,
-}
-
-fn run(prog: &[&str], cwd: &Path, args: &[String]) -> Run {
-    let mut child = Command::new(prog[0])
-        .args(&prog[1..])
-        .args(args.iter().map(OsStr::new))
-        .current_dir(cwd)
-        .env("LC_ALL", "C")
-        .env("TZ", "UTC")
-        .env_remove("POSIXLY_CORRECT")
-        .env_remove("LS_COLORS")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = out.read_to_end(&mut v);
-        v
-    });
-    let ereader = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        let _ = err.read_to_end(&mut v);
-        v
-    });
-    let start = Instant::now();
-    let mut hung = false;
-    let st = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if start.elapsed() > Duration::from_secs(10) {
-            hung = true;
-            let _ = child.kill();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    Run {
-        status: st.code(),
-        signal: st.signal(),
-        stdout: reader.join().unwrap(),
-        stderr: ereader.join().unwrap(),
-        hung,
-    }
-}
-
-fn sorted_lines(b: &[u8]) -> Vec<&[u8]> {
-    let mut v: Vec<&[u8]> = b.split(|&c| c == b'\n').collect();
-    v.sort();
-    v
-}
-
-/// The tree: files, directories, links good and broken, a fifo, with
-/// fixed times.
-fn tree() -> tempfile::TempDir {
-    let tmp = tempfile::Builder::new()
-        .prefix("dents-fuzz-")
-        .tempdir()
-        .unwrap();
-    let root = tmp.path();
-    fs::set_permissions(root, fs::Permissions::from_mode(0o755)).unwrap();
-    let t = root.join("t");
-    fs::create_dir_all(t.join("d/deeper")).unwrap();
-    fs::create_dir_all(t.join("empty")).unwrap();
-    fs::write(t.join("a.c"), b"0123456789").unwrap();
-    fs::write(t.join("b.txt"), b"").unwrap();
-    fs::write(t.join("x"), vec![b'x'; 5000]).unwrap();
-    fs::write(t.join("d/e.h"), b"e").unwrap();
-    fs::write(t.join("d/deeper/f"), b"").unwrap();
-    fs::set_permissions(t.join("x"), fs::Permissions::from_mode(0o755)).unwrap();
-    fs::set_permissions(t.join("b.txt"), fs::Permissions::from_mode(0o600)).unwrap();
-    fs::hard_link(t.join("a.c"), t.join("d/a-link")).unwrap();
-    symlink("a.c", t.join("l")).unwrap();
-    symlink("d", t.join("ld")).unwrap();
-    symlink("nowhere", t.join("broken")).unwrap();
-    assert!(Command::new("mkfifo")
-        .arg(t.join("fifo"))
-        .status()
-        .unwrap()
-        .success());
-    // Times far from now, so that the run's own time matters little.
-    let touch = |args: &[&str]| {
-        assert!(Command::new("touch")
-            .args(args)
-            .current_dir(root)
-            .status()
-            .unwrap()
-            .success())
-    };
-    for p in [
-        "t/a.c",
-        "t/b.txt",
-        "t/d/e.h",
-        "t/d/deeper/f",
-        "t/fifo",
-        "t/d/deeper",
-        "t/empty",
-        "t/d",
-        "t",
-    ] {
-        touch(&["-h", "-m", "-d", "2020-02-03 04:05:06", p]);
-        touch(&["-h", "-a", "-d", "2030-01-01 00:00:00", p]);
-    }
-    touch(&["-h", "-m", "-d", "2021-01-01 00:00:00", "t/x"]);
-    touch(&["-h", "-a", "-d", "2030-01-01 00:00:00", "t/x"]);
-    for l in ["t/l", "t/ld", "t/broken"] {
-        touch(&["-h", "-d", "2019-01-01 00:00:00", l]);
-    }
-    tmp
-}
-
 /// Compares one case; the problem found, if any.
 fn check(cwd: &Path, args: &[String]) -> Option<String> {
     let dents = env!("CARGO_BIN_EXE_dents");
@@ -487,12 +337,7 @@ fn check(cwd: &Path, args: &[String]) -> Option<String> {
         let g = run(&["find"], cwd, args);
         (d.join().unwrap(), g)
     });
-    let shown = || {
-        args.iter()
-            .map(|a| format!("'{a}'"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let shown = || shown(args);
     let err = String::from_utf8_lossy(&d.stderr);
     if d.hung && !g.hung {
         return Some(format!("hang: find {}", shown()));
@@ -526,47 +371,17 @@ fn check(cwd: &Path, args: &[String]) -> Option<String> {
 
 #[test]
 fn find_command_lines_against_gnu() {
-    let seed: u64 = std::env::var("DENTS_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_d3e7_5f1d);
-    let count: usize = std::env::var("DENTS_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2000);
+    let (seed, count) = seed_and_count(0x5eed_d3e7_5f1d, 2000);
     let tmp = tree();
     let mut r = Rng(seed | 1);
     let cases: Vec<Vec<String>> = (0..count).map(|_| case(&mut r)).collect();
     let started = Instant::now();
-    let skipped = std::sync::atomic::AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(4);
-    let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|w| {
-                let (cases, skipped, cwd) = (&cases, &skipped, tmp.path());
-                s.spawn(move || {
-                    let mut found = Vec::new();
-                    for args in cases.iter().skip(w).step_by(workers) {
-                        if documented_difference(args).is_some() {
-                            skipped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            continue;
-                        }
-                        found.extend(check(cwd, args));
-                    }
-                    found
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
+    let (failures, skipped) = run_cases(&cases, documented_difference, &|args| {
+        check(tmp.path(), args)
     });
     eprintln!(
         "fuzz: {count} cases (seed {seed:#x}), {} skipped as documented differences, {:.1?}",
-        skipped.into_inner(),
+        skipped,
         started.elapsed()
     );
     assert!(

@@ -171,7 +171,8 @@ const LONG: &[(&str, u8, char)] = &[
 /// Short options that take an argument.
 const SHORT_ARG: &str = "dtBXoj";
 /// Short options without one.
-const SHORT_FLAG: &str = "0aAbchHklmsxDLPS";
+/// (GNU du 9.1 has no `-A`: `--apparent-size` only.)
+const SHORT_FLAG: &str = "0abchHklmsxDLPS";
 
 /// GNU's `xstrtol_fatal` wording for a bad size argument (no hint).
 fn size_error(e: SizeError, opt: &str, arg: &[u8]) -> Refusal {
@@ -231,14 +232,16 @@ enum Token {
     /// An option and its argument.
     Option(Found),
     /// A usage error (an unknown or ambiguous option, a missing or
-    /// unwanted argument): getopt's message; nothing follows.
+    /// unwanted argument): getopt's message.  getopt goes on after it (with
+    /// the next word, or the next letter of a cluster), and so does du,
+    /// which stops only once every option is read.
     Refused(Vec<u8>),
 }
 
 /// The command line split as GNU du's `getopt_long` splits it, options
-/// and operands in their order, up to the first usage error (the last
-/// token then).  Apart from what the options mean, so that
-/// [`reads_standard_input`] reads it as [`parse`] does.
+/// and operands in their order, usage errors where getopt meets them.
+/// Apart from what the options mean, so that [`reads_standard_input`]
+/// reads it as [`parse`] does.
 fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -271,7 +274,7 @@ fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
                     out.push(Token::Refused(
                         [&b"unrecognized option '"[..], arg, b"'"].concat(),
                     ));
-                    return out;
+                    continue;
                 }
                 _ => {
                     let mut m = [&b"option '"[..], arg, b"' is ambiguous; possibilities:"].concat();
@@ -279,7 +282,7 @@ fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
                         m.extend_from_slice(format!(" '--{n}'").as_bytes());
                     }
                     out.push(Token::Refused(m));
-                    return out;
+                    continue;
                 }
             };
             let (lname, has_arg, c) = *entry;
@@ -288,7 +291,7 @@ fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
                     out.push(Token::Refused(
                         format!("option '--{lname}' doesn't allow an argument").into_bytes(),
                     ));
-                    return out;
+                    continue;
                 }
                 (1, None) => match args.get(i) {
                     Some(v) => {
@@ -299,7 +302,7 @@ fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
                         out.push(Token::Refused(
                             format!("option '--{lname}' requires an argument").into_bytes(),
                         ));
-                        return out;
+                        continue;
                     }
                 },
                 (_, v) => v,
@@ -322,7 +325,7 @@ fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
                         out.push(Token::Refused(
                             format!("option requires an argument -- '{c}'").into_bytes(),
                         ));
-                        return out;
+                        continue;
                     };
                     out.push(Token::Option((c, None, Some(value))));
                 } else if SHORT_FLAG.contains(c) {
@@ -331,7 +334,7 @@ fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
                     out.push(Token::Refused(
                         [&b"invalid option -- '"[..], &arg[j - 1..j], b"'"].concat(),
                     ));
-                    return out;
+                    continue;
                 }
             }
         }
@@ -339,9 +342,9 @@ fn tokens(args: &[Vec<u8>]) -> Vec<Token> {
     out
 }
 
-/// Whether [`parse`] may read standard input for `-X -` (an
-/// `--exclude-from=-` before any usage error): a tool whose processes
-/// share one standard input (`dents-mpi`) hands it to each first.
+/// Whether [`parse`] may read standard input for `-X -` (or
+/// `--exclude-from=-`): a tool whose processes share one standard input
+/// (`dents-mpi`) hands it to each first.
 pub fn reads_standard_input(args: &[Vec<u8>]) -> bool {
     tokens(args)
         .iter()
@@ -356,7 +359,7 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
         ..Options::default()
     };
     if let Some(spec) = &env.block_size {
-        o.units = size::parse_block_size(spec).unwrap_or(Units::default_for(env.posixly_correct));
+        o.units = size::block_size_from_env(spec, env.posixly_correct);
     }
     let mut files: Vec<Vec<u8>> = Vec::new();
     let mut files0_from = None;
@@ -377,7 +380,8 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
             Token::Option(found) => found,
             Token::Refused(m) => {
                 said.push(m);
-                return Err(Refusal::usage(said));
+                ok = false;
+                continue;
             }
         };
         let optname = |short: char| match long {

@@ -285,6 +285,11 @@ impl<'s, S: Sink> Du<'s, S> {
             }
         }
         let root = &root[..len];
+        // GNU du tests the patterns before it looks at the file: an
+        // excluded argument is skipped even if it cannot be stat'ed.
+        if !self.opts.excludes.is_empty() && self.opts.excludes.matches(root) {
+            return;
+        }
         let Ok(name) = CString::new(root) else {
             let e = io::Error::from_raw_os_error(libc_enoent());
             return self.fail(Problem::CannotAccess(root, Some(&e)));
@@ -392,7 +397,10 @@ impl<'s, S: Sink> Du<'s, S> {
     /// export written.  `true` if no problem was met.
     pub fn finish(self) -> io::Result<bool> {
         if self.opts.total {
-            let t = *self.total.lock().unwrap_or_else(|e| e.into_inner());
+            let mut t = *self.total.lock().unwrap_or_else(|e| e.into_inner());
+            // GNU's grand total starts at time 0 (a static duinfo), not
+            // at "no time": nothing counted prints 1970-01-01 00:00.
+            t.tmax = t.tmax.max(0);
             // Always, whatever the threshold, as GNU du.
             let v = self.opts.value(t.size, t.inodes);
             self.write_line(v, &t, b"total", false);

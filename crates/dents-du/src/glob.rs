@@ -32,8 +32,9 @@ impl Excludes {
                 Some(nul) => &line[..nul],
                 None => line,
             };
-            // An empty pattern matches no path: nothing to add.
-            if !pattern.is_empty() {
+            // A line of blanks is skipped; one cut to nothing by a NUL
+            // is a pattern (the tail after a final `/` matches it).
+            if !line.is_empty() {
                 self.add(pattern);
             }
         }
@@ -49,9 +50,9 @@ impl Excludes {
         self.patterns.iter().any(|p| {
             fnmatch(p, path)
                 || path.iter().enumerate().any(|(i, &c)| {
-                    c == b'/'
-                        && path.get(i + 1).is_some_and(|&n| n != b'/')
-                        && fnmatch(p, &path[i + 1..])
+                    // The tail after a final `/` is "" too, as gnulib
+                    // tries it (`--exclude=` excludes `t/`).
+                    c == b'/' && path.get(i + 1) != Some(&b'/') && fnmatch(p, &path[i + 1..])
                 })
         })
     }

@@ -142,9 +142,12 @@ fn strto(s: &[u8], signed: bool, letters: &[u8]) -> Result<(i128, usize), SizeEr
     }
     let digits = j > start || radix == 8;
     if !digits {
-        // No number: a suffix alone means 1 of it ("-BM"), as GNU reads it.
-        if j < s.len() && letters.contains(&s[j]) {
+        // No number: a suffix alone means 1 of it ("-BM"), as GNU reads
+        // it, where the string starts (`-K`, ` K` are invalid).
+        if s.first().is_some_and(|c| letters.contains(c)) {
             v = 1;
+            j = 0;
+            neg = false;
         } else {
             return Err(SizeError::Invalid);
         }
@@ -193,44 +196,202 @@ fn strto(s: &[u8], signed: bool, letters: &[u8]) -> Result<(i128, usize), SizeEr
     Ok((r, j))
 }
 
-/// Parses a block-size spec as GNU's `human_options` does: `human-readable`,
-/// `si`, a number with an optional suffix (`1K`, `1MB`), or a suffix
-/// alone (`M`, `KiB`: the unit's letter is then written after each size);
-/// a leading `'` groups thousands.
-pub fn parse_block_size(spec: &[u8]) -> Result<Units, SizeError> {
+/// What gnulib's `xstrtoumax` (base 0) makes of a string: the value it
+/// stores, if it stores one, and its error.
+///
+/// It keeps what it could read: a number with junk after it is stored
+/// (`2x`: 2; `3kx`: 3072, the suffix applied; `1.5K`: 1), and a value
+/// too large for 64 bits is stored as 2^64 - 1, both with an error that
+/// `-B` refuses and the environment variables ignore.
+struct XStrtoumax {
+    /// The value stored (`None`: `LONGINT_INVALID`, nothing stored).
+    value: Option<u64>,
+    /// The error (`None`: `LONGINT_OK`).
+    error: Option<SizeError>,
+}
+
+/// C's `isspace` in the C locale.
+fn c_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// gnulib's `xstrtoumax(s, &end, 0, &value, valid)` (coreutils 9.1):
+/// `strtoumax` in base 0 (leading blanks, `+`, `0x` hex, `0` octal; a
+/// `-` refused), a suffix letter of `valid` alone meaning 1 of it, the
+/// letters it scales (`kKmMgGtTpPEYZ` as powers of 1024, or of 1000
+/// with `B` or `D` after; `iB` after: 1024) where `valid` has `0`; a
+/// letter of `valid` it does not scale (`e`, `p`) is an invalid
+/// suffix, the number kept as read.
+fn xstrtoumax(s: &[u8], valid: &[u8]) -> XStrtoumax {
+    let invalid = XStrtoumax {
+        value: None,
+        error: Some(SizeError::Invalid),
+    };
+    let mut i = 0;
+    while i < s.len() && c_space(s[i]) {
+        i += 1;
+    }
+    if s.get(i) == Some(&b'-') {
+        return invalid;
+    }
+    if s.get(i) == Some(&b'+') {
+        i += 1;
+    }
+    let (radix, start) = if (s[i..].starts_with(b"0x") || s[i..].starts_with(b"0X"))
+        && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+    {
+        (16, i + 2)
+    } else {
+        (if s.get(i) == Some(&b'0') { 8 } else { 10 }, i)
+    };
+    let mut j = start;
+    let mut v: u64 = 0;
+    let mut overflow = false;
+    while let Some(d) = s.get(j).and_then(|&c| (c as char).to_digit(radix)) {
+        match v
+            .checked_mul(radix as u64)
+            .and_then(|x| x.checked_add(d as u64))
+        {
+            Some(x) => v = x,
+            None => {
+                overflow = true;
+                v = u64::MAX;
+            }
+        }
+        j += 1;
+    }
+    if j == start {
+        // No number (`strtoumax` ends at the very start): a valid suffix
+        // there is 1 of it.
+        j = 0;
+        if s.first().is_some_and(|c| valid.contains(c)) {
+            v = 1;
+        } else {
+            return invalid;
+        }
+    }
+    let mut error = overflow.then_some(SizeError::Overflow);
+    if j == s.len() {
+        return XStrtoumax {
+            value: Some(v),
+            error,
+        };
+    }
+    let suffix_error = |v: u64| XStrtoumax {
+        value: Some(v),
+        error: Some(SizeError::InvalidSuffix),
+    };
+    let c = s[j];
+    if !valid.contains(&c) {
+        return suffix_error(v);
+    }
+    let mut base: u64 = 1024;
+    let mut len = 1;
+    if b"EGgkKMmPTtYZ".contains(&c) && valid.contains(&b'0') {
+        match s.get(j + 1) {
+            Some(b'i') if s.get(j + 2) == Some(&b'B') => len = 3,
+            Some(b'B') | Some(b'D') => {
+                base = 1000;
+                len = 2;
+            }
+            _ => {}
+        }
+    }
+    let (scale, power) = match c {
+        b'b' => (512, 1),
+        b'B' => (1024, 1),
+        b'c' => (1, 1),
+        b'w' => (2, 1),
+        b'E' => (base, 6),
+        b'G' | b'g' => (base, 3),
+        b'k' | b'K' => (base, 1),
+        b'M' | b'm' => (base, 2),
+        b'P' => (base, 5),
+        b'T' | b't' => (base, 4),
+        b'Y' => (base, 8),
+        b'Z' => (base, 7),
+        _ => return suffix_error(v),
+    };
+    for _ in 0..power {
+        v = v.checked_mul(scale).unwrap_or_else(|| {
+            error = Some(SizeError::Overflow);
+            u64::MAX
+        });
+    }
+    if j + len != s.len() {
+        // Junk after the suffix: the scaled value is kept.
+        return suffix_error(v);
+    }
+    XStrtoumax {
+        value: Some(v),
+        error,
+    }
+}
+
+/// gnulib's `humblock` and `human_options`: the units a block-size spec
+/// gives, and the error `-B` refuses it with (`None`: accepted).
+///
+/// The units are those of the spec even when it is refused, as
+/// `human_options` leaves them for the environment variables, which
+/// GNU du reads without checking: the number read before any junk (the
+/// suffix applied), 2^64 - 1 on overflow, plain blocks (no letter, no
+/// grouping); the default when the spec gives no number or 0.
+fn human_options(spec: &[u8], posixly_correct: bool) -> (Units, Option<SizeError>) {
     let (group, spec) = match spec.strip_prefix(b"'") {
         Some(rest) => (true, rest),
         None => (false, spec),
     };
-    match spec {
-        b"human-readable" => {
-            return Ok(Units {
-                group,
-                ..Units::human()
-            })
+    // argmatch: a name or an unambiguous prefix of one (`h`, `s`).
+    for (name, units) in [
+        (&b"human-readable"[..], Units::human()),
+        (b"si", Units::si()),
+    ] {
+        if !spec.is_empty() && name.starts_with(spec) {
+            return (Units { group, ..units }, None);
         }
-        b"si" => {
-            return Ok(Units {
-                group,
-                ..Units::si()
-            })
+    }
+    let x = xstrtoumax(spec, b"eEgGkKmMpPtTYZ0");
+    match x.value {
+        Some(0) | None => (
+            Units::default_for(posixly_correct),
+            Some(SizeError::Invalid),
+        ),
+        Some(v) if x.error.is_some() => (Units::blocks(v), x.error),
+        Some(v) => {
+            let mut u = Units::blocks(v);
+            u.group = group;
+            // A spec without a digit (a suffix alone) writes the unit's
+            // letter after each size.
+            if !spec.iter().any(u8::is_ascii_digit) {
+                u.si_letter = true;
+                let last = spec[spec.len() - 1];
+                u.b_suffix = last == b'B';
+                u.base_1024 = last != b'B' || spec.ends_with(b"iB");
+            }
+            (u, None)
         }
-        _ => {}
     }
-    let (v, digits_end) = strto(spec, false, b"eEgGkKmMpPtTyYzZ0")?;
-    if v <= 0 {
-        return Err(SizeError::Invalid);
+}
+
+/// Parses a block-size spec as GNU du's `-B`/`--block-size` does
+/// (`human_options`, refused on any error): `human-readable`, `si` (or a
+/// prefix of either), a number with an optional suffix (`1K`, `1MB`,
+/// `0x10`), or a suffix alone (`M`, `KiB`: the unit's letter is then
+/// written after each size); a leading `'` groups thousands.
+pub fn parse_block_size(spec: &[u8]) -> Result<Units, SizeError> {
+    match human_options(spec, false) {
+        (u, None) => Ok(u),
+        (_, Some(e)) => Err(e),
     }
-    let mut u = Units::blocks(v as u64);
-    u.group = group;
-    // A spec that starts with its suffix writes the unit's letter.
-    if digits_end == 0 && !spec.is_empty() && !spec[0].is_ascii_digit() {
-        u.si_letter = true;
-        let last = spec[spec.len() - 1];
-        u.b_suffix = last == b'B';
-        u.base_1024 = last != b'B' || (spec.len() >= 2 && spec[spec.len() - 2] == b'i');
-    }
-    Ok(u)
+}
+
+/// The units of a block-size environment variable (`DU_BLOCK_SIZE`,
+/// `BLOCK_SIZE`, `BLOCKSIZE`), which GNU du never refuses: what
+/// `human_options` leaves, errors and all (`2x`: 2-byte blocks, `1e3`:
+/// 1-byte, `1Y`: 2^64 - 1 bytes; `0`, `x`, `-1` or nothing: the
+/// default).
+pub fn block_size_from_env(spec: &[u8], posixly_correct: bool) -> Units {
+    human_options(spec, posixly_correct).0
 }
 
 /// Parses a `--threshold` value: a signed size with du's suffixes.
@@ -242,11 +403,15 @@ pub fn parse_threshold(s: &[u8]) -> Result<i64, SizeError> {
     Ok(v as i64)
 }
 
-/// Parses a `--max-depth` value (base 0, as `strtoimax`); `None` if
-/// invalid or negative.
+/// Parses a `--max-depth` value as GNU du 9.1 does (`xstrtoumax`, base
+/// 0, no suffix, at most `SIZE_MAX`); `None` if invalid (a `-` sign,
+/// `-0` too, or too large).
 pub fn parse_depth(s: &[u8]) -> Option<usize> {
-    match strto(s, true, b"") {
-        Ok((v, _)) if v >= 0 && v <= i64::MAX as i128 => Some(v as usize),
+    match xstrtoumax(s, b"") {
+        XStrtoumax {
+            value: Some(v),
+            error: None,
+        } => usize::try_from(v).ok(),
         _ => None,
     }
 }
@@ -397,8 +562,27 @@ mod tests {
         assert_eq!(parse_block_size(b"X"), Err(SizeError::Invalid));
         assert_eq!(parse_block_size(b"0"), Err(SizeError::Invalid));
         assert_eq!(parse_block_size(b"1Q"), Err(SizeError::InvalidSuffix));
+        assert_eq!(parse_block_size(b"0x"), Err(SizeError::Invalid));
+        assert_eq!(parse_block_size(b"1Y"), Err(SizeError::Overflow));
+        assert_eq!(parse_block_size(b"s"), Ok(Units::si()));
         assert_eq!(parse_threshold(b"-5K"), Ok(-5120));
         assert_eq!(parse_depth(b"0x1"), Some(1));
         assert_eq!(parse_depth(b"-1"), None);
+        assert_eq!(parse_depth(b"-0"), None);
+        assert_eq!(parse_depth(b"18446744073709551615"), Some(usize::MAX));
+    }
+
+    #[test]
+    fn environment_keeps_what_it_read() {
+        let env = |s: &[u8]| block_size_from_env(s, false).block;
+        assert_eq!(env(b"2x"), 2);
+        assert_eq!(env(b"3kx"), 3072);
+        assert_eq!(env(b"1e3"), 1);
+        assert_eq!(env(b"2Ki"), 2048);
+        assert_eq!(env(b"99999999999999999999"), u64::MAX);
+        assert_eq!(env(b"1Y"), u64::MAX);
+        assert_eq!(env(b"0"), 1024);
+        assert_eq!(env(b"-1"), 1024);
+        assert_eq!(block_size_from_env(b"x", true).block, 512);
     }
 }

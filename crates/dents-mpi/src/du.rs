@@ -310,6 +310,12 @@ impl DuJob {
     /// The grand total's line (`-c`).
     pub fn total_line(&self, total: &Dui) -> Vec<u8> {
         let mut out = Vec::new();
+        // GNU's grand total starts at time 0 (a static duinfo), as
+        // `dents du`'s.
+        let total = &Dui {
+            tmax: total.tmax.max(0),
+            ..*total
+        };
         // Always, whatever the threshold, as GNU du.
         let v = self.opts.value(total.size, total.inodes);
         self.push_value_line(&mut out, v, total, b"total");

@@ -112,7 +112,7 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         }
     }
     if rank0 {
-        let (kept, messages) = reachable(files, parsed.files0_from.is_none());
+        let (kept, messages) = reachable(files, parsed.files0_from.is_none(), &parsed.opts);
         files = kept;
         if !messages.is_empty() {
             write_stderr(&messages);
@@ -181,13 +181,22 @@ fn write_export(mailer: &Mailer, path: &[u8], x: &Export) -> Result<(), String> 
 /// that cannot be stat'ed, as
 /// `dents du` words them (the walker would word a missing argument
 /// `cannot read directory`).
-fn reachable(files: Vec<Vec<u8>>, operands: bool) -> (Vec<Vec<u8>>, Vec<u8>) {
+fn reachable(
+    files: Vec<Vec<u8>>,
+    operands: bool,
+    opts: &dents_du::Options,
+) -> (Vec<Vec<u8>>, Vec<u8>) {
     let mut messages = Vec::new();
     let kept = files
         .into_iter()
         .filter(|f| {
             if f.is_empty() && operands {
                 messages.extend(said(b"invalid zero-length file name"));
+                return false;
+            }
+            // Excluded before anything is looked at, as GNU du does (a
+            // missing argument excluded is not reported).
+            if !opts.excludes.is_empty() && opts.excludes.matches(f) {
                 return false;
             }
             let p = std::ffi::OsStr::from_bytes(f);

@@ -83,6 +83,8 @@ fn like_gnu_du_on_a_built_tree() {
             &["-a", "-t", "20K", "."],
             &["-a", "--exclude=f1*", "."],
             &["-a", "d3/dangling", "link-to-d1"],
+            // Excluded arguments are skipped before their stat.
+            &["--exclude=no*", "nosuch", "d1", "--", ""],
         ],
     );
     // Every rank count on the plainest case.
