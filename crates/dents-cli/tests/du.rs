@@ -653,6 +653,31 @@ fn symlink_loops_under_dereference() {
     }
 }
 
+/// A dangling link named as an argument under `-D`, `-H` or `-L` after a
+/// directory whose walk counted the link itself: GNU says it cannot
+/// access it each time it is named (status 1); dents skipped it as
+/// already counted, silently, with status 0 (found by the du fuzz test,
+/// seed 7).
+fn check_dangling_argument(args: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::create_dir_all(root.join("t/sub")).unwrap();
+    fs::write(root.join("t/f"), b"abc").unwrap();
+    symlink("nowhere", root.join("t/broken")).unwrap();
+    same(root, args);
+}
+
+dents_testfs::test_cases! {
+    /// One test per command line.
+    mod dangling_arguments: &[&str] => check_dangling_argument;
+    after_its_directory: &["-D", "t", "t/broken"],
+    after_its_directory_dereferenced: &["-L", "t", "t/broken"],
+    named_twice: &["-D", "t", "t/broken", "t/broken"],
+    summarized: &["-sL", "t", "t/broken"],
+    alone: &["-H", "t/broken"],
+    before_its_directory: &["-H", "t/broken", "t"],
+}
+
 /// Unreadable directories: message, status 1, sizes of the rest (and the
 /// directory's own) still counted.  As an unprivileged user (root reads
 /// everything).

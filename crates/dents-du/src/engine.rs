@@ -309,6 +309,12 @@ impl<'s, S: Sink> Du<'s, S> {
             Ok(st) => st,
             Err(e) => return self.fail(Problem::CannotAccess(root, Some(&e))),
         };
+        if follow_root && st.file_type() == FileType::SYMLINK {
+            // A dangling link named with -H, -D or -L: GNU says it cannot
+            // access it, every time it is named, even where an earlier
+            // argument's walk already counted the link itself.
+            return self.fail(Problem::CannotAccess(root, None));
+        }
         let is_dir = st.file_type().is_dir();
         if self.hash_all() && !is_dir && !self.opts.count_links {
             // `du a a/f`: a/f was counted in a's walk (a directory walked
