@@ -420,11 +420,6 @@ impl<'s, S: Sink> Du<'s, S> {
     pub fn export(&self) -> Option<&Export> {
         self.export.as_ref()
     }
-
-    /// Counts the hard-link set's size (for tests and memory reports).
-    pub fn links_held(&self) -> usize {
-        self.links.len() + self.dirs.len()
-    }
 }
 
 /// `ENOENT`'s number (a name with a NUL byte cannot exist).
