@@ -8,11 +8,10 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 use std::io::{BufRead, BufReader};
-use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use rustix::fs::{Mode, OFlags};
+use dents_testfs::{deep_chain, DeepTmp};
 
 fn dents_bin() -> &'static str {
     env!("CARGO_BIN_EXE_dents")
@@ -77,66 +76,6 @@ fn summarize(mut cmd: Command) -> Summary {
         hash,
         status,
         stderr: stderr.replace("dents: ", "find: "),
-    }
-}
-
-/// A chain of `levels` directories `a` below `root/deep`, with a file `f`
-/// at the bottom: far deeper than `PATH_MAX` (made by `mkdirat` from one
-/// level to the next).
-fn deep_chain(root: &Path, levels: usize) {
-    let top = root.join("deep");
-    std::fs::create_dir(&top).unwrap();
-    let mut fd: OwnedFd =
-        rustix::fs::open(&top, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
-    for _ in 0..levels {
-        rustix::fs::mkdirat(fd.as_fd(), "a", Mode::from_raw_mode(0o755)).unwrap();
-        fd = rustix::fs::openat(
-            fd.as_fd(),
-            "a",
-            OFlags::RDONLY | OFlags::DIRECTORY,
-            Mode::empty(),
-        )
-        .unwrap();
-    }
-    drop(
-        rustix::fs::openat(
-            fd.as_fd(),
-            "f",
-            OFlags::CREATE | OFlags::WRONLY,
-            Mode::from_raw_mode(0o644),
-        )
-        .unwrap(),
-    );
-}
-
-/// A temporary directory for a deep chain: removed by `rm -rf` first
-/// (the standard library's removal recurses, one stack frame a level).
-struct DeepTmp(tempfile::TempDir);
-
-impl DeepTmp {
-    /// In `/dev/shm` where there is one: removing 20,000 levels from a
-    /// disk mounted with `discard` takes a minute.
-    fn new() -> DeepTmp {
-        let shm = Path::new("/dev/shm");
-        let tmp = if shm.is_dir() {
-            tempfile::tempdir_in(shm)
-        } else {
-            tempfile::tempdir()
-        };
-        DeepTmp(tmp.unwrap())
-    }
-
-    fn path(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl Drop for DeepTmp {
-    fn drop(&mut self) {
-        let _ = Command::new("rm")
-            .arg("-rf")
-            .arg(self.0.path().join("deep"))
-            .status();
     }
 }
 
