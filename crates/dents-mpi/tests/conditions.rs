@@ -200,20 +200,21 @@ fn start_error(cond: Condition) {
     }
 }
 
-/// 24.2: `du -s backup.1 backup.2`: the shared files charged to
-/// `backup.1`, GNU's lines exactly.
-fn hard_links_in_order(cond: Condition) {
+/// `du ARGS` (with `env`) on a fresh tree for `cond`: GNU's status and
+/// lines exactly at every `-np` (only an end without a signal with
+/// standard output closed).
+fn assert_du_like_gnu(cond: Condition, args: &[&str], env: &[(&str, &str)]) {
     if !can_run(cond) {
         return;
     }
     let tmp = tree(cond);
-    let args = with_deep(cond, &["-s", "backup.1", "backup.2"]);
-    let want = gnu(cond, "du", tmp.path(), &args, &[]);
+    let args = with_deep(cond, args);
+    let want = gnu(cond, "du", tmp.path(), &args, env);
     assert_eq!(want.status, 0, "GNU du: {}", want.stderr);
     let mpi_args: Vec<&str> = ["du"].iter().chain(&args).copied().collect();
     for np in 1..=4 {
-        let got = mpi(cond, np, tmp.path(), &mpi_args, &[]);
-        let what = format!("{cond:?}: dents-mpi du {args:?} at -np {np}");
+        let got = mpi(cond, np, tmp.path(), &mpi_args, env);
+        let what = format!("{cond:?}: {env:?} dents-mpi du {args:?} at -np {np}");
         if cond == StdoutClosed {
             assert_ended(&got, &what);
             continue;
@@ -225,6 +226,12 @@ fn hard_links_in_order(cond: Condition) {
             "lines of {what}"
         );
     }
+}
+
+/// 24.2: `du -s backup.1 backup.2`: the shared files charged to
+/// `backup.1`, GNU's lines exactly.
+fn hard_links_in_order(cond: Condition) {
+    assert_du_like_gnu(cond, &["-s", "backup.1", "backup.2"], &[]);
 }
 
 /// 24.3: `find .`: GNU's entries (the unsearchable directory's names
@@ -263,29 +270,7 @@ fn find_like_gnu(cond: Condition) {
 /// 24.4: `BLOCKSIZE=1K du --summ ...` (an abbreviated option and
 /// du's environment) read as GNU reads it.
 fn command_line_like_gnu(cond: Condition) {
-    if !can_run(cond) {
-        return;
-    }
-    let tmp = tree(cond);
-    let args = with_deep(cond, &["--summ", "-c", "backup.2"]);
-    let env = &[("BLOCKSIZE", "1K")];
-    let want = gnu(cond, "du", tmp.path(), &args, env);
-    assert_eq!(want.status, 0, "GNU du: {}", want.stderr);
-    let mpi_args: Vec<&str> = ["du"].iter().chain(&args).copied().collect();
-    for np in 1..=4 {
-        let got = mpi(cond, np, tmp.path(), &mpi_args, env);
-        let what = format!("{cond:?}: BLOCKSIZE=1K dents-mpi du {args:?} at -np {np}");
-        if cond == StdoutClosed {
-            assert_ended(&got, &what);
-            continue;
-        }
-        assert_eq!(got.status, want.status, "status of {what}: {}", got.stderr);
-        assert_eq!(
-            String::from_utf8_lossy(&got.stdout),
-            String::from_utf8_lossy(&want.stdout),
-            "lines of {what}"
-        );
-    }
+    assert_du_like_gnu(cond, &["--summ", "-c", "backup.2"], &[("BLOCKSIZE", "1K")]);
 }
 
 /// One check of the table: which item, under which condition.
