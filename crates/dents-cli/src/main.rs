@@ -51,7 +51,7 @@ fn main() {
     let argv: Vec<OsString> = std::env::args_os().collect();
     startup(argv.get(1).and_then(|a| a.to_str()));
     let code = match argv.get(1).and_then(|a| a.to_str()) {
-        Some("ls") => closing_stdout(dents_ls::main(&argv[1..]), errors::SERIOUS),
+        Some("ls") => dents_ls::main(&argv[1..]),
         Some("find") => {
             // GNU find exits 1 when memory runs out (ls: 2).
             dents_os::set_exhausted_status(1);
@@ -60,7 +60,7 @@ fn main() {
         Some("du") => {
             // GNU du exits 1 when memory runs out, as find.
             dents_os::set_exhausted_status(1);
-            closing_stdout(du::main(&argv[1..]), 1)
+            du::main(&argv[1..])
         }
         Some("scan") => scan::main(&argv[1..]),
         Some("diff") => diff::main(&argv[1..]),
@@ -107,17 +107,6 @@ fn startup(command: Option<&str>) {
             dents_os::tzset();
         }
     }
-}
-
-/// The exit status of ls or du, which say at the end that standard output
-/// was closed if they wrote to it (GNU's close_stdout): `failed` at least.
-fn closing_stdout(code: i32, failed: i32) -> i32 {
-    if !output::written_to_closed() {
-        return code;
-    }
-    let e = output::ebadf();
-    errors::write_stderr(format!("dents: write error: {}\n", errors::describe(&e)).as_bytes());
-    code.max(failed)
 }
 
 /// Writes a help or version text; 0, or 2 after saying why it could not.

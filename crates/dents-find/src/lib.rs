@@ -495,10 +495,16 @@ impl Command {
         let to_stdout = matches!(dest, Destination::Stdout);
         let out = match dest {
             // A failed write to standard output: GNU's two messages, status 1.
-            Destination::Stdout => Output::stdout().reporting_errors(|e| {
-                msg::path_error(b"standard output", e);
-                msg::error(b"write error");
-            }),
+            Destination::Stdout => match Output::stdout() {
+                Ok(out) => out.reporting_errors(|e| {
+                    msg::path_error(b"standard output", e);
+                    msg::error(b"write error");
+                }),
+                Err(e) => {
+                    msg::path_error(b"standard output", &e);
+                    return ExitStatus(1);
+                }
+            },
             Destination::Sink(out) => out,
         };
         let (search, roots) = Search::new(
@@ -554,7 +560,7 @@ impl Command {
         // still pending, then closing it fails.  Its stdio flushes standard
         // output before each message: nothing is pending after a message
         // about the last starting point (the output before it was flushed).
-        if to_stdout && crate::output::written_to_closed() {
+        if to_stdout && search.out.wrote_to_closed() {
             let e = crate::output::ebadf();
             if !finder.last_root_failed() {
                 msg::path_error(b"standard output", &e);

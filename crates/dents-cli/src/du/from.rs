@@ -225,10 +225,10 @@ pub(super) fn run(
     // What the scan could not read, said again: du on the tree would say it.
     for e in &record.errors {
         say(e);
-        errors::raise(1);
+        sink.status.raise(1);
     }
     if record.error_count > record.errors.len() as u64 {
-        errors::raise(1);
+        sink.status.raise(1);
     }
     let files: Vec<Vec<u8>> = if files.is_empty() {
         record.roots.clone()
@@ -251,7 +251,7 @@ pub(super) fn run(
     for f in &files {
         if f.is_empty() {
             say(b"invalid zero-length file name");
-            errors::raise(1);
+            sink.status.raise(1);
             continue;
         }
         // Several trailing slashes count as one, as du's walk trims them.
@@ -333,12 +333,12 @@ pub(super) fn run(
             m.extend_from_slice(b": not in the snapshot ");
             m.extend_from_slice(&qa(snapshot));
             say(&m);
-            errors::raise(1);
+            sink.status.raise(1);
             continue;
         }
     }
     if !du.finish() {
-        errors::raise(1);
+        sink.status.raise(1);
     }
-    errors::status()
+    sink.status.get()
 }
