@@ -416,6 +416,15 @@ impl<'s, S: Sink> Du<'s, S> {
         Ok(self.ok.load(Ordering::Relaxed))
     }
 
+    /// What the arguments walked since the last call added up to (all
+    /// of it: the grand total `-c` would print), reset to nothing: a
+    /// caller that walks one argument at a time gets each one's sum
+    /// ([`crate::summary`]), hard links still counted once over all.
+    pub fn take_total(&self) -> Dui {
+        let mut t = self.total.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::replace(&mut *t, Dui::ZERO)
+    }
+
     /// The ncdu export being built, if any.
     pub fn export(&self) -> Option<&Export> {
         self.export.as_ref()

@@ -17,6 +17,7 @@
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
 //! | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
+//! | [`summary`] | du as a plain call: each argument's sums and the problems met, as values |
 //! | `logical`  | `-L`: each directory charged to its first path in GNU's order, replayed after the walk |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
@@ -98,6 +99,7 @@ pub mod ncdu;
 pub mod order;
 pub mod size;
 pub mod stored;
+pub mod summary;
 pub mod time_style;
 
 use dents::{Metadata, StatFields};
