@@ -277,7 +277,9 @@ enum Destination {
 /// ```
 ///
 /// Messages (a file that cannot be read, a command that failed) go to
-/// standard error in GNU's words, as `dents find` writes them.  Each
+/// standard error in GNU's words, as `dents find` writes them; the
+/// errors that name a path can be handed to the caller instead
+/// ([`Command::on_path_error`]).  Each
 /// command has its own exit status, `-ls` columns, `-D` flags and
 /// message colors: several commands may run at once in one process, on
 /// as many threads.
@@ -335,6 +337,20 @@ impl Command {
             b'\0',
             ctx::Ctx::new(b"dents"),
         )
+    }
+
+    /// Hands each error that names a path (a directory that cannot be
+    /// read, a file that cannot be stat'ed, a starting point that does not
+    /// exist: GNU's `find: 'PATH': CAUSE`) to `handler`, on whichever
+    /// thread meets it, instead of writing it to standard error.  The exit
+    /// status is 1 all the same.  Other messages (warnings, `-exec`'s)
+    /// still go to standard error.
+    pub fn on_path_error(
+        self,
+        handler: impl Fn(&[u8], &std::io::Error) + Send + Sync + 'static,
+    ) -> Command {
+        self.ctx.set_path_error_handler(Box::new(handler));
+        self
     }
 
     /// [`Command::parse`], messages colored if standard error is a
