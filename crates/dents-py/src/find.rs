@@ -47,6 +47,9 @@ enum Message {
     Records(Vec<u8>),
     /// Entries that printed.
     Entries(Vec<Found>),
+    /// An error that names a path, for `onerror`: the path and the
+    /// system's error number.
+    PathError(Vec<u8>, i32),
 }
 
 /// The engine's standard output: each buffer sent down the channel.
@@ -252,6 +255,9 @@ struct State {
     as_bytes: bool,
     /// Entries mode: what the entries share.
     entries: Option<Arc<Dir>>,
+    /// The caller's `onerror`, called with an `OSError` for each error
+    /// that names a path.
+    onerror: Option<PyObject>,
 }
 
 impl State {
@@ -267,6 +273,13 @@ impl State {
                 }
             }
             (Message::Entries(_), None) => {}
+            (Message::PathError(path, errno), _) => {
+                if let Some(onerror) = &self.onerror {
+                    let filename = util::name_obj(py, &path, self.as_bytes);
+                    let err = util::os_error(py, &io::Error::from_raw_os_error(errno), &filename);
+                    onerror.call1(py, (err.value(py),))?;
+                }
+            }
         }
         Ok(())
     }
@@ -323,30 +336,75 @@ fn prints_lines(expression: &[Vec<u8>]) -> bool {
         .any(|w| matches!(w.as_slice(), b"-print" | b"-printf" | b"-ls"))
 }
 
-/// Reads `paths` and `expression` as `dents find PATHS EXPRESSION` and
-/// starts the walk: a parse error raises `ValueError` with GNU's text.
+/// How `dents.find` runs, beside its paths and expression.
+pub struct How<'a> {
+    /// Items as `bytes` rather than `str`.
+    pub as_bytes: bool,
+    /// Items are `DirEntry` objects.
+    pub entries: bool,
+    /// Called with an `OSError` for each error that names a path (then
+    /// not written to standard error).
+    pub onerror: Option<PyObject>,
+    /// find's `-P`, `-H` or `-L`, as `P`, `H` or `L`.
+    pub follow: &'a str,
+}
+
+/// Reads `paths` and `expression` as `dents find -FOLLOW PATHS
+/// EXPRESSION` and starts the walk: a parse error raises `ValueError`
+/// with GNU's text.
 pub fn start(
     py: Python<'_>,
     paths: Vec<Vec<u8>>,
     expression: Vec<Vec<u8>>,
-    as_bytes: bool,
-    entries: bool,
+    how: How<'_>,
 ) -> PyResult<FindIterator> {
+    let How {
+        as_bytes,
+        entries,
+        onerror,
+        follow,
+    } = how;
+    let follow: &OsStr = match follow {
+        "P" => "-P".as_ref(),
+        "H" => "-H".as_ref(),
+        "L" => "-L".as_ref(),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "follow must be 'P', 'H' or 'L', not {other:?}"
+            )))
+        }
+    };
     // A NUL cannot be in a path or a word of find's command line: Python's
     // os functions raise for it rather than match nothing.
     for arg in paths.iter().chain(&expression) {
         util::cstring(arg)?;
     }
     let sep = if prints_lines(&expression) { b'\n' } else { 0 };
-    let args: Vec<&OsStr> = paths
-        .iter()
-        .chain(&expression)
-        .map(|a| OsStr::from_bytes(a))
+    let args: Vec<&OsStr> = std::iter::once(follow)
+        .chain(
+            paths
+                .iter()
+                .chain(&expression)
+                .map(|a| OsStr::from_bytes(a)),
+        )
         .collect();
     let command = py
         .allow_threads(|| dents_find::Command::parse_print0(&args))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let (tx, rx) = mpsc::sync_channel(QUEUED);
+    let command = match &onerror {
+        // Said on the consumer's thread, where `onerror` may run.
+        Some(_) => {
+            let errors = tx.clone();
+            command.on_path_error(move |path, e| {
+                // EIO for an error the system did not number.
+                let errno = e.raw_os_error().unwrap_or(5);
+                // A closed iterator: nobody to tell.
+                let _ = errors.send(Message::PathError(path.to_vec(), errno));
+            })
+        }
+        None => command,
+    };
     let walker = std::thread::Builder::new()
         .name("dents-find".into())
         .spawn(move || {
@@ -371,6 +429,7 @@ pub fn start(
             sep,
             as_bytes,
             entries: entries.then(|| Dir::of_find(py, as_bytes)),
+            onerror,
         }),
     })
 }

@@ -145,18 +145,30 @@ fn py_du(
     total.ok_or_else(|| error(&p.bytes, 2))
 }
 
-/// `find(paths, expression, as_bytes, entries)`: see `dents.find`
-/// (`paths` and the words of `expression` already `os.fsencode`d).
+/// `find(paths, expression, as_bytes, entries, onerror, follow)`: see
+/// `dents.find` (`paths` and the words of `expression` already
+/// `os.fsencode`d; `follow` one of `P`, `H`, `L`).
 #[pyfunction]
-#[pyo3(name = "find", signature = (paths, expression, as_bytes, entries = false))]
+#[pyo3(
+    name = "find",
+    signature = (paths, expression, as_bytes, entries = false, onerror = None, follow = "P")
+)]
 fn py_find(
     py: Python<'_>,
     paths: Vec<Vec<u8>>,
     expression: Vec<Vec<u8>>,
     as_bytes: bool,
     entries: bool,
+    onerror: Option<PyObject>,
+    follow: &str,
 ) -> PyResult<find::FindIterator> {
-    find::start(py, paths, expression, as_bytes, entries)
+    let how = find::How {
+        as_bytes,
+        entries,
+        onerror,
+        follow,
+    };
+    find::start(py, paths, expression, how)
 }
 
 /// `scan(roots, output, threads, one_file_system, follow, names_only,

@@ -151,7 +151,7 @@ def scan(paths, output, *, threads=None, one_file_system=False, follow=None, nam
     return _native.scan(roots, _os.fsencode(output), threads, one_file_system, follow, names_only, onerror)
 
 
-def find(paths, *expression, entries=False):
+def find(paths, *expression, entries=False, onerror=None, follow="P"):
     """Run a find expression, as ``dents find PATHS EXPRESSION`` runs it,
     and iterate over what it prints (or, with ``entries=True``, over the
     entries for which it printed).
@@ -189,6 +189,15 @@ def find(paths, *expression, entries=False):
     leaving the loop (``break``, ``close()``, the iterator's ``with``
     block) stops it.  Each run has its own exit status: several may be
     under way at once, on one thread or several.
+
+    ``onerror``, as ``os.walk``'s: a callable given an ``OSError`` (with
+    ``errno``, ``strerror`` and ``filename``) for each error that names a
+    path (a directory that cannot be read, a starting point that does not
+    exist), on the iterating thread, instead of the message on standard
+    error; the status is 1 all the same, and what it raises ends the
+    iteration.  ``follow`` is find's ``-P`` (the default: no symlink
+    followed), ``-H`` (those named as ``paths``) or ``-L`` (all), as
+    ``"P"``, ``"H"`` or ``"L"``.
     """
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
@@ -199,4 +208,6 @@ def find(paths, *expression, entries=False):
         [_os.fsencode(w) for w in expression],
         as_bytes,
         entries,
+        onerror,
+        follow,
     )
