@@ -436,6 +436,60 @@ impl Command {
         self.run_on(Destination::Sink(out), terminals, walker, None)
     }
 
+    /// [`Command::run_to`] into any writer of the caller's, borrowed for
+    /// the run (a `Vec<u8>` it reads afterwards, a locked stdout, a
+    /// socket): the walk runs on other threads and this thread writes
+    /// their buffers to `out` as they come (at most a few wait, so a slow
+    /// writer holds the walk back rather than filling memory).  If a
+    /// write to `out` fails, the walk stops as `-quit` stops it and the
+    /// error is returned.
+    ///
+    /// ```
+    /// let command = dents_find::Command::parse(["src", "-name", "lib.rs"])?;
+    /// let mut found = Vec::new();
+    /// let status = command.run_into(&mut found).expect("a Vec takes every write");
+    /// assert_eq!(found, b"src/lib.rs\n");
+    /// assert!(status.success());
+    /// # Ok::<(), dents_find::ParseError>(())
+    /// ```
+    pub fn run_into<W: Write + ?Sized>(self, out: &mut W) -> std::io::Result<ExitStatus> {
+        /// Buffers that may wait for the writing thread.
+        const WAITING: usize = 4;
+        /// Hands each buffer to the writing thread.
+        struct Handoff(std::sync::mpsc::SyncSender<Vec<u8>>);
+        impl Write for Handoff {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0
+                    .send(bytes.to_vec())
+                    .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let (tx, rx) = std::sync::mpsc::sync_channel(WAITING);
+        std::thread::scope(|s| {
+            let walk = s.spawn(move || self.run_to_reader(Handoff(tx)));
+            let mut failed = None;
+            for buf in rx.iter() {
+                if let Err(e) = out.write_all(&buf) {
+                    failed = Some(e);
+                    // The walk's next write fails: it stops.
+                    break;
+                }
+            }
+            drop(rx);
+            let status = walk
+                .join()
+                .unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+            match failed {
+                Some(e) => Err(e),
+                None => out.flush().map(|()| status),
+            }
+        })
+    }
+
     /// [`Command::run_to`] for a reader that may stop reading early (an
     /// iterator its caller leaves): once a write to `sink` fails, the
     /// reader is taken to be gone and the walk stops as `-quit` stops it,
