@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use dents::dir::FileType;
@@ -34,6 +34,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::scandir::{Dir, DirEntry, Known};
+use crate::shared::Locked;
 use crate::util::{self, StatValues};
 
 /// Messages that may wait for the consumer.
@@ -245,8 +246,9 @@ struct State {
     rx: Option<Receiver<Message>>,
     /// The engine's thread, giving GNU find's exit status.
     walker: Option<JoinHandle<i32>>,
-    /// The exit status, once the walk is over.
-    status: Option<i32>,
+    /// The exit status, once the walk is over (read by `status` without
+    /// the state's lock, which a thread in `next()` may hold).
+    status: Arc<OnceLock<i32>>,
     /// Output after the last record end (a `-printf` without one).
     tail: Vec<u8>,
     /// The byte ending each record.
@@ -316,7 +318,7 @@ impl State {
         self.rx = None;
         if let Some(w) = self.walker.take() {
             let status = py.allow_threads(|| w.join().unwrap_or(1));
-            self.status.get_or_insert(status);
+            self.status.get_or_init(|| status);
         }
     }
 }
@@ -324,7 +326,10 @@ impl State {
 /// The iterator `dents.find` returns.
 #[pyclass(module = "dents", name = "FindIterator")]
 pub struct FindIterator {
-    state: Mutex<State>,
+    /// The exit status, once the walk is over.
+    status: Arc<OnceLock<i32>>,
+    /// Stepped by one Python thread at a time (see [`Locked`]).
+    state: Locked<State>,
 }
 
 /// Whether the expression writes lines to standard output itself
@@ -419,12 +424,14 @@ pub fn start(
             }
         })
         .map_err(PyErr::from)?;
+    let status = Arc::default();
     Ok(FindIterator {
-        state: Mutex::new(State {
+        status: Arc::clone(&status),
+        state: Locked::new(State {
             ready: VecDeque::new(),
             rx: Some(rx),
             walker: Some(walker),
-            status: None,
+            status: Arc::clone(&status),
             tail: Vec::new(),
             sep,
             as_bytes,
@@ -440,8 +447,9 @@ impl FindIterator {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let mut guard = self.state.lock(py)?;
+        let st = &mut *guard;
         loop {
             if let Some(r) = st.ready.pop_front() {
                 return Ok(Some(r));
@@ -466,18 +474,16 @@ impl FindIterator {
 
     /// Stops the walk and waits for its threads (also done at the end of
     /// the iteration; dropping the iterator stops the walk too).
-    fn close(&mut self, py: Python<'_>) {
-        self.state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .close(py);
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.state.lock(py)?.close(py);
+        Ok(())
     }
 
     /// GNU find's exit status once the walk is over (0, or 1 after a
     /// problem, which find reported on standard error); `None` before.
     #[getter]
     fn status(&self) -> Option<i32> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).status
+        self.status.get().copied()
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -485,8 +491,8 @@ impl FindIterator {
     }
 
     #[pyo3(signature = (*_args))]
-    fn __exit__(&mut self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close(py);
-        false
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
     }
 }
