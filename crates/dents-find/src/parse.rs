@@ -371,6 +371,7 @@ struct Parser<'a> {
 /// The usage text of `--help`.
 const HELP: &str = "\
 Usage: dents find [-H] [-L] [-P] [-Olevel] [-D debugopts] [-j N] [-S bfs|dfs] [path...] [expression]
+  or:  dents find --from SNAPSHOT [-H] [-L] [-P] [path...] [expression]
 
 Default path is the current directory; default expression is -print.
 Expression may consist of: operators, options, tests, and actions.
@@ -403,6 +404,8 @@ Actions:
 
 dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first;
       default: every entry to depth 3 first, then depth first).
+      --from SNAPSHOT (first): the entries SNAPSHOT stored ('dents scan'),
+      not the live tree; paths default to its roots
 bfs's: -s (sorted walk) -exclude EXPR -hidden -nohidden -limit N
       -color -nocolor -status -nostatus
 
