@@ -114,7 +114,6 @@ fn refused(command: &dents_find::Command) -> Option<String> {
             ));
         }
         let birth = match name.as_slice() {
-            b"-Bmin" | b"-Btime" | b"-Bnewer" => true,
             w if w.len() == 8 && w.starts_with(b"-newer") => w[6] == b'B' || w[7] == b'B',
             b"-printf" | b"-fprintf" => words.last().is_some_and(|f| asks_birth(f)),
             _ => false,
