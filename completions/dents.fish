@@ -203,6 +203,7 @@ complete -c dents -n '__fish_seen_subcommand_from find' -o color
 complete -c dents -n '__fish_seen_subcommand_from find' -o nocolor
 complete -c dents -n '__fish_seen_subcommand_from find' -o status
 complete -c dents -n '__fish_seen_subcommand_from find' -o nostatus
+complete -c dents -n '__fish_seen_subcommand_from find' -l from -r -F -d 'Evaluate on a snapshot (dents scan), not the tree'
 complete -c dents -n '__fish_seen_subcommand_from find' -l help
 complete -c dents -n '__fish_seen_subcommand_from find' -l version
 

@@ -6,7 +6,7 @@
 //! after any problem (usage errors included).  `--from SNAPSHOT` is
 //! the submodule `from`.
 
-mod from;
+pub(crate) mod from;
 
 use std::ffi::OsString;
 use std::os::fd::AsFd;

@@ -4,6 +4,7 @@
 //! |----------|---------|
 //! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
 //! | `scan`, `diff` | `dents scan`, `dents diff`: snapshots in Parquet (the dents-snap crate) |
+//! | `find_from` | `dents find --from`: find's evaluator over a snapshot's stored entries |
 //!
 //! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
 //! output) and `dents ls` the `dents-ls` crate (listing, layout, colours,
@@ -21,6 +22,7 @@
 
 mod diff;
 mod du;
+mod find_from;
 mod scan;
 
 use dents_tools::{errors, numfmt, output, progress, quote};
@@ -55,7 +57,13 @@ fn main() {
         Some("find") => {
             // GNU find exits 1 when memory runs out (ls: 2).
             dents_os::set_exhausted_status(1);
-            dents_find::main(&argv[1..])
+            // `--from SNAPSHOT` first: the snapshot's entries, not the tree.
+            match argv.get(2).map(|a| a.as_encoded_bytes()) {
+                Some(a) if a == b"--from" || a.starts_with(b"--from=") => {
+                    find_from::main(&argv[1..])
+                }
+                _ => dents_find::main(&argv[1..]),
+            }
         }
         Some("du") => {
             // GNU du exits 1 when memory runs out, as find.

@@ -395,6 +395,48 @@ impl Command {
         }
     }
 
+    /// Each primary of the expression (and of `-exclude`) as written: its
+    /// words (`-printf`, `%p\n`), in the order of the line, the `-print`
+    /// GNU adds included.  What a caller that cannot do everything find
+    /// does (`dents find --from`, whose entries are a snapshot's) reads
+    /// to refuse a line before running it.
+    pub fn primaries(&self) -> Vec<&[Vec<u8>]> {
+        fn walk<'e>(e: &'e expr::Expr, out: &mut Vec<&'e [Vec<u8>]>) {
+            match e {
+                expr::Expr::Not(x) => walk(x, out),
+                expr::Expr::And(a, b) | expr::Expr::Or(a, b) | expr::Expr::Comma(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                expr::Expr::Prim(p) => out.push(&p.words),
+            }
+        }
+        let mut out = Vec::new();
+        if let Plan::Walk(o) = &self.plan {
+            walk(&o.expr, &mut out);
+            if let Some(x) = &o.exclude {
+                walk(x, &mut out);
+            }
+        }
+        out
+    }
+
+    /// Takes `paths` as the starting points if the line named none (rather
+    /// than `.`): a snapshot's roots, for `dents find --from`.
+    pub fn default_paths_to(&mut self, paths: &[Vec<u8>]) {
+        if let Plan::Walk(o) = &mut self.plan {
+            if o.default_paths && o.files0_from.is_none() {
+                o.paths = paths.to_vec();
+            }
+        }
+    }
+
+    /// [`Command::run`], with the walks done by `walker` (`dents find
+    /// --from` visits a snapshot's stored entries instead of the tree).
+    pub fn run_with(self, walker: &mut impl Walk) -> ExitStatus {
+        self.run_on(Destination::Stdout, Terminals::of_process(), walker, None)
+    }
+
     /// Runs the command as `dents find` does: output to standard output
     /// (colored and with `?` for unprintable characters on a terminal),
     /// messages to standard error; returns GNU find's exit status.

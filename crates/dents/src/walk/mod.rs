@@ -152,6 +152,9 @@ mod post;
 mod queue;
 mod read;
 mod sorted;
+mod stored;
+
+pub use stored::Recorded;
 
 use std::ffi::CStr;
 use std::io;
