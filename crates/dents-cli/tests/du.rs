@@ -1387,6 +1387,95 @@ mod backup_snapshots: dents_testfs::FsKind => check_backups;
     ext4_without_file_types: dents_testfs::FsKind::Ext4NoFiletype,
 }
 
+/// A file with two links in two directories at the bottom of a chain
+/// deeper than `PATH_MAX` (`deep/a/.../a/X/f` and `.../a/Y/g`, 2,100
+/// levels: 4,200 bytes of path), `X` the name that comes first in
+/// `readdir`'s order though it sorts after `Y` by its bytes.  Built at a
+/// short path and pushed down a level at a time by renames.
+fn build_deep_pair(root: &Path) -> (String, String) {
+    let w = root.join("w");
+    fs::create_dir(&w).unwrap();
+    // Made in a scrambled order, so that readdir's order (creation,
+    // its reverse or a hash) is not the names' order.
+    for i in [3, 7, 1, 9, 0, 5, 2, 8, 4, 6] {
+        fs::create_dir(w.join(format!("n{i}"))).unwrap();
+    }
+    let order: Vec<String> = fs::read_dir(&w)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let (x, y) = (0..order.len())
+        .flat_map(|i| (i + 1..order.len()).map(move |j| (i, j)))
+        .map(|(i, j)| (order[i].clone(), order[j].clone()))
+        .find(|(a, b)| a > b)
+        .expect("readdir's order is not the names' order");
+    fs::write(w.join(&x).join("f"), vec![b'q'; 20_000]).unwrap();
+    fs::hard_link(w.join(&x).join("f"), w.join(&y).join("g")).unwrap();
+    let tmp = root.join("t");
+    for _ in 0..2_100 {
+        fs::create_dir(&tmp).unwrap();
+        fs::rename(&w, tmp.join("a")).unwrap();
+        fs::rename(&tmp, &w).unwrap();
+    }
+    fs::rename(&w, root.join("deep")).unwrap();
+    (x, y)
+}
+
+/// A hard-linked pair deeper than `PATH_MAX` is charged as GNU charges
+/// it (to the link first in readdir's order), on every run at -j 1, 2
+/// and 8: every line, and `-a`.  (Placing links by reopening their
+/// directories by path failed there, and fell back to the names' order.)
+fn check_deep_pair(kind: FsKind) {
+    let Some(fs_) = LoopFs::new_or_skip(kind, 100) else {
+        return;
+    };
+    let root = fs_.path();
+    let (x, y) = build_deep_pair(root);
+    for args in [&["deep"][..], &["-a", "deep"]] {
+        let mut g = run(gnu(root, args), false);
+        assert_eq!(g.status, 0, "GNU du {args:?}: {}", g.stderr);
+        g.lines.sort();
+        for j in ["1", "2", "8"] {
+            for round in 0..10 {
+                let mut a = vec!["-j", j];
+                a.extend_from_slice(args);
+                let d = run(dents(root, &a), false);
+                assert_eq!(d.status, 0, "du {a:?}: {}", d.stderr);
+                let mut dl = d.lines;
+                dl.sort();
+                if dl != g.lines {
+                    // The bottom's lines, the chain's left out.
+                    let show = |v: &[Vec<u8>]| {
+                        v.iter()
+                            .map(|l| String::from_utf8_lossy(l).into_owned())
+                            .filter(|l| l.contains("/n"))
+                            .map(|l| {
+                                let (size, path) = l.split_once('\t').unwrap();
+                                let tail = path.rsplit("/a/").next().unwrap();
+                                format!("{size}\t.../{tail}")
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    };
+                    assert_eq!(
+                        show(&dl),
+                        show(&g.lines),
+                        "du {a:?} on {kind:?}, round {round} ({x} before {y} in readdir's order)"
+                    );
+                    panic!("du {a:?} on {kind:?}, round {round}: lines differ from GNU's");
+                }
+            }
+        }
+    }
+}
+
+test_cases! {
+/// Links deeper than `PATH_MAX`, on ext4 (hashed order) and XFS.
+mod deep_hard_links: dents_testfs::FsKind => check_deep_pair;
+    ext4: dents_testfs::FsKind::Ext4,
+    xfs: dents_testfs::FsKind::Xfs,
+}
+
 /// Issue 30's tree for `-L`: `T/REAL/s150/s/t/tgt` holding five 5 KB
 /// files, `T/B/l` and `T/C/l2` symlinks to it, 300 other directories
 /// under `T/REAL` (so that the walk reaches the links before the real
