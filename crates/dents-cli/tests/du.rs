@@ -1481,8 +1481,10 @@ mod deep_hard_links: dents_testfs::FsKind => check_deep_pair;
 /// under `T/REAL` (so that the walk reaches the links before the real
 /// path).  `REAL` is a name that comes first (`real_first`) or last
 /// among `T`'s entries in `readdir`'s order, so that GNU charges the
-/// directory at its real path, or at a link.
-fn build_reached_twice(root: &Path, real_first: bool) -> Vec<u8> {
+/// directory at its real path, or at a link.  `to_files`: the symlinks
+/// go to the file `tgt/f0` instead, and `T/B/h` is a hard link of
+/// `tgt/f1` (files reached twice).
+fn build_reached_twice(root: &Path, real_first: bool, to_files: bool) -> Vec<u8> {
     // Candidates around B and C in creation order (XFS keeps a small
     // directory in that order); ext4 orders by a hash of the name.
     // (a hundred on each side, so that ext4's hash puts one on each side).
@@ -1529,8 +1531,14 @@ fn build_reached_twice(root: &Path, real_first: bool) -> Vec<u8> {
         fs::create_dir(root.join(&real).join(format!("x{i:03}"))).unwrap();
     }
     let link = format!("../{real}/s150/s/t/tgt");
-    symlink(&link, root.join("B/l")).unwrap();
-    symlink(&link, root.join("C/l2")).unwrap();
+    if to_files {
+        symlink(format!("{link}/f0"), root.join("B/l")).unwrap();
+        symlink(format!("{link}/f0"), root.join("C/l2")).unwrap();
+        fs::hard_link(tgt.join("f1"), root.join("B/h")).unwrap();
+    } else {
+        symlink(&link, root.join("B/l")).unwrap();
+        symlink(&link, root.join("C/l2")).unwrap();
+    }
     real.into_bytes()
 }
 
@@ -1539,6 +1547,18 @@ fn build_reached_twice(root: &Path, real_first: bool) -> Vec<u8> {
 /// depth first), on every run at -j 1, 2 and 8: `-a`, `-d 1`, `-s`, and
 /// plain, twenty runs each, GNU's lines every time.
 fn check_reached_twice(kind: FsKind) {
+    check_reached_twice_of(kind, false);
+}
+
+/// `du -L`: a file reached through two symlinks and its real path (and
+/// one through a hard link too) is charged to the first of them in GNU's
+/// order, on every run at -j 1, 2 and 8, as a directory is.
+fn check_file_reached_twice(kind: FsKind) {
+    check_reached_twice_of(kind, true);
+}
+
+/// [`check_reached_twice`] with links to a directory, or to files.
+fn check_reached_twice_of(kind: FsKind, to_files: bool) {
     let Some(fs_) = LoopFs::new_or_skip(kind, 100) else {
         return;
     };
@@ -1546,7 +1566,7 @@ fn check_reached_twice(kind: FsKind) {
         let top = if real_first { "first" } else { "last" };
         let root = fs_.path().join(top);
         fs::create_dir(&root).unwrap();
-        let real = build_reached_twice(&root, real_first);
+        let real = build_reached_twice(&root, real_first, to_files);
         for args in [
             &["-L", "-a"][..],
             &["-L", "-d", "1"],
@@ -1595,6 +1615,14 @@ mod reached_twice_under_dereference: dents_testfs::FsKind => check_reached_twice
     ext4: dents_testfs::FsKind::Ext4,
     xfs: dents_testfs::FsKind::Xfs,
     ext4_without_file_types: dents_testfs::FsKind::Ext4NoFiletype,
+}
+
+test_cases! {
+/// A file reached twice (symlinks to it, a hard link) under `-L`, on
+/// ext4 (hashed order) and XFS.
+mod file_reached_twice_under_dereference: dents_testfs::FsKind => check_file_reached_twice;
+    ext4: dents_testfs::FsKind::Ext4,
+    xfs: dents_testfs::FsKind::Xfs,
 }
 
 /// A run's lines summed up without holding them (a 20,000-level chain's

@@ -41,7 +41,7 @@ use dents::fs;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::{Metadata, StatFields};
 
-use crate::links::{LinkSet, Owners};
+use crate::links::{LinkSet, LogicalFiles, Owners};
 use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Excluded, Export, ExportDir};
 use crate::order::{Node, Places};
@@ -362,6 +362,7 @@ impl<'s, S: Sink> Du<'s, S> {
             root: root.to_vec(),
             graph: Mutex::new(Graph::default()),
             next_id: AtomicUsize::new(0),
+            lfiles: LogicalFiles::default(),
         };
         walk::walk(&[root.to_vec()], &wopts, &v);
         v.settle();
@@ -370,8 +371,13 @@ impl<'s, S: Sink> Du<'s, S> {
             let r = Replay {
                 max_depth: self.opts.max_depth,
                 separate_dirs: self.opts.separate_dirs,
+                all: self.opts.all,
             };
-            logical::settle(&g, &r, |d, path| self.line(d, path, true));
+            logical::settle(&g, &v.lfiles, &r, |d, path| self.line(d, path, true));
+            // Later arguments count these files no more.
+            v.lfiles.for_each(|(dev, ino), _| {
+                self.links.insert(dev, ino);
+            });
         }
     }
 
@@ -483,6 +489,8 @@ struct WalkVisitor<'d, 's, S: Sink> {
     graph: Mutex<Graph>,
     /// The next directory sum's id.
     next_id: AtomicUsize,
+    /// `-L`: every file met, and the visits of those met more than once.
+    lfiles: LogicalFiles,
 }
 
 /// A line held back until the links below it are settled, in the order
@@ -1016,7 +1024,26 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                 }
                 return Flow::Continue;
             }
-            let seen = if st.nlink() > 1
+            if du.logical() && depth > 0 {
+                // Met again (at another path, through a symlink or a
+                // hard link): charged after the walk to the first visit
+                // in GNU's order.  An earlier argument's: counted there.
+                let acc = self.acc(&mut state.cache, &path[..key_end]);
+                let again = du.links.contains(dev, st.ino())
+                    || !self
+                        .lfiles
+                        .visit((dev, st.ino()), acc.id, v.name(), &du.dui(st));
+                if again {
+                    if let Some(x) = acc.export() {
+                        x.push_file(v.name(), st);
+                    }
+                    return Flow::Continue;
+                }
+            }
+            let seen = if du.logical() && depth > 0 {
+                // Its first visit (above).
+                false
+            } else if st.nlink() > 1
                 || du.hash_all() && (depth == 0 || opts.follow == Follow::Always)
             {
                 !du.links.insert(dev, st.ino())
@@ -1044,7 +1071,16 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             // A file (or anything not walked into).
             if depth > 0 {
                 let acc = self.acc(&mut state.cache, &path[..key_end]);
-                acc.add(&own);
+                if du.logical() {
+                    // Its time goes to the directory it is charged to,
+                    // after the walk.
+                    acc.add(&Dui {
+                        tmax: NO_TIME,
+                        ..own
+                    });
+                } else {
+                    acc.add(&own);
+                }
                 if let Some(x) = acc.export() {
                     x.push_file(v.name(), st);
                 }
@@ -1058,6 +1094,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                     parent,
                     name: v.name().to_vec(),
                     own,
+                    dev_ino: (dev, st.ino()),
                 });
             } else if depth == 0 || opts.all && depth <= opts.max_depth {
                 du.line(&own, path, true);

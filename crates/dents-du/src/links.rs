@@ -160,3 +160,88 @@ impl Owners {
             .all(|s| s.lock().unwrap_or_else(|e| e.into_inner()).is_empty())
     }
 }
+
+/// `-L`: a file's first visit in the walk (its directory's id in the
+/// walk and its name's hash), and, if the walk met it again, every visit
+/// (charged after the walk to the first in GNU's order).
+#[derive(Debug)]
+pub struct LogicalFile {
+    /// The id of the directory it was first met in.
+    pub parent: usize,
+    /// The hash of the name it was first met by.
+    pub name_hash: u64,
+    /// Its latest time: added to the directory it is charged to after
+    /// the walk (a time cannot be taken out of a maximum again).
+    pub tmax: i64,
+    /// The later visits, if any.
+    pub again: Option<Box<Again>>,
+}
+
+/// A file met more than once under `-L`.
+#[derive(Debug)]
+pub struct Again {
+    /// What it counts.
+    pub own: Dui,
+    /// The later visits: directory id and name.
+    pub visits: Vec<(usize, Box<[u8]>)>,
+}
+
+/// `-L`: the files met in one argument's walk, by (device, inode).
+#[derive(Debug)]
+pub struct LogicalFiles {
+    shards: Vec<Mutex<HashMap<(u64, u64), LogicalFile>>>,
+}
+
+impl Default for LogicalFiles {
+    fn default() -> LogicalFiles {
+        LogicalFiles {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+        }
+    }
+}
+
+impl LogicalFiles {
+    /// Records a visit of (dev, ino) as `name` in the directory `parent`;
+    /// `true` if it is the first (the walk counts it, provisionally).
+    pub fn visit(&self, (dev, ino): (u64, u64), parent: usize, name: &[u8], own: &Dui) -> bool {
+        let h = ino.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ dev;
+        let mut map = self.shards[(h >> 58) as usize % SHARDS]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match map.get_mut(&(dev, ino)) {
+            None => {
+                map.insert(
+                    (dev, ino),
+                    LogicalFile {
+                        parent,
+                        name_hash: crate::order::name_hash(name),
+                        tmax: own.tmax,
+                        again: None,
+                    },
+                );
+                true
+            }
+            Some(f) => {
+                f.again
+                    .get_or_insert_with(|| {
+                        Box::new(Again {
+                            own: *own,
+                            visits: Vec::new(),
+                        })
+                    })
+                    .visits
+                    .push((parent, name.into()));
+                false
+            }
+        }
+    }
+
+    /// Calls `f` on every record, a shard at a time.
+    pub fn for_each(&self, mut f: impl FnMut((u64, u64), &LogicalFile)) {
+        for s in &self.shards {
+            for (&k, v) in s.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                f(k, v);
+            }
+        }
+    }
+}

@@ -149,7 +149,7 @@ impl Hasher for IdHasher {
 }
 
 /// A name's 64-bit hash (SipHash with fixed keys: the same every run).
-fn name_hash(name: &[u8]) -> u64 {
+pub fn name_hash(name: &[u8]) -> u64 {
     let mut h = DefaultHasher::new();
     h.write(name);
     h.finish()
@@ -224,6 +224,12 @@ impl Places {
             Some(&p) => p,
             None => UNKNOWN,
         }
+    }
+
+    /// The place of the name whose [`name_hash`] is `h`, when only the
+    /// hash was kept ([`UNKNOWN`] if no name or several have it).
+    pub fn of_hash(&self, h: u64) -> u64 {
+        self.by_hash.get(&h).copied().unwrap_or(UNKNOWN)
     }
 }
 
