@@ -51,6 +51,7 @@ pub fn scan(
         follow: o.follow,
         names_only: o.names_only,
         options_text: texts.join(" "),
+        since: None,
     };
     let mut problems = Vec::new();
     let r = dents_snap::scan(
