@@ -3,7 +3,8 @@
 //! aside), after random changes to the tree: files and subtrees added,
 //! removed and renamed, directories' mtimes set back with `utimes`,
 //! files grown in place, changes inside the guard window just before OLD,
-//! directories made unreadable and readable again.  On ext4, XFS, btrfs
+//! directories made unreadable and readable again, a directory listed but
+//! not searchable (its entries cannot be stat'ed).  On ext4, XFS, btrfs
 //! and tmpfs, full and names-only, one test per filesystem and seed;
 //! more seeds by hand (`random_by_hand`).
 //!
@@ -80,6 +81,12 @@ fn build(root: &Path, rng: &mut Rng) {
             std::os::unix::fs::symlink(format!("f{i}_0"), d.join(format!("l{i}"))).unwrap();
         }
     }
+    // A directory nobody may search but may list: a full scan lists it
+    // and cannot stat its entries, so OLD's listing of it lacks them
+    // (it must not stand for reading it, though it stays unchanged).
+    let d = &dirs[1 + rng.below(dirs.len() - 1)];
+    fs::write(d.join("unstatable"), b"u").unwrap();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o444)).unwrap();
 }
 
 /// One random change; the directories and files are re-inventoried
