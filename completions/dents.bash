@@ -34,7 +34,7 @@ _dents() {
         ;;
     scan)
         opts="-o --output= -j --threads= -x --one-file-system -H -L
-            --names-only --help"
+            --names-only --since= --help"
         ;;
     diff)
         opts="--growth --help"

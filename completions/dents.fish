@@ -214,6 +214,7 @@ complete -c dents -n '__fish_seen_subcommand_from scan' -s x -l one-file-system 
 complete -c dents -n '__fish_seen_subcommand_from scan' -s H -d 'follow symbolic links given as PATHs'
 complete -c dents -n '__fish_seen_subcommand_from scan' -s L -d 'follow all symbolic links'
 complete -c dents -n '__fish_seen_subcommand_from scan' -l names-only -d 'keep names, types, inodes and directories times'
+complete -c dents -n '__fish_seen_subcommand_from scan' -l since -r -d 'refresh: take from the snapshot OLD the entries of each directory unchanged since'
 complete -c dents -n '__fish_seen_subcommand_from scan' -l help -d 'display this help and exit'
 
 # dents diff
