@@ -71,6 +71,6 @@ mod sys;
 pub mod walk;
 pub mod walker;
 
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, Operation};
 pub use metadata::{FileType, Metadata, StatFields};
 pub use walker::{DirEntry, Entry, Flow, Follow, IntoIter, Stats, Walker};

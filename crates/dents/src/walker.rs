@@ -45,7 +45,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Operation};
 use crate::metadata::{FileType, Metadata, StatFields};
 use crate::walk::{self, Order, Visit, Visitor, WalkError, WalkOptions, WalkStats};
 
@@ -298,7 +298,7 @@ impl Walker {
     /// The walk's report of a problem (as a [`Visitor`] hears it) as an
     /// [`Error`] of this walk, with its depth.
     pub fn convert_error(&self, e: &WalkError) -> Error {
-        Error::from_walk(e, &self.roots)
+        Error::from_walk(e)
     }
 
     /// Runs the walk, calling `f` with every entry (`Ok`) and every
@@ -339,7 +339,6 @@ impl Walker {
     {
         let visitor = ClosureVisitor {
             f,
-            roots: &self.roots,
             quit: AtomicBool::new(false),
         };
         self.visit(&visitor)
@@ -613,15 +612,14 @@ impl Stats {
 }
 
 /// [`Walker::for_each`]'s visitor: the closure for entries and errors.
-struct ClosureVisitor<'r, F> {
+struct ClosureVisitor<F> {
     f: F,
-    roots: &'r [Vec<u8>],
     /// The closure said [`Flow::Quit`] to an error: stop at the next
     /// entry.
     quit: AtomicBool,
 }
 
-impl<F> Visitor for ClosureVisitor<'_, F>
+impl<F> Visitor for ClosureVisitor<F>
 where
     F: Fn(Result<Entry<'_>, Error>) -> Flow + Sync,
 {
@@ -641,7 +639,7 @@ where
     }
 
     fn error(&self, _: &mut (), e: &WalkError) {
-        if (self.f)(Err(Error::from_walk(e, self.roots))) == Flow::Quit {
+        if (self.f)(Err(Error::from_walk(e))) == Flow::Quit {
             self.quit.store(true, Ordering::Relaxed);
         }
     }
@@ -690,7 +688,6 @@ impl IntoIter {
             tx,
             cancel: Arc::clone(&cancel),
             with_metadata: w.fields.is_some(),
-            roots: w.roots.clone(),
         };
         let roots = w.roots;
         let first = roots.first().cloned().unwrap_or_default();
@@ -699,7 +696,11 @@ impl IntoIter {
             .spawn(move || Stats::from_walk(&walk::walk(&roots, &opts, &visitor)));
         let (walk, pending) = match spawned {
             Ok(h) => (Some(h), None),
-            Err(e) => (None, Some(Error::new(first, 0, ErrorKind::Io(e)))),
+            // No thread to walk on: the walk could not start reading.
+            Err(e) => {
+                let kind = ErrorKind::Io(e);
+                (None, Some(Error::new(first, 0, Operation::Read, kind)))
+            }
         };
         IntoIter {
             rx: Some(rx),
@@ -762,7 +763,6 @@ struct ChannelVisitor {
     tx: SyncSender<Result<DirEntry, Error>>,
     cancel: Arc<AtomicBool>,
     with_metadata: bool,
-    roots: Vec<Vec<u8>>,
 }
 
 impl Visitor for ChannelVisitor {
@@ -784,7 +784,10 @@ impl Visitor for ChannelVisitor {
                     owned.metadata = Some(m);
                     Ok(owned)
                 }
-                Err(e) => Err(Error::new(owned.path, owned.depth, ErrorKind::Io(e))),
+                Err(e) => {
+                    let kind = ErrorKind::Io(e);
+                    Err(Error::new(owned.path, owned.depth, Operation::Stat, kind))
+                }
             }
         } else {
             Ok(owned)
@@ -799,7 +802,7 @@ impl Visitor for ChannelVisitor {
     }
 
     fn error(&self, _: &mut (), e: &WalkError) {
-        if self.tx.send(Err(Error::from_walk(e, &self.roots))).is_err() {
+        if self.tx.send(Err(Error::from_walk(e))).is_err() {
             self.cancel.store(true, Ordering::Relaxed);
         }
     }
