@@ -36,7 +36,8 @@
 //! # }
 //! ```
 
-use std::ffi::{CStr, OsStr};
+use std::ffi::{CStr, CString, OsStr};
+use std::io;
 use std::os::fd::BorrowedFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -46,6 +47,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::error::{Error, ErrorKind, Operation};
+use crate::fs;
 use crate::metadata::{FileType, Metadata, StatFields};
 use crate::walk::{self, Order, Visit, Visitor, WalkError, WalkOptions, WalkStats};
 
@@ -223,9 +225,12 @@ impl Walker {
     /// ([`Entry::metadata`]); by default they fetch
     /// [`StatFields::BASIC`].  The iterator's entries carry metadata only
     /// when this is set: every entry is then stat'ed on the workers with
-    /// these fields, and [`DirEntry::metadata`] gives the result (an
-    /// entry whose stat fails, one that vanished say, comes as an
-    /// [`Error`] with its path instead).
+    /// these fields, and [`DirEntry::metadata`] gives the result.  A stat
+    /// that fails (an entry that vanished, or one in a directory that can
+    /// be read but not searched) does not lose the entry: it is yielded,
+    /// and its [`DirEntry::metadata`] is the [`Error`]
+    /// ([`Operation::Stat`]).  Without this, [`DirEntry::metadata`] stats
+    /// on the caller's thread, by path, when called.
     pub fn stat_fields(mut self, fields: StatFields) -> Walker {
         self.fields = Some(fields);
         self
@@ -472,7 +477,8 @@ impl<'a> Entry<'a> {
     }
 
     /// An owned copy of what is known of the entry: path, depth, type and
-    /// inode number (no metadata: [`DirEntry::metadata`] is `None`).
+    /// inode number ([`DirEntry::metadata`] stats by path when called,
+    /// with [`StatFields::BASIC`]).
     pub fn to_dir_entry(&self) -> DirEntry {
         let v = self.visit;
         DirEntry {
@@ -482,6 +488,8 @@ impl<'a> Entry<'a> {
             file_type: v.file_type(),
             ino: self.ino(),
             post_order: v.is_post_order(),
+            follow: v.follows_links(),
+            fields: StatFields::BASIC,
             metadata: None,
         }
     }
@@ -490,8 +498,8 @@ impl<'a> Entry<'a> {
 /// One entry of the walk, owned: what the iterator yields.
 ///
 /// It carries what the walk knew of the entry: its path, depth, type and
-/// inode number, and its [`Metadata`] when the walk was asked for stat
-/// fields ([`Walker::stat_fields`]).
+/// inode number, and the outcome of its stat when the walk was asked for
+/// stat fields ([`Walker::stat_fields`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DirEntry {
     path: Vec<u8>,
@@ -500,7 +508,13 @@ pub struct DirEntry {
     file_type: FileType,
     ino: u64,
     post_order: bool,
-    metadata: Option<Metadata>,
+    /// The walk followed this entry if a symlink: its metadata is the
+    /// target's.
+    follow: bool,
+    /// The fields a stat made on demand fetches.
+    fields: StatFields,
+    /// The stat made on the workers (`Err`: its errno), if one was.
+    metadata: Option<Result<Metadata, i32>>,
 }
 
 impl DirEntry {
@@ -550,9 +564,46 @@ impl DirEntry {
         self.ino
     }
 
-    /// The metadata, if the walk was asked for stat fields.
-    pub fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
+    /// The entry's metadata (its target's, for a symlink the walk
+    /// follows, or the link's own if broken), or why it could not be had:
+    /// an [`Error`] at this path, [`Operation::Stat`].
+    ///
+    /// With [`Walker::stat_fields`], the stat was made on the walk's
+    /// workers, with those fields, and this returns its outcome (cheap: a
+    /// copy).  Without, each call stats now, by path (so a path relative
+    /// to the working directory must still be valid, and the entry may
+    /// have changed or gone since it was read), with
+    /// [`StatFields::BASIC`].
+    pub fn metadata(&self) -> Result<Metadata, Error> {
+        let r = match &self.metadata {
+            Some(r) => r.clone().map_err(io::Error::from_raw_os_error),
+            None => self.stat_now(),
+        };
+        r.map_err(|e| {
+            Error::new(
+                self.path.clone(),
+                self.depth,
+                Operation::Stat,
+                ErrorKind::Io(e),
+            )
+        })
+    }
+
+    /// A stat by path, following the entry if the walk followed it (and
+    /// taking a broken link for itself, as the walk does).
+    fn stat_now(&self) -> io::Result<Metadata> {
+        let path = CString::new(self.path.as_slice())
+            .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+        let cwd = rustix::fs::CWD;
+        if !self.follow {
+            return fs::stat_at(cwd, &path, self.fields);
+        }
+        match fs::stat_follow_at(cwd, &path, self.fields) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
+                fs::stat_at(cwd, &path, self.fields)
+            }
+            r => r,
+        }
     }
 
     /// Whether this is a directory's visit after its contents (with
@@ -687,7 +738,7 @@ impl IntoIter {
         let visitor = ChannelVisitor {
             tx,
             cancel: Arc::clone(&cancel),
-            with_metadata: w.fields.is_some(),
+            fields: w.fields,
         };
         let roots = w.roots;
         let first = roots.first().cloned().unwrap_or_default();
@@ -762,7 +813,8 @@ impl Drop for IntoIter {
 struct ChannelVisitor {
     tx: SyncSender<Result<DirEntry, Error>>,
     cancel: Arc<AtomicBool>,
-    with_metadata: bool,
+    /// [`Walker::stat_fields`]: every entry stat'ed here with these.
+    fields: Option<StatFields>,
 }
 
 impl Visitor for ChannelVisitor {
@@ -778,21 +830,16 @@ impl Visitor for ChannelVisitor {
     fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
         let entry = Entry::from(v);
         let mut owned = entry.to_dir_entry();
-        let item = if self.with_metadata {
-            match entry.metadata() {
-                Ok(m) => {
-                    owned.metadata = Some(m);
-                    Ok(owned)
-                }
-                Err(e) => {
-                    let kind = ErrorKind::Io(e);
-                    Err(Error::new(owned.path, owned.depth, Operation::Stat, kind))
-                }
-            }
-        } else {
-            Ok(owned)
-        };
-        match self.tx.send(item) {
+        if let Some(fields) = self.fields {
+            // A failed stat stays with its entry: the entry was read.
+            owned.fields = fields;
+            owned.metadata = Some(
+                entry
+                    .metadata()
+                    .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)),
+            );
+        }
+        match self.tx.send(Ok(owned)) {
             Ok(()) => Flow::Continue,
             Err(_) => {
                 self.cancel.store(true, Ordering::Relaxed);

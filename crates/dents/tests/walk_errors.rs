@@ -1,5 +1,5 @@
-//! Errors that say what happened: the depth the walk knew, and the step
-//! that failed ([`Operation`]).
+//! Errors that say what happened: the depth the walk knew, the step that
+//! failed ([`Operation`]), and an entry whose stat fails kept as an entry.
 //!
 //! Permissions do not stop root, so the tests about them walk as the
 //! unprivileged `nobody`: run as root, a test builds its tree, then runs
@@ -7,12 +7,13 @@
 //! `setpriv` (the child does the walk and its checks); run unprivileged,
 //! it does both itself.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use dents::{ErrorKind, Operation, Walker};
+use dents::{ErrorKind, Operation, StatFields, Walker};
 use dents_testfs::cli::{as_nobody, have_program};
 use dents_testfs::{FsKind, LoopFs};
 
@@ -135,6 +136,67 @@ fn an_unopenable_directory_is_an_open_error() {
                     ),
                 ]
             );
+        },
+    );
+}
+
+/// A directory that can be read but not searched (`r` without `x`): its
+/// names are listed, but every stat below it fails with `EACCES`.  With
+/// stat fields, each entry is still yielded, its [`DirEntry::metadata`]
+/// the stat's error ([`Operation::Stat`]); the subdirectory that cannot
+/// be opened is one error ([`Operation::Open`]), not two identical ones
+/// (its stat's and its open's).
+///
+/// [`DirEntry::metadata`]: dents::DirEntry::metadata
+#[test]
+fn a_failed_stat_keeps_its_entry() {
+    as_nobody_on(
+        "a_failed_stat_keeps_its_entry",
+        |t| {
+            fs::create_dir_all(t.join("listable/sub")).unwrap();
+            fs::write(t.join("listable/file"), b"12345").unwrap();
+            fs::set_permissions(t.join("listable"), fs::Permissions::from_mode(0o744)).unwrap();
+        },
+        |t| {
+            let root = t.join("listable");
+            for threads in [1, 4] {
+                let mut entries = BTreeMap::new();
+                let mut errors = Vec::new();
+                for r in Walker::new(&root)
+                    .threads(threads)
+                    .stat_fields(StatFields::BASIC)
+                {
+                    match r {
+                        Ok(e) => {
+                            let m = e.metadata().map(|m| m.is_dir()).map_err(|err| {
+                                assert_eq!(err.path(), e.path());
+                                assert_eq!(err.depth(), e.depth());
+                                (
+                                    err.operation(),
+                                    err.io_error().and_then(|io| io.raw_os_error()),
+                                )
+                            });
+                            entries.insert(e.path().to_owned(), m);
+                        }
+                        Err(e) => errors.push((e.path().to_owned(), e.operation())),
+                    }
+                }
+                let denied = Err((Operation::Stat, Some(libc::EACCES)));
+                assert_eq!(
+                    entries,
+                    BTreeMap::from([
+                        (root.clone(), Ok(true)),
+                        (root.join("file"), denied),
+                        (root.join("sub"), denied),
+                    ]),
+                    "{threads} threads"
+                );
+                assert_eq!(
+                    errors,
+                    [(root.join("sub"), Operation::Open)],
+                    "{threads} threads"
+                );
+            }
         },
     );
 }
