@@ -214,6 +214,18 @@ pub enum Follow {
     Always,
 }
 
+impl From<bool> for Follow {
+    /// walkdir's `follow_links(bool)`: `true` follows every link
+    /// ([`Follow::Always`]), `false` none ([`Follow::Never`]).
+    fn from(always: bool) -> Follow {
+        if always {
+            Follow::Always
+        } else {
+            Follow::Never
+        }
+    }
+}
+
 /// What the visitor tells the walk after visiting an entry.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Flow {
