@@ -305,6 +305,10 @@ impl SnapshotWalk<'_> {
                 st,
                 &WalkError {
                     path: root.to_vec(),
+                    // A starting point, looked up (not stat'ed) in the
+                    // snapshot: what a stat of it would have failed.
+                    depth: 0,
+                    op: dents::walk::Operation::Stat,
                     kind: WalkErrorKind::Io(e),
                 },
             );
@@ -427,6 +431,10 @@ impl SnapshotWalk<'_> {
                 st,
                 &WalkError {
                     path: root.to_vec(),
+                    // A starting point, looked up (not stat'ed) in the
+                    // snapshot: what a stat of it would have failed.
+                    depth: 0,
+                    op: dents::walk::Operation::Stat,
                     kind: WalkErrorKind::Io(e),
                 },
             );

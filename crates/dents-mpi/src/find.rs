@@ -165,6 +165,8 @@ impl<'a, V: Visitor> FindJob<'a, V> {
                 if item.slice.is_some_and(|(lo, _)| lo == 0) {
                     let e = WalkError {
                         path: item.path.clone(),
+                        depth: item.depth as usize,
+                        op: walk::Operation::Open,
                         kind: WalkErrorKind::Io(e),
                     };
                     let mut state = spill.state();

@@ -2,8 +2,10 @@
 //! goes on past it.
 //!
 //! An [`Error`] says where (the path, as bytes or as a [`Path`], and its
-//! depth below the root it was reached from) and what ([`ErrorKind`]: a
-//! failed system call, or a symlink loop).  It prints as find prints its
+//! depth below the root it was reached from, as the walk knew it), what
+//! the walk was doing there ([`Operation`]: opening a directory, reading
+//! it, stat'ing an entry, entering a directory through a link) and what
+//! went wrong ([`ErrorKind`]: a failed system call, or a symlink loop).  It prints as find prints its
 //! messages, `PATH: Permission denied`, and converts into an
 //! [`io::Error`] that keeps that context.
 //!
@@ -14,6 +16,7 @@
 //! let err = Walker::new(&missing).into_iter().next().unwrap().unwrap_err();
 //! assert_eq!(err.path(), missing);
 //! assert_eq!(err.depth(), 0);
+//! assert_eq!(err.operation(), dents::Operation::Stat);
 //! assert!(matches!(err.kind(), ErrorKind::Io(e) if e.kind() == std::io::ErrorKind::NotFound));
 //! assert_eq!(err.to_string(), format!("{}: No such file or directory", missing.display()));
 //! let io: std::io::Error = err.into();
@@ -26,6 +29,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
+pub use crate::walk::Operation;
 use crate::walk::{WalkError, WalkErrorKind};
 
 /// A problem at one path of a walk: where, how deep, and what.
@@ -35,6 +39,7 @@ use crate::walk::{WalkError, WalkErrorKind};
 pub struct Error {
     path: Vec<u8>,
     depth: usize,
+    op: Operation,
     kind: ErrorKind,
 }
 
@@ -54,9 +59,8 @@ pub enum ErrorKind {
 }
 
 impl Error {
-    /// Builds an error from the walker's report; `roots` are the walk's
-    /// starting points, to tell the depth.
-    pub(crate) fn from_walk(e: &WalkError, roots: &[Vec<u8>]) -> Error {
+    /// Builds an error from the walker's report.
+    pub(crate) fn from_walk(e: &WalkError) -> Error {
         let kind = match &e.kind {
             WalkErrorKind::Io(io) | WalkErrorKind::ReadCut(io) => ErrorKind::Io(copy_io_error(io)),
             WalkErrorKind::Loop(a) => ErrorKind::Loop {
@@ -65,14 +69,20 @@ impl Error {
         };
         Error {
             path: e.path.clone(),
-            depth: depth_below(&e.path, roots),
+            depth: e.depth,
+            op: e.op,
             kind,
         }
     }
 
     /// An error at a path the caller knows the depth of.
-    pub(crate) fn new(path: Vec<u8>, depth: usize, kind: ErrorKind) -> Error {
-        Error { path, depth, kind }
+    pub(crate) fn new(path: Vec<u8>, depth: usize, op: Operation, kind: ErrorKind) -> Error {
+        Error {
+            path,
+            depth,
+            op,
+            kind,
+        }
     }
 
     /// The path the error concerns: the directory that could not be
@@ -88,9 +98,18 @@ impl Error {
     }
 
     /// How deep the path lies below the root it was reached from (roots
-    /// are 0).
+    /// are 0), as the walk counted it (with roots inside other roots, the
+    /// depth below the one this path was reached from).
     pub fn depth(&self) -> usize {
         self.depth
+    }
+
+    /// What the walk was doing at the path: [`Operation::Open`] and
+    /// [`Operation::Read`] of a directory (nothing of it walked),
+    /// [`Operation::ReadCut`] (part of it walked), [`Operation::Stat`] of
+    /// an entry, [`Operation::Enter`] of a directory that closes a loop.
+    pub fn operation(&self) -> Operation {
+        self.op
     }
 
     /// What went wrong.
@@ -157,6 +176,8 @@ fn write_loop(f: &mut fmt::Formatter<'_>, path: &[u8], ancestor: &[u8]) -> fmt::
 /// use dents::walk::{WalkError, WalkErrorKind};
 /// let e = WalkError {
 ///     path: b"/no/such".to_vec(),
+///     depth: 0,
+///     op: dents::Operation::Open,
 ///     kind: WalkErrorKind::Io(std::io::Error::from_raw_os_error(2)),
 /// };
 /// assert_eq!(e.to_string(), "/no/such: No such file or directory");
@@ -220,50 +241,5 @@ fn copy_io_error(e: &io::Error) -> io::Error {
     match e.raw_os_error() {
         Some(n) => io::Error::from_raw_os_error(n),
         None => io::Error::new(e.kind(), e.to_string()),
-    }
-}
-
-/// The depth of `path` below the root it was reached from: the number of
-/// names after that root.  The walk builds every path as the root as
-/// given followed by `/`-joined names, so the root is a prefix of it,
-/// ending at a name's boundary; of several such roots (roots inside
-/// other roots) the longest is taken.
-pub(crate) fn depth_below(path: &[u8], roots: &[Vec<u8>]) -> usize {
-    let root = roots
-        .iter()
-        .filter(|r| {
-            path.starts_with(r)
-                && (path.len() == r.len() || r.ends_with(b"/") || path[r.len()] == b'/')
-        })
-        .map(|r| r.len())
-        .max();
-    match root {
-        Some(len) => path[len..]
-            .split(|&b| b == b'/')
-            .filter(|c| !c.is_empty())
-            .count(),
-        None => 0,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::depth_below;
-
-    #[test]
-    fn depth_counts_names_after_the_longest_root() {
-        let roots = [
-            b"a".to_vec(),
-            b"a/b".to_vec(),
-            b"/".to_vec(),
-            b"c/".to_vec(),
-        ];
-        assert_eq!(depth_below(b"a", &roots), 0);
-        assert_eq!(depth_below(b"a/x", &roots), 1);
-        assert_eq!(depth_below(b"a/b", &roots), 0);
-        assert_eq!(depth_below(b"a/b/c/d", &roots), 2);
-        assert_eq!(depth_below(b"ab/c", &roots), 0, "not under root a");
-        assert_eq!(depth_below(b"/usr/lib", &roots), 2);
-        assert_eq!(depth_below(b"c/d", &roots), 1);
     }
 }

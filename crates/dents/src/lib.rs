@@ -42,6 +42,58 @@
 //! # }
 //! ```
 //!
+//! walkdir's programs run unchanged with their `use` lines changed
+//! (`use dents::{DirEntry, Walker as WalkDir};`): `follow_links(true)`,
+//! `into_iter().filter_entry(..)`, `sort_by_file_name()`, `sort_by(..)`,
+//! `DirEntry::metadata()` and `path_is_symlink()` (`tests/walkdir_examples.rs`
+//! runs walkdir's own examples both ways on one tree).
+//!
+//! # Pruning, and errors that say what happened
+//!
+//! [`IntoIter::filter_entry`] leaves out the entries a predicate rejects
+//! and does not descend into such directories: the predicate runs on
+//! the walk's workers, so a pruned directory is never opened.  Each
+//! problem comes as an [`Error`] in the stream, and the walk goes on: its
+//! path, its depth below the root it was reached from, the step that
+//! failed ([`Operation`]) and why ([`ErrorKind`]).  An entry whose stat
+//! fails is still an entry; its [`DirEntry::metadata`] is the error.
+//!
+//! ```
+//! use dents::{DirEntry, Operation, Walker};
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::create_dir_all(dir.path().join("src/.git/objects")).unwrap();
+//! std::fs::write(dir.path().join("src/main.rs"), b"fn main() {}").unwrap();
+//! std::os::unix::fs::symlink("no/such/target", dir.path().join("src/dangling")).unwrap();
+//!
+//! fn is_hidden(entry: &DirEntry) -> bool {
+//!     entry.file_name().as_encoded_bytes().starts_with(b".")
+//! }
+//!
+//! let mut bytes = 0;
+//! let mut walk = Walker::new(dir.path()).into_iter().filter_entry(|e| !is_hidden(e));
+//! for entry in walk.by_ref() {
+//!     let entry = match entry {
+//!         Ok(entry) => entry,
+//!         Err(err) => {
+//!             // Say what failed where, and go on.
+//!             match err.operation() {
+//!                 Operation::Open | Operation::Read => eprintln!("cannot read directory: {err}"),
+//!                 Operation::ReadCut => eprintln!("read part way: {err}"),
+//!                 _ => eprintln!("{err} (at depth {})", err.depth()),
+//!             }
+//!             continue;
+//!         }
+//!     };
+//!     match entry.metadata() {
+//!         Ok(m) if m.is_file() => bytes += m.len(),
+//!         Ok(_) => {}
+//!         Err(err) => eprintln!("cannot stat: {err}"),
+//!     }
+//! }
+//! assert_eq!(bytes, 12);
+//! assert_eq!(walk.stats().unwrap().dirs_read, 2, "src/.git was never opened");
+//! ```
+//!
 //! # Reading one directory
 //!
 //! Count the entries of a directory, on as many threads as pay:
@@ -71,6 +123,6 @@ mod sys;
 pub mod walk;
 pub mod walker;
 
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, Operation};
 pub use metadata::{FileType, Metadata, StatFields};
 pub use walker::{DirEntry, Entry, Flow, Follow, IntoIter, Stats, Walker};

@@ -36,7 +36,8 @@
 //! # }
 //! ```
 
-use std::ffi::{CStr, OsStr};
+use std::ffi::{CStr, CString, OsStr};
+use std::io;
 use std::os::fd::BorrowedFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -45,7 +46,8 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Operation};
+use crate::fs;
 use crate::metadata::{FileType, Metadata, StatFields};
 use crate::walk::{self, Order, Visit, Visitor, WalkError, WalkOptions, WalkStats};
 
@@ -82,6 +84,22 @@ pub struct Walker {
     opts: WalkOptions,
     fields: Option<StatFields>,
     capacity: usize,
+    /// walkdir's order: each directory's entries right after it (see
+    /// [`Walker::sort_by_file_name`]), sorted by this if set.
+    preorder: Option<Option<Comparator>>,
+}
+
+/// [`Walker::sort_by`]'s comparison, called on the iterator's thread.
+type CompareFn = dyn FnMut(&DirEntry, &DirEntry) -> std::cmp::Ordering + Send;
+
+/// A [`CompareFn`] the clones of a [`Walker`] share.
+#[derive(Clone)]
+struct Comparator(Arc<std::sync::Mutex<Box<CompareFn>>>);
+
+impl std::fmt::Debug for Comparator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Comparator")
+    }
 }
 
 impl Walker {
@@ -96,6 +114,7 @@ impl Walker {
             opts: WalkOptions::default(),
             fields: None,
             capacity: DEFAULT_CAPACITY,
+            preorder: None,
         }
     }
 
@@ -153,7 +172,9 @@ impl Walker {
     /// Which symlinks are followed: [`Follow::Never`] (the default: a
     /// link is an entry of its own), [`Follow::Roots`] (links given as
     /// roots), [`Follow::Always`] (links to directories are walked, and
-    /// loops back to an ancestor reported as [`ErrorKind::Loop`]).
+    /// loops back to an ancestor reported as [`ErrorKind::Loop`]).  A
+    /// `bool` works too, as walkdir's `follow_links` takes it: `true` is
+    /// [`Follow::Always`], `false` [`Follow::Never`].
     ///
     /// A link that cannot be followed (its target missing, or a file
     /// where a directory should be on the way to it) is no error: it is
@@ -173,8 +194,8 @@ impl Walker {
     /// assert_eq!(entries[0].file_type(), FileType::SYMLINK);
     /// assert!(entries[0].metadata().unwrap().is_symlink());
     /// ```
-    pub fn follow_links(mut self, follow: Follow) -> Walker {
-        self.opts.follow = follow;
+    pub fn follow_links(mut self, follow: impl Into<Follow>) -> Walker {
+        self.opts.follow = follow.into();
         self
     }
 
@@ -217,15 +238,68 @@ impl Walker {
         self
     }
 
+    /// Entries in walkdir's sorted order: depth first, each directory's
+    /// entries, sorted by name (as bytes), right after it, as
+    /// `walkdir::WalkDir::sort_by_file_name` gives them (the iterator
+    /// only; the closure and visitor forms take [`Walker::sort_by_name`]'s
+    /// order).
+    ///
+    /// Directories are read by one worker, depth first, and each
+    /// directory's entries are handed over together, so memory holds the
+    /// entries still to come of the directories open on the way down, as
+    /// walkdir's does.  With [`Walker::contents_first`], the order is
+    /// [`Walker::sort_by_name`]'s.
+    pub fn sort_by_file_name(mut self) -> Walker {
+        self.preorder = Some(None);
+        self.sort_by_name(true)
+    }
+
+    /// Entries in walkdir's order (see [`Walker::sort_by_file_name`]),
+    /// each directory's sorted by `cmp` rather than by name (walkdir's
+    /// `sort_by`).  `cmp` runs on the iterator's thread, once a
+    /// directory's entries are all there; a directory's errors come
+    /// before its entries.  The walk still reads directories in name
+    /// order, so the entries of those it read before their turn are held
+    /// in memory until then (all of a tree, at worst).  With
+    /// [`Walker::min_depth`] above 1, the entries of directories above it
+    /// come in groups ordered by their directory's path, not by `cmp`.
+    ///
+    /// ```
+    /// use dents::Walker;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// for (name, len) in [("a", 3), ("b", 1), ("c", 2)] {
+    ///     std::fs::write(dir.path().join(name), vec![0u8; len]).unwrap();
+    /// }
+    /// let by_size: Vec<_> = Walker::new(dir.path())
+    ///     .min_depth(1)
+    ///     .sort_by(|x, y| x.metadata().unwrap().len().cmp(&y.metadata().unwrap().len()))
+    ///     .into_iter()
+    ///     .map(|e| e.unwrap().file_name().to_owned())
+    ///     .collect();
+    /// assert_eq!(by_size, ["b", "c", "a"]);
+    /// ```
+    pub fn sort_by<F>(mut self, cmp: F) -> Walker
+    where
+        F: FnMut(&DirEntry, &DirEntry) -> std::cmp::Ordering + Send + Sync + 'static,
+    {
+        self.preorder = Some(Some(Comparator(Arc::new(std::sync::Mutex::new(Box::new(
+            cmp,
+        ))))));
+        self.sort_by_name(true)
+    }
+
     /// Which fields a stat fetches.
     ///
     /// The closure and visitor forms stat an entry only when asked
     /// ([`Entry::metadata`]); by default they fetch
     /// [`StatFields::BASIC`].  The iterator's entries carry metadata only
     /// when this is set: every entry is then stat'ed on the workers with
-    /// these fields, and [`DirEntry::metadata`] gives the result (an
-    /// entry whose stat fails, one that vanished say, comes as an
-    /// [`Error`] with its path instead).
+    /// these fields, and [`DirEntry::metadata`] gives the result.  A stat
+    /// that fails (an entry that vanished, or one in a directory that can
+    /// be read but not searched) does not lose the entry: it is yielded,
+    /// and its [`DirEntry::metadata`] is the [`Error`]
+    /// ([`Operation::Stat`]).  Without this, [`DirEntry::metadata`] stats
+    /// on the caller's thread, by path, when called.
     pub fn stat_fields(mut self, fields: StatFields) -> Walker {
         self.fields = Some(fields);
         self
@@ -298,7 +372,7 @@ impl Walker {
     /// The walk's report of a problem (as a [`Visitor`] hears it) as an
     /// [`Error`] of this walk, with its depth.
     pub fn convert_error(&self, e: &WalkError) -> Error {
-        Error::from_walk(e, &self.roots)
+        Error::from_walk(e)
     }
 
     /// Runs the walk, calling `f` with every entry (`Ok`) and every
@@ -339,7 +413,6 @@ impl Walker {
     {
         let visitor = ClosureVisitor {
             f,
-            roots: &self.roots,
             quit: AtomicBool::new(false),
         };
         self.visit(&visitor)
@@ -350,9 +423,9 @@ impl IntoIterator for &Walker {
     type Item = Result<DirEntry, Error>;
     type IntoIter = IntoIter;
 
-    /// Starts a walk with a copy of these options (see [`IntoIter`]).
+    /// A walk with a copy of these options (see [`IntoIter`]).
     fn into_iter(self) -> IntoIter {
-        IntoIter::start(self.clone())
+        IntoIter::new(self.clone())
     }
 }
 
@@ -360,10 +433,11 @@ impl IntoIterator for Walker {
     type Item = Result<DirEntry, Error>;
     type IntoIter = IntoIter;
 
-    /// Starts the walk on background threads and returns the iterator of
-    /// its entries and errors (see [`IntoIter`]).
+    /// The iterator of the walk's entries and errors (see [`IntoIter`]):
+    /// the walk starts on background threads at its first
+    /// [`Iterator::next`].
     fn into_iter(self) -> IntoIter {
-        IntoIter::start(self)
+        IntoIter::new(self)
     }
 }
 
@@ -456,6 +530,18 @@ impl<'a> Entry<'a> {
         self.visit.is_post_order()
     }
 
+    /// Whether the entry itself is a symlink, whether or not the walk
+    /// follows it ([`Entry::file_type`] is then its target's): its path
+    /// names a link.  Free where the directory entry said; an `lstat`
+    /// otherwise (a followed entry whose type the walk learnt from its
+    /// target, a root under [`Follow::Roots`] or [`Follow::Always`]).
+    pub fn path_is_symlink(&self) -> bool {
+        match link_known(self.visit) {
+            Some(link) => link,
+            None => self.visit.link_metadata().is_ok_and(|m| m.is_symlink()),
+        }
+    }
+
     /// The directory holding the entry, open, for `*at` system calls with
     /// [`Entry::at_name`] (the current directory, for a root).
     pub fn parent_fd(&self) -> BorrowedFd<'a> {
@@ -473,7 +559,8 @@ impl<'a> Entry<'a> {
     }
 
     /// An owned copy of what is known of the entry: path, depth, type and
-    /// inode number (no metadata: [`DirEntry::metadata`] is `None`).
+    /// inode number ([`DirEntry::metadata`] stats by path when called,
+    /// with [`StatFields::BASIC`]).
     pub fn to_dir_entry(&self) -> DirEntry {
         let v = self.visit;
         DirEntry {
@@ -483,16 +570,30 @@ impl<'a> Entry<'a> {
             file_type: v.file_type(),
             ino: self.ino(),
             post_order: v.is_post_order(),
+            follow: v.follows_links(),
+            link: link_known(v),
+            fields: StatFields::BASIC,
             metadata: None,
         }
     }
 }
 
+/// Whether a visit's path is a symlink, if that is known without a
+/// system call: always when the walk does not follow it (its type is the
+/// link's own); when it does, only if the directory entry said it is a
+/// link (a type learnt from a stat is the target's).
+fn link_known(v: &Visit<'_>) -> Option<bool> {
+    if !v.follows_links() {
+        return Some(v.file_type() == FileType::SYMLINK);
+    }
+    (v.known_type() == Some(FileType::SYMLINK)).then_some(true)
+}
+
 /// One entry of the walk, owned: what the iterator yields.
 ///
 /// It carries what the walk knew of the entry: its path, depth, type and
-/// inode number, and its [`Metadata`] when the walk was asked for stat
-/// fields ([`Walker::stat_fields`]).
+/// inode number, and the outcome of its stat when the walk was asked for
+/// stat fields ([`Walker::stat_fields`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DirEntry {
     path: Vec<u8>,
@@ -501,7 +602,15 @@ pub struct DirEntry {
     file_type: FileType,
     ino: u64,
     post_order: bool,
-    metadata: Option<Metadata>,
+    /// The walk followed this entry if a symlink: its metadata is the
+    /// target's.
+    follow: bool,
+    /// Whether the path is a symlink, where the walk knew without a stat.
+    link: Option<bool>,
+    /// The fields a stat made on demand fetches.
+    fields: StatFields,
+    /// The stat made on the workers (`Err`: its errno), if one was.
+    metadata: Option<Result<Metadata, i32>>,
 }
 
 impl DirEntry {
@@ -551,9 +660,61 @@ impl DirEntry {
         self.ino
     }
 
-    /// The metadata, if the walk was asked for stat fields.
-    pub fn metadata(&self) -> Option<&Metadata> {
-        self.metadata.as_ref()
+    /// The entry's metadata (its target's, for a symlink the walk
+    /// follows, or the link's own if broken), or why it could not be had:
+    /// an [`Error`] at this path, [`Operation::Stat`].
+    ///
+    /// With [`Walker::stat_fields`], the stat was made on the walk's
+    /// workers, with those fields, and this returns its outcome (cheap: a
+    /// copy).  Without, each call stats now, by path (so a path relative
+    /// to the working directory must still be valid, and the entry may
+    /// have changed or gone since it was read), with
+    /// [`StatFields::BASIC`].
+    pub fn metadata(&self) -> Result<Metadata, Error> {
+        let r = match &self.metadata {
+            Some(r) => r.clone().map_err(io::Error::from_raw_os_error),
+            None => self.stat_now(),
+        };
+        r.map_err(|e| {
+            Error::new(
+                self.path.clone(),
+                self.depth,
+                Operation::Stat,
+                ErrorKind::Io(e),
+            )
+        })
+    }
+
+    /// A stat by path, following the entry if the walk followed it (and
+    /// taking a broken link for itself, as the walk does).
+    fn stat_now(&self) -> io::Result<Metadata> {
+        let path = CString::new(self.path.as_slice())
+            .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+        let cwd = rustix::fs::CWD;
+        if !self.follow {
+            return fs::stat_at(cwd, &path, self.fields);
+        }
+        match fs::stat_follow_at(cwd, &path, self.fields) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
+                fs::stat_at(cwd, &path, self.fields)
+            }
+            r => r,
+        }
+    }
+
+    /// Whether the entry itself is a symlink, whether or not the walk
+    /// follows it (walkdir's name): [`DirEntry::path`] then names a link,
+    /// and [`DirEntry::file_type`] is its target's.  Known from the walk
+    /// unless it followed the entry and typed it by its target; then an
+    /// `lstat` by path, at each call.
+    pub fn path_is_symlink(&self) -> bool {
+        match self.link {
+            Some(link) => link,
+            None => CString::new(self.path.as_slice())
+                .ok()
+                .and_then(|p| fs::stat_at(rustix::fs::CWD, &p, StatFields::empty()).ok())
+                .is_some_and(|m| m.is_symlink()),
+        }
     }
 
     /// Whether this is a directory's visit after its contents (with
@@ -613,15 +774,14 @@ impl Stats {
 }
 
 /// [`Walker::for_each`]'s visitor: the closure for entries and errors.
-struct ClosureVisitor<'r, F> {
+struct ClosureVisitor<F> {
     f: F,
-    roots: &'r [Vec<u8>],
     /// The closure said [`Flow::Quit`] to an error: stop at the next
     /// entry.
     quit: AtomicBool,
 }
 
-impl<F> Visitor for ClosureVisitor<'_, F>
+impl<F> Visitor for ClosureVisitor<F>
 where
     F: Fn(Result<Entry<'_>, Error>) -> Flow + Sync,
 {
@@ -641,20 +801,25 @@ where
     }
 
     fn error(&self, _: &mut (), e: &WalkError) {
-        if (self.f)(Err(Error::from_walk(e, self.roots))) == Flow::Quit {
+        if (self.f)(Err(Error::from_walk(e))) == Flow::Quit {
             self.quit.store(true, Ordering::Relaxed);
         }
     }
 }
 
+/// A predicate of [`IntoIter::filter_entry`], shared by the workers.
+type Predicate = Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>;
+
 /// The iterator over a walk's entries: the walk runs on background
 /// threads and hands each entry over through a bounded channel.
 ///
-/// The entries come in the walk's order (by default every entry down to
-/// depth 3 before any deeper one, see [`Order::Hybrid`]; with
-/// several threads, directories' entries interleave unless
-/// [`Walker::sort_by_name`]).  Memory stays bounded: the workers wait
-/// while the channel is full ([`Walker::channel_capacity`]).
+/// The walk starts at the first [`Iterator::next`] (so that
+/// [`IntoIter::filter_entry`] can still be added before).  The entries
+/// come in the walk's order (by default every entry down to depth 3
+/// before any deeper one, see [`Order::Hybrid`]; with several threads,
+/// directories' entries interleave unless [`Walker::sort_by_name`]).
+/// Memory stays bounded: the workers wait while the channel is full
+/// ([`Walker::channel_capacity`]).
 ///
 /// Dropping the iterator before the end stops the walk: the workers see
 /// the channel closed at their next entry, leave what they were reading
@@ -670,8 +835,12 @@ where
 /// assert_eq!(first.path(), dir.path());
 /// drop(it); // stops the walk and joins its threads
 /// ```
-#[derive(Debug)]
 pub struct IntoIter {
+    /// The walk to start at the first `next` (`None` once started).
+    walker: Option<Walker>,
+    /// [`IntoIter::filter_entry`]'s predicates, all of which an entry
+    /// must pass.
+    filters: Vec<Predicate>,
     rx: Option<Receiver<Result<DirEntry, Error>>>,
     cancel: Arc<AtomicBool>,
     walk: Option<JoinHandle<Stats>>,
@@ -679,35 +848,119 @@ pub struct IntoIter {
     /// An error to yield before anything else (the walk thread could not
     /// be started).
     pending: Option<Error>,
+    /// walkdir's order, when asked for: see [`Preorder`].
+    preorder: Option<Preorder>,
+}
+
+impl std::fmt::Debug for IntoIter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IntoIter")
+            .field("walker", &self.walker)
+            .field("filters", &self.filters.len())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
 }
 
 impl IntoIter {
-    fn start(w: Walker) -> IntoIter {
+    fn new(w: Walker) -> IntoIter {
+        IntoIter {
+            walker: Some(w),
+            filters: Vec::new(),
+            rx: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+            walk: None,
+            stats: None,
+            pending: None,
+            preorder: None,
+        }
+    }
+
+    /// Yields only the entries for which `predicate` is true, and does
+    /// not descend into a directory for which it is false (walkdir's
+    /// `filter_entry`): what is pruned is never opened.
+    ///
+    /// The predicate runs on the walk's worker threads, as each entry is
+    /// met, several calls at once (so it is `Fn + Send + Sync`); the
+    /// entry it sees is the one the iterator would yield.  Entries the
+    /// walk does not yield are not passed to it (those shallower than
+    /// [`Walker::min_depth`], whose directories are read all the same),
+    /// and with [`Walker::contents_first`] a directory is passed after
+    /// its contents, so the predicate filters it without pruning.
+    /// Several `filter_entry` calls add up: an entry must pass each.
+    ///
+    /// # Panics
+    ///
+    /// If called once the walk has begun (after the first `next`): the
+    /// predicate could not be decided on the workers for what they have
+    /// already read.
+    ///
+    /// ```
+    /// use dents::{DirEntry, Walker};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::create_dir_all(dir.path().join(".git/objects")).unwrap();
+    /// std::fs::write(dir.path().join("src"), b"").unwrap();
+    ///
+    /// fn is_hidden(entry: &DirEntry) -> bool {
+    ///     entry.file_name().to_str().is_some_and(|s| s.starts_with('.'))
+    /// }
+    /// let mut it = Walker::new(dir.path()).min_depth(1).into_iter().filter_entry(|e| !is_hidden(e));
+    /// let names: Vec<_> = it.by_ref().map(|e| e.unwrap().file_name().to_owned()).collect();
+    /// assert_eq!(names, ["src"]);
+    /// assert_eq!(it.stats().unwrap().dirs_read, 1, ".git was not opened");
+    /// ```
+    pub fn filter_entry<P>(mut self, predicate: P) -> IntoIter
+    where
+        P: Fn(&DirEntry) -> bool + Send + Sync + 'static,
+    {
+        assert!(
+            self.walker.is_some(),
+            "dents::IntoIter::filter_entry called after the walk began"
+        );
+        self.filters.push(Arc::new(predicate));
+        self
+    }
+
+    /// Starts the walk, if not yet started.
+    fn start(&mut self) {
+        let Some(w) = self.walker.take() else {
+            return;
+        };
         let (tx, rx) = mpsc::sync_channel(w.capacity);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let opts = w.walk_options();
+        let mut opts = w.walk_options();
+        if let (Some(cmp), false) = (&w.preorder, opts.post_order) {
+            // Depth first, the directories' entries come in the order of
+            // the directories themselves (one worker): each is handed
+            // over right when the consumer needs it.
+            opts.order = Order::DepthFirst;
+            opts.sort = true;
+            self.preorder = Some(Preorder {
+                cmp: cmp.clone(),
+                open: Vec::new(),
+                ahead: None,
+                waiting: std::collections::HashMap::new(),
+            });
+        }
         let visitor = ChannelVisitor {
             tx,
-            cancel: Arc::clone(&cancel),
-            with_metadata: w.fields.is_some(),
-            roots: w.roots.clone(),
+            cancel: Arc::clone(&self.cancel),
+            fields: w.fields,
+            filters: std::mem::take(&mut self.filters),
         };
         let roots = w.roots;
         let first = roots.first().cloned().unwrap_or_default();
         let spawned = std::thread::Builder::new()
             .name("dents-walk".into())
             .spawn(move || Stats::from_walk(&walk::walk(&roots, &opts, &visitor)));
-        let (walk, pending) = match spawned {
-            Ok(h) => (Some(h), None),
-            Err(e) => (None, Some(Error::new(first, 0, ErrorKind::Io(e)))),
-        };
-        IntoIter {
-            rx: Some(rx),
-            cancel,
-            walk,
-            stats: None,
-            pending,
+        match spawned {
+            Ok(h) => self.walk = Some(h),
+            // No thread to walk on: the walk could not start reading.
+            Err(e) => {
+                let kind = ErrorKind::Io(e);
+                self.pending = Some(Error::new(first, 0, Operation::Read, kind));
+            }
         }
+        self.rx = Some(rx);
     }
 
     /// What the walk did, once the iterator has yielded its last item
@@ -732,10 +985,18 @@ impl Iterator for IntoIter {
     type Item = Result<DirEntry, Error>;
 
     fn next(&mut self) -> Option<Result<DirEntry, Error>> {
+        self.start();
         if let Some(e) = self.pending.take() {
             return Some(Err(e));
         }
-        let item = self.rx.as_ref()?.recv().ok();
+        let item = match self.preorder.take() {
+            Some(mut pre) => {
+                let item = pre.next(self.rx.as_ref()?);
+                self.preorder = Some(pre);
+                item
+            }
+            None => self.rx.as_ref()?.recv().ok(),
+        };
         if item.is_none() {
             // Every sender is gone: the walk is over.
             self.rx = None;
@@ -761,8 +1022,9 @@ impl Drop for IntoIter {
 struct ChannelVisitor {
     tx: SyncSender<Result<DirEntry, Error>>,
     cancel: Arc<AtomicBool>,
-    with_metadata: bool,
-    roots: Vec<Vec<u8>>,
+    /// [`Walker::stat_fields`]: every entry stat'ed here with these.
+    fields: Option<StatFields>,
+    filters: Vec<Predicate>,
 }
 
 impl Visitor for ChannelVisitor {
@@ -778,18 +1040,19 @@ impl Visitor for ChannelVisitor {
     fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
         let entry = Entry::from(v);
         let mut owned = entry.to_dir_entry();
-        let item = if self.with_metadata {
-            match entry.metadata() {
-                Ok(m) => {
-                    owned.metadata = Some(m);
-                    Ok(owned)
-                }
-                Err(e) => Err(Error::new(owned.path, owned.depth, ErrorKind::Io(e))),
-            }
-        } else {
-            Ok(owned)
-        };
-        match self.tx.send(item) {
+        if let Some(fields) = self.fields {
+            // A failed stat stays with its entry: the entry was read.
+            owned.fields = fields;
+            owned.metadata = Some(
+                entry
+                    .metadata()
+                    .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)),
+            );
+        }
+        if !self.filters.iter().all(|p| p(&owned)) {
+            return Flow::Prune;
+        }
+        match self.tx.send(Ok(owned)) {
             Ok(()) => Flow::Continue,
             Err(_) => {
                 self.cancel.store(true, Ordering::Relaxed);
@@ -799,8 +1062,168 @@ impl Visitor for ChannelVisitor {
     }
 
     fn error(&self, _: &mut (), e: &WalkError) {
-        if self.tx.send(Err(Error::from_walk(e, &self.roots))).is_err() {
+        if self.tx.send(Err(Error::from_walk(e))).is_err() {
             self.cancel.store(true, Ordering::Relaxed);
         }
+    }
+}
+
+/// An item of the iterator.
+type Item = Result<DirEntry, Error>;
+
+/// walkdir's order rebuilt from a sorted depth-first walk on one worker:
+/// the walk hands over each directory's entries together (its errors
+/// first), directories in the order a depth-first walk meets them, so
+/// the entries of the next directory to arrive are always those of the
+/// next directory walkdir would descend into.  Each directory yielded is
+/// followed by its entries, if the next group is its.
+struct Preorder {
+    cmp: Option<Comparator>,
+    /// The entries still to yield of each directory open on the way down.
+    open: Vec<std::collections::VecDeque<Item>>,
+    /// The item received but not yet placed.
+    ahead: Option<Item>,
+    /// With a comparison of the caller's, the directories are yielded in
+    /// another order than the walk's (by name): groups that came before
+    /// their directory was yielded, by directory.
+    waiting: std::collections::HashMap<Vec<u8>, std::collections::VecDeque<Item>>,
+}
+
+impl Preorder {
+    fn next(&mut self, rx: &Receiver<Item>) -> Option<Item> {
+        loop {
+            let Some(top) = self.open.last_mut() else {
+                // Nothing open: the next group is a top one (the roots,
+                // or the entries at min_depth of a directory above it).
+                let group = match self.waiting.keys().min().cloned() {
+                    Some(k) => self.waiting.remove(&k).unwrap_or_default(),
+                    None => {
+                        let first = self.ahead.take().or_else(|| rx.recv().ok())?;
+                        self.group(rx, first)
+                    }
+                };
+                self.open.push(group);
+                continue;
+            };
+            let Some(item) = top.pop_front() else {
+                self.open.pop();
+                continue;
+            };
+            if let Ok(e) = &item {
+                if e.is_dir() {
+                    if let Some(group) = self.group_of(rx, trim_slash(e.path_bytes())) {
+                        self.open.push(group);
+                    }
+                }
+            }
+            return Some(item);
+        }
+    }
+
+    /// The group of the directory `dir`, if it has one.  The walk hands
+    /// groups over in its own order, depth first by name: one that
+    /// comes after `dir` in that order means `dir` has none.
+    fn group_of(
+        &mut self,
+        rx: &Receiver<Item>,
+        dir: &[u8],
+    ) -> Option<std::collections::VecDeque<Item>> {
+        if let Some(g) = self.waiting.remove(dir) {
+            return Some(g);
+        }
+        loop {
+            let first = self.ahead.take().or_else(|| rx.recv().ok())?;
+            let key = parent_of(&first).to_vec();
+            if key == dir {
+                return Some(self.group(rx, first));
+            }
+            let past = walk_order_after(&key, dir);
+            if self.cmp.is_none() || past {
+                // In the walk's own order the next group is always the
+                // next directory's: this one is not `dir`'s.
+                if self.cmp.is_none() {
+                    self.ahead = Some(first);
+                    return None;
+                }
+                let g = self.group(rx, first);
+                self.waiting.insert(key, g);
+                return None;
+            }
+            let g = self.group(rx, first);
+            self.waiting.insert(key, g);
+        }
+    }
+
+    /// `first` and the items after it of the same directory, sorted by
+    /// the comparison if there is one (errors first).
+    fn group(&mut self, rx: &Receiver<Item>, first: Item) -> std::collections::VecDeque<Item> {
+        let parent = parent_of(&first).to_vec();
+        let mut group = vec![first];
+        loop {
+            match rx.recv() {
+                Ok(item) if parent_of(&item) == parent.as_slice() => group.push(item),
+                Ok(item) => {
+                    self.ahead = Some(item);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        if let Some(Comparator(cmp)) = &self.cmp {
+            let mut cmp = cmp.lock().unwrap_or_else(|p| p.into_inner());
+            group.sort_by(|a, b| match (a, b) {
+                (Ok(a), Ok(b)) => cmp(a, b),
+                (Err(_), Ok(_)) => std::cmp::Ordering::Less,
+                (Ok(_), Err(_)) => std::cmp::Ordering::Greater,
+                (Err(_), Err(_)) => std::cmp::Ordering::Equal,
+            });
+        }
+        group.into()
+    }
+}
+
+/// Whether the directory `a` comes after `b` in a depth-first walk by
+/// name (names compared as bytes, a directory before what lies in it).
+fn walk_order_after(a: &[u8], b: &[u8]) -> bool {
+    let names = |p: &[u8]| -> Vec<Vec<u8>> {
+        p.split(|&c| c == b'/')
+            .filter(|n| !n.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    names(a) > names(b)
+}
+
+/// The directory whose group an item is part of: the one it lies in
+/// (none, empty, for a root), or for a failed open or read the directory
+/// itself, whose entries it comes with.
+fn parent_of(item: &Item) -> &[u8] {
+    match item {
+        Ok(e) if e.depth() == 0 => b"",
+        Ok(e) => trim_slash(&e.path_bytes()[..e.name_start]),
+        Err(e) => match e.operation() {
+            Operation::Open | Operation::Read | Operation::ReadCut => trim_slash(e.path_bytes()),
+            _ if e.depth() == 0 => b"",
+            _ => dir_name(e.path_bytes()),
+        },
+    }
+}
+
+/// `path` without trailing slashes (but `/` itself kept).
+fn trim_slash(path: &[u8]) -> &[u8] {
+    let mut end = path.len();
+    while end > 1 && path[end - 1] == b'/' {
+        end -= 1;
+    }
+    &path[..end]
+}
+
+/// The head of `path` before its last name.
+fn dir_name(path: &[u8]) -> &[u8] {
+    let path = trim_slash(path);
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(0) => b"/",
+        Some(i) => &path[..i],
+        None => b"",
     }
 }

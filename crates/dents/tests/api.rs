@@ -366,16 +366,26 @@ fn assert_same_metadata(path: &Path, m: &Metadata, fields: StatFields) {
 #[test]
 fn metadata_matches_lstat() {
     let tmp = make_tree();
-    // The iterator: metadata only when stat fields are asked for.
-    assert!(Walker::new(tmp.path())
-        .into_iter()
-        .all(|r| r.unwrap().metadata().is_none()));
+    // The iterator without stat fields: a stat by path when asked, with
+    // the basic fields.
+    let mut n = 0;
+    for r in Walker::new(tmp.path()) {
+        let e = r.unwrap();
+        assert_same_metadata(
+            e.path(),
+            &e.metadata().expect("a stat by path"),
+            StatFields::BASIC,
+        );
+        n += 1;
+    }
+    assert!(n > 3000);
+    // With stat fields: stat'ed on the workers.
     let fields = StatFields::SIZE | StatFields::MTIME | StatFields::NLINK | StatFields::INO;
     let mut n = 0;
     for r in Walker::new(tmp.path()).stat_fields(fields) {
         let e = r.unwrap();
         let m = e.metadata().expect("asked for");
-        assert_same_metadata(e.path(), m, fields);
+        assert_same_metadata(e.path(), &m, fields);
         assert!(m.atime().is_none() || m.fields().contains(StatFields::ATIME));
         n += 1;
     }

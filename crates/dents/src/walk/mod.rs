@@ -217,6 +217,18 @@ pub enum Follow {
     Always,
 }
 
+impl From<bool> for Follow {
+    /// walkdir's `follow_links(bool)`: `true` follows every link
+    /// ([`Follow::Always`]), `false` none ([`Follow::Never`]).
+    fn from(always: bool) -> Follow {
+        if always {
+            Follow::Always
+        } else {
+            Follow::Never
+        }
+    }
+}
+
 /// What the visitor tells the walk after visiting an entry.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -350,8 +362,35 @@ pub fn default_threads() -> usize {
 pub struct WalkError {
     /// The path it concerns.
     pub path: Vec<u8>,
+    /// The path's depth below the starting point it was reached from
+    /// (roots are 0), as the walk knew it: not re-derived from the path,
+    /// which roots inside other roots would make ambiguous.
+    pub depth: usize,
+    /// What the walk was doing at that path.
+    pub op: Operation,
     /// What went wrong.
     pub kind: WalkErrorKind,
+}
+
+/// What the walk was doing when a problem came up: which of its steps
+/// failed at the error's path.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Operation {
+    /// Opening a directory to read it (or reopening one: a post-order
+    /// visit's parent, a huge directory's slice).
+    Open,
+    /// Reading a directory: nothing of it was read.
+    Read,
+    /// Reading a directory failed part way, after some of its entries
+    /// were read and visited ([`WalkErrorKind::ReadCut`]).
+    ReadCut,
+    /// Stat'ing an entry: a starting point, or an entry's metadata that
+    /// was asked for.
+    Stat,
+    /// Entering a directory reached by following a link: it is one of its
+    /// own ancestors ([`WalkErrorKind::Loop`]).
+    Enter,
 }
 
 /// What went wrong.
@@ -878,9 +917,17 @@ fn run<V: Visitor>(
 
 impl<V: Visitor> Shared<'_, V> {
     /// Passes a problem to the visitor.
-    fn report(&self, state: &mut V::State, path: &[u8], kind: WalkErrorKind) {
+    fn report(
+        &self,
+        state: &mut V::State,
+        (path, depth): (&[u8], usize),
+        op: Operation,
+        kind: WalkErrorKind,
+    ) {
         let e = WalkError {
             path: path.to_vec(),
+            depth,
+            op,
             kind,
         };
         self.visitor.error(state, &e);

@@ -12,7 +12,7 @@ use crate::sys;
 
 use super::node::{build_path, Node};
 use super::read::DirVisit;
-use super::{Flow, Follow, Shared, Visit, Visitor, WalkErrorKind};
+use super::{Flow, Follow, Operation, Shared, Visit, Visitor, WalkErrorKind};
 
 impl<V: Visitor> Shared<'_, V> {
     /// The end of a directory's walk: its subdirectories (none after a
@@ -94,7 +94,8 @@ impl<V: Visitor> Shared<'_, V> {
             Some(p) => match self.parent_of(p, own) {
                 Ok(fd) => Some(fd),
                 Err(e) => {
-                    self.report(state, &path, WalkErrorKind::Io(e));
+                    let at = (path.as_slice(), node.depth);
+                    self.report(state, at, Operation::Open, WalkErrorKind::Io(e));
                     return None;
                 }
             },

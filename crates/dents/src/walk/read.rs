@@ -19,7 +19,7 @@ use super::loops::dev_of;
 use super::mounts::{MountScope, Mounts};
 use super::node::{build_path, Node, PATH_KEEP};
 use super::panics::join_all;
-use super::{BigDir, Flow, Follow, Shared, Start, Visit, Visitor, WalkErrorKind};
+use super::{BigDir, Flow, Follow, Operation, Shared, Start, Visit, Visitor, WalkErrorKind};
 
 /// Entries read serially before a directory is considered for slicing, at
 /// the latest.
@@ -65,7 +65,7 @@ impl<V: Visitor> Shared<'_, V> {
         let (root, depth) = (start.path, start.depth);
         let Ok(name) = CString::new(root) else {
             let e = io::Error::from_raw_os_error(libc::ENOENT);
-            return self.report(state, root, WalkErrorKind::Io(e));
+            return self.report(state, (root, depth), Operation::Stat, WalkErrorKind::Io(e));
         };
         let follow = if depth == 0 {
             self.opts.follow != Follow::Never
@@ -107,7 +107,9 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let st = match st {
             Ok(st) => st,
-            Err(e) => return self.report(state, root, WalkErrorKind::Io(e)),
+            Err(e) => {
+                return self.report(state, (root, depth), Operation::Stat, WalkErrorKind::Io(e))
+            }
         };
         let (dir, at_name) = match &parent {
             Some((fd, last)) => (fd.as_fd(), last.as_c_str()),
@@ -196,7 +198,8 @@ impl<V: Visitor> Shared<'_, V> {
         let path = start.path;
         let Ok(name) = CString::new(path) else {
             let e = io::Error::from_raw_os_error(libc::ENOENT);
-            self.report(state, path, WalkErrorKind::Io(e));
+            let at = (path, start.depth);
+            self.report(state, at, Operation::Open, WalkErrorKind::Io(e));
             return Vec::new();
         };
         // Its children's loop checks and `-xdev` compare with the device
@@ -204,7 +207,8 @@ impl<V: Visitor> Shared<'_, V> {
         let st = match sys::statx_fd(fd.as_fd(), StatFields::BASIC.statx_mask()) {
             Ok(st) => st,
             Err(e) => {
-                self.report(state, path, WalkErrorKind::Io(e));
+                let at = (path, start.depth);
+                self.report(state, at, Operation::Stat, WalkErrorKind::Io(e));
                 return Vec::new();
             }
         };
@@ -223,7 +227,8 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let mut dv = sink.dv;
         if let Err(e) = read {
-            self.report(state, path, WalkErrorKind::Io(e));
+            let at = (path, start.depth);
+            self.report(state, at, Operation::Read, WalkErrorKind::Io(e));
         }
         dv.unknown.retain(|b| !b.entries.is_empty());
         if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
@@ -252,7 +257,7 @@ impl<V: Visitor> Shared<'_, V> {
             Ok(fd) => fd,
             Err(kind) => {
                 if let Some(kind) = kind {
-                    self.report(state, &path, kind);
+                    self.report(state, (&path, node.depth), Operation::Open, kind);
                 }
                 self.finish_one(state, node, None);
                 return Vec::new();
@@ -431,15 +436,15 @@ impl<V: Visitor> Shared<'_, V> {
         e: io::Error,
         cut: bool,
     ) {
-        let kind = if cut {
-            WalkErrorKind::ReadCut(e)
+        let (op, kind) = if cut {
+            (Operation::ReadCut, WalkErrorKind::ReadCut(e))
         } else {
-            WalkErrorKind::Io(e)
+            (Operation::Read, WalkErrorKind::Io(e))
         };
         if self.opts.sort {
-            dv.deferred.push(kind);
+            dv.deferred.push((op, kind));
         } else {
-            self.report(state, path, kind);
+            self.report(state, (path, dv.node.depth), op, kind);
         }
     }
 
@@ -560,7 +565,8 @@ impl<V: Visitor> Shared<'_, V> {
                 Err(ancestor) => {
                     // As find: the entry is not visited, the loop reported.
                     let path = dv.path.clone();
-                    return self.report(state, &path, WalkErrorKind::Loop(ancestor));
+                    let kind = WalkErrorKind::Loop(ancestor);
+                    return self.report(state, (&path, depth), Operation::Enter, kind);
                 }
             }
         } else {
@@ -672,7 +678,7 @@ pub(super) struct DirVisit<'n> {
     /// statistics.
     pub(super) by_dtype: u64,
     /// Sorted walks: read errors, reported on the directory's turn.
-    pub(super) deferred: Vec<WalkErrorKind>,
+    pub(super) deferred: Vec<(Operation, WalkErrorKind)>,
     /// Under `ino_order`: entries read and not yet visited.
     pub(super) ino_run: Batch,
 }

@@ -14,7 +14,7 @@ use crate::sys;
 use super::node::{build_path, Node};
 use super::queue::Taken;
 use super::read::{Batch, BatchEntry, DirVisit};
-use super::{Follow, Shared, Start, Visitor, WalkErrorKind};
+use super::{Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
@@ -40,7 +40,7 @@ enum Prepared {
         path: Vec<u8>,
         fd: OwnedFd,
         entries: [Batch; 1],
-        errors: Vec<WalkErrorKind>,
+        errors: Vec<(Operation, WalkErrorKind)>,
     },
 }
 
@@ -211,7 +211,7 @@ impl<V: Visitor> Shared<'_, V> {
     fn complete(&self, state: &mut V::State, node: &Arc<Node>, p: Prepared) -> Vec<Arc<Node>> {
         let (path, fd, entries, errors) = match p {
             Prepared::Failed(path, kind) => {
-                self.report(state, &path, kind);
+                self.report(state, (&path, node.depth), Operation::Open, kind);
                 self.finish_one(state, node, None);
                 return Vec::new();
             }
@@ -226,8 +226,8 @@ impl<V: Visitor> Shared<'_, V> {
                 errors,
             } => (path, fd, entries, errors),
         };
-        for kind in errors {
-            self.report(state, &path, kind);
+        for (op, kind) in errors {
+            self.report(state, (&path, node.depth), op, kind);
         }
         let mut dv = DirVisit::new(node, &path);
         self.visit_batches(state, &mut dv, fd.as_fd(), &entries);
