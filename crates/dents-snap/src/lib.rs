@@ -11,6 +11,7 @@
 //! | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
 //! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
 //! | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
+//! | [`merge`] | streams of rows in level order merged into one |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
 //! column writer and reader) and with zstd only: nothing here needs
@@ -24,6 +25,7 @@
 
 pub mod diff;
 pub mod escape;
+pub mod merge;
 pub mod reader;
 pub mod record;
 pub mod row;
