@@ -12,6 +12,7 @@
 //! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
 //! | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
 //! | [`merge`] | streams of rows in level order merged into one |
+//! | [`sharded`] | sharded snapshots: a directory of shards; a shard written from rows in any order |
 //! | [`walk_row`] | rows and problems from the library's visitor walk (`dents-mpi scan`) |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
@@ -32,6 +33,7 @@ pub mod record;
 pub mod row;
 pub mod scan;
 pub mod schema;
+pub mod sharded;
 pub mod walk_row;
 pub mod writer;
 
