@@ -67,6 +67,9 @@ pub enum Error {
     Parquet(parquet::errors::ParquetError),
     /// The writer was used after it failed.
     Closed,
+    /// A sharded snapshot (or one of its shards) that cannot be read as
+    /// one: what is wrong.
+    Sharded(Vec<u8>, String),
 }
 
 impl From<parquet::errors::ParquetError> for Error {
@@ -125,6 +128,7 @@ impl fmt::Display for Error {
             Error::Corrupt(why) => write!(f, "damaged snapshot: {why}"),
             Error::Parquet(e) => write!(f, "{e}"),
             Error::Closed => write!(f, "snapshot writer used after a failure"),
+            Error::Sharded(p, why) => write!(f, "{}: {why}", q(p)),
         }
     }
 }
