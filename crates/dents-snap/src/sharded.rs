@@ -21,7 +21,7 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::merge::{row_cmp, Merge};
+use crate::merge::{sort_rows, Merge};
 use crate::record::ScanRecord;
 use crate::row::Row;
 use crate::writer::SnapshotWriter;
@@ -132,7 +132,7 @@ impl ShardWriter {
             .open(&path)
             .map_err(io)?;
         self.runs.push(path.clone());
-        self.buf.sort_unstable_by(row_cmp);
+        sort_rows(&mut self.buf);
         let mut w = BufWriter::with_capacity(1 << 16, file);
         for r in self.buf.drain(..) {
             encode(&mut w, &r).map_err(io)?;
@@ -146,7 +146,7 @@ impl ShardWriter {
     /// level order, then the footer with `record` and the shard's place
     /// (`count` shards); renamed to `part-INDEX.parquet` when complete.
     pub fn finish(mut self, record: &ScanRecord, count: u32) -> Result<(), Error> {
-        self.buf.sort_unstable_by(row_cmp);
+        sort_rows(&mut self.buf);
         let mut streams: Vec<Box<dyn Iterator<Item = Result<Row, Error>>>> = Vec::new();
         for path in &self.runs {
             let file =
