@@ -39,6 +39,9 @@ pub const COUNT_KEY: &str = "dents.shard.count";
 /// Rows sorted in memory before they are spilled as a run.
 pub const RUN_ROWS: usize = 64 * 1024;
 
+/// Rows the merging thread hands over at once.
+const MERGE_BATCH: usize = 4096;
+
 /// Bytes of paths, names and targets that spill a run early.
 const RUN_BYTES: usize = 32 << 20;
 
@@ -147,7 +150,7 @@ impl ShardWriter {
     /// (`count` shards); renamed to `part-INDEX.parquet` when complete.
     pub fn finish(mut self, record: &ScanRecord, count: u32) -> Result<(), Error> {
         sort_rows(&mut self.buf);
-        let mut streams: Vec<Box<dyn Iterator<Item = Result<Row, Error>>>> = Vec::new();
+        let mut streams: Vec<Box<dyn Iterator<Item = Result<Row, Error>> + Send>> = Vec::new();
         for path in &self.runs {
             let file =
                 File::open(path).map_err(|e| Error::Io(path.as_os_str().as_bytes().to_vec(), e))?;
@@ -161,9 +164,40 @@ impl ShardWriter {
         self.runs.clear();
         streams.push(Box::new(std::mem::take(&mut self.buf).into_iter().map(Ok)));
         let mut writer = self.writer.take().ok_or(Error::Closed)?;
-        for row in Merge::new(streams) {
-            writer.push(row?)?;
-        }
+        // The merge (runs decoded, compared) on a thread of its own while
+        // this one encodes the Parquet: both take a core's worth.
+        std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Row>, Error>>(4);
+            let merging = std::thread::Builder::new().spawn_scoped(s, move || {
+                let mut batch = Vec::with_capacity(MERGE_BATCH);
+                for row in Merge::new(streams) {
+                    match row {
+                        Ok(r) => batch.push(r),
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
+                    if batch.len() == MERGE_BATCH {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(MERGE_BATCH));
+                        // The writer failed: stop merging.
+                        if tx.send(Ok(full)).is_err() {
+                            return;
+                        }
+                    }
+                }
+                let _ = tx.send(Ok(batch));
+            });
+            if let Err(e) = merging {
+                return Err(Error::Io(self.dir.as_os_str().as_bytes().to_vec(), e));
+            }
+            for batch in rx {
+                for row in batch? {
+                    writer.push(row)?;
+                }
+            }
+            Ok(())
+        })?;
         writer.finish_with(record, &shard_pairs(self.index, count))
     }
 }
