@@ -21,6 +21,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use dents::walk::{Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
@@ -198,19 +199,23 @@ struct Met {
     messages: Vec<Vec<u8>>,
 }
 
-/// The scan's visitor: each entry's row to the rank's shard.
+/// The scan's visitor: each entry's row to the thread writing the
+/// rank's shard, in batches.
 struct ScanVisitor<'a> {
-    shard: &'a Mutex<ShardWriter>,
-    /// Writing the shard failed (the error kept): the walk stops.
-    failed: &'a Mutex<Option<dents_snap::Error>>,
+    rows: SyncSender<Vec<Row>>,
+    /// Writing the shard failed: the walk stops.
     stop: &'a AtomicBool,
     met: &'a Mutex<Met>,
     roots: HashSet<&'a [u8]>,
     names_only: bool,
 }
 
-/// Rows a worker holds before it takes the shard's lock.
+/// Rows a worker holds before it sends them to the shard's writer.
 const BATCH: usize = 1024;
+
+/// Batches on their way to the shard's writer, at most (the walk waits
+/// past that: memory stays bounded if the writer is slower).
+const WRITER_BATCHES: usize = 16;
 
 impl ScanVisitor<'_> {
     fn problem(&self, p: &Problem) {
@@ -227,15 +232,9 @@ impl ScanVisitor<'_> {
         if rows.is_empty() {
             return;
         }
-        let mut shard = self.shard.lock().unwrap_or_else(|e| e.into_inner());
-        for r in rows.drain(..) {
-            if let Err(e) = shard.push(r) {
-                self.stop.store(true, Ordering::Relaxed);
-                let mut f = self.failed.lock().unwrap_or_else(|e| e.into_inner());
-                f.get_or_insert(e);
-                // The rest of the batch goes with the drain.
-                return;
-            }
+        let full = std::mem::replace(rows, Vec::with_capacity(BATCH));
+        if self.rows.send(full).is_err() {
+            self.stop.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -403,18 +402,8 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         world.barrier();
         return abandon(world, &tmp);
     }
-    let shard = Mutex::new(shard);
-    let failed = Mutex::new(None);
     let stop = AtomicBool::new(false);
     let met = Mutex::new(Met::default());
-    let visitor = ScanVisitor {
-        shard: &shard,
-        failed: &failed,
-        stop: &stop,
-        met: &met,
-        roots: a.roots.iter().map(|r| r.as_slice()).collect(),
-        names_only: a.names_only,
-    };
     let opts = WalkOptions {
         threads: if a.threads > 0 {
             a.threads
@@ -432,7 +421,38 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         quit: false,
         status: 0,
     };
-    walker.walk(&a.roots, &opts, &visitor);
+    // The shard is written on a thread of its own (runs sorted and
+    // spilled there), so that no walker thread waits for a run's sort.
+    let written = std::thread::scope(|s| {
+        let (tx, rx) = mpsc::sync_channel::<Vec<Row>>(WRITER_BATCHES);
+        let stop = &stop;
+        let writing = s.spawn(move || {
+            let mut shard = shard;
+            for batch in rx {
+                for r in batch {
+                    if let Err(e) = shard.push(r) {
+                        // The walk stops; its batches still coming are
+                        // dropped with the receiver.
+                        stop.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+            }
+            Ok(shard)
+        });
+        let visitor = ScanVisitor {
+            rows: tx,
+            stop,
+            met: &met,
+            roots: a.roots.iter().map(|r| r.as_slice()).collect(),
+            names_only: a.names_only,
+        };
+        walker.walk(&a.roots, &opts, &visitor);
+        drop(visitor);
+        writing
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    });
     let met = met.into_inner().unwrap_or_else(|e| e.into_inner());
     let (error_count, errors) = gather_errors(world, &met);
     let mut record = ScanRecord {
@@ -450,14 +470,7 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         record.error_count = met.count;
         record.errors = met.messages;
     }
-    let shard = shard.into_inner().unwrap_or_else(|e| e.into_inner());
-    let written = match failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        Some(e) => {
-            drop(shard);
-            Err(e)
-        }
-        None => shard.finish(&record, world.size() as u32),
-    };
+    let written = written.and_then(|shard| shard.finish(&record, world.size() as u32));
     if let Err(e) = &written {
         say(format!("cannot write snapshot: {e}").as_bytes());
     }
