@@ -392,16 +392,15 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     if let Err(e) = &created {
         say(format!("cannot write snapshot: {e}").as_bytes());
     }
+    // A rank that cannot write its shard ends the scan on every rank.
     let failed_to_start = any(world, created.is_err());
-    let Ok(shard) = created.map_err(|_| ()) else {
-        world.barrier();
-        return abandon(world, &tmp);
+    let shard = match created {
+        Ok(shard) if !failed_to_start => shard,
+        other => {
+            drop(other);
+            return abandon(world, &tmp);
+        }
     };
-    if failed_to_start {
-        drop(shard);
-        world.barrier();
-        return abandon(world, &tmp);
-    }
     let stop = AtomicBool::new(false);
     let met = Mutex::new(Met::default());
     let opts = WalkOptions {
@@ -497,9 +496,10 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     walker.status.max((error_count > 0) as i32)
 }
 
-/// Ends a scan that failed (every rank's writer dropped, so nothing more
-/// is written in `tmp`): rank 0 removes the temporary directory.
+/// Ends a scan that failed, its writer dropped (a collective call): once
+/// no rank writes in `tmp`, rank 0 removes it.
 fn abandon(world: &SimpleCommunicator, tmp: &Path) -> i32 {
+    world.barrier();
     if world.rank() == 0 {
         let _ = std::fs::remove_dir_all(tmp);
     }
