@@ -34,7 +34,7 @@ _dents() {
         ;;
     scan)
         opts="-o --output= -j --threads= -x --one-file-system -H -L
-            --names-only --help"
+            --names-only --since= --help"
         ;;
     diff)
         opts="--growth --help"
@@ -65,7 +65,7 @@ _dents() {
             -xtype -samefile -fstype -context -delete -print0 -prune
             -quit -exec -ok -execdir -okdir -printf -fprintf -ls -fls
             -fprint -fprint0 -s -exclude -hidden -nohidden -limit -color
-            -nocolor -status -nostatus --help --version"
+            -nocolor -status -nostatus --from --help --version"
         ;;
     *)
         return

@@ -203,6 +203,7 @@ complete -c dents -n '__fish_seen_subcommand_from find' -o color
 complete -c dents -n '__fish_seen_subcommand_from find' -o nocolor
 complete -c dents -n '__fish_seen_subcommand_from find' -o status
 complete -c dents -n '__fish_seen_subcommand_from find' -o nostatus
+complete -c dents -n '__fish_seen_subcommand_from find' -l from -r -F -d 'Evaluate on a snapshot (dents scan), not the tree'
 complete -c dents -n '__fish_seen_subcommand_from find' -l help
 complete -c dents -n '__fish_seen_subcommand_from find' -l version
 
@@ -213,6 +214,7 @@ complete -c dents -n '__fish_seen_subcommand_from scan' -s x -l one-file-system 
 complete -c dents -n '__fish_seen_subcommand_from scan' -s H -d 'follow symbolic links given as PATHs'
 complete -c dents -n '__fish_seen_subcommand_from scan' -s L -d 'follow all symbolic links'
 complete -c dents -n '__fish_seen_subcommand_from scan' -l names-only -d 'keep names, types, inodes and directories times'
+complete -c dents -n '__fish_seen_subcommand_from scan' -l since -r -d 'refresh: take from the snapshot OLD the entries of each directory unchanged since'
 complete -c dents -n '__fish_seen_subcommand_from scan' -l help -d 'display this help and exit'
 
 # dents diff

@@ -6,17 +6,19 @@
 //! after any problem (usage errors included).  `--from SNAPSHOT` is
 //! the submodule `from`.
 
-mod from;
+pub(crate) mod from;
 
 use std::ffi::OsString;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
 
 use dents_du::args::{self, Command, Env, Parsed, Refusal};
 use dents_du::engine::{Du, Problem, Sink};
 use dents_du::files0::{self, Files0Name};
 use dents_du::time_style::TimeFormat;
 
+use crate::errors::Status;
 use crate::numfmt::Numbers;
 use crate::output::Output;
 use crate::progress::{self, Progress, Tally};
@@ -142,6 +144,8 @@ fn qf(s: &[u8]) -> Vec<u8> {
 /// The sink: standard output, GNU's messages, the status line.
 struct CliSink {
     out: Output,
+    /// The command's exit status.
+    status: Arc<Status>,
     quote_names: bool,
     /// `--time`'s style (`None` without `--time`).
     time_format: Option<TimeFormat>,
@@ -179,7 +183,7 @@ impl Sink for CliSink {
             }
         }
         say(&m);
-        errors::raise(1);
+        self.status.raise(1);
     }
 
     fn push_name(&self, out: &mut Vec<u8>, path: &[u8]) {
@@ -218,7 +222,7 @@ impl Sink for CliSink {
 /// The names of `--files0-from`: `Err` if the file cannot be opened
 /// (GNU du stops); none, after GNU's message, if it cannot be read (GNU
 /// du goes on: `-c` prints a total).
-fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
+fn read_files0(from: &[u8], status: &Status) -> Result<Vec<u8>, i32> {
     match files0::read_list(from) {
         Ok(v) => Ok(v),
         Err(e) => {
@@ -226,7 +230,7 @@ fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
             match e {
                 files0::ListError::Open(_) => Err(1),
                 files0::ListError::Read(_) => {
-                    errors::raise(1);
+                    status.raise(1);
                     Ok(Vec::new())
                 }
             }
@@ -237,8 +241,9 @@ fn read_files0(from: &[u8]) -> Result<Vec<u8>, i32> {
 /// Runs a parsed command line: the lines, the messages, the status.
 fn run(mut a: Box<Command>) -> i32 {
     let time_format = a.time_format;
+    let status = Arc::new(Status::new());
     let files0 = match &a.files0_from {
-        Some(from) => match read_files0(from) {
+        Some(from) => match read_files0(from, &status) {
             Ok(v) => Some(v),
             Err(code) => return code,
         },
@@ -258,17 +263,26 @@ fn run(mut a: Box<Command>) -> i32 {
     // GNU du flushes each line, so a failed write is seen before
     // close_stdout, which then says `write error` without a cause (but for
     // a closed standard output, whose close fails too).
-    let out = Output::stdout().reporting_errors(|e| {
+    let out = match Output::stdout() {
+        Ok(out) => out,
+        Err(e) => {
+            say(format!("write error: {}", errors::describe(&e)).as_bytes());
+            return 1;
+        }
+    };
+    let raised = Arc::clone(&status);
+    let out = out.reporting_errors(move |e| {
         let mut m = b"write error".to_vec();
         if e.raw_os_error() == Some(rustix::io::Errno::BADF.raw_os_error()) {
             m.extend_from_slice(b": ");
             m.extend_from_slice(errors::describe(e).as_bytes());
         }
         say(&m);
-        errors::raise(1);
+        raised.raise(1);
     });
     let sink = CliSink {
         out,
+        status,
         quote_names: stdout_tty
             && !a.opts.nul
             && std::env::var_os("QUOTING_STYLE").as_deref() != Some("literal".as_ref()),
@@ -277,7 +291,8 @@ fn run(mut a: Box<Command>) -> i32 {
     };
     if let Some(snapshot) = &a.from {
         let combined = a.files0_from.is_some() || a.export.is_some();
-        return from::run(&a.opts, &a.files, combined, snapshot, &sink);
+        let code = from::run(&a.opts, &a.files, combined, snapshot, &sink);
+        return sink.out.close_status(code, 1);
     }
     let export_path = a.export.clone();
     let du = Du::new(a.opts.clone(), &sink);
@@ -293,7 +308,7 @@ fn run(mut a: Box<Command>) -> i32 {
                 for f in &a.files {
                     if f.is_empty() {
                         say(b"invalid zero-length file name");
-                        errors::raise(1);
+                        sink.status.raise(1);
                         continue;
                     }
                     du.add_root(f);
@@ -306,7 +321,7 @@ fn run(mut a: Box<Command>) -> i32 {
                         Files0Name::File(f) => du.add_root(f),
                         Files0Name::Refused(r) => {
                             say(&r.message(&qf(from)));
-                            errors::raise(1);
+                            sink.status.raise(1);
                         }
                     }
                 }
@@ -318,14 +333,15 @@ fn run(mut a: Box<Command>) -> i32 {
     });
     if let (Some(path), Some(x)) = (&export_path, du.export()) {
         if let Err(code) = write_export(path, x) {
-            return code;
+            return sink.out.close_status(code, 1);
         }
     }
     match du.finish() {
         Ok(true) => {}
-        _ => errors::raise(1),
+        _ => sink.status.raise(1),
     }
-    errors::status()
+    // GNU's close_stdout: a closed standard output is said last.
+    sink.out.close_status(sink.status.get(), 1)
 }
 
 /// Writes the ncdu export to `path` (`-`: standard output).

@@ -4,6 +4,7 @@
 //! |----------|---------|
 //! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
 //! | `scan`, `diff` | `dents scan`, `dents diff`: snapshots in Parquet (the dents-snap crate) |
+//! | `find_from` | `dents find --from`: find's evaluator over a snapshot's stored entries |
 //!
 //! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
 //! output) and `dents ls` the `dents-ls` crate (listing, layout, colours,
@@ -21,6 +22,7 @@
 
 mod diff;
 mod du;
+mod find_from;
 mod scan;
 
 use dents_tools::{errors, numfmt, output, progress, quote};
@@ -51,16 +53,22 @@ fn main() {
     let argv: Vec<OsString> = std::env::args_os().collect();
     startup(argv.get(1).and_then(|a| a.to_str()));
     let code = match argv.get(1).and_then(|a| a.to_str()) {
-        Some("ls") => closing_stdout(dents_ls::main(&argv[1..]), errors::SERIOUS),
+        Some("ls") => dents_ls::main(&argv[1..]),
         Some("find") => {
             // GNU find exits 1 when memory runs out (ls: 2).
             dents_os::set_exhausted_status(1);
-            dents_find::main(&argv[1..])
+            // `--from SNAPSHOT` first: the snapshot's entries, not the tree.
+            match argv.get(2).map(|a| a.as_encoded_bytes()) {
+                Some(a) if a == b"--from" || a.starts_with(b"--from=") => {
+                    find_from::main(&argv[1..])
+                }
+                _ => dents_find::main(&argv[1..]),
+            }
         }
         Some("du") => {
             // GNU du exits 1 when memory runs out, as find.
             dents_os::set_exhausted_status(1);
-            closing_stdout(du::main(&argv[1..]), 1)
+            du::main(&argv[1..])
         }
         Some("scan") => scan::main(&argv[1..]),
         Some("diff") => diff::main(&argv[1..]),
@@ -107,17 +115,6 @@ fn startup(command: Option<&str>) {
             dents_os::tzset();
         }
     }
-}
-
-/// The exit status of ls or du, which say at the end that standard output
-/// was closed if they wrote to it (GNU's close_stdout): `failed` at least.
-fn closing_stdout(code: i32, failed: i32) -> i32 {
-    if !output::written_to_closed() {
-        return code;
-    }
-    let e = output::ebadf();
-    errors::write_stderr(format!("dents: write error: {}\n", errors::describe(&e)).as_bytes());
-    code.max(failed)
 }
 
 /// Writes a help or version text; 0, or 2 after saying why it could not.

@@ -12,7 +12,7 @@ use dents_snap::ScanOptions;
 use crate::errors;
 
 const HELP: &str = "\
-Usage: dents scan [OPTION]... -o SNAPSHOT [PATH]...
+Usage: dents scan [OPTION]... [--since=OLD] -o SNAPSHOT [PATH]...
 Write a snapshot of the trees under each PATH (the current directory by
 default) to SNAPSHOT, a Parquet file: one row per entry, with its path
 (exact bytes), name, depth, type, size, blocks, mode, owner, group, links,
@@ -24,6 +24,10 @@ inode, device, times (ns) and symlink target (docs/snapshot.md).
   -H                     follow symbolic links given as PATHs
   -L                     follow all symbolic links
       --names-only       keep names, types, inodes and directories' times
+      --since=OLD        refresh: take from the snapshot OLD the entries of
+                           each directory unchanged since (its device,
+                           inode and times), reading only the others; the
+                           result is what a full scan would write
       --help             display this help and exit
 
 Exit status: 0 if every entry was read, 1 if some could not be (they are
@@ -61,7 +65,11 @@ pub fn main(args: &[OsString]) -> i32 {
                 None => match it.next() {
                     Some(v) => Some(v.as_bytes().to_vec()),
                     None => {
-                        usage_error(&format!("option requires an argument -- '{name}'"));
+                        usage_error(&if name.len() > 1 {
+                            format!("option '--{name}' requires an argument")
+                        } else {
+                            format!("option requires an argument -- '{name}'")
+                        });
                         None
                     }
                 },
@@ -105,6 +113,10 @@ pub fn main(args: &[OsString]) -> i32 {
                 opts.follow = Follow::Always;
                 texts.push("-L".into());
             }
+            b"--since" => match value("since") {
+                Some(v) => opts.since = Some(std::ffi::OsStr::from_bytes(&v).into()),
+                None => return errors::SERIOUS,
+            },
             b"--names-only" => {
                 opts.names_only = true;
                 texts.push("--names-only".into());
@@ -139,7 +151,15 @@ pub fn main(args: &[OsString]) -> i32 {
         status = 1;
     });
     match result {
-        Ok(_) => status,
+        Ok(summary) => {
+            if let (Some(why), Some(old)) = (&summary.not_reused, &opts.since) {
+                let mut m = b"cannot reuse ".to_vec();
+                dents_tools::quote::for_message(&mut m, old.as_os_str().as_bytes());
+                m.extend_from_slice(format!(": {why}; every directory read").as_bytes());
+                say(&m);
+            }
+            status
+        }
         Err(e) => {
             say(format!("cannot write snapshot: {e}").as_bytes());
             errors::SERIOUS

@@ -1387,13 +1387,104 @@ mod backup_snapshots: dents_testfs::FsKind => check_backups;
     ext4_without_file_types: dents_testfs::FsKind::Ext4NoFiletype,
 }
 
+/// A file with two links in two directories at the bottom of a chain
+/// deeper than `PATH_MAX` (`deep/a/.../a/X/f` and `.../a/Y/g`, 2,100
+/// levels: 4,200 bytes of path), `X` the name that comes first in
+/// `readdir`'s order though it sorts after `Y` by its bytes.  Built at a
+/// short path and pushed down a level at a time by renames.
+fn build_deep_pair(root: &Path) -> (String, String) {
+    let w = root.join("w");
+    fs::create_dir(&w).unwrap();
+    // Made in a scrambled order, so that readdir's order (creation,
+    // its reverse or a hash) is not the names' order.
+    for i in [3, 7, 1, 9, 0, 5, 2, 8, 4, 6] {
+        fs::create_dir(w.join(format!("n{i}"))).unwrap();
+    }
+    let order: Vec<String> = fs::read_dir(&w)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let (x, y) = (0..order.len())
+        .flat_map(|i| (i + 1..order.len()).map(move |j| (i, j)))
+        .map(|(i, j)| (order[i].clone(), order[j].clone()))
+        .find(|(a, b)| a > b)
+        .expect("readdir's order is not the names' order");
+    fs::write(w.join(&x).join("f"), vec![b'q'; 20_000]).unwrap();
+    fs::hard_link(w.join(&x).join("f"), w.join(&y).join("g")).unwrap();
+    let tmp = root.join("t");
+    for _ in 0..2_100 {
+        fs::create_dir(&tmp).unwrap();
+        fs::rename(&w, tmp.join("a")).unwrap();
+        fs::rename(&tmp, &w).unwrap();
+    }
+    fs::rename(&w, root.join("deep")).unwrap();
+    (x, y)
+}
+
+/// A hard-linked pair deeper than `PATH_MAX` is charged as GNU charges
+/// it (to the link first in readdir's order), on every run at -j 1, 2
+/// and 8: every line, and `-a`.  (Placing links by reopening their
+/// directories by path failed there, and fell back to the names' order.)
+fn check_deep_pair(kind: FsKind) {
+    let Some(fs_) = LoopFs::new_or_skip(kind, 100) else {
+        return;
+    };
+    let root = fs_.path();
+    let (x, y) = build_deep_pair(root);
+    for args in [&["deep"][..], &["-a", "deep"]] {
+        let mut g = run(gnu(root, args), false);
+        assert_eq!(g.status, 0, "GNU du {args:?}: {}", g.stderr);
+        g.lines.sort();
+        for j in ["1", "2", "8"] {
+            for round in 0..10 {
+                let mut a = vec!["-j", j];
+                a.extend_from_slice(args);
+                let d = run(dents(root, &a), false);
+                assert_eq!(d.status, 0, "du {a:?}: {}", d.stderr);
+                let mut dl = d.lines;
+                dl.sort();
+                if dl != g.lines {
+                    // The bottom's lines, the chain's left out.
+                    let show = |v: &[Vec<u8>]| {
+                        v.iter()
+                            .map(|l| String::from_utf8_lossy(l).into_owned())
+                            .filter(|l| l.contains("/n"))
+                            .map(|l| {
+                                let (size, path) = l.split_once('\t').unwrap();
+                                let tail = path.rsplit("/a/").next().unwrap();
+                                format!("{size}\t.../{tail}")
+                            })
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    };
+                    assert_eq!(
+                        show(&dl),
+                        show(&g.lines),
+                        "du {a:?} on {kind:?}, round {round} ({x} before {y} in readdir's order)"
+                    );
+                    panic!("du {a:?} on {kind:?}, round {round}: lines differ from GNU's");
+                }
+            }
+        }
+    }
+}
+
+test_cases! {
+/// Links deeper than `PATH_MAX`, on ext4 (hashed order) and XFS.
+mod deep_hard_links: dents_testfs::FsKind => check_deep_pair;
+    ext4: dents_testfs::FsKind::Ext4,
+    xfs: dents_testfs::FsKind::Xfs,
+}
+
 /// Issue 30's tree for `-L`: `T/REAL/s150/s/t/tgt` holding five 5 KB
 /// files, `T/B/l` and `T/C/l2` symlinks to it, 300 other directories
 /// under `T/REAL` (so that the walk reaches the links before the real
 /// path).  `REAL` is a name that comes first (`real_first`) or last
 /// among `T`'s entries in `readdir`'s order, so that GNU charges the
-/// directory at its real path, or at a link.
-fn build_reached_twice(root: &Path, real_first: bool) -> Vec<u8> {
+/// directory at its real path, or at a link.  `to_files`: the symlinks
+/// go to the file `tgt/f0` instead, and `T/B/h` is a hard link of
+/// `tgt/f1` (files reached twice).
+fn build_reached_twice(root: &Path, real_first: bool, to_files: bool) -> Vec<u8> {
     // Candidates around B and C in creation order (XFS keeps a small
     // directory in that order); ext4 orders by a hash of the name.
     // (a hundred on each side, so that ext4's hash puts one on each side).
@@ -1440,8 +1531,14 @@ fn build_reached_twice(root: &Path, real_first: bool) -> Vec<u8> {
         fs::create_dir(root.join(&real).join(format!("x{i:03}"))).unwrap();
     }
     let link = format!("../{real}/s150/s/t/tgt");
-    symlink(&link, root.join("B/l")).unwrap();
-    symlink(&link, root.join("C/l2")).unwrap();
+    if to_files {
+        symlink(format!("{link}/f0"), root.join("B/l")).unwrap();
+        symlink(format!("{link}/f0"), root.join("C/l2")).unwrap();
+        fs::hard_link(tgt.join("f1"), root.join("B/h")).unwrap();
+    } else {
+        symlink(&link, root.join("B/l")).unwrap();
+        symlink(&link, root.join("C/l2")).unwrap();
+    }
     real.into_bytes()
 }
 
@@ -1450,6 +1547,18 @@ fn build_reached_twice(root: &Path, real_first: bool) -> Vec<u8> {
 /// depth first), on every run at -j 1, 2 and 8: `-a`, `-d 1`, `-s`, and
 /// plain, twenty runs each, GNU's lines every time.
 fn check_reached_twice(kind: FsKind) {
+    check_reached_twice_of(kind, false);
+}
+
+/// `du -L`: a file reached through two symlinks and its real path (and
+/// one through a hard link too) is charged to the first of them in GNU's
+/// order, on every run at -j 1, 2 and 8, as a directory is.
+fn check_file_reached_twice(kind: FsKind) {
+    check_reached_twice_of(kind, true);
+}
+
+/// [`check_reached_twice`] with links to a directory, or to files.
+fn check_reached_twice_of(kind: FsKind, to_files: bool) {
     let Some(fs_) = LoopFs::new_or_skip(kind, 100) else {
         return;
     };
@@ -1457,7 +1566,7 @@ fn check_reached_twice(kind: FsKind) {
         let top = if real_first { "first" } else { "last" };
         let root = fs_.path().join(top);
         fs::create_dir(&root).unwrap();
-        let real = build_reached_twice(&root, real_first);
+        let real = build_reached_twice(&root, real_first, to_files);
         for args in [
             &["-L", "-a"][..],
             &["-L", "-d", "1"],
@@ -1506,6 +1615,14 @@ mod reached_twice_under_dereference: dents_testfs::FsKind => check_reached_twice
     ext4: dents_testfs::FsKind::Ext4,
     xfs: dents_testfs::FsKind::Xfs,
     ext4_without_file_types: dents_testfs::FsKind::Ext4NoFiletype,
+}
+
+test_cases! {
+/// A file reached twice (symlinks to it, a hard link) under `-L`, on
+/// ext4 (hashed order) and XFS.
+mod file_reached_twice_under_dereference: dents_testfs::FsKind => check_file_reached_twice;
+    ext4: dents_testfs::FsKind::Ext4,
+    xfs: dents_testfs::FsKind::Xfs,
 }
 
 /// A run's lines summed up without holding them (a 20,000-level chain's

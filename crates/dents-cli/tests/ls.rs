@@ -885,3 +885,110 @@ mod issue_24: (&[&str], &[&str], Option<&str>) => check_against_gnu;
         Some("di=01;34")
     ),
 }
+
+/// Where standard output goes in [`output_failures`]: the shell's
+/// redirection.
+const TO_FULL_DISK: &str = ">/dev/full";
+/// Standard output closed before ls starts.
+const CLOSED: &str = ">&-";
+
+/// Lists `args` in a tree holding a directory of 20,000 names (more than
+/// one buffer of output) and one that nobody can open, as nobody, with
+/// standard output sent where `redirect` says: the same messages, in the
+/// same order, and status as GNU ls, whose stdio keeps a failed write
+/// for `close_stdout` and lists the rest.
+fn fails_to_write_like_gnu((redirect, dargs, gargs): (&str, &[&str], &[&str])) {
+    if !dents_testfs::needs_root("cannot switch to another user") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    big_dir(tmp.path(), 20_000);
+    let locked = tmp.path().join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let script = format!("exec \"$0\" \"$@\" {redirect}");
+    let shell = || {
+        let mut c = Command::new("sh");
+        c.current_dir(tmp.path())
+            .env("LC_ALL", "C")
+            .env("TZ", "UTC")
+            .env_remove("TIME_STYLE")
+            .args(["-c", &script]);
+        c
+    };
+    let mut dc = shell();
+    dc.arg(env!("CARGO_BIN_EXE_dents")).arg("ls").args(dargs);
+    let mut gc = shell();
+    gc.arg("ls").args(gargs);
+    let d = output(&mut as_nobody(dc));
+    let g = output(&mut as_nobody(gc));
+    assert!(
+        !g.stderr.is_empty(),
+        "GNU ls said nothing: the case tests nothing"
+    );
+    assert_same_status_and_stderr(dargs, &d, &g);
+}
+
+dents_testfs::test_cases! {
+    /// One test per command line and failing output: the messages and
+    /// status of GNU ls.
+    mod output_failures: (&str, &[&str], &[&str]) => fails_to_write_like_gnu;
+    full_disk: (super::TO_FULL_DISK, &["--sort=name", "big"], &["big"]),
+    full_disk_then_unreadable: (super::TO_FULL_DISK, &["--sort=name", "big", "locked"], &["big", "locked"]),
+    full_disk_long_then_unreadable: (super::TO_FULL_DISK, &["-l", "--sort=name", "big", "locked"], &["-l", "big", "locked"]),
+    full_disk_recursive: (super::TO_FULL_DISK, &["-R", "--sort=name", "."], &["-R", "."]),
+    closed: (super::CLOSED, &["--sort=name", "big"], &["big"]),
+    closed_then_unreadable: (super::CLOSED, &["--sort=name", "big", "locked"], &["big", "locked"]),
+}
+
+/// Lists `args` as nobody, in a tree holding a directory of 20,000 names
+/// and one that nobody can open, with standard output and standard error
+/// in one file: the messages come between the same lines as GNU ls's
+/// (its `error()` flushes standard output first).
+fn messages_in_place_like_gnu((dargs, gargs): (&[&str], &[&str])) {
+    if !dents_testfs::needs_root("cannot switch to another user") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    big_dir(tmp.path(), 20_000);
+    let locked = tmp.path().join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let joined = |mut cmd: Command, name: &str| {
+        let path = tmp.path().join(name);
+        let file = fs::File::create(&path).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
+        cmd.current_dir(tmp.path())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file);
+        let status = as_nobody(cmd).status().unwrap();
+        (status.code(), fs::read(&path).unwrap())
+    };
+    let mut dc = dents();
+    dc.arg("ls").args(dargs);
+    let mut gc = gnu_ls();
+    gc.args(gargs);
+    let (dcode, d) = joined(dc, "dents.out");
+    let (gcode, g) = joined(gc, "ls.out");
+    assert_eq!(dcode, gcode, "exit status of {dargs:?}");
+    assert!(
+        stderr_of(&d, b"dents:") == stderr_of(&g, b"ls:"),
+        "dents ls {dargs:?} with 2>&1 differs from GNU ls: first difference at line {}",
+        d.split(|&b| b == b'\n')
+            .zip(g.split(|&b| b == b'\n'))
+            .position(|(a, b)| a != b && stderr_of(a, b"dents:") != stderr_of(b, b"ls:"))
+            .map_or("(length)".to_string(), |i| (i + 1).to_string())
+    );
+}
+
+dents_testfs::test_cases! {
+    /// One test per command line: messages and output in one file.
+    mod messages_in_place: (&[&str], &[&str]) => messages_in_place_like_gnu;
+    short: (&["--sort=name", "big", "locked"], &["big", "locked"]),
+    one_per_line: (&["-1", "--sort=name", "big", "locked"], &["-1", "big", "locked"]),
+    long: (&["-l", "--sort=name", "big", "locked"], &["-l", "big", "locked"]),
+    recursive: (&["-R", "--sort=name", "."], &["-R", "."]),
+    recursive_long: (&["-lR", "--sort=name", "."], &["-lR", "."]),
+}

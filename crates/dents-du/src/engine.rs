@@ -32,6 +32,7 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -40,10 +41,10 @@ use dents::fs;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::{Metadata, StatFields};
 
-use crate::links::LinkSet;
+use crate::links::{LinkSet, LogicalFiles, Owners};
 use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Excluded, Export, ExportDir};
-use crate::order::GnuOrder;
+use crate::order::{Node, Places};
 use crate::time_style::{unpack_time, NO_TIME};
 use crate::{Follow, Options};
 
@@ -167,8 +168,14 @@ struct Acc {
     export: Option<Box<AccExport>>,
     /// Its id in the walk (`-L`'s records name directories by it).
     id: usize,
-    /// (device, inode), where known (`-L`).
+    /// (device, inode), as stat'ed before the directory was read.
     dev_ino: (u64, u64),
+    /// Its entries' places in fts's order, read again once a link of an
+    /// inode with several links is met in it or below it (dropped with
+    /// the sum, at its post-order visit).
+    places: OnceLock<Box<Places>>,
+    /// Its node in GNU's order, made with its places' reader.
+    node: OnceLock<Arc<Node>>,
 }
 
 /// What the ncdu export keeps of a directory being walked.
@@ -188,6 +195,8 @@ impl Acc {
             export: export.then(Box::default),
             id,
             dev_ino: (0, 0),
+            places: OnceLock::new(),
+            node: OnceLock::new(),
         }
     }
 
@@ -348,19 +357,27 @@ impl<'s, S: Sink> Du<'s, S> {
             root_key: dir_key(root),
             loops: Mutex::new(Vec::new()),
             any_loop: AtomicBool::new(false),
-            shared: Mutex::new(Shared::default()),
+            owners: Owners::default(),
+            held: Mutex::new(Vec::new()),
+            root: root.to_vec(),
             graph: Mutex::new(Graph::default()),
             next_id: AtomicUsize::new(0),
+            lfiles: LogicalFiles::default(),
         };
         walk::walk(&[root.to_vec()], &wopts, &v);
-        v.settle(root);
+        v.settle();
         if self.logical() {
             let g = std::mem::take(&mut *v.graph.lock().unwrap_or_else(|e| e.into_inner()));
             let r = Replay {
                 max_depth: self.opts.max_depth,
                 separate_dirs: self.opts.separate_dirs,
+                all: self.opts.all,
             };
-            logical::settle(&g, &r, |d, path| self.line(d, path, true));
+            logical::settle(&g, &v.lfiles, &r, |d, path| self.line(d, path, true));
+            // Later arguments count these files no more.
+            v.lfiles.for_each(|(dev, ino), _| {
+                self.links.insert(dev, ino);
+            });
         }
     }
 
@@ -416,6 +433,15 @@ impl<'s, S: Sink> Du<'s, S> {
         Ok(self.ok.load(Ordering::Relaxed))
     }
 
+    /// What the arguments walked since the last call added up to (all
+    /// of it: the grand total `-c` would print), reset to nothing: a
+    /// caller that walks one argument at a time gets each one's sum
+    /// ([`crate::summary`]), hard links still counted once over all.
+    pub fn take_total(&self) -> Dui {
+        let mut t = self.total.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::replace(&mut *t, Dui::ZERO)
+    }
+
     /// The ncdu export being built, if any.
     pub fn export(&self) -> Option<&Export> {
         self.export.as_ref()
@@ -460,39 +486,35 @@ struct WalkVisitor<'d, 's, S: Sink> {
     /// Directories that close a loop (`-L -l`): skipped, as GNU does.
     loops: Mutex<Vec<Vec<u8>>>,
     any_loop: AtomicBool,
-    /// Links whose charge waits for GNU's order, and the lines held back.
-    shared: Mutex<Shared>,
+    /// The inodes met through several links, each with its first link
+    /// in GNU's order so far.
+    owners: Owners,
+    /// The lines held back until the owners are settled.
+    held: Mutex<Vec<Held>>,
+    /// The argument as walked (its node's name).
+    root: Vec<u8>,
     /// `-L`: the directories, aliases and file lines, replayed after the
     /// walk in GNU's order.
     graph: Mutex<Graph>,
     /// The next directory sum's id.
     next_id: AtomicUsize,
+    /// `-L`: every file met, and the visits of those met more than once.
+    lfiles: LogicalFiles,
 }
 
-/// The links of inodes with several links, met in this argument's walk
-/// (each charged, after the walk, to the first in GNU's order), and the
-/// lines that depend on them, in the order the walk made them (a
-/// post-order: each directory after what is below it).
-#[derive(Default)]
-struct Shared {
-    links: Vec<Link>,
-    held: Vec<Held>,
-}
-
-/// One link of an inode with several links.
-struct Link {
-    path: Vec<u8>,
-    dev: u64,
-    ino: u64,
-    own: Dui,
-}
-
-/// A line held back until the links below it are settled.
+/// A line held back until the links below it are settled, in the order
+/// the walk made them (a post-order: each directory after what is below
+/// it).
 enum Held {
-    /// A directory: its path and its sum without the links pending below.
-    Dir(Vec<u8>, Dui),
-    /// A file's line (`-a`): the link it is, shown if it is charged.
-    File(usize),
+    /// A directory: its node and its sum without the links pending below.
+    Dir(Arc<Node>, Dui),
+    /// A link's line (`-a`): shown if the inode is charged to it.
+    File {
+        dir: Arc<Node>,
+        place: u64,
+        name: Box<[u8]>,
+        dev_ino: (u64, u64),
+    },
 }
 
 /// A shard of the directories' sums: map key (parent id, name) → sum.
@@ -645,12 +667,9 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             return self.dir_done_logical(state, v, &acc);
         }
         if v.depth() <= du.opts.max_depth {
-            if pending {
-                self.lock_shared()
-                    .held
-                    .push(Held::Dir(path.to_vec(), shown));
-            } else {
-                du.line(&shown, path, true);
+            match acc.node.get().filter(|_| pending) {
+                Some(node) => self.lock_held().push(Held::Dir(node.clone(), shown)),
+                None => du.line(&shown, path, true),
             }
         }
         let st = acc.own_st();
@@ -699,102 +718,130 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         Flow::Continue
     }
 
-    fn lock_shared(&self) -> std::sync::MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock_held(&self) -> std::sync::MutexGuard<'_, Vec<Held>> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// After the walk of the argument `root`: each inode met through
-    /// several links is charged to its first link in GNU's order (once
-    /// over all arguments), and the held-back lines are written, in the
-    /// order they were made.
+    /// The node of the directory `chain.dirs[i]` (open as `fd`, if it is),
+    /// made on first use with the nodes above it: each parent's places
+    /// are read through `..` from the directory below (checked to be the
+    /// directory walked), never by path.  A directory that cannot be read
+    /// again places its entries last.
+    fn node_at(&self, chain: &Chain, i: usize, fd: Option<BorrowedFd<'_>>) -> Arc<Node> {
+        let acc = &chain.dirs[i].1;
+        if let Some(n) = acc.node.get() {
+            return n.clone();
+        }
+        acc.node
+            .get_or_init(|| {
+                if i == 0 {
+                    return Arc::new(Node {
+                        parent: None,
+                        place: 0,
+                        depth: 0,
+                        name: self.root.as_slice().into(),
+                        extra: AtomicDui::new(Dui::ZERO),
+                    });
+                }
+                let from = chain.dirs[i - 1].0;
+                let name = &chain.key[from..chain.dirs[i].0 - 1];
+                let up = &chain.dirs[i - 1].1;
+                let need_up = up.node.get().is_none() || up.places.get().is_none();
+                let up_fd = fd.filter(|_| need_up).and_then(|fd| {
+                    let u = fs::open_dir_at(fd, c"..").ok()?;
+                    let st = fs::fstat(u.as_fd()).ok()?;
+                    ((st.dev(), st.ino()) == up.dev_ino).then_some(u)
+                });
+                let up_fd = up_fd.as_ref().map(|u| u.as_fd());
+                let parent = self.node_at(chain, i - 1, up_fd);
+                let place = match up_fd {
+                    Some(u) => up
+                        .places
+                        .get_or_init(|| Box::new(Places::read(u, false)))
+                        .of(name),
+                    None => up
+                        .places
+                        .get()
+                        .map_or(crate::order::UNKNOWN, |p| p.of(name)),
+                };
+                Arc::new(Node {
+                    parent: Some(parent),
+                    place,
+                    depth: i,
+                    name: name.into(),
+                    extra: AtomicDui::new(Dui::ZERO),
+                })
+            })
+            .clone()
+    }
+
+    /// After the walk of the argument: each inode met through several
+    /// links is charged to its first link in GNU's order (once over all
+    /// arguments), and the held-back lines are written, in the order
+    /// they were made.
     ///
-    /// Memory: a [`Link`] (its path and a few numbers) per link met of
-    /// an inode with several links, a held line per directory above one
-    /// (and per such file with `-a`), and, while settling, the names read
-    /// again in the directories on the way to the links of inodes met
-    /// more than once; nothing for a tree without hard links.
-    fn settle(&self, root: &[u8]) {
-        let Shared { links, held } = std::mem::take(&mut *self.lock_shared());
-        if links.is_empty() {
+    /// Memory: an [`crate::links::Owner`] per inode met through several
+    /// links (its first link's directory node and place, and its size),
+    /// a [`Node`] per directory on the way to such links, a held line
+    /// per such directory within `-d` (and per link with `-a`); while
+    /// the walk is in a directory holding such links, its entries'
+    /// places (a hash and a place an entry).  Nothing for a tree without
+    /// hard links.
+    fn settle(&self) {
+        let held = std::mem::take(&mut *self.lock_held());
+        if self.owners.is_empty() {
             return;
         }
         let du = self.du;
-        let mut groups: HashMap<(u64, u64), Vec<usize>> = HashMap::new();
-        for (i, l) in links.iter().enumerate() {
-            groups.entry((l.dev, l.ino)).or_default().push(i);
-        }
-        let order = GnuOrder::of(
-            root,
-            groups
-                .values()
-                .filter(|g| g.len() > 1)
-                .flatten()
-                .map(|&i| links[i].path.as_slice()),
-            false,
-        );
-        let mut charged = vec![false; links.len()];
-        for (&(dev, ino), g) in &groups {
-            if !du.links.insert(dev, ino) {
-                continue;
-            }
-            let first = g
-                .iter()
-                .copied()
-                .min_by_key(|&i| order.key(&links[i].path))
-                .expect("a group has a link");
-            charged[first] = true;
-        }
-        let mut sums: Vec<Dui> = Vec::new();
-        let mut dirs: HashMap<&[u8], usize> = HashMap::new();
-        for h in &held {
-            if let Held::Dir(path, sum) = h {
-                dirs.insert(path.as_slice(), sums.len());
-                sums.push(*sum);
-            }
-        }
-        let mut key = root.to_vec();
-        if !key.ends_with(b"/") {
-            key.push(b'/');
-        }
         let mut total = Dui::ZERO;
         let mut tally = S::Tally::default();
-        for (l, _) in links.iter().zip(&charged).filter(|(_, &c)| c) {
-            total.add(&l.own);
-            du.sink.counted(&mut tally, l.own.size);
-            // Its directories: the argument, and each path up to a `/`
-            // below it (with -S only the one holding it).
-            let below = &l.path[key.len()..];
-            let mut ups: Vec<&[u8]> = below
-                .iter()
-                .enumerate()
-                .filter(|&(_, &c)| c == b'/')
-                .map(|(j, _)| &l.path[..key.len() + j])
-                .collect();
-            ups.insert(0, root);
-            if du.opts.separate_dirs {
-                ups.drain(..ups.len() - 1);
+        self.owners.for_each(|(dev, ino), o| {
+            if !du.links.insert(dev, ino) {
+                return;
             }
-            for d in ups {
-                if let Some(&i) = dirs.get(d) {
-                    sums[i].add(&l.own);
-                }
+            o.charged = true;
+            total.add(&o.own);
+            du.sink.counted(&mut tally, o.own.size);
+            // Its directories: the one holding it and those above (with
+            // -S only the one holding it).
+            let mut n = Some(&*o.dir);
+            while let Some(d) = n {
+                d.extra.add(&o.own);
+                n = d.parent.as_deref().filter(|_| !du.opts.separate_dirs);
             }
-        }
+        });
         du.sink.flush_tally(&mut tally);
         self.du
             .total
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .add(&total);
-        let mut next_dir = 0;
         for h in &held {
             match h {
-                Held::Dir(path, _) => {
-                    du.line(&sums[next_dir], path, true);
-                    next_dir += 1;
+                Held::Dir(node, sum) => {
+                    let mut sum = *sum;
+                    sum.add(&node.extra.get());
+                    du.line(&sum, &node.path(), true);
                 }
-                Held::File(i) if charged[*i] => du.line(&links[*i].own, &links[*i].path, true),
-                Held::File(_) => {}
+                Held::File {
+                    dir,
+                    place,
+                    name,
+                    dev_ino,
+                } => {
+                    let own = self.owners.with(*dev_ino, |o| {
+                        (o.charged && Arc::ptr_eq(&o.dir, dir) && o.place == *place)
+                            .then_some(o.own)
+                    });
+                    if let Some(Some(own)) = own {
+                        let mut path = dir.path();
+                        if !path.ends_with(b"/") {
+                            path.push(b'/');
+                        }
+                        path.extend_from_slice(name);
+                        du.line(&own, &path, true);
+                    }
+                }
             }
         }
     }
@@ -969,20 +1016,43 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                 if let Some(x) = acc.export() {
                     x.push_file(v.name(), st);
                 }
-                let mut shared = self.lock_shared();
-                shared.links.push(Link {
-                    path: path.to_vec(),
-                    dev,
-                    ino: st.ino(),
-                    own: du.dui(st),
-                });
+                let place = acc
+                    .places
+                    .get_or_init(|| Box::new(Places::read(v.parent_fd(), false)))
+                    .of(v.name());
+                let chain = &state.cache;
+                let dir = self.node_at(chain, chain.dirs.len() - 1, Some(v.parent_fd()));
+                self.owners.offer(dev, st.ino(), &dir, place, du.dui(st));
                 if opts.all && depth <= opts.max_depth {
-                    let i = shared.links.len() - 1;
-                    shared.held.push(Held::File(i));
+                    self.lock_held().push(Held::File {
+                        dir,
+                        place,
+                        name: v.name().into(),
+                        dev_ino: (dev, st.ino()),
+                    });
                 }
                 return Flow::Continue;
             }
-            let seen = if st.nlink() > 1
+            if du.logical() && depth > 0 {
+                // Met again (at another path, through a symlink or a
+                // hard link): charged after the walk to the first visit
+                // in GNU's order.  An earlier argument's: counted there.
+                let acc = self.acc(&mut state.cache, &path[..key_end]);
+                let again = du.links.contains(dev, st.ino())
+                    || !self
+                        .lfiles
+                        .visit((dev, st.ino()), acc.id, v.name(), &du.dui(st));
+                if again {
+                    if let Some(x) = acc.export() {
+                        x.push_file(v.name(), st);
+                    }
+                    return Flow::Continue;
+                }
+            }
+            let seen = if du.logical() && depth > 0 {
+                // Its first visit (above).
+                false
+            } else if st.nlink() > 1
                 || du.hash_all() && (depth == 0 || opts.follow == Follow::Always)
             {
                 !du.links.insert(dev, st.ino())
@@ -1010,7 +1080,16 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
             // A file (or anything not walked into).
             if depth > 0 {
                 let acc = self.acc(&mut state.cache, &path[..key_end]);
-                acc.add(&own);
+                if du.logical() {
+                    // Its time goes to the directory it is charged to,
+                    // after the walk.
+                    acc.add(&Dui {
+                        tmax: NO_TIME,
+                        ..own
+                    });
+                } else {
+                    acc.add(&own);
+                }
                 if let Some(x) = acc.export() {
                     x.push_file(v.name(), st);
                 }
@@ -1024,6 +1103,7 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
                     parent,
                     name: v.name().to_vec(),
                     own,
+                    dev_ino: (dev, st.ino()),
                 });
             } else if depth == 0 || opts.all && depth <= opts.max_depth {
                 du.line(&own, path, true);

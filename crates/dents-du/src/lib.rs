@@ -17,6 +17,7 @@
 //! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
 //! | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
+//! | [`summary`] | du as a plain call: each argument's sums and the problems met, as values |
 //! | `logical`  | `-L`: each directory charged to its first path in GNU's order, replayed after the walk |
 //! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
@@ -39,7 +40,14 @@
 //! (three counters, keyed by its name under its parent's: linear in the
 //! depth); and the hard-link set, 16 bytes
 //! (and the table's slack) per file with a link count above 1 (per
-//! directory too with several arguments or `-L`).  On a tree like /usr
+//! directory too with several arguments or `-L`).  An inode met
+//! through several links in one argument adds, until the argument's end,
+//! its first link in GNU's order (a record of 64 bytes and the table's
+//! slack, however many links it has) and a node (about 80 bytes and
+//! the name) per directory on the way to its links; a directory holding
+//! such links, while it is walked, the places of its entries (16 bytes
+//! and the table's slack an entry).  Under `-L`, every file met adds 40
+//! bytes and the table's slack until the argument's end.  On a tree like /usr
 //! the program itself is most of the peak; docs/benchmarks.md#du has the
 //! measured peak RSS against GNU du and the parallel peers.
 //!
@@ -98,6 +106,7 @@ pub mod ncdu;
 pub mod order;
 pub mod size;
 pub mod stored;
+pub mod summary;
 pub mod time_style;
 
 use dents::{Metadata, StatFields};

@@ -12,7 +12,11 @@
 //!   size and its files'), its name and its parent;
 //! - each path that met a directory already walked (an alias): its name,
 //!   its parent and the directory's (device, inode);
-//! - with `-a`, each file's line.
+//! - with `-a`, each file's line;
+//! - each file met (its first visit's directory and name hash), and
+//!   every later visit of a file met again (through a symlink to it, or
+//!   a hard link): the walk counts the first visit it makes, the replay
+//!   moves the charge to the first in GNU's order.
 //!
 //! After the walk, [`settle`] replays GNU's walk on that graph: depth
 //! first from the argument, each directory's children in fts's order,
@@ -24,14 +28,19 @@
 //! among siblings is free (post-order kept).
 //!
 //! Memory: a record per directory of the argument (its name and a few
-//! numbers), per alias, and with `-a` per file, held until the walk's end
-//! (GNU du itself remembers every inode under `-L`); the lines are
-//! written after the walk.
+//! numbers), per alias, per file (its inode, its first visit's directory
+//! id, name hash and time: 40 bytes and the table's slack), per later
+//! visit of a file met again (its name), and with `-a` per file line,
+//! held until the walk's end (GNU du itself remembers every inode under
+//! `-L`); the lines are written after the walk.
 
 use std::collections::{HashMap, HashSet};
+use std::ffi::CString;
+use std::os::fd::AsFd;
 
 use crate::engine::Dui;
-use crate::order::fts_places;
+use crate::links::LogicalFiles;
+use crate::order::{Places, UNKNOWN};
 
 /// A directory walked under `-L`.
 #[derive(Debug)]
@@ -68,6 +77,8 @@ pub(crate) struct FileLine {
     pub name: Vec<u8>,
     /// What it counts.
     pub own: Dui,
+    /// (device, inode).
+    pub dev_ino: (u64, u64),
 }
 
 /// What the walk of one argument recorded under `-L`.
@@ -88,6 +99,19 @@ enum Child {
     Walked(usize),
     /// An alias (index in `aliases`).
     Alias(usize),
+    /// A visit of a file met more than once: the file (index in the
+    /// contested files) and the visit (0: the walk's first).
+    File(usize, usize),
+}
+
+/// A file met more than once, charged to its first visit in the replay.
+struct Contested<'g> {
+    own: Dui,
+    /// The first visit's name hash, then the later visits' names.
+    first_hash: u64,
+    later: Vec<(usize, Box<[u8]>)>,
+    /// The first visit's name, if its line was kept (`-a`).
+    first_name: Option<&'g [u8]>,
 }
 
 /// `dir` joined with `name`, as the walker joins them.
@@ -114,11 +138,13 @@ pub(crate) struct Replay {
     pub max_depth: usize,
     /// `-S`: a directory's line without its subdirectories.
     pub separate_dirs: bool,
+    /// `-a`: a line per file.
+    pub all: bool,
 }
 
 /// Replays GNU's walk of the argument on `g` and hands each line
 /// (sum and path, in a post-order) to `line`.
-pub(crate) fn settle(g: &Graph, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
+pub(crate) fn settle(g: &Graph, lf: &LogicalFiles, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
     let Some(root) = g.dirs.iter().position(|d| d.parent.is_none()) else {
         return;
     };
@@ -143,6 +169,43 @@ pub(crate) fn settle(g: &Graph, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
         contested.insert(a.dev_ino);
         needs_order.insert(a.parent, true);
     }
+    // Each directory's sum without its subdirectories: the files the
+    // walk counted first there, their times added now (a file met again
+    // is taken out of the directory the walk met it in first, and
+    // charged in the replay).
+    let mut flat: Vec<Dui> = g.dirs.iter().map(|d| d.flat).collect();
+    let mut files_again: Vec<Contested<'_>> = Vec::new();
+    let mut again_index: HashMap<(u64, u64), usize> = HashMap::new();
+    let first_names: HashMap<(usize, (u64, u64)), &[u8]> = g
+        .files
+        .iter()
+        .map(|f| ((f.parent, f.dev_ino), f.name.as_slice()))
+        .collect();
+    lf.for_each(|dev_ino, f| {
+        let Some(&d) = by_id.get(&f.parent) else {
+            return;
+        };
+        let Some(again) = &f.again else {
+            flat[d].tmax = flat[d].tmax.max(f.tmax);
+            return;
+        };
+        flat[d].size -= again.own.size;
+        flat[d].inodes -= again.own.inodes;
+        let k = files_again.len();
+        again_index.insert(dev_ino, k);
+        kids.entry(f.parent).or_default().push(Child::File(k, 0));
+        needs_order.insert(f.parent, true);
+        for (j, (p, _)) in again.visits.iter().enumerate() {
+            kids.entry(*p).or_default().push(Child::File(k, j + 1));
+            needs_order.insert(*p, true);
+        }
+        files_again.push(Contested {
+            own: again.own,
+            first_hash: f.name_hash,
+            later: again.visits.clone(),
+            first_name: first_names.get(&(f.parent, dev_ino)).copied(),
+        });
+    });
     // Post-order: each directory's flag is final before its parent's.
     for d in &g.dirs {
         let up = contested.contains(&d.dev_ino) || needs_order.get(&d.id) == Some(&true);
@@ -150,14 +213,20 @@ pub(crate) fn settle(g: &Graph, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
             needs_order.insert(p, true);
         }
     }
+    // Files' lines (`-a`), but those of files met more than once:
+    // written where the replay charges them.
     let mut files: HashMap<usize, Vec<usize>> = HashMap::new();
     for (i, f) in g.files.iter().enumerate() {
-        files.entry(f.parent).or_default().push(i);
+        if !again_index.contains_key(&f.dev_ino) {
+            files.entry(f.parent).or_default().push(i);
+        }
     }
-    let name_of = |c: Child| -> &[u8] {
+    let name_of = |c: Child| -> Option<&[u8]> {
         match c {
-            Child::Walked(i) => &g.dirs[i].name,
-            Child::Alias(i) => &g.aliases[i].name,
+            Child::Walked(i) => Some(&g.dirs[i].name),
+            Child::Alias(i) => Some(&g.aliases[i].name),
+            Child::File(k, 0) => files_again[k].first_name,
+            Child::File(k, j) => Some(&files_again[k].later[j - 1].1),
         }
     };
     // Each directory's children in fts's order where it matters.
@@ -167,18 +236,26 @@ pub(crate) fn settle(g: &Graph, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
         }
         let Some(&i) = by_id.get(&id) else { continue };
         let path = walked_path(g, &by_id, i);
-        let names: HashSet<&[u8]> = list.iter().map(|&c| name_of(c)).collect();
         // fts sorts a big directory by inode on every filesystem under
         // -L (no FTS_CWDFD to tell the filesystem by).
-        let places = fts_places(&path, &names, true);
+        let places = CString::new(path)
+            .ok()
+            .and_then(|c| dents::fs::open_dir(&c).ok())
+            .map(|fd| Places::read(fd.as_fd(), true))
+            .unwrap_or_default();
+        let place = |c: Child| match (c, name_of(c)) {
+            (_, Some(n)) => places.of(n),
+            (Child::File(k, _), None) => places.of_hash(files_again[k].first_hash),
+            _ => UNKNOWN,
+        };
         list.sort_by(|&a, &b| {
-            let (na, nb) = (name_of(a), name_of(b));
-            let pa = places.get(na).copied().unwrap_or(u64::MAX);
-            let pb = places.get(nb).copied().unwrap_or(u64::MAX);
-            pa.cmp(&pb).then_with(|| na.cmp(nb))
+            place(a)
+                .cmp(&place(b))
+                .then_with(|| name_of(a).cmp(&name_of(b)))
         });
     }
     let mut claimed = vec![false; g.dirs.len()];
+    let mut file_claimed = vec![false; files_again.len()];
     let mut path: Vec<u8> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     // Enters a directory: its files' lines (`-a`), then its frame.
@@ -206,7 +283,7 @@ pub(crate) fn settle(g: &Graph, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
             depth,
             kids: kids.get(&d.id).cloned().unwrap_or_default(),
             next: 0,
-            sum: d.flat,
+            sum: flat[dir],
         });
     };
     claimed[root] = true;
@@ -218,10 +295,32 @@ pub(crate) fn settle(g: &Graph, r: &Replay, mut line: impl FnMut(&Dui, &[u8])) {
             let target = match c {
                 Child::Walked(i) => Some(i),
                 Child::Alias(a) => by_dev_ino.get(&g.aliases[a].dev_ino).copied(),
+                Child::File(k, _) => {
+                    // A file met more than once: charged here if this is
+                    // its first visit in the replay.
+                    if !file_claimed[k] {
+                        file_claimed[k] = true;
+                        let own = files_again[k].own;
+                        top.sum.add(&own);
+                        if let (true, Some(n)) = (r.all && top.depth < r.max_depth, name_of(c)) {
+                            let len = path.len();
+                            push_name(&mut path, n);
+                            line(&own, &path);
+                            path.truncate(len);
+                        }
+                    }
+                    None
+                }
             };
             if let Some(t) = target.filter(|&t| !claimed[t]) {
                 claimed[t] = true;
-                enter(&mut stack, &mut path, &mut line, t, name_of(c));
+                enter(
+                    &mut stack,
+                    &mut path,
+                    &mut line,
+                    t,
+                    name_of(c).unwrap_or_default(),
+                );
             }
             continue;
         }

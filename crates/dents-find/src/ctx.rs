@@ -23,6 +23,10 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 /// Device (major, minor) to filesystem type name (`-fstype`, `%F`).
 pub type FsTable = HashMap<(u32, u32), Box<[u8]>>;
 
+/// A caller's handler of the errors that name a path
+/// ([`Command::on_path_error`](crate::Command::on_path_error)).
+pub type PathErrorHandler = Box<dyn Fn(&[u8], &std::io::Error) + Send + Sync>;
+
 /// The `-ls` columns, in the order of a line.
 pub const LS_COLUMNS: usize = 8;
 
@@ -31,7 +35,6 @@ pub const LS_COLUMNS: usize = 8;
 const LS_MIN_WIDTHS: [usize; LS_COLUMNS] = [9, 6, 3, 8, 8, 3, 3, 8];
 
 /// One command's context.
-#[derive(Debug)]
 pub struct Ctx {
     /// The exit status so far: 0, or the worst problem reported.
     status: AtomicI32,
@@ -54,6 +57,17 @@ pub struct Ctx {
     /// `-D rates`: evaluations and successes of each primary, by its
     /// address.
     pub rates: Mutex<HashMap<usize, (u64, u64)>>,
+    /// Where errors that name a path go instead of standard error.
+    path_errors: OnceLock<PathErrorHandler>,
+}
+
+impl std::fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("status", &self.status)
+            .field("program", &String::from_utf8_lossy(&self.program))
+            .finish_non_exhaustive()
+    }
 }
 
 impl Ctx {
@@ -74,6 +88,7 @@ impl Ctx {
             fs_table: OnceLock::new(),
             fatal: AtomicBool::new(false),
             rates: Mutex::new(HashMap::new()),
+            path_errors: OnceLock::new(),
         })
     }
 
@@ -111,6 +126,17 @@ impl Ctx {
     pub fn prefix(&self, out: &mut Vec<u8>, warning: bool) {
         let p = self.prefixes.lock().unwrap_or_else(PoisonError::into_inner);
         out.extend_from_slice(if warning { &p.1 } else { &p.0 });
+    }
+
+    /// Hands the errors that name a path to `handler` rather than to
+    /// standard error (set once).
+    pub fn set_path_error_handler(&self, handler: PathErrorHandler) {
+        let _ = self.path_errors.set(handler);
+    }
+
+    /// The caller's handler of errors that name a path, if any.
+    pub fn path_error_handler(&self) -> Option<&PathErrorHandler> {
+        self.path_errors.get()
     }
 
     /// Records a fatal error: the command stops as soon as it can.

@@ -277,7 +277,9 @@ enum Destination {
 /// ```
 ///
 /// Messages (a file that cannot be read, a command that failed) go to
-/// standard error in GNU's words, as `dents find` writes them.  Each
+/// standard error in GNU's words, as `dents find` writes them; the
+/// errors that name a path can be handed to the caller instead
+/// ([`Command::on_path_error`]).  Each
 /// command has its own exit status, `-ls` columns, `-D` flags and
 /// message colors: several commands may run at once in one process, on
 /// as many threads.
@@ -337,6 +339,20 @@ impl Command {
         )
     }
 
+    /// Hands each error that names a path (a directory that cannot be
+    /// read, a file that cannot be stat'ed, a starting point that does not
+    /// exist: GNU's `find: 'PATH': CAUSE`) to `handler`, on whichever
+    /// thread meets it, instead of writing it to standard error.  The exit
+    /// status is 1 all the same.  Other messages (warnings, `-exec`'s)
+    /// still go to standard error.
+    pub fn on_path_error(
+        self,
+        handler: impl Fn(&[u8], &std::io::Error) + Send + Sync + 'static,
+    ) -> Command {
+        self.ctx.set_path_error_handler(Box::new(handler));
+        self
+    }
+
     /// [`Command::parse`], messages colored if standard error is a
     /// terminal, the implicit `-print` ending names with `implicit_end`,
     /// in the command's context `ctx`.
@@ -379,6 +395,48 @@ impl Command {
         }
     }
 
+    /// Each primary of the expression (and of `-exclude`) as written: its
+    /// words (`-printf`, `%p\n`), in the order of the line, the `-print`
+    /// GNU adds included.  What a caller that cannot do everything find
+    /// does (`dents find --from`, whose entries are a snapshot's) reads
+    /// to refuse a line before running it.
+    pub fn primaries(&self) -> Vec<&[Vec<u8>]> {
+        fn walk<'e>(e: &'e expr::Expr, out: &mut Vec<&'e [Vec<u8>]>) {
+            match e {
+                expr::Expr::Not(x) => walk(x, out),
+                expr::Expr::And(a, b) | expr::Expr::Or(a, b) | expr::Expr::Comma(a, b) => {
+                    walk(a, out);
+                    walk(b, out);
+                }
+                expr::Expr::Prim(p) => out.push(&p.words),
+            }
+        }
+        let mut out = Vec::new();
+        if let Plan::Walk(o) = &self.plan {
+            walk(&o.expr, &mut out);
+            if let Some(x) = &o.exclude {
+                walk(x, &mut out);
+            }
+        }
+        out
+    }
+
+    /// Takes `paths` as the starting points if the line named none (rather
+    /// than `.`): a snapshot's roots, for `dents find --from`.
+    pub fn default_paths_to(&mut self, paths: &[Vec<u8>]) {
+        if let Plan::Walk(o) = &mut self.plan {
+            if o.default_paths && o.files0_from.is_none() {
+                o.paths = paths.to_vec();
+            }
+        }
+    }
+
+    /// [`Command::run`], with the walks done by `walker` (`dents find
+    /// --from` visits a snapshot's stored entries instead of the tree).
+    pub fn run_with(self, walker: &mut impl Walk) -> ExitStatus {
+        self.run_on(Destination::Stdout, Terminals::of_process(), walker, None)
+    }
+
     /// Runs the command as `dents find` does: output to standard output
     /// (colored and with `?` for unprintable characters on a terminal),
     /// messages to standard error; returns GNU find's exit status.
@@ -418,6 +476,60 @@ impl Command {
             ..Terminals::of_process()
         };
         self.run_on(Destination::Sink(out), terminals, walker, None)
+    }
+
+    /// [`Command::run_to`] into any writer of the caller's, borrowed for
+    /// the run (a `Vec<u8>` it reads afterwards, a locked stdout, a
+    /// socket): the walk runs on other threads and this thread writes
+    /// their buffers to `out` as they come (at most a few wait, so a slow
+    /// writer holds the walk back rather than filling memory).  If a
+    /// write to `out` fails, the walk stops as `-quit` stops it and the
+    /// error is returned.
+    ///
+    /// ```
+    /// let command = dents_find::Command::parse(["src", "-name", "lib.rs"])?;
+    /// let mut found = Vec::new();
+    /// let status = command.run_into(&mut found).expect("a Vec takes every write");
+    /// assert_eq!(found, b"src/lib.rs\n");
+    /// assert!(status.success());
+    /// # Ok::<(), dents_find::ParseError>(())
+    /// ```
+    pub fn run_into<W: Write + ?Sized>(self, out: &mut W) -> std::io::Result<ExitStatus> {
+        /// Buffers that may wait for the writing thread.
+        const WAITING: usize = 4;
+        /// Hands each buffer to the writing thread.
+        struct Handoff(std::sync::mpsc::SyncSender<Vec<u8>>);
+        impl Write for Handoff {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0
+                    .send(bytes.to_vec())
+                    .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let (tx, rx) = std::sync::mpsc::sync_channel(WAITING);
+        std::thread::scope(|s| {
+            let walk = s.spawn(move || self.run_to_reader(Handoff(tx)));
+            let mut failed = None;
+            for buf in rx.iter() {
+                if let Err(e) = out.write_all(&buf) {
+                    failed = Some(e);
+                    // The walk's next write fails: it stops.
+                    break;
+                }
+            }
+            drop(rx);
+            let status = walk
+                .join()
+                .unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+            match failed {
+                Some(e) => Err(e),
+                None => out.flush().map(|()| status),
+            }
+        })
     }
 
     /// [`Command::run_to`] for a reader that may stop reading early (an
@@ -495,10 +607,16 @@ impl Command {
         let to_stdout = matches!(dest, Destination::Stdout);
         let out = match dest {
             // A failed write to standard output: GNU's two messages, status 1.
-            Destination::Stdout => Output::stdout().reporting_errors(|e| {
-                msg::path_error(b"standard output", e);
-                msg::error(b"write error");
-            }),
+            Destination::Stdout => match Output::stdout() {
+                Ok(out) => out.reporting_errors(|e| {
+                    msg::path_error(b"standard output", e);
+                    msg::error(b"write error");
+                }),
+                Err(e) => {
+                    msg::path_error(b"standard output", &e);
+                    return ExitStatus(1);
+                }
+            },
             Destination::Sink(out) => out,
         };
         let (search, roots) = Search::new(
@@ -554,7 +672,7 @@ impl Command {
         // still pending, then closing it fails.  Its stdio flushes standard
         // output before each message: nothing is pending after a message
         // about the last starting point (the output before it was flushed).
-        if to_stdout && crate::output::written_to_closed() {
+        if to_stdout && search.out.wrote_to_closed() {
             let e = crate::output::ebadf();
             if !finder.last_root_failed() {
                 msg::path_error(b"standard output", &e);

@@ -119,8 +119,21 @@ pub fn last_quoted() -> Option<Vec<u8>> {
     })
 }
 
-/// Writes `dents: 'PATH': CAUSE` and raises the status to 1.
+/// Writes `dents: 'PATH': CAUSE` (or hands it to the caller's handler,
+/// [`Command::on_path_error`](crate::Command::on_path_error)) and raises
+/// the status to 1.
 pub fn path_error(path: &[u8], e: &io::Error) {
+    let handled = crate::ctx::with(|c| match c.path_error_handler() {
+        Some(handler) => {
+            handler(path, e);
+            c.raise(FAILURE);
+            true
+        }
+        None => false,
+    });
+    if handled {
+        return;
+    }
     let mut m = Vec::with_capacity(path.len() + 40);
     quote(&mut m, path, utf8_locale());
     if m.len() < 256 {

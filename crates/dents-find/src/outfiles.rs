@@ -68,11 +68,13 @@ impl Registry {
                     return Ok(Dest::Stderr(Arc::clone(f)));
                 }
                 let fd = std::io::stderr().as_fd().try_clone_to_owned();
-                let file = fd.unwrap_or_else(|e| crate::output::fatal_write_error(&e));
+                let file = fd.map_err(|e| open_failure(path, utf8, &e))?;
                 let f = Arc::new(OutFile {
                     id: self.files.len(),
                     tty: dents_os::is_terminal(file.as_fd()),
-                    output: Output::from_file(File::from(file)),
+                    // Reported as any other file's failed write.
+                    output: Output::from_file(File::from(file))
+                        .reporting_errors(|e| msg::path_error(b"/dev/stderr", e)),
                     name: path.to_vec(),
                     key: None,
                 });
@@ -82,13 +84,7 @@ impl Registry {
             }
             _ => {}
         }
-        let fail = |e: std::io::Error| {
-            let mut m = Vec::new();
-            msg::quote(&mut m, path, utf8);
-            m.extend_from_slice(b": ");
-            m.extend_from_slice(crate::errors::describe(&e).as_bytes());
-            m
-        };
+        let fail = |e: std::io::Error| open_failure(path, utf8, &e);
         // fopen(path, "w"): created 0666 less the umask, truncated,
         // close-on-exec.
         let file = File::create(std::ffi::OsStr::from_bytes(path)).map_err(fail)?;
@@ -111,4 +107,14 @@ impl Registry {
         self.files.push(Arc::clone(&f));
         Ok(Dest::File(f))
     }
+}
+
+/// GNU's message for a file that `-fprint` and the like cannot open:
+/// `PATH: CAUSE`.
+fn open_failure(path: &[u8], utf8: bool, e: &std::io::Error) -> Vec<u8> {
+    let mut m = Vec::new();
+    msg::quote(&mut m, path, utf8);
+    m.extend_from_slice(b": ");
+    m.extend_from_slice(crate::errors::describe(e).as_bytes());
+    m
 }

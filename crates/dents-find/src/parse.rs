@@ -44,6 +44,8 @@ use super::{debug, mode, msg, users};
 pub struct Options {
     /// The starting points (`.` if none).
     pub paths: Vec<Vec<u8>>,
+    /// The line named no starting point: `paths` is the default `.`.
+    pub default_paths: bool,
     /// The expression, `-print` added where GNU adds it.
     pub expr: Expr,
     /// `-P`, `-H`, `-L` (or `-follow`).
@@ -188,6 +190,7 @@ fn read(argv: &[Vec<u8>], implicit_end: u8, hint: &mut Option<Vec<u8>>) -> Resul
         toks: Vec::new(),
         opts: Options {
             paths: Vec::new(),
+            default_paths: false,
             expr: Expr::prim(Pred::True, vec![]),
             follow: Follow::Never,
             opt_level: 1,
@@ -229,6 +232,7 @@ fn read(argv: &[Vec<u8>], implicit_end: u8, hint: &mut Option<Vec<u8>>) -> Resul
     let user_paths = p.opts.paths.first().cloned();
     if p.opts.paths.is_empty() {
         p.opts.paths.push(b".".to_vec());
+        p.opts.default_paths = true;
     }
     p.follow_refs = p.opts.follow != Follow::Never;
     // The artificial `(` that makes a default -print cover it all.
@@ -367,6 +371,7 @@ struct Parser<'a> {
 /// The usage text of `--help`.
 const HELP: &str = "\
 Usage: dents find [-H] [-L] [-P] [-Olevel] [-D debugopts] [-j N] [-S bfs|dfs] [path...] [expression]
+  or:  dents find --from SNAPSHOT [-H] [-L] [-P] [path...] [expression]
 
 Default path is the current directory; default expression is -print.
 Expression may consist of: operators, options, tests, and actions.
@@ -399,6 +404,8 @@ Actions:
 
 dents extensions: -j N (threads), -S bfs|dfs (breadth or depth first;
       default: every entry to depth 3 first, then depth first).
+      --from SNAPSHOT (first): the entries SNAPSHOT stored ('dents scan'),
+      not the live tree; paths default to its roots
 bfs's: -s (sorted walk) -exclude EXPR -hidden -nohidden -limit N
       -color -nocolor -status -nostatus
 

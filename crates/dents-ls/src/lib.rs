@@ -97,14 +97,25 @@ pub fn main(argv: &[OsString]) -> i32 {
         Ok(o) => o,
         Err(u) => return usage(u),
     };
-    Lister::new(opts, terminal).run()
+    let out = match Output::stdout() {
+        Ok(out) => out,
+        Err(e) => {
+            let msg = format!("dents: write error: {}\n", errors::describe(&e));
+            errors::write_stderr(msg.as_bytes());
+            return errors::SERIOUS;
+        }
+    };
+    Lister::new(opts, terminal, std::sync::Arc::new(out)).run()
 }
 
 /// One run of `dents ls`.
 struct Lister {
     opts: LsOptions,
     counters: Counters,
-    out: Output,
+    /// This listing's exit status (its own: two listings in one process
+    /// do not share one); its messages flush `out` first, as GNU's.
+    status: errors::Status,
+    out: std::sync::Arc<Output>,
     threads: usize,
     /// How names are quoted.
     quoter: Quoter,
@@ -114,10 +125,6 @@ struct Lister {
     colors: Option<LsColors>,
     /// How directories are read.
     read_opts: ReadOptions,
-    /// Output not yet written: off a terminal, short listings of many
-    /// small directories (-R) go out in large writes, as GNU's buffered
-    /// output does.
-    carry: std::sync::Mutex<Vec<u8>>,
     /// Standard output is a terminal (each directory written at once).
     terminal: bool,
     /// Something was written (a blank line goes before the next heading).
@@ -125,7 +132,7 @@ struct Lister {
 }
 
 impl Lister {
-    fn new(opts: LsOptions, terminal: bool) -> Lister {
+    fn new(opts: LsOptions, terminal: bool, out: std::sync::Arc<Output>) -> Lister {
         let threads = opts.threads.unwrap_or_else(slice::default_threads);
         let mut quoter = Quoter::new(opts.quoting, opts.qmark);
         if opts.quoting == quoting::Style::Escape {
@@ -146,7 +153,8 @@ impl Lister {
         Lister {
             opts,
             counters: Counters::default(),
-            out: Output::stdout(),
+            status: errors::Status::flushing(std::sync::Arc::clone(&out)),
+            out,
             threads,
             quoter,
             dir_quoter,
@@ -155,28 +163,26 @@ impl Lister {
                 threads,
                 ..ReadOptions::default()
             },
-            carry: std::sync::Mutex::new(Vec::new()),
             terminal,
             printed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
     /// Writes `bytes` after what is carried, at once on a terminal or
-    /// when enough is gathered.
+    /// when enough is gathered: off a terminal, short listings of many
+    /// small directories (-R) go out in large writes, as GNU's buffered
+    /// output does.
     fn emit(&self, bytes: &[u8]) {
-        let mut carry = self.carry.lock().unwrap_or_else(|p| p.into_inner());
-        carry.extend_from_slice(bytes);
-        if self.terminal || carry.len() >= crate::output::FLUSH_AT {
-            self.out.write(&carry);
-            carry.clear();
+        if self.terminal {
+            self.out.write(bytes);
+        } else {
+            self.out.carry(bytes);
         }
     }
 
     /// Writes what is carried.
     fn flush_carry(&self) {
-        let mut carry = self.carry.lock().unwrap_or_else(|p| p.into_inner());
-        self.out.write(&carry);
-        carry.clear();
+        self.out.flush();
     }
 
     /// Whether GNU pads unquoted names in this format (when some are
@@ -227,13 +233,25 @@ impl Lister {
         for p in &paths {
             let Ok(c) = CString::new(p.as_bytes()) else {
                 let e = std::io::Error::from_raw_os_error(libc_enoent());
-                errors::report(errors::SERIOUS, "cannot access", p.as_bytes(), &e);
+                errors::report(
+                    &self.status,
+                    errors::SERIOUS,
+                    "cannot access",
+                    p.as_bytes(),
+                    &e,
+                );
                 continue;
             };
             match arg_type(&c, follow) {
                 Ok(t) if t.is_dir() && !self.opts.directory => dirs.push_name(p.as_bytes(), t, 0),
                 Ok(t) => files.push_name(p.as_bytes(), t, 0),
-                Err(e) => errors::report(errors::SERIOUS, "cannot access", p.as_bytes(), &e),
+                Err(e) => errors::report(
+                    &self.status,
+                    errors::SERIOUS,
+                    "cannot access",
+                    p.as_bytes(),
+                    &e,
+                ),
             }
         }
         // GNU names each directory when given more than one argument, even
@@ -249,7 +267,7 @@ impl Lister {
         }
         dir_needs.targets = false;
         dir_needs.target_types = false;
-        dirs.stat_all(rustix::fs::CWD, b".", dir_needs, 1);
+        dirs.stat_all(rustix::fs::CWD, b".", dir_needs, 1, &self.status);
         if !files.is_empty() {
             self.print_listing(files, rustix::fs::CWD, b".", false, None, Some(&dirs));
             self.printed
@@ -281,7 +299,8 @@ impl Lister {
         if self.opts.debug {
             errors::write_stderr(format!("dents: debug: {}\n", self.counters.summary()).as_bytes());
         }
-        errors::status()
+        // GNU's close_stdout: a failed write is said last, status 2.
+        self.out.close_status(self.status.get(), errors::SERIOUS)
     }
 
     /// Lists the directory `path` (an operand; -R: see [`recursive`]).
@@ -305,11 +324,11 @@ impl Lister {
     /// line and the `DIR:` header) once it is open; false if it could
     /// not be.
     fn list_dir(&self, path: &[u8], cpath: &CString, head: &[u8]) -> bool {
-        let status = errors::SERIOUS;
+        let level = errors::SERIOUS;
         let dir = match dents::fs::open_dir(cpath) {
             Ok(fd) => fd,
             Err(e) => {
-                errors::report(status, "cannot open directory", path, &e);
+                errors::report(&self.status, level, "cannot open directory", path, &e);
                 return false;
             }
         };
@@ -336,7 +355,7 @@ impl Lister {
             || (self.opts.hidden == Hidden::All
                 && dot_positions(dir.as_fd()).is_some_and(|d| d != [(0, false), (0, true)]));
         if gather {
-            let listing = self.gather(dir.as_fd(), path, status, read_opts);
+            let listing = self.gather(dir.as_fd(), path, level, read_opts);
             self.print_listing(listing, dir.as_fd(), path, true, before.as_ref(), None);
         } else {
             self.flush_carry();
@@ -345,6 +364,7 @@ impl Lister {
                 quoter: &self.quoter,
                 dir_path: path,
                 counters: &self.counters,
+                status: &self.status,
             };
             let mut count = 0;
             if self.opts.hidden == Hidden::All {
@@ -356,7 +376,7 @@ impl Lister {
             let mut outcome =
                 slice::read_dir(dir.as_fd(), read_opts, |_| StreamSink::new(&cfg, &self.out));
             for e in &outcome.errors {
-                errors::report(status, "reading directory", path, e);
+                errors::report(&self.status, level, "reading directory", path, e);
             }
             self.after_read(path, &outcome);
             if let Some(before) = &before {
@@ -377,7 +397,7 @@ impl Lister {
         &self,
         dir: BorrowedFd<'_>,
         path: &[u8],
-        status: i32,
+        level: i32,
         read_opts: &ReadOptions,
     ) -> Listing {
         // A sliced read's threads stat their entries as they read them
@@ -393,7 +413,7 @@ impl Lister {
             }
             _ => slice::read_dir(dir, read_opts, |i| self.gather_sink().for_slice(i)),
         };
-        self.gathered(outcome, dir, path, status)
+        self.gathered(outcome, dir, path, level)
     }
 
     /// A sink gathering entries for a listing.
@@ -402,19 +422,19 @@ impl Lister {
     }
 
     /// The listing of a directory read into gathering sinks; read errors
-    /// reported with `status`.
+    /// reported at `level`.
     fn gathered(
         &self,
         outcome: slice::ReadOutcome<GatherSink>,
         dir: BorrowedFd<'_>,
         path: &[u8],
-        status: i32,
+        level: i32,
     ) -> Listing {
         for e in &outcome.errors {
-            notes::report(status, "reading directory", path, e);
+            notes::report(&self.status, level, "reading directory", path, e);
         }
         self.after_read(path, &outcome);
-        let mut listing = Listing::from_sinks(outcome.sinks, path);
+        let mut listing = Listing::from_sinks(outcome.sinks, path, &self.status);
         if self.opts.hidden == Hidden::All {
             let n = listing.len();
             listing.push_name(b".", FileType::DIRECTORY, 0);
@@ -524,7 +544,7 @@ impl Lister {
     ) -> Listing {
         let needs = self.stat_needs();
         let started = std::time::Instant::now();
-        listing.stat_all(dir, dir_path, needs, threads);
+        listing.stat_all(dir, dir_path, needs, threads, &self.status);
         if let Some(before) = before {
             let want = match self.opts.indicator {
                 Indicator::FileType => Some(Want::FullType),
@@ -619,15 +639,11 @@ impl Lister {
     /// columns or commas).
     fn print_short(&self, listing: &Listing, also: Option<&Listing>) {
         let mut buf = crate::output::ThreadBuf::new(&self.out);
-        buf.buf
-            .append(&mut self.carry.lock().unwrap_or_else(|p| p.into_inner()));
+        buf.buf = self.out.take_carried();
         self.print_short_into(listing, also, &mut buf);
         // What is left is carried on to the next directory's.
         if !self.terminal {
-            std::mem::swap(
-                &mut buf.buf,
-                &mut self.carry.lock().unwrap_or_else(|p| p.into_inner()),
-            );
+            self.out.carry(&std::mem::take(&mut buf.buf));
         }
     }
 

@@ -28,7 +28,7 @@ use dents::{Metadata, StatFields};
 
 use super::args::{Hidden, SortKey};
 use super::parts::Parts;
-use crate::errors;
+use crate::errors::{self, Status};
 
 /// What a stat found out about one entry, packed: a million of these are
 /// held at once.
@@ -203,10 +203,10 @@ impl Listing {
     /// Builds a listing from the sinks of one read, in slice order, and
     /// reports what their stats could not find out (with `dir_path`
     /// prefixed), slice by slice in read order.
-    pub fn from_sinks(mut sinks: Vec<GatherSink>, dir_path: &[u8]) -> Listing {
+    pub fn from_sinks(mut sinks: Vec<GatherSink>, dir_path: &[u8], status: &Status) -> Listing {
         for sink in &mut sinks {
             for (name, what, e) in sink.failures.drain(..) {
-                report_entry(dir_path, &name, what, &e);
+                report_entry(status, dir_path, &name, what, &e);
             }
         }
         let stated = sinks.iter().all(|s| s.stat.is_some());
@@ -265,6 +265,7 @@ impl Listing {
         dir_path: &[u8],
         needs: StatNeeds,
         threads: usize,
+        status: &Status,
     ) {
         if needs.mask.is_empty() {
             return;
@@ -288,10 +289,10 @@ impl Listing {
                 .chunks_mut_from(self.stated, STAT_BLOCK)
                 .flatten()
             {
-                stat_one(arenas, r, dir, dir_path, needs, &targets);
+                stat_one(arenas, r, (dir, dir_path), needs, &targets, status);
             }
             self.targets = std::mem::take(targets.get_mut().unwrap_or_else(|p| p.into_inner()));
-            self.settle_vanished(dir, dir_path);
+            self.settle_vanished(dir, dir_path, status);
             return;
         }
         let blocks = std::sync::Mutex::new(self.records.chunks_mut_from(self.stated, STAT_BLOCK));
@@ -302,21 +303,21 @@ impl Listing {
                     let next = blocks.lock().unwrap_or_else(|p| p.into_inner()).next();
                     let Some(part) = next else { break };
                     for r in part {
-                        stat_one(arenas, r, dir, dir_path, needs, targets);
+                        stat_one(arenas, r, (dir, dir_path), needs, targets, status);
                     }
                 });
             }
         });
         drop(blocks);
         self.targets = targets.into_inner().unwrap_or_else(|p| p.into_inner());
-        self.settle_vanished(dir, dir_path);
+        self.settle_vanished(dir, dir_path, status);
     }
 
     /// Entries gone between the read and their stat: in this process's own
     /// `/proc/self/fd`, the descriptors the read itself used, which GNU's
     /// listing does not have: dropped.  Elsewhere, reported as ls reports
     /// them.
-    fn settle_vanished(&mut self, dir: BorrowedFd<'_>, dir_path: &[u8]) {
+    fn settle_vanished(&mut self, dir: BorrowedFd<'_>, dir_path: &[u8], status: &Status) {
         if !self.records.iter().any(|r| r.gone) {
             return;
         }
@@ -327,7 +328,13 @@ impl Listing {
         let e = std::io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
         for r in self.records.iter_mut().filter(|r| r.gone) {
             r.gone = false;
-            report_entry(dir_path, arena_name(&self.arenas, r), "cannot access", &e);
+            report_entry(
+                status,
+                dir_path,
+                arena_name(&self.arenas, r),
+                "cannot access",
+                &e,
+            );
         }
     }
 
@@ -655,10 +662,10 @@ where
 fn stat_one(
     arenas: &[Vec<u8>],
     r: &mut Record,
-    dir: BorrowedFd<'_>,
-    dir_path: &[u8],
+    (dir, dir_path): (BorrowedFd<'_>, &[u8]),
     needs: StatNeeds,
     targets: &std::sync::Mutex<Vec<Box<[u8]>>>,
+    status: &Status,
 ) {
     let a = &arenas[r.arena as usize];
     let start = r.name_start as usize;
@@ -671,7 +678,7 @@ fn stat_one(
         targets.push(t);
     }
     if let Some((what, e)) = found.failure {
-        report_entry(dir_path, name.to_bytes(), what, &e);
+        report_entry(status, dir_path, name.to_bytes(), what, &e);
     }
 }
 
@@ -729,9 +736,15 @@ fn stat_record(r: &mut Record, dir: BorrowedFd<'_>, name: &CStr, needs: StatNeed
 }
 
 /// Reports a failure on one entry of a directory: a minor problem.
-pub fn report_entry(dir_path: &[u8], name: &[u8], what: &'static str, e: &std::io::Error) {
+pub fn report_entry(
+    status: &Status,
+    dir_path: &[u8],
+    name: &[u8],
+    what: &'static str,
+    e: &std::io::Error,
+) {
     // Held with the directory's block under -R (said in GNU's order).
-    super::notes::report(errors::MINOR, what, &join_path(dir_path, name), e);
+    super::notes::report(status, errors::MINOR, what, &join_path(dir_path, name), e);
 }
 
 /// `dir/name` as ls prints it in messages (no `./` for the current dir).

@@ -10,20 +10,21 @@
 use std::cell::RefCell;
 use std::io;
 
-use crate::errors;
+use crate::errors::{self, Status};
 
 /// One message held back.
 #[derive(Debug)]
 pub enum Note {
     /// `errors::report`'s message: `dents: WHAT 'PATH': CAUSE`.
     Report {
-        status: i32,
+        /// The exit status it raises.
+        level: i32,
         what: &'static str,
         path: Vec<u8>,
         error: io::Error,
     },
     /// A message already worded, and the exit status it raises.
-    Text { status: i32, bytes: Vec<u8> },
+    Text { level: i32, bytes: Vec<u8> },
 }
 
 thread_local! {
@@ -39,8 +40,9 @@ pub fn holding<R>(f: impl FnOnce() -> R) -> (R, Vec<Note>) {
     (r, notes)
 }
 
-/// Says `note` now, or holds it if this thread holds its messages.
-fn say(note: Note) {
+/// Says `note` now (raising `status`), or holds it if this thread holds
+/// its messages.
+fn say(status: &Status, note: Note) {
     let note = HELD.with(|h| match h.borrow_mut().as_mut() {
         Some(held) => {
             held.push(note);
@@ -49,46 +51,46 @@ fn say(note: Note) {
         None => Some(note),
     });
     if let Some(note) = note {
-        replay(vec![note]);
+        replay(status, vec![note]);
     }
 }
 
 /// As [`errors::report`], held back while this thread holds its messages.
-pub fn report(status: i32, what: &'static str, path: &[u8], e: &io::Error) {
+pub fn report(status: &Status, level: i32, what: &'static str, path: &[u8], e: &io::Error) {
     // An `io::Error` cannot be cloned; the OS's errors are rebuilt from
     // their number, which is what the message shows.
     let error = match e.raw_os_error() {
         Some(n) => io::Error::from_raw_os_error(n),
         None => io::Error::new(e.kind(), e.to_string()),
     };
-    say(Note::Report {
+    say(
         status,
-        what,
-        path: path.to_vec(),
-        error,
-    });
+        Note::Report {
+            level,
+            what,
+            path: path.to_vec(),
+            error,
+        },
+    );
 }
 
-/// Writes `bytes` to stderr and raises the exit status to `status`,
-/// held back while this thread holds its messages.
-pub fn text(status: i32, bytes: Vec<u8>) {
-    say(Note::Text { status, bytes });
+/// Writes `bytes` to stderr and raises `status` to `level`, held back
+/// while this thread holds its messages.
+pub fn text(status: &Status, level: i32, bytes: Vec<u8>) {
+    say(status, Note::Text { level, bytes });
 }
 
-/// Says held messages, in the order they were held.
-pub fn replay(notes: Vec<Note>) {
+/// Says held messages, in the order they were held, raising `status`.
+pub fn replay(status: &Status, notes: Vec<Note>) {
     for note in notes {
         match note {
             Note::Report {
-                status,
+                level,
                 what,
                 path,
                 error,
-            } => errors::report(status, what, &path, &error),
-            Note::Text { status, bytes } => {
-                errors::write_stderr(&bytes);
-                errors::raise(status);
-            }
+            } => errors::report(status, level, what, &path, &error),
+            Note::Text { level, bytes } => status.say(level, &bytes),
         }
     }
 }

@@ -373,7 +373,7 @@ impl Shared<'_> {
             painted: false,
             retained: None,
         };
-        let status = if task.operand {
+        let level = if task.operand {
             errors::SERIOUS
         } else {
             errors::MINOR
@@ -383,7 +383,7 @@ impl Shared<'_> {
         let dir = match dents::fs::open_dir(&cpath) {
             Ok(fd) => fd,
             Err(e) => {
-                notes::report(status, "cannot open directory", path, &e);
+                notes::report(&l.status, level, "cannot open directory", path, &e);
                 return (block, Vec::new());
             }
         };
@@ -394,7 +394,7 @@ impl Shared<'_> {
                 let mut msg = b"dents: ".to_vec();
                 msg.extend_from_slice(&l.quoter_for_messages(path));
                 msg.extend_from_slice(b": not listing already-listed directory\n");
-                notes::text(errors::SERIOUS, msg);
+                notes::text(&l.status, errors::SERIOUS, msg);
                 return (block, Vec::new());
             }
         }
@@ -426,10 +426,10 @@ impl Shared<'_> {
                 errors: errors.into_iter().collect(),
                 probes: 0,
             };
-            let listing = l.gathered(outcome, dir.as_fd(), path, status);
+            let listing = l.gathered(outcome, dir.as_fd(), path, level);
             (dir, listing)
         } else {
-            let listing = l.gather(dir.as_fd(), path, status, &l.read_opts);
+            let listing = l.gather(dir.as_fd(), path, level, &l.read_opts);
             (dir, listing)
         };
         let listing = l.prepare(listing, dir.as_fd(), path, before.as_ref(), l.threads);
@@ -480,7 +480,7 @@ impl Shared<'_> {
         if !block.notes.is_empty() {
             // Said after what is printed before them, as GNU's.
             l.flush_carry();
-            notes::replay(block.notes);
+            notes::replay(&l.status, block.notes);
         }
         match &block.retained {
             Some(listing) if l.colors.as_ref().is_some_and(|c| !c.used()) => {

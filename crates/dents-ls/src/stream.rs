@@ -23,6 +23,7 @@ use dents::StatFields;
 use super::args::{Hidden, Indicator, LsOptions};
 use super::listing::report_entry;
 use super::name;
+use crate::errors::Status;
 use crate::output::{Output, ThreadBuf};
 
 /// What every streaming thread of one listing shares.
@@ -36,6 +37,8 @@ pub struct StreamConfig<'a> {
     pub dir_path: &'a [u8],
     /// How types were learnt.
     pub counters: &'a Counters,
+    /// The command's exit status, raised by what cannot be stat'ed.
+    pub status: &'a Status,
 }
 
 impl StreamConfig<'_> {
@@ -96,7 +99,13 @@ impl<'a> StreamSink<'a> {
                     name::indicator(FileType::from_mode(mode), mode & 0o111 != 0, opts.indicator)
                 }
                 Err(e) => {
-                    report_entry(self.cfg.dir_path, name.to_bytes(), "cannot access", &e);
+                    report_entry(
+                        self.cfg.status,
+                        self.cfg.dir_path,
+                        name.to_bytes(),
+                        "cannot access",
+                        &e,
+                    );
                     None
                 }
             }
@@ -154,7 +163,13 @@ impl<'a> StreamSink<'a> {
                 Kind::Unknown => {
                     let e =
                         std::io::Error::from_raw_os_error(rustix::io::Errno::NOENT.raw_os_error());
-                    report_entry(cfg.dir_path, u.name.to_bytes(), "cannot access", &e);
+                    report_entry(
+                        cfg.status,
+                        cfg.dir_path,
+                        u.name.to_bytes(),
+                        "cannot access",
+                        &e,
+                    );
                     FileType::UNKNOWN
                 }
             };
@@ -180,7 +195,13 @@ fn inode_of(cfg: &StreamConfig<'_>, dir: BorrowedFd<'_>, name: &CStr, d_ino: u64
     match dents::fs::stat_at(dir, name, StatFields::INO) {
         Ok(st) => Some(st.ino()),
         Err(e) => {
-            report_entry(cfg.dir_path, name.to_bytes(), "cannot access", &e);
+            report_entry(
+                cfg.status,
+                cfg.dir_path,
+                name.to_bytes(),
+                "cannot access",
+                &e,
+            );
             None
         }
     }

@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use dents::dir::FileType;
@@ -34,6 +34,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::scandir::{Dir, DirEntry, Known};
+use crate::shared::Locked;
 use crate::util::{self, StatValues};
 
 /// Messages that may wait for the consumer.
@@ -47,6 +48,9 @@ enum Message {
     Records(Vec<u8>),
     /// Entries that printed.
     Entries(Vec<Found>),
+    /// An error that names a path, for `onerror`: the path and the
+    /// system's error number.
+    PathError(Vec<u8>, i32),
 }
 
 /// The engine's standard output: each buffer sent down the channel.
@@ -242,8 +246,9 @@ struct State {
     rx: Option<Receiver<Message>>,
     /// The engine's thread, giving GNU find's exit status.
     walker: Option<JoinHandle<i32>>,
-    /// The exit status, once the walk is over.
-    status: Option<i32>,
+    /// The exit status, once the walk is over (read by `status` without
+    /// the state's lock, which a thread in `next()` may hold).
+    status: Arc<OnceLock<i32>>,
     /// Output after the last record end (a `-printf` without one).
     tail: Vec<u8>,
     /// The byte ending each record.
@@ -252,6 +257,9 @@ struct State {
     as_bytes: bool,
     /// Entries mode: what the entries share.
     entries: Option<Arc<Dir>>,
+    /// The caller's `onerror`, called with an `OSError` for each error
+    /// that names a path.
+    onerror: Option<PyObject>,
 }
 
 impl State {
@@ -267,6 +275,13 @@ impl State {
                 }
             }
             (Message::Entries(_), None) => {}
+            (Message::PathError(path, errno), _) => {
+                if let Some(onerror) = &self.onerror {
+                    let filename = util::name_obj(py, &path, self.as_bytes);
+                    let err = util::os_error(py, &io::Error::from_raw_os_error(errno), &filename);
+                    onerror.call1(py, (err.value(py),))?;
+                }
+            }
         }
         Ok(())
     }
@@ -303,7 +318,7 @@ impl State {
         self.rx = None;
         if let Some(w) = self.walker.take() {
             let status = py.allow_threads(|| w.join().unwrap_or(1));
-            self.status.get_or_insert(status);
+            self.status.get_or_init(|| status);
         }
     }
 }
@@ -311,7 +326,10 @@ impl State {
 /// The iterator `dents.find` returns.
 #[pyclass(module = "dents", name = "FindIterator")]
 pub struct FindIterator {
-    state: Mutex<State>,
+    /// The exit status, once the walk is over.
+    status: Arc<OnceLock<i32>>,
+    /// Stepped by one Python thread at a time (see [`Locked`]).
+    state: Locked<State>,
 }
 
 /// Whether the expression writes lines to standard output itself
@@ -323,30 +341,75 @@ fn prints_lines(expression: &[Vec<u8>]) -> bool {
         .any(|w| matches!(w.as_slice(), b"-print" | b"-printf" | b"-ls"))
 }
 
-/// Reads `paths` and `expression` as `dents find PATHS EXPRESSION` and
-/// starts the walk: a parse error raises `ValueError` with GNU's text.
+/// How `dents.find` runs, beside its paths and expression.
+pub struct How<'a> {
+    /// Items as `bytes` rather than `str`.
+    pub as_bytes: bool,
+    /// Items are `DirEntry` objects.
+    pub entries: bool,
+    /// Called with an `OSError` for each error that names a path (then
+    /// not written to standard error).
+    pub onerror: Option<PyObject>,
+    /// find's `-P`, `-H` or `-L`, as `P`, `H` or `L`.
+    pub follow: &'a str,
+}
+
+/// Reads `paths` and `expression` as `dents find -FOLLOW PATHS
+/// EXPRESSION` and starts the walk: a parse error raises `ValueError`
+/// with GNU's text.
 pub fn start(
     py: Python<'_>,
     paths: Vec<Vec<u8>>,
     expression: Vec<Vec<u8>>,
-    as_bytes: bool,
-    entries: bool,
+    how: How<'_>,
 ) -> PyResult<FindIterator> {
+    let How {
+        as_bytes,
+        entries,
+        onerror,
+        follow,
+    } = how;
+    let follow: &OsStr = match follow {
+        "P" => "-P".as_ref(),
+        "H" => "-H".as_ref(),
+        "L" => "-L".as_ref(),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "follow must be 'P', 'H' or 'L', not {other:?}"
+            )))
+        }
+    };
     // A NUL cannot be in a path or a word of find's command line: Python's
     // os functions raise for it rather than match nothing.
     for arg in paths.iter().chain(&expression) {
         util::cstring(arg)?;
     }
     let sep = if prints_lines(&expression) { b'\n' } else { 0 };
-    let args: Vec<&OsStr> = paths
-        .iter()
-        .chain(&expression)
-        .map(|a| OsStr::from_bytes(a))
+    let args: Vec<&OsStr> = std::iter::once(follow)
+        .chain(
+            paths
+                .iter()
+                .chain(&expression)
+                .map(|a| OsStr::from_bytes(a)),
+        )
         .collect();
     let command = py
         .allow_threads(|| dents_find::Command::parse_print0(&args))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let (tx, rx) = mpsc::sync_channel(QUEUED);
+    let command = match &onerror {
+        // Said on the consumer's thread, where `onerror` may run.
+        Some(_) => {
+            let errors = tx.clone();
+            command.on_path_error(move |path, e| {
+                // EIO for an error the system did not number.
+                let errno = e.raw_os_error().unwrap_or(5);
+                // A closed iterator: nobody to tell.
+                let _ = errors.send(Message::PathError(path.to_vec(), errno));
+            })
+        }
+        None => command,
+    };
     let walker = std::thread::Builder::new()
         .name("dents-find".into())
         .spawn(move || {
@@ -361,16 +424,19 @@ pub fn start(
             }
         })
         .map_err(PyErr::from)?;
+    let status = Arc::default();
     Ok(FindIterator {
-        state: Mutex::new(State {
+        status: Arc::clone(&status),
+        state: Locked::new(State {
             ready: VecDeque::new(),
             rx: Some(rx),
             walker: Some(walker),
-            status: None,
+            status: Arc::clone(&status),
             tail: Vec::new(),
             sep,
             as_bytes,
             entries: entries.then(|| Dir::of_find(py, as_bytes)),
+            onerror,
         }),
     })
 }
@@ -381,8 +447,9 @@ impl FindIterator {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let st = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let mut guard = self.state.lock(py)?;
+        let st = &mut *guard;
         loop {
             if let Some(r) = st.ready.pop_front() {
                 return Ok(Some(r));
@@ -407,18 +474,16 @@ impl FindIterator {
 
     /// Stops the walk and waits for its threads (also done at the end of
     /// the iteration; dropping the iterator stops the walk too).
-    fn close(&mut self, py: Python<'_>) {
-        self.state
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .close(py);
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.state.lock(py)?.close(py);
+        Ok(())
     }
 
     /// GNU find's exit status once the walk is over (0, or 1 after a
     /// problem, which find reported on standard error); `None` before.
     #[getter]
     fn status(&self) -> Option<i32> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).status
+        self.status.get().copied()
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -426,8 +491,8 @@ impl FindIterator {
     }
 
     #[pyo3(signature = (*_args))]
-    fn __exit__(&mut self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
-        self.close(py);
-        false
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
     }
 }

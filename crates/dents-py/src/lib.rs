@@ -145,25 +145,38 @@ fn py_du(
     total.ok_or_else(|| error(&p.bytes, 2))
 }
 
-/// `find(paths, expression, as_bytes, entries)`: see `dents.find`
-/// (`paths` and the words of `expression` already `os.fsencode`d).
+/// `find(paths, expression, as_bytes, entries, onerror, follow)`: see
+/// `dents.find` (`paths` and the words of `expression` already
+/// `os.fsencode`d; `follow` one of `P`, `H`, `L`).
 #[pyfunction]
-#[pyo3(name = "find", signature = (paths, expression, as_bytes, entries = false))]
+#[pyo3(
+    name = "find",
+    signature = (paths, expression, as_bytes, entries = false, onerror = None, follow = "P")
+)]
 fn py_find(
     py: Python<'_>,
     paths: Vec<Vec<u8>>,
     expression: Vec<Vec<u8>>,
     as_bytes: bool,
     entries: bool,
+    onerror: Option<PyObject>,
+    follow: &str,
 ) -> PyResult<find::FindIterator> {
-    find::start(py, paths, expression, as_bytes, entries)
+    let how = find::How {
+        as_bytes,
+        entries,
+        onerror,
+        follow,
+    };
+    find::start(py, paths, expression, how)
 }
 
 /// `scan(roots, output, threads, one_file_system, follow, names_only,
-/// onerror)`: see `dents.scan` (`roots` and `output` already
-/// `os.fsencode`d).
+/// onerror, since)`: see `dents.scan` (`roots`, `output` and `since`
+/// already `os.fsencode`d); returns the rows written and, for a `since`
+/// that could not be used at all, why (the wrapper warns).
 #[pyfunction]
-#[pyo3(name = "scan", signature = (roots, output, threads = None, one_file_system = false, follow = None, names_only = false, onerror = None))]
+#[pyo3(name = "scan", signature = (roots, output, threads = None, one_file_system = false, follow = None, names_only = false, onerror = None, since = None))]
 #[allow(clippy::too_many_arguments)]
 fn py_scan(
     py: Python<'_>,
@@ -174,7 +187,8 @@ fn py_scan(
     follow: Option<String>,
     names_only: bool,
     onerror: Option<PyObject>,
-) -> PyResult<u64> {
+    since: Option<Vec<u8>>,
+) -> PyResult<(u64, Option<String>)> {
     let follow = match follow.as_deref() {
         None | Some("never") => dents::Follow::Never,
         Some("roots") => dents::Follow::Roots,
@@ -193,6 +207,7 @@ fn py_scan(
         one_file_system,
         follow,
         names_only,
+        since,
     };
     let (result, problems) = py.allow_threads(|| snap::scan(&roots, &output, &opts));
     let onerror = onerror.filter(|o| !o.is_none(py));
@@ -209,7 +224,7 @@ fn py_scan(
         }
     }
     match result {
-        Ok(rows) => Ok(rows),
+        Ok(done) => Ok(done),
         Err(dents_snap::Error::Io(path, e)) => {
             let name = if path.is_empty() { &output } else { &path };
             Err(util::os_error(py, &e, &util::name_obj(py, name, false)))

@@ -10,6 +10,10 @@ use dents_snap::{Problem, ScanOptions};
 /// A problem met: the path, the errno, the message as `dents scan` says it.
 pub type Met = (Vec<u8>, Option<i32>, Vec<u8>);
 
+/// A scan done: the rows written and, for a refresh whose old snapshot
+/// could not be used at all, why.
+pub type Done = (u64, Option<String>);
+
 /// How `scan` walks.
 pub struct PyScanOptions {
     /// Worker threads (`None`: the walker's default).
@@ -20,16 +24,19 @@ pub struct PyScanOptions {
     pub follow: Follow,
     /// `--names-only`.
     pub names_only: bool,
+    /// `--since`: the old snapshot to refresh from.
+    pub since: Option<Vec<u8>>,
 }
 
-/// Scans `roots` into `output`; the rows written and the problems met
-/// (path, errno, message), or the error that kept the snapshot from
+/// Scans `roots` into `output`; the rows written (and, refreshing, why
+/// the old snapshot could not be used, if it could not) and the problems
+/// met (path, errno, message), or the error that kept the snapshot from
 /// being written (nothing left at `output` then).
 pub fn scan(
     roots: &[Vec<u8>],
     output: &[u8],
     o: &PyScanOptions,
-) -> (Result<u64, dents_snap::Error>, Vec<Met>) {
+) -> (Result<Done, dents_snap::Error>, Vec<Met>) {
     let mut texts = Vec::new();
     if let Some(n) = o.threads {
         texts.push(format!("-j {n}"));
@@ -51,6 +58,10 @@ pub fn scan(
         follow: o.follow,
         names_only: o.names_only,
         options_text: texts.join(" "),
+        since: o
+            .since
+            .as_ref()
+            .map(|s| std::ffi::OsStr::from_bytes(s).into()),
     };
     let mut problems = Vec::new();
     let r = dents_snap::scan(
@@ -59,5 +70,5 @@ pub fn scan(
         Path::new(std::ffi::OsStr::from_bytes(output)),
         |p: &Problem| problems.push((p.path.clone(), p.errno, p.message())),
     );
-    (r.map(|s| s.rows), problems)
+    (r.map(|s| (s.rows, s.not_reused)), problems)
 }

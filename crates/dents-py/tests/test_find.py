@@ -239,3 +239,76 @@ def test_embedded_null_byte_raises_as_os(paths, expression):
         os.stat("a\0")
     with pytest.raises(ValueError, match="embedded null byte"):
         dents.find(paths, *expression)
+
+
+def test_onerror_gets_each_missing_start_as_os_error(tmp_path, capfd):
+    """onerror, as os.walk's: an OSError per error naming a path, nothing
+    on standard error, the status 1 all the same."""
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "f").write_bytes(b"x")
+    errors = []
+    it = dents.find([tmp_path / "gone1", tmp_path / "here", tmp_path / "gone2"], "-name", "f",
+                    onerror=errors.append)
+    assert list(it) == [os.fspath(tmp_path / "here" / "f")]
+    assert it.status == 1
+    assert sorted(e.filename for e in errors) == [os.fspath(tmp_path / "gone1"), os.fspath(tmp_path / "gone2")]
+    assert all(isinstance(e, FileNotFoundError) and e.errno == 2 for e in errors)
+    assert all(e.strerror == os.strerror(2) for e in errors)
+    assert capfd.readouterr().err == ""
+
+
+def test_onerror_gets_errors_of_the_walk_in_bytes_for_bytes(tmp_path):
+    """Errors met on the walker threads (links that loop, under -L) come
+    to onerror on the iterating thread; bytes paths give bytes names."""
+    d = tmp_path / "d"
+    for i in range(6):
+        sub = d / f"s{i}"
+        sub.mkdir(parents=True)
+        os.symlink("b", sub / "a")
+        os.symlink("a", sub / "b")
+    errors = []
+    it = dents.find(os.fsencode(d), follow="L", onerror=errors.append)
+    found = list(it)
+    assert it.status == 1
+    gnu_err = subprocess.run(["find", "-L", d], capture_output=True).stderr
+    assert len(errors) == len(gnu_err.splitlines()) == 12
+    assert all(e.errno == 40 and isinstance(e.filename, bytes) for e in errors)
+    assert sorted(found) == gnu_with_option("-L", d)
+
+
+def test_an_exception_in_onerror_ends_the_iteration(tmp_path):
+    class Stop(Exception):
+        pass
+
+    def onerror(e):
+        raise Stop(e.filename)
+
+    it = dents.find([tmp_path / "gone", tmp_path], onerror=onerror)
+    with pytest.raises(Stop):
+        list(it)
+    it.close()
+
+
+@pytest.mark.parametrize("follow, gnu_option", [("P", "-P"), ("H", "-H"), ("L", "-L")])
+def test_follow_is_finds_option(tmp_path, follow, gnu_option):
+    """follow='P'/'H'/'L' walks as find -P/-H/-L (today's ValueError:
+    unknown predicate '-L' gone)."""
+    real = tmp_path / "real"
+    (real / "sub").mkdir(parents=True)
+    (real / "sub" / "f").write_bytes(b"x")
+    (tmp_path / "t").mkdir()
+    os.symlink(real, tmp_path / "t" / "link")
+    os.symlink(real, tmp_path / "top")
+    for start in [tmp_path / "t", tmp_path / "top"]:
+        got = sorted(os.fsencode(p) for p in dents.find(start, follow=follow))
+        assert got == gnu_with_option(gnu_option, start)
+
+
+def gnu_with_option(option, start):
+    out = subprocess.run(["find", option, start, "-print0"], capture_output=True).stdout
+    return sorted(out.split(b"\0")[:-1])
+
+
+def test_follow_refuses_other_words(tmp_path):
+    with pytest.raises(ValueError, match="follow"):
+        dents.find(tmp_path, follow="-L")

@@ -1,4 +1,4 @@
-"""One dents.scandir or dents.walk iterator shared by several threads:
+"""One dents.scandir, dents.walk or dents.find iterator shared by several threads:
 between them they get every item once, and no error."""
 
 import os
@@ -93,3 +93,32 @@ def test_walk_reentered_from_onerror_raises(tmp_path):
     it = dents.walk(str(tmp_path / "missing"), onerror=onerror)
     assert list(it) == []
     assert seen == ["iterator already executing"]
+
+
+@pytest.mark.parametrize("entries", [False, True])
+def test_find_shared(wide, entries):
+    def key(x):
+        return os.fspath(x)
+
+    want = sorted(key(p) for p in dents.find(wide, "-type", "f", entries=entries))
+    assert len(want) == 1200
+    it = dents.find(wide, "-type", "f", entries=entries)
+    got = drain_shared(it)
+    assert sorted(key(p) for p in got) == want
+    assert it.status == 0
+
+
+def test_find_reentered_from_onerror_raises(tmp_path):
+    seen = []
+
+    def onerror(e):
+        try:
+            next(it)
+        except ValueError as v:
+            seen.append(str(v))
+        seen.append(it.status)
+
+    it = dents.find([tmp_path / "missing", tmp_path], onerror=onerror)
+    assert list(it) == [os.fspath(tmp_path)]
+    assert seen == ["iterator already executing", None]
+    assert it.status == 1

@@ -140,3 +140,35 @@ def test_readme_sql_answers_the_three_questions(tmp_path, monkeypatch):
         (b"data/new\nfile", "added"),
     ]
     assert [(bytes(p), s) for p, s, _ in old_large] == [(b"data/old-big", 3_000_000_000)]
+
+
+def test_scan_since_refreshes_exactly_and_says_what_it_reused(tmp_path):
+    root = tmp_path / "t"
+    os.mkdir(root)
+    make_tree(root, seed=3)
+    # Older than the refresh's 2-second guard: reusable.
+    time.sleep(2.2)
+    old, new, full = (tmp_path / n for n in ("old.parquet", "new.parquet", "full.parquet"))
+    dents.scan(root, old)
+    victim = next(d for d, _, _ in os.walk(root) if d != str(root))
+    with open(os.path.join(victim, "added"), "w") as f:
+        f.write("new")
+    n = dents.scan(root, new, since=old)
+    assert dents.scan(root, full) == n
+    a, b = pq.read_table(new), pq.read_table(full)
+    # atime moves as directories are read: the rest must be equal.
+    assert a.drop(["atime"]).equals(b.drop(["atime"]))
+    md = pq.read_metadata(new).metadata
+    assert md[b"dents.scan.since"] == os.fsencode(old)
+    read, reused = int(md[b"dents.scan.dirs_read"]), int(md[b"dents.scan.dirs_reused"])
+    assert reused > 0 and read >= 1  # the changed directory at least
+    assert read + reused == int(pq.read_metadata(full).metadata[b"dents.scan.dirs_read"])
+
+
+def test_scan_since_unusable_warns_and_reads_everything(tmp_path):
+    root = tmp_path / "t"
+    os.mkdir(root)
+    with pytest.warns(RuntimeWarning, match="cannot reuse .*missing.*every directory read"):
+        dents.scan(root, tmp_path / "n.parquet", since=tmp_path / "missing")
+    md = pq.read_metadata(tmp_path / "n.parquet").metadata
+    assert md[b"dents.scan.dirs_reused"] == b"0"

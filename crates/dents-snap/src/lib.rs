@@ -10,6 +10,7 @@
 //! | [`writer`] | the streaming writer: row groups flushed as they fill, a temporary name renamed at the end |
 //! | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
 //! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
+//! | [`refresh`] | an old snapshot's listings by identity, and when one stands for reading a directory again |
 //! | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
 //! | [`merge`] | streams of rows in level order merged into one |
 //! | [`sharded`] | sharded snapshots: a directory of shards; a shard written from rows in any order |
@@ -30,6 +31,7 @@ pub mod escape;
 pub mod merge;
 pub mod reader;
 pub mod record;
+pub mod refresh;
 pub mod row;
 pub mod scan;
 pub mod schema;

@@ -56,6 +56,12 @@ pub struct ScanRecord {
     pub error_count: u64,
     /// The errors' messages (`PATH: CAUSE` or du-style words), bytes.
     pub errors: Vec<Vec<u8>>,
+    /// A refresh: the old snapshot it started from, as given.
+    pub since: Option<Vec<u8>>,
+    /// Directories read.
+    pub dirs_read: u64,
+    /// Directories whose listing came from the old snapshot.
+    pub dirs_reused: u64,
 }
 
 impl ScanRecord {
@@ -81,6 +87,12 @@ impl ScanRecord {
             (DENTS_VERSION_KEY.into(), self.dents_version.clone()),
             (ERROR_COUNT_KEY.into(), self.error_count.to_string()),
             (ERRORS_KEY.into(), lines(&self.errors)),
+            (
+                SINCE_KEY.into(),
+                self.since.as_deref().map(escape).unwrap_or_default(),
+            ),
+            (DIRS_READ_KEY.into(), self.dirs_read.to_string()),
+            (DIRS_REUSED_KEY.into(), self.dirs_reused.to_string()),
         ]
     }
 
@@ -97,6 +109,9 @@ impl ScanRecord {
             v.split('\n').map(|l| unescape(l).ok_or(key)).collect()
         };
         let time = |key: &'static str| get(key).and_then(Time::from_text).ok_or(key);
+        let count = |key: &'static str| -> Result<u64, &'static str> {
+            get(key).map_or(Ok(0), |v| v.parse().map_err(|_| key))
+        };
         Ok(ScanRecord {
             roots: lines(ROOTS_KEY)?,
             start: time(START_KEY)?,
@@ -107,6 +122,13 @@ impl ScanRecord {
                 .and_then(|v| v.parse().ok())
                 .ok_or(ERROR_COUNT_KEY)?,
             errors: lines(ERRORS_KEY)?,
+            // Added keys: absent from the first snapshots of version 1.
+            since: match get(SINCE_KEY) {
+                None | Some("") => None,
+                Some(v) => Some(unescape(v).ok_or(SINCE_KEY)?),
+            },
+            dirs_read: count(DIRS_READ_KEY)?,
+            dirs_reused: count(DIRS_REUSED_KEY)?,
         })
     }
 }

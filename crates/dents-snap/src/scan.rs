@@ -10,10 +10,15 @@
 //! writer.  Memory: the channel, one row group, and the walk's own (a
 //! directory's names are held until visited).
 
-use std::path::Path;
+use std::os::fd::BorrowedFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 
+use dents::walk::{Listing, Start, Visit, Visitor, WalkError};
 use dents::{Entry, ErrorKind, Flow, Follow, StatFields, Walker};
+
+use crate::refresh::{Index, Wanted};
 
 use crate::record::{ScanRecord, Time};
 use crate::row::{nanos, Row};
@@ -40,6 +45,11 @@ pub struct ScanOptions {
     pub names_only: bool,
     /// The options as the user gave them, for the record.
     pub options_text: String,
+    /// Refresh: a snapshot of the same trees taken before, whose
+    /// listings stand for reading the directories unchanged since
+    /// ([`crate::refresh`]); the new snapshot is the one a full scan
+    /// would write.
+    pub since: Option<PathBuf>,
 }
 
 impl Default for ScanOptions {
@@ -50,6 +60,7 @@ impl Default for ScanOptions {
             follow: Follow::Never,
             names_only: false,
             options_text: String::new(),
+            since: None,
         }
     }
 }
@@ -92,6 +103,10 @@ pub struct Summary {
     pub rows: u64,
     /// The record written in the snapshot (errors included).
     pub record: ScanRecord,
+    /// With [`ScanOptions::since`]: why the old snapshot was not used at
+    /// all (then every directory was read), as the end of the message
+    /// `cannot reuse 'OLD': WHY; every directory read`.
+    pub not_reused: Option<String>,
 }
 
 enum Msg {
@@ -119,6 +134,7 @@ pub fn scan(
     let mut sorted_roots: Vec<Vec<u8>> = roots.to_vec();
     sorted_roots.sort();
     record.roots = sorted_roots.clone();
+    let mut not_reused = None;
     let fields = if opts.names_only {
         StatFields::TYPE | StatFields::INO | StatFields::MTIME | StatFields::CTIME
     } else {
@@ -134,35 +150,45 @@ pub fn scan(
     .follow_links(opts.follow)
     .sort_by_name(true)
     .stat_fields(fields);
+    let index = match &opts.since {
+        Some(old) => match Index::open(
+            old,
+            Wanted {
+                follow_all: opts.follow == Follow::Always,
+            },
+        ) {
+            Ok(ix) => Some(ix),
+            Err(why) => {
+                not_reused = Some(why.0);
+                None
+            }
+        },
+        None => None,
+    };
     // Rows go in batches: one channel message (and at most one wake-up
     // of the writer) per BATCH rows, not per row.
     let (tx, rx) = mpsc::sync_channel::<Vec<Msg>>(CHANNEL_ROWS / BATCH);
-    let names_only = opts.names_only;
+    let visitor = ScanVisitor {
+        walker: &walker,
+        names_only: opts.names_only,
+        index: index.as_ref(),
+        // The visits of a sorted walk are serial (one worker at a
+        // time): the lock is never contended, and keeps their order.
+        batch: Mutex::new(Vec::with_capacity(BATCH)),
+        tx: Mutex::new(Some(tx)),
+        quit: AtomicBool::new(false),
+        read: AtomicU64::new(0),
+        reused: AtomicU64::new(0),
+    };
     let result = std::thread::scope(|s| {
-        let walk = s.spawn(move || {
-            // The visits of a sorted walk are serial (one worker at a
-            // time): the lock is never contended, and keeps their order.
-            let batch = Mutex::new(Vec::with_capacity(BATCH));
-            walker.for_each(|e| {
-                let msg = match e {
-                    Ok(entry) => row_of(&entry, names_only),
-                    Err(err) => Msg::Problem(problem_of(&err)),
-                };
-                let mut b = batch.lock().unwrap_or_else(|p| p.into_inner());
-                b.push(msg);
-                if b.len() < BATCH {
-                    return Flow::Continue;
-                }
-                let full = std::mem::replace(&mut *b, Vec::with_capacity(BATCH));
-                // The writer is gone (it failed): stop the walk.
-                if tx.send(full).is_err() {
-                    Flow::Quit
-                } else {
-                    Flow::Continue
-                }
-            });
-            let rest = batch.into_inner().unwrap_or_else(|p| p.into_inner());
-            let _ = tx.send(rest);
+        let walk = s.spawn(|| {
+            walker.visit(&visitor);
+            let rest =
+                std::mem::take(&mut *visitor.batch.lock().unwrap_or_else(|p| p.into_inner()));
+            let tx = visitor.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some(tx) = tx {
+                let _ = tx.send(rest);
+            }
         });
         let mut failed = None;
         'recv: for msgs in rx.iter() {
@@ -188,9 +214,90 @@ pub fn scan(
     });
     result?;
     record.end = Time::now();
+    record.since = opts
+        .since
+        .as_ref()
+        .map(|p| p.as_os_str().as_encoded_bytes().to_vec());
+    record.dirs_read = visitor.read.load(Ordering::Relaxed);
+    record.dirs_reused = visitor.reused.load(Ordering::Relaxed);
     let rows = writer.rows();
     writer.finish(&record)?;
-    Ok(Summary { rows, record })
+    Ok(Summary {
+        rows,
+        record,
+        not_reused,
+    })
+}
+
+/// The scan's visitor: each entry's row (or problem) batched to the
+/// writer's thread; with an index of an old snapshot, the listings of
+/// directories unchanged since it.
+struct ScanVisitor<'a> {
+    walker: &'a Walker,
+    names_only: bool,
+    index: Option<&'a Index>,
+    batch: Mutex<Vec<Msg>>,
+    /// Taken (dropped) when the walk ends.
+    tx: Mutex<Option<mpsc::SyncSender<Vec<Msg>>>>,
+    /// The writer is gone (it failed): leave everything out.
+    quit: AtomicBool,
+    /// Directories read, and taken from the old snapshot.
+    read: AtomicU64,
+    reused: AtomicU64,
+}
+
+impl ScanVisitor<'_> {
+    /// Queues one message for the writer; `Flow::Quit` once it is gone.
+    fn send(&self, msg: Msg) -> Flow {
+        let mut b = self.batch.lock().unwrap_or_else(|p| p.into_inner());
+        b.push(msg);
+        if b.len() < BATCH {
+            return Flow::Continue;
+        }
+        let full = std::mem::replace(&mut *b, Vec::with_capacity(BATCH));
+        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
+        if tx.as_ref().is_none_or(|tx| tx.send(full).is_err()) {
+            self.quit.store(true, Ordering::Relaxed);
+            Flow::Quit
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+impl Visitor for ScanVisitor<'_> {
+    type State = ();
+
+    fn state(&self) {}
+
+    fn excluded(&self, _: &mut (), _: &Visit<'_>) -> bool {
+        self.quit.load(Ordering::Relaxed)
+    }
+
+    fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
+        if self.quit.load(Ordering::Relaxed) {
+            return Flow::Quit;
+        }
+        self.send(row_of(&Entry::from(v), self.names_only))
+    }
+
+    fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
+        let l = self.index.and_then(|ix| ix.listing(fd));
+        let n = if l.is_some() {
+            &self.reused
+        } else {
+            &self.read
+        };
+        n.fetch_add(1, Ordering::Relaxed);
+        l
+    }
+
+    fn error(&self, _: &mut (), e: &WalkError) {
+        let e = self.walker.convert_error(e);
+        if self.send(Msg::Problem(problem_of(&e))) == Flow::Quit {
+            self.quit.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// `OsStr` from bytes, without naming the extension trait at each call.

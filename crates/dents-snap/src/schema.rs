@@ -65,6 +65,16 @@ pub const ERROR_COUNT_KEY: &str = "dents.scan.error_count";
 /// Key of the errors' messages: each escaped, one per line, the first
 /// [`MAX_ERRORS`] only.
 pub const ERRORS_KEY: &str = "dents.scan.errors";
+/// Key of the old snapshot a refresh started from (`--since`), escaped;
+/// absent or empty for a scan that read every directory.  Keys added
+/// after version 1 was first written: a reader takes a missing one as
+/// empty or 0.
+pub const SINCE_KEY: &str = "dents.scan.since";
+/// Key of the number of directories read (`getdents`).
+pub const DIRS_READ_KEY: &str = "dents.scan.dirs_read";
+/// Key of the number of directories whose listing came from the old
+/// snapshot instead ([`SINCE_KEY`]).
+pub const DIRS_REUSED_KEY: &str = "dents.scan.dirs_reused";
 /// Key of the row order: [`ORDER`].
 pub const ORDER_KEY: &str = "dents.snapshot.order";
 

@@ -1,15 +1,16 @@
 //! Error messages and exit statuses in the style of the tool being replaced.
 //!
 //! Messages name the path (quoted as GNU quotes it in messages) and the
-//! cause in the C library's words; the exit status is the worst seen.
+//! cause in the C library's words; the exit status is the worst seen,
+//! kept by each command in its own [`Status`] (two commands run in one
+//! process do not see each other's problems).
 
 use std::io;
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
 
+use crate::output::Output;
 use crate::quote;
-
-/// The exit status so far: 0, or the worst problem reported.
-static STATUS: AtomicI32 = AtomicI32::new(0);
 
 /// A minor problem: ls's exit status 1 (an entry that could not be stat'ed).
 pub const MINOR: i32 = 1;
@@ -27,9 +28,54 @@ pub fn describe(e: &io::Error) -> String {
     }
 }
 
-/// Prints `dents: WHAT 'PATH': CAUSE` on stderr and raises the exit status
-/// to at least `status`.
-pub fn report(status: i32, what: &str, path: &[u8], e: &io::Error) {
+/// One command's exit status so far: 0, or the worst problem reported.
+/// Shared by the command's threads.
+#[derive(Debug, Default)]
+pub struct Status {
+    level: AtomicI32,
+    /// The command's standard output, flushed before each message.
+    out: Option<Arc<Output>>,
+}
+
+impl Status {
+    /// A status with nothing reported yet (0).
+    pub fn new() -> Status {
+        Status::default()
+    }
+
+    /// A status whose messages flush `out` first, as GNU's `error()`
+    /// flushes standard output ([`Output::flush_for_message`]).
+    pub fn flushing(out: Arc<Output>) -> Status {
+        Status {
+            level: AtomicI32::new(0),
+            out: Some(out),
+        }
+    }
+
+    /// Raises the status to at least `level`.
+    pub fn raise(&self, level: i32) {
+        self.level.fetch_max(level, Ordering::Relaxed);
+    }
+
+    /// The exit status to leave with.
+    pub fn get(&self) -> i32 {
+        self.level.load(Ordering::Relaxed)
+    }
+
+    /// Writes a message worded already to stderr and raises the status
+    /// to at least `level`.
+    pub fn say(&self, level: i32, bytes: &[u8]) {
+        if let Some(out) = &self.out {
+            out.flush_for_message();
+        }
+        write_stderr(bytes);
+        self.raise(level);
+    }
+}
+
+/// Prints `dents: WHAT 'PATH': CAUSE` on stderr and raises `status` to at
+/// least `level`.
+pub fn report(status: &Status, level: i32, what: &str, path: &[u8], e: &io::Error) {
     let mut msg = Vec::with_capacity(64 + path.len());
     msg.extend_from_slice(b"dents: ");
     msg.extend_from_slice(what.as_bytes());
@@ -38,8 +84,7 @@ pub fn report(status: i32, what: &str, path: &[u8], e: &io::Error) {
     msg.extend_from_slice(b": ");
     msg.extend_from_slice(describe(e).as_bytes());
     msg.push(b'\n');
-    write_stderr(&msg);
-    raise(status);
+    status.say(level, &msg);
 }
 
 /// Writes `bytes` to stderr in one call, ignoring failure (nowhere to say it).
@@ -49,20 +94,4 @@ pub fn write_stderr(bytes: &[u8]) {
     crate::progress::suspended(|| {
         let _ = io::stderr().lock().write_all(bytes);
     });
-}
-
-/// Raises the exit status to at least `status`.
-pub fn raise(status: i32) {
-    STATUS.fetch_max(status, Ordering::Relaxed);
-}
-
-/// Forgets the problems met so far: a library caller's next command
-/// starts from status 0.
-pub fn reset_status() {
-    STATUS.store(0, Ordering::Relaxed);
-}
-
-/// The exit status to leave with.
-pub fn status() -> i32 {
-    STATUS.load(Ordering::Relaxed)
 }

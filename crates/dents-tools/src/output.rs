@@ -5,9 +5,11 @@
 //! lock, so lines from different threads never interleave mid-line.  A
 //! closed pipe ends the process through SIGPIPE (restored to its default at
 //! start), at once and quietly, as it ends `ls`.  Another failed write
-//! ends the process as ls does ("write error"), unless the output was
-//! given a reporter ([`Output::reporting_errors`]): find reports the
-//! file, drops the rest of its output and goes on with the others.
+//! is kept, the rest of the output dropped, and said when the command
+//! closes its output ([`Output::close_status`], GNU's `close_stdout`:
+//! "write error"), unless the output was given a reporter
+//! ([`Output::reporting_errors`]): find reports the file at once and goes
+//! on with the others.  Nothing here ends the process.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -28,10 +30,20 @@ type Sink = Box<dyn Write + Send>;
 /// writer), shared by all threads.
 pub struct Output {
     file: Mutex<Sink>,
-    /// What a failed write does; `None`: end the process (ls).
+    /// Bytes carried until enough are gathered to write ([`Output::carry`]);
+    /// written before anything else is.
+    carried: Mutex<Vec<u8>>,
+    /// What a failed write does; `None`: keep it for
+    /// [`Output::close_status`] (ls, du).
     on_error: Option<Reporter>,
-    /// A write failed and was reported: the rest is dropped.
+    /// A write failed: the rest is dropped.
     failed: AtomicBool,
+    /// The first failed write, when there is no reporter.
+    error: Mutex<Option<io::Error>>,
+    /// Output was written to a standard output closed at start.
+    wrote_to_closed: AtomicBool,
+    /// Output came since the last message ([`Output::flush_for_message`]).
+    unflushed: AtomicBool,
     /// Standard output was closed when the process started (Rust's
     /// runtime put `/dev/null` there): every write fails as `EBADF`, as
     /// it fails for ls and find.
@@ -47,16 +59,14 @@ impl std::fmt::Debug for Output {
 }
 
 impl Output {
-    /// Standard output, opened once more as a plain file (no line buffering).
-    pub fn stdout() -> Output {
-        let fd = io::stdout()
-            .as_fd()
-            .try_clone_to_owned()
-            .unwrap_or_else(|e| fatal_write_error(&e));
-        Output {
+    /// Standard output, opened once more as a plain file (no line
+    /// buffering); an error if no descriptor is left for it.
+    pub fn stdout() -> io::Result<Output> {
+        let fd = io::stdout().as_fd().try_clone_to_owned()?;
+        Ok(Output {
             closed: dents_os::closed_at_start(1),
             ..Output::from_file(File::from(fd))
-        }
+        })
     }
 
     /// An open file (`find -fprint FILE` and the like).
@@ -69,15 +79,19 @@ impl Output {
     pub fn from_writer(writer: impl Write + Send + 'static) -> Output {
         Output {
             file: Mutex::new(Box::new(writer)),
+            carried: Mutex::new(Vec::new()),
             on_error: None,
             failed: AtomicBool::new(false),
+            error: Mutex::new(None),
+            wrote_to_closed: AtomicBool::new(false),
+            unflushed: AtomicBool::new(false),
             closed: false,
         }
     }
 
     /// The same output, whose first failed write is handed to `report`
-    /// (which says so and sets the exit status) instead of ending the
-    /// process; what is written after it is dropped.
+    /// (which says so and sets the exit status) instead of keeping it for
+    /// [`Output::close_status`]; what is written after it is dropped.
     pub fn reporting_errors(
         mut self,
         report: impl Fn(&io::Error) + Send + Sync + 'static,
@@ -86,9 +100,65 @@ impl Output {
         self
     }
 
-    /// Writes `bytes` whole.
+    /// Writes `bytes` whole (after what is carried).
     pub fn write(&self, bytes: &[u8]) {
-        if bytes.is_empty() || self.failed.load(Ordering::Relaxed) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.unflushed.store(true, Ordering::Relaxed);
+        let mut carried = self.carried.lock().unwrap_or_else(|p| p.into_inner());
+        if !carried.is_empty() {
+            self.write_now(&carried);
+            carried.clear();
+        }
+        self.write_now(bytes);
+    }
+
+    /// Keeps `bytes` to be written with what follows, once
+    /// [`FLUSH_AT`] bytes are gathered: short listings of many small
+    /// directories go out in large writes, as stdio's buffer sends them.
+    pub fn carry(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.unflushed.store(true, Ordering::Relaxed);
+        let mut carried = self.carried.lock().unwrap_or_else(|p| p.into_inner());
+        carried.extend_from_slice(bytes);
+        if carried.len() >= FLUSH_AT {
+            self.write_now(&carried);
+            carried.clear();
+        }
+    }
+
+    /// Takes what is carried, for a caller that formats after it and
+    /// hands back the rest ([`Output::carry`]).
+    pub fn take_carried(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.carried.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Writes what is carried.
+    pub fn flush(&self) {
+        let mut carried = self.carried.lock().unwrap_or_else(|p| p.into_inner());
+        if !carried.is_empty() {
+            self.write_now(&carried);
+            carried.clear();
+        }
+    }
+
+    /// Flushes before a message is said, as GNU's `error()` flushes
+    /// standard output: the message comes after the output before it
+    /// (on a terminal, or with `2>&1`), and a write error kept for
+    /// [`Output::close_status`] is said with its cause only if output
+    /// came after the last message (GNU's last flush, in `close_stdout`,
+    /// fails again and sets `errno`).
+    pub fn flush_for_message(&self) {
+        self.flush();
+        self.unflushed.store(false, Ordering::Relaxed);
+    }
+
+    /// Writes `bytes` to the file, or keeps or reports the failure.
+    fn write_now(&self, bytes: &[u8]) {
+        if self.failed.load(Ordering::Relaxed) {
             return;
         }
         // With a status line on the same terminal, off its row (the line
@@ -98,20 +168,51 @@ impl Output {
             if self.closed {
                 // Said at the end, as ls and find say it when they close
                 // standard output.
-                WROTE_TO_CLOSED.store(true, Ordering::Relaxed);
+                self.wrote_to_closed.store(true, Ordering::Relaxed);
                 return;
             }
             if let Err(e) = file.write_all(bytes) {
+                if self.failed.swap(true, Ordering::Relaxed) {
+                    return;
+                }
                 match &self.on_error {
-                    None => fatal_write_error(&e),
-                    Some(report) => {
-                        if !self.failed.swap(true, Ordering::Relaxed) {
-                            report(&e);
-                        }
-                    }
+                    None => *self.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e),
+                    Some(report) => report(&e),
                 }
             }
         });
+    }
+
+    /// Whether output was written to a standard output closed at start
+    /// (nothing was said yet: ls and find say it when they close it).
+    pub fn wrote_to_closed(&self) -> bool {
+        self.wrote_to_closed.load(Ordering::Relaxed)
+    }
+
+    /// The command's exit status once its output is closed, as GNU's
+    /// `close_stdout` leaves it: `code`, or at least `failed` after
+    /// saying `dents: write error` if a write failed (and had no
+    /// reporter) or output went to a standard output closed at start.
+    pub fn close_status(&self, code: i32, failed: i32) -> i32 {
+        self.flush();
+        let kept = self.error.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let msg = match kept {
+            // Nothing left to flush at the end: GNU knows no cause.
+            Some(_) if !self.unflushed.load(Ordering::Relaxed) => {
+                "dents: write error\n".to_string()
+            }
+            Some(e) => format!("dents: write error: {}\n", crate::errors::describe(&e)),
+            // Closing a closed descriptor fails whatever was flushed.
+            None if self.wrote_to_closed() => {
+                format!(
+                    "dents: write error: {}\n",
+                    crate::errors::describe(&ebadf())
+                )
+            }
+            None => return code,
+        };
+        crate::errors::write_stderr(msg.as_bytes());
+        code.max(failed)
     }
 }
 
@@ -126,15 +227,6 @@ pub fn write_stdout(bytes: &[u8]) -> io::Result<()> {
     out.flush()
 }
 
-/// Whether output was written to a standard output closed at start.
-static WROTE_TO_CLOSED: AtomicBool = AtomicBool::new(false);
-
-/// Whether output was written to a standard output closed at start
-/// (nothing was said yet: ls and find say it when they close it).
-pub fn written_to_closed() -> bool {
-    WROTE_TO_CLOSED.load(Ordering::Relaxed)
-}
-
 /// `EBADF`: the error of a write to a closed descriptor.
 pub fn ebadf() -> io::Error {
     io::Error::from_raw_os_error(libc_ebadf())
@@ -143,13 +235,6 @@ pub fn ebadf() -> io::Error {
 /// `EBADF`: the error of a write to a closed descriptor.
 fn libc_ebadf() -> i32 {
     rustix::io::Errno::BADF.raw_os_error()
-}
-
-/// Reports a failed write to standard output and exits with status 2, as
-/// ls does ("write error").
-pub fn fatal_write_error(e: &io::Error) -> ! {
-    eprintln!("dents: write error: {}", crate::errors::describe(e));
-    std::process::exit(2)
 }
 
 /// One thread's output buffer.

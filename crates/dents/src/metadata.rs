@@ -473,3 +473,60 @@ impl FileType {
         self.as_dtype() == FileType::SOCKET.as_dtype()
     }
 }
+
+/// An entry's status as recorded elsewhere (a snapshot's row written by
+/// an earlier walk), to be read back as [`Metadata`] by code that takes
+/// a stat: a recorded entry is a stat already fetched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RecordedStat {
+    /// The fields that were recorded (the others read as 0 or `None`).
+    pub fields: StatFields,
+    /// `st_mode`: type and permission bits.
+    pub mode: u32,
+    /// Hard links.
+    pub nlink: u64,
+    /// Owner.
+    pub uid: u32,
+    /// Group.
+    pub gid: u32,
+    /// Inode number.
+    pub ino: u64,
+    /// `st_size`.
+    pub len: u64,
+    /// `st_blocks` (512-byte units).
+    pub blocks: u64,
+    /// Device, as `st_dev` (`makedev(major, minor)`).
+    pub dev: u64,
+    /// Device a device file stands for, as `st_rdev`.
+    pub rdev: u64,
+    /// Last access.
+    pub atime: Timestamp,
+    /// Last modification.
+    pub mtime: Timestamp,
+    /// Last status change.
+    pub ctime: Timestamp,
+}
+
+impl From<RecordedStat> for Metadata {
+    /// The recorded fields as a stat would give them; no birth time.
+    fn from(r: RecordedStat) -> Metadata {
+        Metadata {
+            fields: StatFields::from_bits_truncate(r.fields.bits() & !StatFields::BTIME.bits()),
+            mode: r.mode,
+            nlink: r.nlink,
+            uid: r.uid,
+            gid: r.gid,
+            ino: r.ino,
+            len: r.len,
+            blocks: r.blocks,
+            // Not recorded: what `st_blksize` says on most filesystems.
+            blksize: 4096,
+            dev: r.dev,
+            rdev: r.rdev,
+            atime: r.atime,
+            mtime: r.mtime,
+            ctime: r.ctime,
+            btime: Timestamp { secs: 0, nsecs: 0 },
+        }
+    }
+}

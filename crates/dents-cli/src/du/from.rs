@@ -20,13 +20,13 @@ use super::{qa, say, CliSink};
 use crate::errors;
 
 /// A FILE found in the snapshot: its stored path and depth.
-struct Target {
-    stored: Vec<u8>,
-    depth: u32,
+pub(crate) struct Target {
+    pub(crate) stored: Vec<u8>,
+    pub(crate) depth: u32,
 }
 
 /// `path` without its trailing slashes (`/` stays).
-fn trim_slashes(path: &[u8]) -> &[u8] {
+pub(crate) fn trim_slashes(path: &[u8]) -> &[u8] {
     let mut p = path;
     while p.len() > 1 && p.ends_with(b"/") {
         p = &p[..p.len() - 1];
@@ -35,7 +35,7 @@ fn trim_slashes(path: &[u8]) -> &[u8] {
 }
 
 /// Joins a name below `dir` as the walker does (no `/` doubled).
-fn join(dir: &mut Vec<u8>, name: &[u8]) {
+pub(crate) fn join(dir: &mut Vec<u8>, name: &[u8]) {
     if !dir.ends_with(b"/") {
         dir.push(b'/');
     }
@@ -44,7 +44,7 @@ fn join(dir: &mut Vec<u8>, name: &[u8]) {
 
 /// Where `file` is in a snapshot whose roots are `roots`: below the
 /// longest root it starts with.
-fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
+pub(crate) fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
     let nf = trim_slashes(file);
     let mut best: Option<(usize, Target)> = None;
     for r in roots {
@@ -83,7 +83,7 @@ fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
 }
 
 /// The slashes in `b`.
-fn memchr_count(b: &[u8]) -> usize {
+pub(crate) fn memchr_count(b: &[u8]) -> usize {
     b.iter().filter(|&&c| c == b'/').count()
 }
 
@@ -118,7 +118,7 @@ const BATCH: usize = 4096;
 /// Hands each row of `reader` (the columns of `columns`) to `f`, in
 /// order, decoded on another thread while `f` counts (half the time on
 /// two cores); here if no thread can start.
-fn for_each_row(
+pub(crate) fn for_each_row(
     reader: &SnapshotReader,
     columns: u32,
     mut f: impl FnMut(Row),
@@ -225,10 +225,10 @@ pub(super) fn run(
     // What the scan could not read, said again: du on the tree would say it.
     for e in &record.errors {
         say(e);
-        errors::raise(1);
+        sink.status.raise(1);
     }
     if record.error_count > record.errors.len() as u64 {
-        errors::raise(1);
+        sink.status.raise(1);
     }
     let files: Vec<Vec<u8>> = if files.is_empty() {
         record.roots.clone()
@@ -251,7 +251,7 @@ pub(super) fn run(
     for f in &files {
         if f.is_empty() {
             say(b"invalid zero-length file name");
-            errors::raise(1);
+            sink.status.raise(1);
             continue;
         }
         // Several trailing slashes count as one, as du's walk trims them.
@@ -333,12 +333,12 @@ pub(super) fn run(
             m.extend_from_slice(b": not in the snapshot ");
             m.extend_from_slice(&qa(snapshot));
             say(&m);
-            errors::raise(1);
+            sink.status.raise(1);
             continue;
         }
     }
     if !du.finish() {
-        errors::raise(1);
+        sink.status.raise(1);
     }
-    errors::status()
+    sink.status.get()
 }

@@ -124,7 +124,7 @@ def du(path, *, apparent=False, count_links=False, one_file_system=False, thread
     return _native.du(path, apparent, count_links, one_file_system, threads, onerror)
 
 
-def scan(paths, output, *, threads=None, one_file_system=False, follow=None, names_only=False, onerror=None):
+def scan(paths, output, *, threads=None, one_file_system=False, follow=None, names_only=False, onerror=None, since=None):
     """Write a snapshot of the trees under ``paths`` (one path or a list)
     to the Parquet file ``output``, as ``dents scan -o OUTPUT PATHS`` does,
     and return the number of entries (rows) written.
@@ -140,6 +140,16 @@ def scan(paths, output, *, threads=None, one_file_system=False, follow=None, nam
     or ``"all"`` (``-L``), ``names_only`` (names, types, inodes and
     directories' times only).
 
+    ``since`` (a snapshot written before, as ``dents scan --since``):
+    refresh, taking from it the entries of each directory unchanged since
+    (same device, inode and times, older than its start by a 2-second
+    guard) instead of reading it; the snapshot written is the one a full
+    scan writes, and its record counts the directories read and reused
+    (``dents.scan.dirs_read``, ``dents.scan.dirs_reused``).  A ``since``
+    that cannot be used at all (missing, another dents version, ``follow
+    = "all"``) gives a ``RuntimeWarning`` saying why, and every directory
+    is read.
+
     What cannot be read is recorded in the snapshot and, if ``onerror`` is
     given, handed to it as an ``OSError`` (``filename`` set).  A snapshot
     that cannot be written raises ``OSError`` and leaves no file: it is
@@ -148,10 +158,16 @@ def scan(paths, output, *, threads=None, one_file_system=False, follow=None, nam
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
     roots = [_os.fsencode(p) for p in paths]
-    return _native.scan(roots, _os.fsencode(output), threads, one_file_system, follow, names_only, onerror)
+    old = None if since is None else _os.fsencode(since)
+    rows, why = _native.scan(roots, _os.fsencode(output), threads, one_file_system, follow, names_only, onerror, old)
+    if why is not None:
+        import warnings
+
+        warnings.warn(f"cannot reuse {_os.fsdecode(old)!r}: {why}; every directory read", RuntimeWarning, stacklevel=2)
+    return rows
 
 
-def find(paths, *expression, entries=False):
+def find(paths, *expression, entries=False, onerror=None, follow="P"):
     """Run a find expression, as ``dents find PATHS EXPRESSION`` runs it,
     and iterate over what it prints (or, with ``entries=True``, over the
     entries for which it printed).
@@ -189,6 +205,15 @@ def find(paths, *expression, entries=False):
     leaving the loop (``break``, ``close()``, the iterator's ``with``
     block) stops it.  Each run has its own exit status: several may be
     under way at once, on one thread or several.
+
+    ``onerror``, as ``os.walk``'s: a callable given an ``OSError`` (with
+    ``errno``, ``strerror`` and ``filename``) for each error that names a
+    path (a directory that cannot be read, a starting point that does not
+    exist), on the iterating thread, instead of the message on standard
+    error; the status is 1 all the same, and what it raises ends the
+    iteration.  ``follow`` is find's ``-P`` (the default: no symlink
+    followed), ``-H`` (those named as ``paths``) or ``-L`` (all), as
+    ``"P"``, ``"H"`` or ``"L"``.
     """
     if isinstance(paths, (str, bytes)) or hasattr(paths, "__fspath__"):
         paths = [paths]
@@ -199,4 +224,6 @@ def find(paths, *expression, entries=False):
         [_os.fsencode(w) for w in expression],
         as_bytes,
         entries,
+        onerror,
+        follow,
     )

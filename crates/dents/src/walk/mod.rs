@@ -152,6 +152,9 @@ mod post;
 mod queue;
 mod read;
 mod sorted;
+mod stored;
+
+pub use stored::Recorded;
 
 use std::ffi::CStr;
 use std::io;
@@ -412,6 +415,25 @@ pub trait Visitor: Sync {
     fn take_rest(&self, _state: &mut Self::State, _dir: &BigDir<'_>) -> bool {
         false
     }
+    /// **Unstable** (for dents-snap's refresh; it may change without
+    /// notice, as [`Visitor::take_rest`] for dents-mpi): asked, in a
+    /// sorted walk only ([`WalkOptions::sort`]), for the entries of a
+    /// directory just opened (`dir`: where it lies in the walk; `fd`: the
+    /// directory, to `fstat` it) before it is read.  `Some` listing is
+    /// taken instead of reading the directory: its entries are sorted,
+    /// classified and visited as if read, its subdirectories walked.  The
+    /// caller answers for the listing being the directory's (a stale one
+    /// is walked as given); an entry of [`FileType::UNKNOWN`] type is
+    /// classified as an unknown `d_type` is.  The default reads.  Walks
+    /// that are not sorted never ask.
+    fn listing(
+        &self,
+        _state: &mut Self::State,
+        _dir: &Start<'_>,
+        _fd: BorrowedFd<'_>,
+    ) -> Option<Listing> {
+        None
+    }
     /// Hears of a problem (an unreadable directory, a loop).
     fn error(&self, state: &mut Self::State, e: &WalkError);
     /// Takes back a worker's state at the end.
@@ -547,6 +569,58 @@ impl<'a> Visit<'a> {
     pub fn link_metadata(&self) -> io::Result<Metadata> {
         sys::statx_at(self.dir, self.at_name, self.mask.statx_mask())
             .map(|st| Metadata::from_statx(&st))
+    }
+}
+
+/// A directory's entries supplied by the visitor instead of a read
+/// ([`Visitor::listing`]; unstable): names (bytes, no NUL or `/`), types
+/// as `d_type` gives them, inode numbers.  Names live in one buffer, so
+/// an entry costs its name, a NUL and 16 bytes.
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    names: Vec<u8>,
+    entries: Vec<(u32, FileType, u64)>,
+}
+
+impl Listing {
+    /// An empty listing.
+    pub fn new() -> Listing {
+        Listing::default()
+    }
+
+    /// Adds an entry; `false` (and nothing added) for a name that no
+    /// directory can hold: empty, `.`, `..`, or with a NUL or a `/`.
+    pub fn push(&mut self, name: &[u8], t: FileType, ino: u64) -> bool {
+        if name.is_empty()
+            || name == b"."
+            || name == b".."
+            || name.iter().any(|&c| c == 0 || c == b'/')
+        {
+            return false;
+        }
+        self.entries.push((self.names.len() as u32, t, ino));
+        self.names.extend_from_slice(name);
+        self.names.push(0);
+        true
+    }
+
+    /// Entries in the listing.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it has no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries: name (NUL-terminated), type, inode number.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&CStr, FileType, u64)> {
+        self.entries.iter().map(|&(at, t, ino)| {
+            let name = CStr::from_bytes_until_nul(&self.names[at as usize..])
+                .expect("NUL-terminated by push");
+            (name, t, ino)
+        })
     }
 }
 

@@ -14,7 +14,7 @@ use crate::sys;
 use super::node::{build_path, Node};
 use super::queue::Taken;
 use super::read::{Batch, BatchEntry, DirVisit};
-use super::{Follow, Shared, Visitor, WalkErrorKind};
+use super::{Follow, Shared, Start, Visitor, WalkErrorKind};
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
@@ -173,11 +173,27 @@ impl<V: Visitor> Shared<'_, V> {
             Err(Some(kind)) => return Prepared::Failed(path, kind),
             Err(None) => return Prepared::Skipped,
         };
-        self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
-        // Nothing is visited: every entry goes to `dv.unknown`.
-        let fd = self.read(state, fd, &path, buf, &mut dv);
+        let start = Start {
+            path: &path,
+            root_len: node.root_len,
+            depth: node.depth,
+        };
+        // Nothing is visited: every entry goes to `dv.unknown`, whether
+        // read or supplied by the visitor (as `take` files what is read).
+        let fd = match self.visitor.listing(state, &start, fd.as_fd()) {
+            Some(listing) => {
+                for (name, t, ino) in listing.iter() {
+                    self.take(state, &mut dv, fd.as_fd(), name, ino, t);
+                }
+                fd
+            }
+            None => {
+                self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
+                self.read(state, fd, &path, buf, &mut dv)
+            }
+        };
         dv.unknown.retain(|b| !b.entries.is_empty());
         let entries = self.sort_and_classify(fd.as_fd(), &mut dv, read_started);
         let errors = std::mem::take(&mut dv.deferred);
