@@ -3,6 +3,7 @@
 //! ```text
 //! mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] du [OPTION]... [FILE]...
 //! mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] find [STARTING-POINT]... [EXPRESSION]
+//! mpirun -np N dents-mpi scan [OPTION]... -o DIR [PATH]...
 //! ```
 //!
 //! | module | concern |
@@ -14,6 +15,7 @@
 //! | `du_order` | du's arguments walked one after another, what each counted known to the next |
 //! | `du_cmd` | du's command: arguments (`dents du`'s parser, `dents_du::args`), the job over the ranks, the grand total, the export written |
 //! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
+//! | `scan_cmd` | `scan`: a sharded snapshot, each rank's entries to its own shard, the record gathered |
 //! | `dev`    | the device a path lies on |
 //! | `stdin_list` | `find -files0-from -`, `du -X -`: rank 0's standard input given to every rank |
 //! | `msg`    | GNU's quoting and error descriptions |
@@ -30,6 +32,7 @@ mod du_order;
 mod engine;
 mod find;
 mod msg;
+mod scan_cmd;
 mod slices;
 mod stdin_list;
 mod wire;
@@ -43,6 +46,7 @@ use mpi::traits::*;
 
 const USAGE: &str = "usage: mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] du [OPTION]... [FILE]...
    or: mpirun -np N dents-mpi [--per-rank-output=PREFIX | --output=FILE] find [STARTING-POINT]... [EXPRESSION]
+   or: mpirun -np N dents-mpi scan [-j N] [-x] [-H | -L] [--names-only] -o DIR [PATH]...
 ";
 
 fn main() {
@@ -114,6 +118,7 @@ fn main() {
                 let status = match cmd.as_slice() {
                     b"du" => du_cmd::run(&world, &mailer, rest),
                     b"find" => run_find(&world, &mailer, rest),
+                    b"scan" => scan_cmd::run(&world, &mailer, rest),
                     _ => {
                         if world.rank() == 0 {
                             eprint!("{USAGE}");

@@ -12,6 +12,9 @@
 //! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
 //! | [`refresh`] | an old snapshot's listings by identity, and when one stands for reading a directory again |
 //! | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
+//! | [`merge`] | streams of rows in level order merged into one |
+//! | [`sharded`] | sharded snapshots: a directory of shards; a shard written from rows in any order |
+//! | [`walk_row`] | rows and problems from the library's visitor walk (`dents-mpi scan`) |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
 //! column writer and reader) and with zstd only: nothing here needs
@@ -25,12 +28,15 @@
 
 pub mod diff;
 pub mod escape;
+pub mod merge;
 pub mod reader;
 pub mod record;
 pub mod refresh;
 pub mod row;
 pub mod scan;
 pub mod schema;
+pub mod sharded;
+pub mod walk_row;
 pub mod writer;
 
 pub use reader::SnapshotReader;
@@ -63,6 +69,9 @@ pub enum Error {
     Parquet(parquet::errors::ParquetError),
     /// The writer was used after it failed.
     Closed,
+    /// A sharded snapshot (or one of its shards) that cannot be read as
+    /// one: what is wrong.
+    Sharded(Vec<u8>, String),
 }
 
 impl From<parquet::errors::ParquetError> for Error {
@@ -121,6 +130,7 @@ impl fmt::Display for Error {
             Error::Corrupt(why) => write!(f, "damaged snapshot: {why}"),
             Error::Parquet(e) => write!(f, "{e}"),
             Error::Closed => write!(f, "snapshot writer used after a failure"),
+            Error::Sharded(p, why) => write!(f, "{}: {why}", q(p)),
         }
     }
 }

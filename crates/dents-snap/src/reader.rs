@@ -1,6 +1,11 @@
 //! The streaming reader: the footer checked when opening (a Parquet
 //! file, a dents snapshot, this schema version), then the rows a row
 //! group at a time: memory holds one row group, whatever the file's size.
+//!
+//! A sharded snapshot (a directory of shards, [`crate::sharded`]) reads
+//! as one: every shard checked when opening, the record shard 0's, and
+//! the rows of all shards merged in level order as they stream (one row
+//! group per shard in memory).
 
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -12,16 +17,24 @@ use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::schema::parser::parse_message_type;
 
+use crate::merge::Merge;
 use crate::record::ScanRecord;
 use crate::row::Row;
 use crate::schema;
+use crate::sharded;
 use crate::Error;
 
-/// A snapshot opened for reading.
+/// A snapshot opened for reading: one file, or the shards of a sharded
+/// snapshot.
 pub struct SnapshotReader {
-    reader: SerializedFileReader<File>,
+    /// The files, in the order of their shard index.
+    shards: Vec<SerializedFileReader<File>>,
     record: ScanRecord,
 }
+
+/// A file opened and checked: its reader, record and place among shards
+/// (index, count), if it is a shard.
+type Opened = (SerializedFileReader<File>, ScanRecord, Option<(u32, u32)>);
 
 impl std::fmt::Debug for SnapshotReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -35,47 +48,163 @@ impl SnapshotReader {
     /// Opens `path`: refuses a file that is not Parquet or is cut short
     /// ([`Error::NotParquet`]), a Parquet file that is not a snapshot
     /// ([`Error::Foreign`]), and a snapshot of another schema version
-    /// ([`Error::Version`]).
+    /// ([`Error::Version`]).  A directory is opened as a sharded
+    /// snapshot ([`crate::sharded`]): all its shards, each checked, must
+    /// be there ([`Error::Sharded`]); a shard of several is refused
+    /// alone.
     pub fn open(path: &Path) -> Result<SnapshotReader, Error> {
-        let name = || path.as_os_str().as_bytes().to_vec();
-        let file = File::open(path).map_err(|e| Error::Io(name(), e))?;
-        let reader = SerializedFileReader::new(file)
-            .map_err(|e| Error::NotParquet(name(), e.to_string()))?;
-        let meta = reader.metadata().file_metadata();
-        let kv = meta.key_value_metadata();
-        let get = |k: &str| {
-            kv.and_then(|kv| kv.iter().find(|p| p.key == k))
-                .and_then(|p| p.value.as_deref())
-        };
-        let version = get(schema::VERSION_KEY).ok_or_else(|| Error::Foreign(name()))?;
-        if version != schema::VERSION.to_string() {
-            return Err(Error::Version(name(), version.to_string()));
+        if path.is_dir() {
+            return SnapshotReader::open_sharded(path);
         }
-        let ours = parse_message_type(schema::MESSAGE)?;
-        let theirs = meta.schema();
-        if theirs.get_fields().len() != ours.get_fields().len()
-            || theirs
-                .get_fields()
-                .iter()
-                .zip(ours.get_fields())
-                .any(|(a, b)| {
-                    a.name() != b.name() || a.get_physical_type() != b.get_physical_type()
-                })
-        {
-            return Err(Error::Schema(name()));
+        let (reader, record, shard) = open_file(path)?;
+        if let Some((_, count)) = shard.filter(|&(_, n)| n > 1) {
+            return Err(Error::Sharded(
+                path.as_os_str().as_bytes().to_vec(),
+                format!("one of the {count} shards of a sharded snapshot: open its directory"),
+            ));
         }
-        let record = ScanRecord::from_pairs(get).map_err(|key| Error::Record(name(), key))?;
-        Ok(SnapshotReader { reader, record })
+        Ok(SnapshotReader {
+            shards: vec![reader],
+            record,
+        })
     }
 
+    /// Opens the directory `dir` as a sharded snapshot.
+    fn open_sharded(dir: &Path) -> Result<SnapshotReader, Error> {
+        let name = |p: &Path| p.as_os_str().as_bytes().to_vec();
+        let shard_error = |why: String| Error::Sharded(name(dir), why);
+        let mut found = Vec::new();
+        for e in std::fs::read_dir(dir).map_err(|e| Error::Io(name(dir), e))? {
+            let e = e.map_err(|e| Error::Io(name(dir), e))?;
+            if let Some(i) = sharded::shard_index(e.file_name().as_bytes()) {
+                found.push(i);
+            }
+        }
+        found.sort_unstable();
+        if found.first() != Some(&0) {
+            return Err(shard_error(format!(
+                "not a sharded snapshot: no {}",
+                sharded::shard_name(0)
+            )));
+        }
+        let mut shards = Vec::new();
+        let mut record = None;
+        let mut count = 0;
+        for (k, &i) in found.iter().enumerate() {
+            let path = dir.join(sharded::shard_name(i));
+            let (reader, rec, place) = open_file(&path)?;
+            let Some((index, n)) = place else {
+                return Err(shard_error(format!(
+                    "{} is not a shard (no {})",
+                    sharded::shard_name(i),
+                    sharded::INDEX_KEY
+                )));
+            };
+            if k == 0 {
+                count = n;
+            }
+            if index != i || n != count || i as usize != k || i >= count {
+                return Err(shard_error(format!(
+                    "shard {} of {count} found as {}",
+                    index,
+                    sharded::shard_name(i)
+                )));
+            }
+            match &record {
+                None => record = Some(rec),
+                Some(r) => {
+                    let r: &ScanRecord = r;
+                    if r.roots != rec.roots || r.options != rec.options {
+                        return Err(shard_error(format!(
+                            "{} is of another scan (its roots or options differ)",
+                            sharded::shard_name(i)
+                        )));
+                    }
+                }
+            }
+            shards.push(reader);
+        }
+        if shards.len() != count as usize {
+            return Err(shard_error(format!(
+                "{} of its {count} shards missing",
+                count as usize - shards.len()
+            )));
+        }
+        Ok(SnapshotReader {
+            shards,
+            record: record.expect("shard 0 was opened"),
+        })
+    }
+
+    /// How many files the snapshot is (1, or its shards).
+    pub fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+}
+
+/// Opens and checks one Parquet file of a snapshot.
+fn open_file(path: &Path) -> Result<Opened, Error> {
+    let name = || path.as_os_str().as_bytes().to_vec();
+    let file = File::open(path).map_err(|e| Error::Io(name(), e))?;
+    let reader =
+        SerializedFileReader::new(file).map_err(|e| Error::NotParquet(name(), e.to_string()))?;
+    let meta = reader.metadata().file_metadata();
+    let kv = meta.key_value_metadata();
+    let get = |k: &str| {
+        kv.and_then(|kv| kv.iter().find(|p| p.key == k))
+            .and_then(|p| p.value.as_deref())
+    };
+    let version = get(schema::VERSION_KEY).ok_or_else(|| Error::Foreign(name()))?;
+    if version != schema::VERSION.to_string() {
+        return Err(Error::Version(name(), version.to_string()));
+    }
+    let ours = parse_message_type(schema::MESSAGE)?;
+    let theirs = meta.schema();
+    if theirs.get_fields().len() != ours.get_fields().len()
+        || theirs
+            .get_fields()
+            .iter()
+            .zip(ours.get_fields())
+            .any(|(a, b)| a.name() != b.name() || a.get_physical_type() != b.get_physical_type())
+    {
+        return Err(Error::Schema(name()));
+    }
+    let record = ScanRecord::from_pairs(get).map_err(|key| Error::Record(name(), key))?;
+    let shard = match get(sharded::LAYOUT_KEY) {
+        None => None,
+        Some(v) if v != sharded::LAYOUT.to_string() => {
+            return Err(Error::Sharded(
+                name(),
+                format!(
+                    "sharded layout version {v}; this dents reads version {}",
+                    sharded::LAYOUT
+                ),
+            ))
+        }
+        Some(_) => {
+            let num = |k: &'static str| {
+                get(k)
+                    .and_then(|v| v.parse::<u32>().ok())
+                    .ok_or_else(|| Error::Record(name(), k))
+            };
+            Some((num(sharded::INDEX_KEY)?, num(sharded::COUNT_KEY)?))
+        }
+    };
+    Ok((reader, record, shard))
+}
+
+impl SnapshotReader {
     /// The scan's record.
     pub fn record(&self) -> &ScanRecord {
         &self.record
     }
 
-    /// Rows in the snapshot (from the footer).
+    /// Rows in the snapshot (from the footers).
     pub fn num_rows(&self) -> u64 {
-        self.reader.metadata().file_metadata().num_rows() as u64
+        self.shards
+            .iter()
+            .map(|r| r.metadata().file_metadata().num_rows() as u64)
+            .sum()
     }
 
     /// The rows in the file's order, read a row group at a time.
@@ -89,12 +218,21 @@ impl SnapshotReader {
     /// are always read.  A reader that needs a few columns (`du --from`)
     /// skips decoding the rest: a third of the time on a 480k-row file.
     pub fn rows_of(&self, columns: u32) -> Rows<'_> {
-        Rows {
-            reader: &self.reader,
-            next_group: 0,
-            buffered: Vec::new().into_iter(),
-            columns,
-        }
+        let mut files: Vec<FileRows<'_>> = self
+            .shards
+            .iter()
+            .map(|reader| FileRows {
+                reader,
+                next_group: 0,
+                buffered: Vec::new().into_iter(),
+                columns,
+            })
+            .collect();
+        Rows(if files.len() == 1 {
+            Inner::One(files.pop().expect("one file"))
+        } else {
+            Inner::Merged(Merge::new(files))
+        })
     }
 }
 
@@ -107,15 +245,35 @@ pub fn column_bit(name: &str) -> u32 {
         .map_or(0, |i| 1 << i)
 }
 
-/// The rows of a snapshot, in order ([`SnapshotReader::rows`]).
-pub struct Rows<'a> {
+/// The rows of a snapshot, in order ([`SnapshotReader::rows`]); a
+/// sharded snapshot's merged in level order.
+pub struct Rows<'a>(Inner<'a>);
+
+enum Inner<'a> {
+    One(FileRows<'a>),
+    Merged(Merge<FileRows<'a>>),
+}
+
+impl Iterator for Rows<'_> {
+    type Item = Result<Row, Error>;
+
+    fn next(&mut self) -> Option<Result<Row, Error>> {
+        match &mut self.0 {
+            Inner::One(r) => r.next(),
+            Inner::Merged(m) => m.next(),
+        }
+    }
+}
+
+/// The rows of one file, a row group at a time.
+struct FileRows<'a> {
     reader: &'a SerializedFileReader<File>,
     next_group: usize,
     buffered: std::vec::IntoIter<Row>,
     columns: u32,
 }
 
-impl Iterator for Rows<'_> {
+impl Iterator for FileRows<'_> {
     type Item = Result<Row, Error>;
 
     fn next(&mut self) -> Option<Result<Row, Error>> {

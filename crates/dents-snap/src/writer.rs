@@ -230,10 +230,21 @@ impl SnapshotWriter {
 
     /// Writes the last row group and the footer with `record`, syncs the
     /// file and renames it to the target.  On error nothing is left.
-    pub fn finish(mut self, record: &ScanRecord) -> Result<(), Error> {
+    pub fn finish(self, record: &ScanRecord) -> Result<(), Error> {
+        self.finish_with(record, &[])
+    }
+
+    /// [`SnapshotWriter::finish`], with more key-value pairs in the
+    /// footer after the record's (a shard's place in a sharded snapshot,
+    /// [`crate::sharded`]).
+    pub fn finish_with(
+        mut self,
+        record: &ScanRecord,
+        extra: &[(String, String)],
+    ) -> Result<(), Error> {
         self.flush()?;
         let mut w = self.writer.take().ok_or(Error::Closed)?;
-        for (k, v) in record.to_pairs() {
+        for (k, v) in record.to_pairs().into_iter().chain(extra.iter().cloned()) {
             w.append_key_value_metadata(KeyValue::new(k, v));
         }
         w.close()?;

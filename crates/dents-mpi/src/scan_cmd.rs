@@ -1,0 +1,508 @@
+//! `dents-mpi scan`: a sharded snapshot, one shard per rank.
+//!
+//! Every rank walks its share of the trees on the engine (the walk of
+//! `find`: directories spilled to idle ranks, huge directories read in
+//! slices) and writes each entry it visits to its own shard,
+//! `DIR/part-RANK.parquet` (`dents_snap::sharded::ShardWriter`: sorted
+//! runs, merged at the end, so each shard is in the snapshot's level
+//! order with bounded memory).  No rank waits for another's rows: there
+//! is no sort across ranks; a reader merges the shards
+//! (`dents_snap::SnapshotReader` opens DIR as one).
+//!
+//! The record: every rank's errors are gathered once the walk is over,
+//! and shard 0's footer holds the whole (all errors, rank 0's start, the
+//! end of the walk on every rank); the other shards' hold their own.
+//! The shards are written in `.DIR.PID.tmp` beside DIR (rank 0's PID),
+//! which rank 0 renames to DIR once every rank finished its shard: a
+//! scan that fails leaves no DIR (and no temporary one unless killed).
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, SyncSender};
+use std::sync::{Arc, Mutex};
+
+use dents::walk::{Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents_find::Walk;
+use dents_snap::record::Time;
+use dents_snap::scan::Problem;
+use dents_snap::schema::MAX_ERRORS;
+use dents_snap::sharded::{self, ShardWriter};
+use dents_snap::walk_row::{problem_of_walk, row_of_visit, stat_fields};
+use dents_snap::{Row, ScanRecord};
+use mpi::collective::SystemOperation;
+use mpi::datatype::PartitionMut;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+use crate::engine::Mailer;
+use crate::find::MpiWalk;
+
+const HELP: &str = "\
+Usage: mpirun -np N dents-mpi scan [OPTION]... -o DIR [PATH]...
+Write a sharded snapshot of the trees under each PATH (the current
+directory by default) to the directory DIR: one Parquet file per rank,
+DIR/part-RANK.parquet, each with the rows of the entries that rank
+visited, in the schema of 'dents scan' (docs/snapshot.md).  'dents du
+--from DIR' reads them as one snapshot; DuckDB reads 'DIR/*.parquet'.
+
+  -o, --output=DIR       the directory to write (replaced only once complete)
+  -j, --threads=N        walk on N threads on each rank
+  -x, --one-file-system  skip directories on other file systems
+  -H                     follow symbolic links given as PATHs
+  -L                     follow all symbolic links
+      --names-only       keep names, types, inodes and directories' times
+      --help             display this help and exit
+
+Exit status: 0 if every entry was read, 1 if some could not be (they are
+listed in the snapshot's record), 2 if no snapshot was written.
+";
+
+/// What the command line asks.
+struct Args {
+    output: Vec<u8>,
+    roots: Vec<Vec<u8>>,
+    threads: usize,
+    same_fs: bool,
+    follow: Follow,
+    names_only: bool,
+    /// The options as given, for the record (`dents scan`'s words).
+    text: String,
+}
+
+/// The command line parsed as `dents scan` parses it; `Err(status)`
+/// after the help or a usage error (said by rank 0).
+fn parse(args: &[Vec<u8>], rank0: bool) -> Result<Args, i32> {
+    let usage = |text: &str| {
+        if rank0 {
+            eprint!("dents-mpi: {text}\nTry 'dents-mpi scan --help' for more information.\n");
+        }
+        2
+    };
+    let mut a = Args {
+        output: Vec::new(),
+        roots: Vec::new(),
+        threads: 0,
+        same_fs: false,
+        follow: Follow::Never,
+        names_only: false,
+        text: String::new(),
+    };
+    let mut texts: Vec<String> = Vec::new();
+    let mut output = None;
+    let mut it = args.iter();
+    let mut only_paths = false;
+    while let Some(b) = it.next() {
+        if only_paths || !b.starts_with(b"-") || b == b"-" {
+            a.roots.push(b.clone());
+            continue;
+        }
+        let (opt, inline) = match b.iter().position(|&c| c == b'=') {
+            Some(i) if b.starts_with(b"--") => (&b[..i], Some(&b[i + 1..])),
+            _ => (&b[..], None),
+        };
+        let (opt, inline) = match opt {
+            [b'-', c @ (b'j' | b'o'), rest @ ..] if !rest.is_empty() && inline.is_none() => {
+                (if *c == b'j' { &b"-j"[..] } else { &b"-o"[..] }, Some(rest))
+            }
+            _ => (opt, inline),
+        };
+        let mut value = |name: &str| -> Result<Vec<u8>, i32> {
+            match inline {
+                Some(v) => Ok(v.to_vec()),
+                None => it
+                    .next()
+                    .cloned()
+                    .ok_or_else(|| usage(&format!("option requires an argument -- '{name}'"))),
+            }
+        };
+        match opt {
+            b"--" => only_paths = true,
+            b"-o" | b"--output" => output = Some(value("o")?),
+            b"-j" | b"--threads" => {
+                let v = value("j")?;
+                match std::str::from_utf8(&v)
+                    .ok()
+                    .and_then(|s| s.parse::<usize>().ok())
+                {
+                    Some(n) if n > 0 => {
+                        a.threads = n;
+                        texts.push(format!("-j {n}"));
+                    }
+                    _ => {
+                        return Err(usage(&format!(
+                            "invalid number of threads: '{}'",
+                            String::from_utf8_lossy(&v)
+                        )))
+                    }
+                }
+            }
+            b"-x" | b"--one-file-system" => {
+                a.same_fs = true;
+                texts.push("-x".into());
+            }
+            b"-H" => {
+                a.follow = Follow::Roots;
+                texts.push("-H".into());
+            }
+            b"-L" => {
+                a.follow = Follow::Always;
+                texts.push("-L".into());
+            }
+            b"--names-only" => {
+                a.names_only = true;
+                texts.push("--names-only".into());
+            }
+            b"--help" => {
+                if rank0 {
+                    print!("{HELP}");
+                }
+                return Err(0);
+            }
+            _ => {
+                return Err(usage(&format!(
+                    "unrecognized option '{}'",
+                    String::from_utf8_lossy(b)
+                )))
+            }
+        }
+    }
+    let Some(output) = output else {
+        return Err(usage("no snapshot named: give -o DIR"));
+    };
+    if output.is_empty() {
+        return Err(usage("no snapshot named: give -o DIR"));
+    }
+    a.output = output;
+    if a.roots.is_empty() {
+        a.roots.push(b".".to_vec());
+    }
+    a.roots.sort();
+    a.text = texts.join(" ");
+    Ok(a)
+}
+
+/// `dents-mpi: TEXT` on this rank's standard error, in one write.
+fn say(text: &[u8]) {
+    let mut m = b"dents-mpi: ".to_vec();
+    m.extend_from_slice(text);
+    m.push(b'\n');
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), &m);
+}
+
+/// The errors this rank met: how many, and the first messages.
+#[derive(Default)]
+struct Met {
+    count: u64,
+    messages: Vec<Vec<u8>>,
+}
+
+/// The scan's visitor: each entry's row to the thread writing the
+/// rank's shard, in batches.
+struct ScanVisitor<'a> {
+    rows: SyncSender<Vec<Row>>,
+    /// Writing the shard failed: the walk stops.
+    stop: &'a AtomicBool,
+    met: &'a Mutex<Met>,
+    roots: HashSet<&'a [u8]>,
+    names_only: bool,
+}
+
+/// Rows a worker holds before it sends them to the shard's writer.
+const BATCH: usize = 1024;
+
+/// Batches on their way to the shard's writer, at most (the walk waits
+/// past that: memory stays bounded if the writer is slower).
+const WRITER_BATCHES: usize = 16;
+
+impl ScanVisitor<'_> {
+    fn problem(&self, p: &Problem) {
+        let m = p.message();
+        say(&m);
+        let mut met = self.met.lock().unwrap_or_else(|e| e.into_inner());
+        met.count += 1;
+        if met.messages.len() < MAX_ERRORS {
+            met.messages.push(m);
+        }
+    }
+
+    fn flush(&self, rows: &mut Vec<Row>) {
+        if rows.is_empty() {
+            return;
+        }
+        let full = std::mem::replace(rows, Vec::with_capacity(BATCH));
+        if self.rows.send(full).is_err() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Visitor for ScanVisitor<'_> {
+    type State = Vec<Row>;
+
+    fn state(&self) -> Vec<Row> {
+        Vec::with_capacity(BATCH)
+    }
+
+    fn visit(&self, rows: &mut Vec<Row>, v: &Visit<'_>) -> Flow {
+        if self.stop.load(Ordering::Relaxed) {
+            return Flow::Quit;
+        }
+        match row_of_visit(v, self.names_only) {
+            Ok(row) => {
+                rows.push(row);
+                if rows.len() >= BATCH {
+                    self.flush(rows);
+                }
+            }
+            Err(p) => self.problem(&p),
+        }
+        Flow::Continue
+    }
+
+    fn turn_done(&self, rows: &mut Vec<Row>) {
+        self.flush(rows);
+    }
+
+    fn error(&self, _rows: &mut Vec<Row>, e: &WalkError) {
+        self.problem(&problem_of_walk(e, self.roots.contains(e.path.as_slice())));
+    }
+
+    fn finish(&self, mut rows: Vec<Row>) {
+        self.flush(&mut rows);
+    }
+}
+
+/// Whether any rank says `mine` (a collective call).
+fn any(world: &SimpleCommunicator, mine: bool) -> bool {
+    let mut any = 0i32;
+    world.all_reduce_into(&(mine as i32), &mut any, SystemOperation::max());
+    any != 0
+}
+
+/// Every rank's errors, in the order of the ranks (a collective call).
+fn gather_errors(world: &SimpleCommunicator, met: &Met) -> (u64, Vec<Vec<u8>>) {
+    let mut mine = Vec::new();
+    mine.extend_from_slice(&met.count.to_le_bytes());
+    for m in &met.messages {
+        mine.extend_from_slice(&(m.len() as u32).to_le_bytes());
+        mine.extend_from_slice(m);
+    }
+    let ranks = world.size() as usize;
+    let mut counts = vec![0i32; ranks];
+    world.all_gather_into(&(mine.len() as i32), &mut counts[..]);
+    let displs: Vec<i32> = counts
+        .iter()
+        .scan(0i32, |at, &n| {
+            let d = *at;
+            *at += n;
+            Some(d)
+        })
+        .collect();
+    let mut all = vec![0u8; counts.iter().map(|&n| n as usize).sum()];
+    let mut parts = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+    world.all_gather_varcount_into(&mine[..], &mut parts);
+    let (mut total, mut messages) = (0u64, Vec::new());
+    for (k, &n) in counts.iter().enumerate() {
+        let part = &all[displs[k] as usize..][..n as usize];
+        let (count, mut rest) = part.split_at(8);
+        total += u64::from_le_bytes(count.try_into().expect("8 bytes"));
+        while rest.len() >= 4 {
+            let (len, tail) = rest.split_at(4);
+            let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+            if messages.len() < MAX_ERRORS {
+                messages.push(tail[..len].to_vec());
+            }
+            rest = &tail[len..];
+        }
+    }
+    (total, messages)
+}
+
+/// Rank 0's temporary directory, made and named to every rank (a
+/// collective call); `None` on every rank if it could not be made (said
+/// by rank 0).
+fn make_temp_dir(world: &SimpleCommunicator, output: &Path) -> Option<PathBuf> {
+    let root = world.process_at_rank(0);
+    let mut name = Vec::new();
+    let mut ok = 1i32;
+    if world.rank() == 0 {
+        let tmp = sharded::temp_dir_name(output, std::process::id());
+        match std::fs::create_dir(&tmp) {
+            Ok(()) => name = tmp.as_os_str().as_bytes().to_vec(),
+            Err(e) => {
+                let mut m = b"cannot write snapshot: ".to_vec();
+                m.extend_from_slice(&crate::msg::quote(tmp.as_os_str().as_bytes()));
+                m.extend_from_slice(format!(": {}", crate::msg::describe(&e)).as_bytes());
+                say(&m);
+                ok = 0;
+            }
+        }
+    }
+    root.broadcast_into(&mut ok);
+    if ok == 0 {
+        return None;
+    }
+    let mut len = name.len() as u64;
+    root.broadcast_into(&mut len);
+    name.resize(len as usize, 0);
+    root.broadcast_into(&mut name[..]);
+    Some(PathBuf::from(OsStr::from_bytes(&name)))
+}
+
+/// Moves the finished `tmp` to `output`: a rename, or, over an earlier
+/// sharded snapshot, an exchange and the old one removed.
+fn put_in_place(tmp: &Path, output: &Path) -> std::io::Result<()> {
+    match std::fs::rename(tmp, output) {
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(39 /* ENOTEMPTY */) | Some(17 /* EEXIST */)
+            ) && output.join(sharded::shard_name(0)).is_file() =>
+        {
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                tmp,
+                rustix::fs::CWD,
+                output,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )?;
+            // The old snapshot is now at `tmp`.
+            std::fs::remove_dir_all(tmp)
+        }
+        r => r,
+    }
+}
+
+/// `scan`: the exit status, the same on every rank.
+pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -> i32 {
+    let rank = world.rank() as u32;
+    let a = match parse(args, rank == 0) {
+        Ok(a) => a,
+        Err(status) => return status,
+    };
+    let output = PathBuf::from(OsStr::from_bytes(&a.output));
+    let start = Time::now();
+    let Some(tmp) = make_temp_dir(world, &output) else {
+        return 2;
+    };
+    let created = ShardWriter::create(&tmp, rank);
+    if let Err(e) = &created {
+        say(format!("cannot write snapshot: {e}").as_bytes());
+    }
+    // A rank that cannot write its shard ends the scan on every rank.
+    let failed_to_start = any(world, created.is_err());
+    let shard = match created {
+        Ok(shard) if !failed_to_start => shard,
+        other => {
+            drop(other);
+            return abandon(world, &tmp);
+        }
+    };
+    let stop = AtomicBool::new(false);
+    let met = Mutex::new(Met::default());
+    let opts = WalkOptions {
+        threads: if a.threads > 0 {
+            a.threads
+        } else {
+            dents::walk::default_threads()
+        },
+        follow: a.follow,
+        same_fs: a.same_fs,
+        stat_mask: stat_fields(a.names_only),
+        ..WalkOptions::default()
+    };
+    let mut walker = MpiWalk {
+        world,
+        mailer: mailer.clone(),
+        quit: false,
+        status: 0,
+    };
+    // The shard is written on a thread of its own (runs sorted and
+    // spilled there), so that no walker thread waits for a run's sort.
+    let written = std::thread::scope(|s| {
+        let (tx, rx) = mpsc::sync_channel::<Vec<Row>>(WRITER_BATCHES);
+        let stop = &stop;
+        let writing = s.spawn(move || {
+            let mut shard = shard;
+            for batch in rx {
+                for r in batch {
+                    if let Err(e) = shard.push(r) {
+                        // The walk stops; its batches still coming are
+                        // dropped with the receiver.
+                        stop.store(true, Ordering::Relaxed);
+                        return Err(e);
+                    }
+                }
+            }
+            Ok(shard)
+        });
+        let visitor = ScanVisitor {
+            rows: tx,
+            stop,
+            met: &met,
+            roots: a.roots.iter().map(|r| r.as_slice()).collect(),
+            names_only: a.names_only,
+        };
+        walker.walk(&a.roots, &opts, &visitor);
+        drop(visitor);
+        writing
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    });
+    let met = met.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (error_count, errors) = gather_errors(world, &met);
+    let mut record = ScanRecord {
+        roots: a.roots.clone(),
+        start,
+        end: Time::now(),
+        options: a.text.clone(),
+        dents_version: env!("CARGO_PKG_VERSION").to_string(),
+        ..ScanRecord::default()
+    };
+    if rank == 0 {
+        record.error_count = error_count;
+        record.errors = errors;
+    } else {
+        record.error_count = met.count;
+        record.errors = met.messages;
+    }
+    let written = written.and_then(|shard| shard.finish(&record, world.size() as u32));
+    if let Err(e) = &written {
+        say(format!("cannot write snapshot: {e}").as_bytes());
+    }
+    if any(world, written.is_err()) {
+        return abandon(world, &tmp);
+    }
+    let mut placed = 1i32;
+    if rank == 0 {
+        if let Err(e) = put_in_place(&tmp, &output) {
+            let mut m = b"cannot write snapshot: ".to_vec();
+            m.extend_from_slice(&crate::msg::quote(&a.output));
+            m.extend_from_slice(format!(": {}", crate::msg::describe(&e)).as_bytes());
+            say(&m);
+            let _ = std::fs::remove_dir_all(&tmp);
+            placed = 0;
+        }
+    }
+    world.process_at_rank(0).broadcast_into(&mut placed);
+    if placed == 0 {
+        return 2;
+    }
+    // The engine's status: a slice of a directory that could not be
+    // opened again (said and recorded once, by its first slice).
+    walker.status.max((error_count > 0) as i32)
+}
+
+/// Ends a scan that failed, its writer dropped (a collective call): once
+/// no rank writes in `tmp`, rank 0 removes it.
+fn abandon(world: &SimpleCommunicator, tmp: &Path) -> i32 {
+    world.barrier();
+    if world.rank() == 0 {
+        let _ = std::fs::remove_dir_all(tmp);
+    }
+    world.barrier();
+    2
+}
