@@ -15,6 +15,8 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use dents_tools::glob::Glob;
+
 /// The keys of the table, in GNU's order.
 const NAMES: [&str; 24] = [
     "lc", "rc", "ec", "rs", "no", "fi", "di", "ln", "pi", "so", "bd", "cd", "mi", "or", "ex", "do",
@@ -448,24 +450,8 @@ fn known_term() -> bool {
         "vt100",
         "xterm*",
     ];
-    GLOBS.iter().any(|g| glob(g.as_bytes(), &term))
-}
-
-/// A small `fnmatch` for the globs above (`*`, `[0-9]`).
-fn glob(p: &[u8], s: &[u8]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some(b'*') => (0..=s.len()).any(|i| glob(&p[1..], &s[i..])),
-        Some(b'[') => {
-            let close = p.iter().position(|&c| c == b']').unwrap_or(p.len() - 1);
-            let set = &p[1..close];
-            let ok = s.first().is_some_and(|&c| {
-                set.windows(3)
-                    .any(|w| w[1] == b'-' && (w[0]..=w[2]).contains(&c))
-                    || set.contains(&c)
-            });
-            ok && glob(&p[close + 1..], &s[1..])
-        }
-        Some(&c) => s.first() == Some(&c) && glob(&p[1..], &s[1..]),
-    }
+    // The globs are ASCII: matched as bytes, whatever the locale.
+    GLOBS
+        .iter()
+        .any(|g| Glob::new(g.as_bytes(), false, false).matches(&term))
 }

@@ -7,6 +7,7 @@
 //! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
 //! | `numfmt` | decimal numbers written straight into output buffers |
 //! | `dircolors` | `LS_COLORS` values: dircolors' escapes undone |
+//! | `glob`   | `fnmatch` patterns in the locale (find's `-name`, du's `--exclude`) |
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 //! | `progress` | the status line on standard error while a walk runs |
 
@@ -15,6 +16,7 @@
 pub mod dircolors;
 pub mod errors;
 pub mod filemode;
+pub mod glob;
 pub mod numfmt;
 pub mod output;
 pub mod progress;
