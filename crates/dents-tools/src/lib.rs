@@ -6,7 +6,7 @@
 //! | `errors` | messages in the style of the tool replaced, and the exit status |
 //! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
 //! | `numfmt` | decimal numbers written straight into output buffers |
-//! | `dircolors` | `LS_COLORS` values: dircolors' escapes undone |
+//! | `dircolors` | `LS_COLORS`: one reader and one key set for ls and find, dircolors' escapes undone |
 //! | `glob`   | `fnmatch` patterns in the locale (find's `-name`, du's `--exclude`) |
 //! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
 //! | `progress` | the status line on standard error while a walk runs |
