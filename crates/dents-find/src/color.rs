@@ -12,8 +12,11 @@
 //! color is written plain; an empty color stands for `no`.  Values made
 //! of zeros only (`00`) mean "no color of its own, fall back", except
 //! for `rs`, `lc`, `rc`, `ec`.  Without `LS_COLORS`, GNU's default
-//! colors apply.  Escapes in values are those of dircolors (`\e`, `\033`,
-//! `\x1b`, `^[`, `\_`...).  Extensions are matched by longest suffix,
+//! colors apply.  The value is read with ls's reader
+//! ([`dents_tools::dircolors::entries`], GNU ls's grammar, and its keys):
+//! an unknown key is passed over, a malformed entry ends the reading
+//! (what came before is kept).  Escapes in values are those of dircolors
+//! (`\e`, `\033`, `\x1b`, `^[`, `\_`...).  Extensions are matched by longest suffix,
 //! case-insensitively unless the same extension is given twice in two
 //! cases with two colors ("smart case", as GNU ls 9 and bfs).
 //!
@@ -38,85 +41,35 @@ use std::os::unix::ffi::OsStrExt;
 use dents::dir::FileType;
 use dents::walk::Visit;
 use dents::StatFields;
-use dents_tools::dircolors::unescape;
+use dents_tools::dircolors::Key;
+use dents_tools::dircolors::{entries, Entry};
 use rustix::fs::{Access, AtFlags};
 
-/// A color of the table, by its two- or three-letter key.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Key {
-    /// `rs`: reset.
-    Reset,
-    /// `no`: normal text, and files whose color is empty.
-    Normal,
-    /// `fi`: regular file.
-    File,
-    /// `mh`: regular file with several hard links.
-    MultiHard,
-    /// `ex`: executable regular file.
-    Exec,
-    /// `ca`: file with capabilities.
-    Capable,
-    /// `sg`: setgid file.
-    Setgid,
-    /// `su`: setuid file.
-    Setuid,
-    /// `di`: directory.
-    Dir,
-    /// `st`: sticky directory, not other-writable.
-    Sticky,
-    /// `ow`: other-writable directory, not sticky.
-    OtherWritable,
-    /// `tw`: sticky and other-writable directory.
-    StickyOtherWritable,
-    /// `ln`: symbolic link.
-    Link,
-    /// `or`: broken symbolic link.
-    Orphan,
-    /// `mi`: missing file (cannot be stat'ed).
-    Missing,
-    /// `bd`: block device.
-    Block,
-    /// `cd`: character device.
-    Char,
-    /// `do`: door.
-    Door,
-    /// `pi`: named pipe.
-    Pipe,
-    /// `so`: socket.
-    Socket,
-    /// `bld`: bold, for messages (bfs's key).
-    Bold,
-    /// `wrn`: warnings (bfs's key).
-    Warning,
-    /// `err`: errors (bfs's key).
-    Error,
-}
-
-/// Every key, its name in `LS_COLORS`, and GNU's (and bfs's) default.
-const TABLE: [(Key, &str, Option<&str>); 23] = [
-    (Key::Reset, "rs", Some("0")),
-    (Key::Normal, "no", None),
-    (Key::File, "fi", Some("")),
-    (Key::MultiHard, "mh", None),
-    (Key::Exec, "ex", Some("01;32")),
-    (Key::Capable, "ca", None),
-    (Key::Setgid, "sg", Some("30;43")),
-    (Key::Setuid, "su", Some("37;41")),
-    (Key::Dir, "di", Some("01;34")),
-    (Key::Sticky, "st", Some("37;44")),
-    (Key::OtherWritable, "ow", Some("34;42")),
-    (Key::StickyOtherWritable, "tw", Some("30;42")),
-    (Key::Link, "ln", Some("01;36")),
-    (Key::Orphan, "or", None),
-    (Key::Missing, "mi", None),
-    (Key::Block, "bd", Some("01;33")),
-    (Key::Char, "cd", Some("01;33")),
-    (Key::Door, "do", Some("01;35")),
-    (Key::Pipe, "pi", Some("33")),
-    (Key::Socket, "so", Some("01;35")),
-    (Key::Bold, "bld", Some("01;39")),
-    (Key::Warning, "wrn", Some("01;33")),
-    (Key::Error, "err", Some("01;31")),
+/// The keys find paints with, and GNU's (and bfs's) default colors.
+const TABLE: [(Key, Option<&str>); 23] = [
+    (Key::Reset, Some("0")),
+    (Key::Normal, None),
+    (Key::File, Some("")),
+    (Key::MultiHard, None),
+    (Key::Exec, Some("01;32")),
+    (Key::Capable, None),
+    (Key::Setgid, Some("30;43")),
+    (Key::Setuid, Some("37;41")),
+    (Key::Dir, Some("01;34")),
+    (Key::Sticky, Some("37;44")),
+    (Key::OtherWritable, Some("34;42")),
+    (Key::StickyOtherWritable, Some("30;42")),
+    (Key::Link, Some("01;36")),
+    (Key::Orphan, None),
+    (Key::Missing, None),
+    (Key::Block, Some("01;33")),
+    (Key::Char, Some("01;33")),
+    (Key::Door, Some("01;35")),
+    (Key::Pipe, Some("33")),
+    (Key::Socket, Some("01;35")),
+    (Key::Bold, Some("01;39")),
+    (Key::Warning, Some("01;33")),
+    (Key::Error, Some("01;31")),
 ];
 
 /// A colored extension (`*.tar=01;31`).
@@ -195,61 +148,48 @@ impl Colors {
     /// The table from an `LS_COLORS` value over GNU's defaults.  A value
     /// that ends in the middle of an escape ends the reading there.
     pub fn parse(ls_colors: &[u8]) -> Colors {
-        let mut seqs: Vec<Option<Vec<u8>>> = TABLE
-            .iter()
-            .map(|(_, _, d)| d.map(|s| s.as_bytes().to_vec()))
-            .collect();
+        let mut seqs: Vec<Option<Vec<u8>>> = vec![None; Key::ALL.len()];
+        for (k, d) in TABLE {
+            seqs[k as usize] = d.map(|s| s.as_bytes().to_vec());
+        }
         let mut left = b"\x1b[".to_vec();
         let mut right = b"m".to_vec();
         let mut end: Option<Vec<u8>> = None;
         let mut link_as_target = false;
         let mut exts: Vec<Ext> = Vec::new();
-        let mut rest = (!ls_colors.is_empty()).then_some(ls_colors);
-        while let Some(chunk) = rest {
-            if let Some(after) = chunk.strip_prefix(b"*") {
-                let Some((key, next)) = unescape(after, b'=') else {
-                    break;
-                };
-                let Some((seq, next)) =
-                    next.map_or(Some((Vec::new(), None)), |n| unescape(n, b':'))
-                else {
-                    break;
-                };
-                rest = next;
-                // A later `*.x` replaces every earlier `*.x` and `*.y.x`.
-                exts.retain(|e| !e.key.ends_with(&key));
-                exts.push(Ext {
-                    key,
-                    seq,
-                    sensitive: false,
-                });
-                continue;
-            }
-            let Some(eq) = chunk.iter().position(|&b| b == b'=') else {
-                break;
+        // A malformed entry ends the reading; what came before stays.
+        for entry in entries(ls_colors).map_while(Result::ok) {
+            let (key, value) = match entry {
+                Entry::Ext(key, seq) => {
+                    // A later `*.x` replaces every earlier `*.x` and `*.y.x`.
+                    exts.retain(|e| !e.key.ends_with(&key));
+                    exts.push(Ext {
+                        key,
+                        seq,
+                        sensitive: false,
+                    });
+                    continue;
+                }
+                Entry::Unknown(_) => continue,
+                Entry::Key(key, value) => (key, value),
             };
-            let key = &chunk[..eq];
-            let Some((value, next)) = unescape(&chunk[eq + 1..], b':') else {
-                break;
-            };
-            rest = next;
-            let raw = matches!(key, b"rs" | b"lc" | b"rc" | b"ec");
+            let raw = matches!(key, Key::Reset | Key::Left | Key::Right | Key::End);
             let value = (raw || value.iter().any(|&b| b != b'0')).then_some(value);
             match key {
-                b"lc" => left = value.unwrap_or_default(),
-                b"rc" => right = value.unwrap_or_default(),
-                b"ec" => end = value,
-                b"ln" if value.as_deref() == Some(b"target") => {
+                Key::Left => left = value.unwrap_or_default(),
+                Key::Right => right = value.unwrap_or_default(),
+                Key::End => end = value,
+                Key::Link if value.as_deref() == Some(b"target") => {
                     link_as_target = true;
                     seqs[Key::Link as usize] = Some(Vec::new());
                 }
+                // Not painted with: no line is cleared.
+                Key::ClearLine => {}
                 _ => {
-                    if let Some(i) = TABLE.iter().position(|(_, n, _)| n.as_bytes() == key) {
-                        if i == Key::Link as usize {
-                            link_as_target = false;
-                        }
-                        seqs[i] = value;
+                    if key == Key::Link {
+                        link_as_target = false;
                     }
+                    seqs[key as usize] = value;
                 }
             }
         }
@@ -650,5 +590,19 @@ mod tests {
         assert_eq!(c.ext(b"a.x.y"), Some(&b"4"[..]));
         assert_eq!(Colors::default().end, b"\x1b[0m");
         assert_eq!(Colors::parse(b"rs=7:lc=<:rc=>").end, b"<7>");
+    }
+
+    #[test]
+    fn read_with_gnu_ls_grammar() {
+        // An empty entry is passed over, as GNU ls passes it (bfs read
+        // `:ex` as a key of its own).
+        let c = Colors::parse(b"di=1::ex=2:");
+        assert_eq!(c.get(Key::Exec), Some(&b"2"[..]));
+        // Unknown keys pass; bfs's own are read; a malformed entry ends
+        // the reading, what came before kept.
+        let c = Colors::parse(b"xx=9:bld=3:di=4:abc=5:fi=6");
+        assert_eq!(c.get(Key::Bold), Some(&b"3"[..]));
+        assert_eq!(c.get(Key::Dir), Some(&b"4"[..]));
+        assert_eq!(c.get(Key::File), Some(&b""[..]));
     }
 }

@@ -13,11 +13,11 @@ use dents::StatFields;
 
 use super::debug;
 use super::exec::Exec;
-use super::glob::Glob;
 use super::lsfmt::Ls;
 use super::outfiles::Dest;
 use super::printf::Format;
 use super::time::{Rel, TimeField, Timestamp};
+use dents_tools::glob::Glob;
 
 /// An expression.
 #[derive(Debug)]

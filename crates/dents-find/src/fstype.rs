@@ -39,54 +39,13 @@ fn lookup(dev: (u32, u32)) -> Box<[u8]> {
     })
 }
 
-/// The devices and types of a mountinfo text; a later line for a device
-/// replaces an earlier one.
+/// The devices and types of a mountinfo text (`dents::mountinfo`'s
+/// reading); a later line for a device replaces an earlier one.
 fn parse(text: &[u8]) -> Table {
-    let mut t = Table::new();
-    for line in text.split(|&b| b == b'\n') {
-        let fields: Vec<&[u8]> = line.split(|&b| b == b' ').collect();
-        // ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER
-        let Some(dash) = fields.iter().skip(6).position(|f| *f == b"-") else {
-            continue;
-        };
-        let Some(fstype) = fields.get(6 + dash + 1) else {
-            continue;
-        };
-        let Some(dev) = device(fields[2]) else {
-            continue;
-        };
-        t.insert(dev, unescape(fstype).into_boxed_slice());
-    }
-    t
-}
-
-/// `MAJOR:MINOR`.
-fn device(s: &[u8]) -> Option<(u32, u32)> {
-    let s = std::str::from_utf8(s).ok()?;
-    let (a, b) = s.split_once(':')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
-}
-
-/// Undoes the kernel's octal escapes (`\040` for a space).
-fn unescape(s: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        if s[i] == b'\\'
-            && i + 3 < s.len()
-            && s[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = s[i + 1..i + 4]
-                .iter()
-                .fold(0u32, |n, c| n * 8 + (c - b'0') as u32);
-            out.push(v as u8);
-            i += 4;
-        } else {
-            out.push(s[i]);
-            i += 1;
-        }
-    }
-    out
+    dents::mountinfo::parse(text)
+        .into_iter()
+        .map(|m| (m.device, m.fs_type.into_boxed_slice()))
+        .collect()
 }
 
 /// One thread's memory of the last device asked about.

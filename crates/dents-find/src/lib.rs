@@ -25,7 +25,6 @@
 //!
 //! | layer | module | concern |
 //! |---|----------|---------|
-//! | 0 | `glob`   | `fnmatch` patterns for `-name`, `-path`, `-lname` |
 //! | 0 | `regex`  | `-regex` dialects on Oniguruma, whole-path matches |
 //! | 0 | `mode`   | `-perm` modes, octal and symbolic |
 //! | 0 | `users`  | user and group names and ids |
@@ -51,7 +50,8 @@
 //!
 //! lib.rs, above them all, holds [`Command`]: it optimises the
 //! expression, sets the walk up and runs it.  What ls, find and du share
-//! (messages, buffered output, numbers, the status line, mode strings)
+//! (messages, buffered output, numbers, the status line, mode strings,
+//! `fnmatch` patterns)
 //! is the `dents-tools` crate.
 //!
 //! bfs's additions: `-s` (sorted, deterministic walk: the walker's sort
@@ -78,7 +78,6 @@ mod exec;
 mod expr;
 mod files0;
 mod fstype;
-mod glob;
 mod lsfmt;
 mod mode;
 mod msg;

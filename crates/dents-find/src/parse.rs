@@ -31,13 +31,13 @@ use dents::StatFields;
 
 use super::exec::Exec;
 use super::expr::{AccessKind, Cmp, Expr, NameOf, PermKind, Pred};
-use super::glob::Glob;
 use super::lsfmt::Ls;
 use super::outfiles::{Dest, Registry};
 use super::printf::Format;
 use super::regex::{self, Dialect};
 use super::time::{self, TimeField, Timestamp};
 use super::{debug, mode, msg, users};
+use dents_tools::glob::Glob;
 
 /// What the command line asks for.
 #[derive(Debug)]

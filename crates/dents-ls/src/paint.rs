@@ -1,7 +1,7 @@
 //! Colors from `LS_COLORS` as GNU ls 9.1 paints names (`--color`).
 //!
-//! The table is read as GNU ls reads it (dircolors' escapes, through
-//! find's [`unescape`](dents_tools::dircolors::unescape)); an unknown key or
+//! The table is read as GNU ls reads it (the reader and key set find
+//! shares, [`dents_tools::dircolors`]); an unknown key or
 //! an unfinished value makes the whole value unusable ("unparsable
 //! value", no colors).  A name's color: `mi` for a missing symlink target,
 //! else by the mode: `su`, `sg`, `ex`, `mh` or an extension (the last
@@ -15,41 +15,8 @@
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The keys of the table, in GNU's order.
-const NAMES: [&str; 24] = [
-    "lc", "rc", "ec", "rs", "no", "fi", "di", "ln", "pi", "so", "bd", "cd", "mi", "or", "ex", "do",
-    "su", "sg", "st", "ow", "tw", "ca", "mh", "cl",
-];
-
-/// A key of the table.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[allow(missing_docs, dead_code)]
-pub enum K {
-    Lc = 0,
-    Rc,
-    Ec,
-    Rs,
-    No,
-    Fi,
-    Di,
-    Ln,
-    Pi,
-    So,
-    Bd,
-    Cd,
-    Mi,
-    Or,
-    Ex,
-    Do,
-    Su,
-    Sg,
-    St,
-    Ow,
-    Tw,
-    Ca,
-    Mh,
-    Cl,
-}
+use dents_tools::dircolors::{entries, Entry, Key};
+use dents_tools::glob::Glob;
 
 /// The parsed table.
 #[derive(Debug)]
@@ -132,72 +99,49 @@ impl LsColors {
             );
             return None;
         }
-        c.link_as_target = c.ind[K::Ln as usize].as_deref() == Some(b"target");
+        c.link_as_target = c.ind[Key::Link as usize].as_deref() == Some(b"target");
         Some(c)
     }
 
-    /// Reads `LS_COLORS`; false if it cannot be read whole.
+    /// Reads `LS_COLORS` as GNU ls does; false if it cannot be read
+    /// whole (a malformed entry, a key GNU does not know: said for a
+    /// two-letter one, as GNU's "unrecognized prefix").
     fn parse(&mut self, v: &[u8]) -> bool {
-        let mut p = v;
-        loop {
-            match p.first() {
-                None => return true,
-                Some(b':') => p = &p[1..],
-                Some(b'*') => {
-                    let Some((ext, Some(rest))) = dents_tools::dircolors::unescape(&p[1..], b'=')
-                    else {
-                        return false;
-                    };
-                    let Some((seq, rest)) = dents_tools::dircolors::unescape(rest, b':') else {
-                        return false;
-                    };
-                    self.exts.insert(0, (ext, seq));
-                    match rest {
-                        Some(r) => p = r,
-                        None => return true,
-                    }
-                }
-                Some(_) => {
-                    if p.len() < 3 || p[2] != b'=' {
-                        return false;
-                    }
-                    let label = &p[..2];
-                    let Some(i) = NAMES.iter().position(|n| n.as_bytes() == label) else {
-                        let q = super::quoting::Quoter::new(super::quoting::Style::Locale, false);
-                        let mut msg = b"dents: unrecognized prefix: ".to_vec();
-                        msg.extend_from_slice(&q.quote(label).bytes);
-                        msg.push(b'\n');
-                        crate::errors::write_stderr(&msg);
-                        return false;
-                    };
-                    let Some((seq, rest)) = dents_tools::dircolors::unescape(&p[3..], b':') else {
-                        return false;
-                    };
-                    self.ind[i] = Some(seq);
-                    match rest {
-                        Some(r) => p = r,
-                        None => return true,
-                    }
+        for entry in entries(v) {
+            match entry {
+                Err(_) => return false,
+                Ok(Entry::Ext(ext, seq)) => self.exts.insert(0, (ext, seq)),
+                // bfs's three-letter keys: GNU finds no `=` after two.
+                Ok(Entry::Key(k, _)) if !k.is_gnu() => return false,
+                Ok(Entry::Key(k, seq)) => self.ind[k as usize] = Some(seq),
+                Ok(Entry::Unknown(label)) => {
+                    let q = super::quoting::Quoter::new(super::quoting::Style::Locale, false);
+                    let mut msg = b"dents: unrecognized prefix: ".to_vec();
+                    msg.extend_from_slice(&q.quote(&label).bytes);
+                    msg.push(b'\n');
+                    crate::errors::write_stderr(&msg);
+                    return false;
                 }
             }
         }
+        true
     }
 
-    fn get(&self, k: K) -> Option<&[u8]> {
+    fn get(&self, k: Key) -> Option<&[u8]> {
         self.ind[k as usize].as_deref()
     }
 
     /// GNU's `is_colored`: set, and not empty, `0` or `00`.
-    pub fn is_colored(&self, k: K) -> bool {
+    pub fn is_colored(&self, k: Key) -> bool {
         !matches!(self.get(k), None | Some(b"" | b"0" | b"00"))
     }
 
     /// Whether GNU checks symlinks' targets (for `or`, `mi`, `ln=target`
     /// with `ex`), given the format.
     pub fn check_links(&self, long: bool) -> bool {
-        self.is_colored(K::Or)
-            || (self.is_colored(K::Ex) && self.link_as_target)
-            || (self.is_colored(K::Mi) && long)
+        self.is_colored(Key::Orphan)
+            || (self.is_colored(Key::Exec) && self.link_as_target)
+            || (self.is_colored(Key::Missing) && long)
     }
 
     /// The color of a file (`target`: the symlink target in `-l`).
@@ -213,54 +157,57 @@ impl LsColors {
             (m, i32::from(f.link_ok))
         };
         let stat_ok = f.mode != 0;
-        let mut k = if link_ok == -1 && self.is_colored(K::Mi) {
-            K::Mi
+        let mut k = if link_ok == -1 && self.is_colored(Key::Missing) {
+            Key::Missing
         } else if !stat_ok && !target {
             match f.dtype_mode & S_IFMT {
-                0o010000 => K::Pi,
-                0o020000 => K::Cd,
-                0o040000 => K::Di,
-                0o060000 => K::Bd,
-                0o100000 => K::Fi,
-                0o120000 => K::Ln,
-                0o140000 => K::So,
-                _ => K::Or,
+                0o010000 => Key::Pipe,
+                0o020000 => Key::Char,
+                0o040000 => Key::Dir,
+                0o060000 => Key::Block,
+                0o100000 => Key::File,
+                0o120000 => Key::Link,
+                0o140000 => Key::Socket,
+                _ => Key::Orphan,
             }
         } else {
             match mode & S_IFMT {
                 0o100000 => {
-                    if mode & 0o4000 != 0 && self.is_colored(K::Su) {
-                        K::Su
-                    } else if mode & 0o2000 != 0 && self.is_colored(K::Sg) {
-                        K::Sg
-                    } else if mode & 0o111 != 0 && self.is_colored(K::Ex) {
-                        K::Ex
-                    } else if f.nlink > 1 && self.is_colored(K::Mh) && !target {
-                        K::Mh
+                    if mode & 0o4000 != 0 && self.is_colored(Key::Setuid) {
+                        Key::Setuid
+                    } else if mode & 0o2000 != 0 && self.is_colored(Key::Setgid) {
+                        Key::Setgid
+                    } else if mode & 0o111 != 0 && self.is_colored(Key::Exec) {
+                        Key::Exec
+                    } else if f.nlink > 1 && self.is_colored(Key::MultiHard) && !target {
+                        Key::MultiHard
                     } else {
-                        K::Fi
+                        Key::File
                     }
                 }
                 0o040000 => {
-                    if mode & 0o1000 != 0 && mode & 0o002 != 0 && self.is_colored(K::Tw) {
-                        K::Tw
-                    } else if mode & 0o002 != 0 && self.is_colored(K::Ow) {
-                        K::Ow
-                    } else if mode & 0o1000 != 0 && self.is_colored(K::St) {
-                        K::St
+                    if mode & 0o1000 != 0
+                        && mode & 0o002 != 0
+                        && self.is_colored(Key::StickyOtherWritable)
+                    {
+                        Key::StickyOtherWritable
+                    } else if mode & 0o002 != 0 && self.is_colored(Key::OtherWritable) {
+                        Key::OtherWritable
+                    } else if mode & 0o1000 != 0 && self.is_colored(Key::Sticky) {
+                        Key::Sticky
                     } else {
-                        K::Di
+                        Key::Dir
                     }
                 }
-                0o120000 => K::Ln,
-                0o010000 => K::Pi,
-                0o140000 => K::So,
-                0o060000 => K::Bd,
-                0o020000 => K::Cd,
-                _ => K::Or,
+                0o120000 => Key::Link,
+                0o010000 => Key::Pipe,
+                0o140000 => Key::Socket,
+                0o060000 => Key::Block,
+                0o020000 => Key::Char,
+                _ => Key::Orphan,
             }
         };
-        if k == K::Fi {
+        if k == Key::File {
             // Compared in place, without lowercased copies (one per
             // extension of the table for every file, before).
             let ends_with = |e: &[u8]| {
@@ -270,8 +217,8 @@ impl LsColors {
                 return Some(seq);
             }
         }
-        if k == K::Ln && link_ok == 0 && (self.link_as_target || self.is_colored(K::Or)) {
-            k = K::Or;
+        if k == Key::Link && link_ok == 0 && (self.link_as_target || self.is_colored(Key::Orphan)) {
+            k = Key::Orphan;
         }
         self.get(k)
     }
@@ -308,10 +255,10 @@ impl LsColors {
 
     /// GNU's `prep_non_filename_text`: `ec`, or `lc rs rc`.
     fn reset(&self, out: &mut Vec<u8>) {
-        match self.get(K::Ec) {
+        match self.get(Key::End) {
             Some(ec) => out.extend_from_slice(ec),
             None => {
-                for k in [K::Lc, K::Rs, K::Rc] {
+                for k in [Key::Left, Key::Reset, Key::Right] {
                     out.extend_from_slice(self.get(k).unwrap_or_default());
                 }
             }
@@ -320,8 +267,8 @@ impl LsColors {
 
     /// GNU's `set_normal_color`, before each name of a short listing.
     pub fn normal(&self, out: &mut Vec<u8>) {
-        if self.is_colored(K::No) {
-            for k in [K::Lc, K::No, K::Rc] {
+        if self.is_colored(Key::Normal) {
+            for k in [Key::Left, Key::Normal, Key::Right] {
                 self.put(out, self.get(k).unwrap_or_default());
             }
         }
@@ -331,32 +278,32 @@ impl LsColors {
     /// follow it.
     pub fn start(&self, out: &mut Vec<u8>, c: Option<&[u8]>) -> bool {
         if let Some(c) = c {
-            if self.is_colored(K::No) {
-                self.put(out, self.get(K::Lc).unwrap_or_default());
-                self.put(out, self.get(K::Rc).unwrap_or_default());
+            if self.is_colored(Key::Normal) {
+                self.put(out, self.get(Key::Left).unwrap_or_default());
+                self.put(out, self.get(Key::Right).unwrap_or_default());
             }
-            self.put(out, self.get(K::Lc).unwrap_or_default());
+            self.put(out, self.get(Key::Left).unwrap_or_default());
             self.put(out, c);
-            self.put(out, self.get(K::Rc).unwrap_or_default());
+            self.put(out, self.get(Key::Right).unwrap_or_default());
         }
-        c.is_some() || self.is_colored(K::No)
+        c.is_some() || self.is_colored(Key::Normal)
     }
 
     /// Writes the end of a painted name; `wraps`: the name may run over
     /// the end of the line (GNU then clears to its end).
     pub fn end(&self, out: &mut Vec<u8>, wraps: bool) {
         let mut tmp = Vec::new();
-        match self.get(K::Ec) {
+        match self.get(Key::End) {
             Some(ec) => tmp.extend_from_slice(ec),
             None => {
-                for k in [K::Lc, K::Rs, K::Rc] {
+                for k in [Key::Left, Key::Reset, Key::Right] {
                     tmp.extend_from_slice(self.get(k).unwrap_or_default());
                 }
             }
         }
         self.put(out, &tmp);
         if wraps {
-            self.put(out, self.get(K::Cl).unwrap_or_default());
+            self.put(out, self.get(Key::ClearLine).unwrap_or_default());
         }
     }
 
@@ -364,10 +311,10 @@ impl LsColors {
     /// are not the usual ones.
     pub fn finish(&self, out: &mut Vec<u8>) {
         if self.used.load(Ordering::Relaxed)
-            && !(self.get(K::Lc) == Some(b"\x1b[") && self.get(K::Rc) == Some(b"m"))
+            && !(self.get(Key::Left) == Some(b"\x1b[") && self.get(Key::Right) == Some(b"m"))
         {
-            self.put(out, self.get(K::Lc).unwrap_or_default());
-            self.put(out, self.get(K::Rc).unwrap_or_default());
+            self.put(out, self.get(Key::Left).unwrap_or_default());
+            self.put(out, self.get(Key::Right).unwrap_or_default());
         }
     }
 }
@@ -448,24 +395,8 @@ fn known_term() -> bool {
         "vt100",
         "xterm*",
     ];
-    GLOBS.iter().any(|g| glob(g.as_bytes(), &term))
-}
-
-/// A small `fnmatch` for the globs above (`*`, `[0-9]`).
-fn glob(p: &[u8], s: &[u8]) -> bool {
-    match p.first() {
-        None => s.is_empty(),
-        Some(b'*') => (0..=s.len()).any(|i| glob(&p[1..], &s[i..])),
-        Some(b'[') => {
-            let close = p.iter().position(|&c| c == b']').unwrap_or(p.len() - 1);
-            let set = &p[1..close];
-            let ok = s.first().is_some_and(|&c| {
-                set.windows(3)
-                    .any(|w| w[1] == b'-' && (w[0]..=w[2]).contains(&c))
-                    || set.contains(&c)
-            });
-            ok && glob(&p[close + 1..], &s[1..])
-        }
-        Some(&c) => s.first() == Some(&c) && glob(&p[1..], &s[1..]),
-    }
+    // The globs are ASCII: matched as bytes, whatever the locale.
+    GLOBS
+        .iter()
+        .any(|g| Glob::new(g.as_bytes(), false, false).matches(&term))
 }

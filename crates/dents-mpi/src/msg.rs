@@ -1,7 +1,5 @@
 //! Messages as GNU's tools word them: quoted names, error descriptions.
 
-use std::io;
-
 /// A file name as GNU quotes it in a message (`quoteaf`): always
 /// quoted, shell-escaped, control characters written as `$'\n'`; the
 /// quoting `dents du` and `dents find` use, so the tools' messages agree.
@@ -9,18 +7,14 @@ pub fn quote(name: &[u8]) -> Vec<u8> {
     dents_du::args::quote_always(name)
 }
 
-/// The system's description of an error, without Rust's `(os error N)`.
-pub fn describe(e: &io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
+/// The system's description of an error, without Rust's `(os error N)`:
+/// the walker library's rule, as `dents du` and `dents find` word it.
+pub use dents::error::describe;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io;
 
     #[test]
     fn quotes_and_descriptions() {

@@ -405,7 +405,6 @@ fn problem_of(e: &dents::Error) -> Problem {
     }
 }
 
-/// The C library's text for an error (no " (os error N)").
-pub fn describe(e: &std::io::Error) -> String {
-    dents_tools::errors::describe(e)
-}
+/// The C library's text for an error (no " (os error N)"): the walker
+/// library's rule.
+pub use dents::error::describe;

@@ -18,15 +18,9 @@ pub const MINOR: i32 = 1;
 /// cannot be accessed, a directory that cannot be read).
 pub const SERIOUS: i32 = 2;
 
-/// The OS's text for an error, without Rust's " (os error N)" suffix.
-pub fn describe(e: &io::Error) -> String {
-    let s = e.to_string();
-    // std renders OS errors as "strerror text (os error N)".
-    match s.find(" (os error ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
+/// The OS's text for an error, without Rust's " (os error N)" suffix:
+/// the walker library's rule, so that its errors and the tools' read alike.
+pub use dents::error::describe;
 
 /// One command's exit status so far: 0, or the worst problem reported.
 /// Shared by the command's threads.
@@ -94,4 +88,19 @@ pub fn write_stderr(bytes: &[u8]) {
     crate::progress::suspended(|| {
         let _ = io::stderr().lock().write_all(bytes);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describes_as_the_walker_library() {
+        let os = io::Error::from_raw_os_error(2);
+        assert_eq!(describe(&os), "No such file or directory");
+        // Only an OS error's suffix is std's: a message of our own that
+        // quotes one is kept whole, as dents's `Error` prints it.
+        let own = io::Error::other("cannot read x (os error 5)");
+        assert_eq!(describe(&own), "cannot read x (os error 5)");
+    }
 }

@@ -1,20 +1,27 @@
 //! What dents's command-line tools (ls, find, du) share.
 //!
-//! | module   | concern |
-//! |----------|---------|
-//! | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
-//! | `errors` | messages in the style of the tool replaced, and the exit status |
-//! | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
-//! | `numfmt` | decimal numbers written straight into output buffers |
-//! | `dircolors` | `LS_COLORS` values: dircolors' escapes undone |
-//! | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
-//! | `progress` | the status line on standard error while a walk runs |
+//! # Modules, in layers
+//!
+//! A module uses only modules of lower layers (`tests/layers.rs` checks
+//! this table against the source), so there is no import circle:
+//!
+//! | layer | module | concern |
+//! |---|----------|---------|
+//! | 0 | `quote`  | names raw off a terminal, shell-escaped on one and in messages |
+//! | 0 | `progress` | the status line on standard error while a walk runs |
+//! | 0 | `filemode` | mode strings (`drwxr-xr-x`) for ls and find |
+//! | 0 | `numfmt` | decimal numbers written straight into output buffers |
+//! | 0 | `dircolors` | `LS_COLORS`: one reader and one key set for ls and find, dircolors' escapes undone |
+//! | 0 | `glob`   | `fnmatch` patterns in the locale (find's `-name`, du's `--exclude`) |
+//! | 1 | `errors` | messages in the style of the tool replaced, and the exit status |
+//! | 2 | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly |
 
 #![warn(missing_docs)]
 
 pub mod dircolors;
 pub mod errors;
 pub mod filemode;
+pub mod glob;
 pub mod numfmt;
 pub mod output;
 pub mod progress;

@@ -157,7 +157,7 @@ impl fmt::Display for Error {
 /// `PATH: MESSAGE` of a failed system call.
 fn write_io(f: &mut fmt::Formatter<'_>, path: &[u8], e: &io::Error) -> fmt::Result {
     let path = Path::new(OsStr::from_bytes(path)).display();
-    write!(f, "{path}: {}", os_message(e))
+    write!(f, "{path}: {}", describe(e))
 }
 
 /// `PATH: File system loop detected; …` of a loop back to `ancestor`.
@@ -226,8 +226,20 @@ impl From<Error> for io::Error {
     }
 }
 
-/// The C library's words for an error, without std's " (os error N)".
-fn os_message(e: &io::Error) -> String {
+/// The C library's words for an error (`strerror`), without std's
+/// " (os error N)": the cause as GNU's tools print it in a message.  An
+/// error of dents's own or a caller's (no OS error number) is its whole
+/// message.  The one home of this rule: the tools' messages
+/// (`dents_tools::errors`), dents-snap and dents-mpi call it.
+///
+/// ```
+/// use std::io;
+/// let e = io::Error::from_raw_os_error(13);
+/// assert_eq!(dents::error::describe(&e), "Permission denied");
+/// let own = io::Error::other("no such slice (os error 5)");
+/// assert_eq!(dents::error::describe(&own), "no such slice (os error 5)");
+/// ```
+pub fn describe(e: &io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error ") {
         Some(i) if e.raw_os_error().is_some() => s[..i].to_string(),

@@ -14,6 +14,7 @@
 //! | 2 | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
 //! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
+//! | 1 | [`mountinfo`] | the mount table (`/proc/self/mountinfo`): devices, mount points, types, escapes undone |
 //! | 1 | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
 //! | 0 | `sys`     | (private) the only place with `unsafe` and raw system calls; what the OS says (the cores we may use) |
 //!
@@ -116,6 +117,7 @@ pub mod dir;
 pub mod error;
 pub mod fs;
 pub mod metadata;
+pub mod mountinfo;
 pub mod scan;
 pub mod slice;
 #[allow(unsafe_code)]

@@ -26,11 +26,10 @@ pub(super) struct Mounts {
 impl Mounts {
     /// Reads the mount table; `None` if it cannot be read.
     pub(super) fn load() -> Option<Mounts> {
-        let table = std::fs::read("/proc/self/mountinfo").ok()?;
-        let mut points: Vec<Vec<u8>> = table
-            .split(|&b| b == b'\n')
-            .filter_map(|line| line.split(|&b| b == b' ').nth(4))
-            .map(unescape_octal)
+        let mut points: Vec<Vec<u8>> = crate::mountinfo::read()
+            .ok()?
+            .into_iter()
+            .map(|m| m.point)
             .collect();
         if points.is_empty() {
             return None;
@@ -95,26 +94,4 @@ impl Mounts {
             Err(_) => MountScope::Unknown,
         }
     }
-}
-
-/// A mount table field with its `\ooo` escapes decoded.
-fn unescape_octal(field: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(field.len());
-    let mut i = 0;
-    while i < field.len() {
-        let oct = field
-            .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match (field[i], oct) {
-            (b'\\', Some(d)) => {
-                out.push((d[0] - b'0') << 6 | (d[1] - b'0') << 3 | (d[2] - b'0'));
-                i += 4;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    out
 }

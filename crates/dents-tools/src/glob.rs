@@ -1,18 +1,25 @@
-//! Shell patterns as `fnmatch(3)` matches them for find: no flags (so `*`
-//! and `?` match `/` and a leading `.`), or `FNM_CASEFOLD` for `-iname`.
+//! Shell patterns as glibc's `fnmatch(3)` matches them, for find's
+//! `-name`, `-path`, `-lname` and du's `--exclude`/`-X` alike (GNU's tools
+//! both call `fnmatch` in the current locale): no flags (so `*` and `?`
+//! match `/` and a leading `.`), or `FNM_CASEFOLD` for `-iname`.
 //!
 //! A pattern is compiled once into tokens.  In the C locale every byte is
-//! a character; in a UTF-8 locale a name that is valid UTF-8 is matched
-//! character by character, and one that is not falls back to bytes, as
-//! glibc does when it cannot convert the name to wide characters.
+//! a character.  In a UTF-8 locale a name that is valid UTF-8 matches if
+//! it matches character by character or, failing that, byte by byte (as
+//! glibc 2.36's `fnmatch` answers: `??` matches `é`, two bytes, as `?`
+//! does); one that is not UTF-8, or a pattern that is not, is matched by
+//! bytes alone, as glibc does when it cannot convert to wide characters.
 
 /// A compiled pattern.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Glob {
     /// The pattern over bytes.
     bytes: Vec<Tok>,
     /// The pattern over characters, in a UTF-8 locale for a valid pattern.
     chars: Option<Vec<Tok>>,
+    /// The pattern is ASCII: on an ASCII name, bytes and characters are
+    /// one and the same match.
+    ascii: bool,
     /// The pattern itself when it has no special characters (and no case
     /// folding): a plain comparison.
     literal: Option<Vec<u8>>,
@@ -63,8 +70,9 @@ enum Class {
 }
 
 impl Glob {
-    /// Compiles `pat`; `fold` ignores case; `utf8` matches characters
-    /// rather than bytes where the name allows.
+    /// Compiles `pat`; `fold` ignores case; `utf8` (the locale's
+    /// character set is UTF-8: `dents_os::locale_is_utf8`) matches
+    /// characters rather than bytes where the pattern and name allow.
     pub fn new(pat: &[u8], fold: bool, utf8: bool) -> Glob {
         let units: Vec<u32> = pat.iter().map(|&b| b as u32).collect();
         let bytes = compile(&units);
@@ -80,6 +88,7 @@ impl Glob {
         Glob {
             bytes,
             chars,
+            ascii: pat.is_ascii(),
             literal,
             fold,
         }
@@ -90,14 +99,27 @@ impl Glob {
         if let Some(lit) = &self.literal {
             return lit == name;
         }
+        // No allocation on the common path (du tries every tail of every
+        // path): a name of up to 256 bytes has at most 256 characters.
+        let mut buf = [0u32; 256];
         if let Some(chars) = &self.chars {
             if let Ok(s) = std::str::from_utf8(name) {
-                let units: Vec<u32> = s.chars().map(|c| c as u32).collect();
-                return match_units(chars, &units, self.fold, true);
+                let hit = if name.len() <= buf.len() {
+                    let mut n = 0;
+                    for (d, c) in buf.iter_mut().zip(s.chars()) {
+                        *d = c as u32;
+                        n += 1;
+                    }
+                    match_units(chars, &buf[..n], self.fold, true)
+                } else {
+                    let units: Vec<u32> = s.chars().map(|c| c as u32).collect();
+                    match_units(chars, &units, self.fold, true)
+                };
+                if hit || (self.ascii && name.is_ascii()) {
+                    return hit;
+                }
             }
         }
-        // Bytes: no allocation on the common path.
-        let mut buf = [0u32; 256];
         if name.len() <= buf.len() {
             for (d, &b) in buf.iter_mut().zip(name) {
                 *d = b as u32;
@@ -371,5 +393,25 @@ mod tests {
         assert!(m("\\*", "*"));
         assert!(!m("a\\", "a\\"));
         assert!(Glob::new(b"*.C", true, false).matches(b"x.c"));
+    }
+
+    fn u(p: &str, s: &[u8]) -> bool {
+        Glob::new(p.as_bytes(), false, true).matches(s)
+    }
+
+    #[test]
+    fn utf8_characters_or_else_bytes() {
+        // One character, or failing that its bytes, as glibc 2.36.
+        assert!(u("?", "é".as_bytes()));
+        assert!(u("??", "é".as_bytes()));
+        assert!(u("[é]", "é".as_bytes()));
+        assert!(u("[[:alpha:]]", "é".as_bytes()));
+        assert!(!u("[[:alpha:]][[:alpha:]]", "é".as_bytes()));
+        // Never a mixture of the two readings.
+        assert!(!u("[é]??", "éé".as_bytes()));
+        assert!(!u("[!é][!é]", "é".as_bytes()));
+        // Not UTF-8: bytes only.
+        assert!(u("?", b"\xff"));
+        assert!(!u("??", b"\xc3\xa9\xff"));
     }
 }
