@@ -68,6 +68,15 @@ fn runs_to_a_sink_as_gnu_find_prints() {
     let t = tree();
     let root = t.path().to_str().unwrap();
     let newer = t.path().join("d3/e0/f4.h");
+    // An hour back: files written in the same clock tick would not be
+    // newer, and `-newer` would find nothing.
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&newer)
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
     let newer = newer.to_str().unwrap();
     let cases: &[(&[&str], u8)] = &[
         (&[root], b'\n'),
