@@ -131,6 +131,7 @@
 //! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
 //! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
 //! | 0 | `mounts` | the mount table: which mount points lie below a directory |
+//! | 0 | `stored` | a visit of a recorded entry (a snapshot's row, `find --from`): its stat given, nothing read or stat'ed |
 //!
 //! `mod.rs` holds the public types ([`WalkOptions`], [`Visitor`],
 //! [`Visit`], ...) and [`walk`]: the plan, the roots, the workers started.
