@@ -81,14 +81,9 @@ pub fn report(status: &Status, level: i32, what: &str, path: &[u8], e: &io::Erro
     status.say(level, &msg);
 }
 
-/// Writes `bytes` to stderr in one call, ignoring failure (nowhere to say it).
-pub fn write_stderr(bytes: &[u8]) {
-    use std::io::Write;
-    // Off the status line's row, or the two would garble each other.
-    crate::progress::suspended(|| {
-        let _ = io::stderr().lock().write_all(bytes);
-    });
-}
+/// Writes `bytes` to stderr in one call, ignoring failure (nowhere to
+/// say it), off the status line's row.
+pub use crate::progress::write_stderr;
 
 #[cfg(test)]
 mod tests {

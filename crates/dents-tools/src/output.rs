@@ -201,17 +201,14 @@ impl Output {
             Some(_) if !self.unflushed.load(Ordering::Relaxed) => {
                 "dents: write error\n".to_string()
             }
-            Some(e) => format!("dents: write error: {}\n", crate::errors::describe(&e)),
+            Some(e) => format!("dents: write error: {}\n", dents::error::describe(&e)),
             // Closing a closed descriptor fails whatever was flushed.
             None if self.wrote_to_closed() => {
-                format!(
-                    "dents: write error: {}\n",
-                    crate::errors::describe(&ebadf())
-                )
+                format!("dents: write error: {}\n", dents::error::describe(&ebadf()))
             }
             None => return code,
         };
-        crate::errors::write_stderr(msg.as_bytes());
+        crate::progress::write_stderr(msg.as_bytes());
         code.max(failed)
     }
 }

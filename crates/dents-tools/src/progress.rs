@@ -365,3 +365,12 @@ mod tests {
         assert_eq!(printable(b"caf\xc3\xa9", false), "caf??");
     }
 }
+
+/// Writes `bytes` to stderr in one call, ignoring failure (nowhere to say
+/// it): off the status line's row, or the two would garble each other.
+pub fn write_stderr(bytes: &[u8]) {
+    use std::io::Write;
+    suspended(|| {
+        let _ = std::io::stderr().lock().write_all(bytes);
+    });
+}
