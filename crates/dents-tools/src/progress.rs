@@ -354,6 +354,15 @@ fn printable(path: &[u8], utf8: bool) -> String {
     s
 }
 
+/// Writes `bytes` to stderr in one call, ignoring failure (nowhere to say
+/// it): off the status line's row, or the two would garble each other.
+pub fn write_stderr(bytes: &[u8]) {
+    use std::io::Write;
+    suspended(|| {
+        let _ = std::io::stderr().lock().write_all(bytes);
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::printable;
@@ -364,13 +373,4 @@ mod tests {
         assert_eq!(printable(b"caf\xc3\xa9\xff", true), "caf\u{e9}?");
         assert_eq!(printable(b"caf\xc3\xa9", false), "caf??");
     }
-}
-
-/// Writes `bytes` to stderr in one call, ignoring failure (nowhere to say
-/// it): off the status line's row, or the two would garble each other.
-pub fn write_stderr(bytes: &[u8]) {
-    use std::io::Write;
-    suspended(|| {
-        let _ = std::io::stderr().lock().write_all(bytes);
-    });
 }
