@@ -286,6 +286,21 @@ fn parent_of(path: &[u8]) -> &[u8] {
 }
 
 impl SnapshotWalk<'_> {
+    /// The error of a starting point the snapshot does not hold: looked
+    /// up (not stat'ed) in it, so what a stat of it would have failed.
+    fn not_stored(&self, root: &[u8]) -> WalkError {
+        let mut m = b"not in the snapshot ".to_vec();
+        m.extend_from_slice(&qa(self.snapshot));
+        WalkError {
+            path: root.to_vec(),
+            depth: 0,
+            op: dents::walk::Operation::Stat,
+            kind: WalkErrorKind::Io(std::io::Error::other(
+                String::from_utf8_lossy(&m).into_owned(),
+            )),
+        }
+    }
+
     /// Visits the entries of the snapshot below `root` (a PATH as
     /// given); `false` once the visitor quits or the snapshot fails.
     fn walk_one<V: Visitor>(
@@ -298,20 +313,7 @@ impl SnapshotWalk<'_> {
         let record = self.reader.record();
         // Several trailing slashes count as one, as the walk keeps them.
         let Some(t) = locate(&record.roots, root) else {
-            let mut m = b"not in the snapshot ".to_vec();
-            m.extend_from_slice(&qa(self.snapshot));
-            let e = std::io::Error::other(String::from_utf8_lossy(&m).into_owned());
-            visitor.error(
-                st,
-                &WalkError {
-                    path: root.to_vec(),
-                    // A starting point, looked up (not stat'ed) in the
-                    // snapshot: what a stat of it would have failed.
-                    depth: 0,
-                    op: dents::walk::Operation::Stat,
-                    kind: WalkErrorKind::Io(e),
-                },
-            );
+            visitor.error(st, &self.not_stored(root));
             return true;
         };
         let mut prefix = t.stored.clone();
@@ -424,20 +426,7 @@ impl SnapshotWalk<'_> {
             return false;
         }
         if !found {
-            let mut m = b"not in the snapshot ".to_vec();
-            m.extend_from_slice(&qa(self.snapshot));
-            let e = std::io::Error::other(String::from_utf8_lossy(&m).into_owned());
-            visitor.error(
-                st,
-                &WalkError {
-                    path: root.to_vec(),
-                    // A starting point, looked up (not stat'ed) in the
-                    // snapshot: what a stat of it would have failed.
-                    depth: 0,
-                    op: dents::walk::Operation::Stat,
-                    kind: WalkErrorKind::Io(e),
-                },
-            );
+            visitor.error(st, &self.not_stored(root));
         }
         !quit
     }
