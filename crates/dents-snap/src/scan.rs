@@ -16,13 +16,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 
 use dents::walk::{Listing, Start, Visit, Visitor, WalkError};
-use dents::{Entry, ErrorKind, Flow, Follow, StatFields, Walker};
+use dents::{ErrorKind, Flow, Follow, Walker};
 
 use crate::refresh::{Index, Wanted};
 
 use crate::record::{ScanRecord, Time};
-use crate::row::{nanos, Row};
-use crate::schema::type_letter;
+use crate::row::{fill_row, stat_fields, Row};
 use crate::writer::SnapshotWriter;
 use crate::Error;
 
@@ -135,11 +134,7 @@ pub fn scan(
     sorted_roots.sort();
     record.roots = sorted_roots.clone();
     let mut not_reused = None;
-    let fields = if opts.names_only {
-        StatFields::TYPE | StatFields::INO | StatFields::MTIME | StatFields::CTIME
-    } else {
-        StatFields::BASIC
-    };
+    let fields = stat_fields(opts.names_only);
     let walker = Walker::from_roots(
         sorted_roots
             .iter()
@@ -278,7 +273,11 @@ impl Visitor for ScanVisitor<'_> {
         if self.quit.load(Ordering::Relaxed) {
             return Flow::Quit;
         }
-        self.send(row_of(&Entry::from(v), self.names_only))
+        let mut row = Row::default();
+        self.send(match fill_row(&mut row, v, self.names_only) {
+            Ok(()) => Msg::Row(row),
+            Err(p) => Msg::Problem(p),
+        })
     }
 
     fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
@@ -309,70 +308,6 @@ impl FromBytes for std::ffi::OsStr {
     fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr {
         std::os::unix::ffi::OsStrExt::from_bytes(b)
     }
-}
-
-/// The row of an entry, or the problem that keeps it out.
-fn row_of(entry: &Entry<'_>, names_only: bool) -> Msg {
-    let mut row = Row {
-        path: entry.path_bytes().to_vec(),
-        name: entry.file_name_bytes().to_vec(),
-        depth: entry.depth() as u32,
-        ino: entry.ino(),
-        ..Row::default()
-    };
-    let kind = entry.file_type();
-    // Names only: a stat for directories (their times) and for entries
-    // whose type the directory did not tell.
-    if names_only && !kind.is_dir() && !kind.is_unknown() {
-        row.kind = type_letter(kind).as_bytes()[0];
-        return Msg::Row(row);
-    }
-    let m = match entry.metadata() {
-        Ok(m) => m,
-        Err(e) => {
-            return Msg::Problem(Problem {
-                path: row.path,
-                what: "cannot access",
-                cause: describe(&e),
-                errno: e.raw_os_error(),
-            })
-        }
-    };
-    row.kind = type_letter(m.file_type()).as_bytes()[0];
-    row.ino = m.ino();
-    let time = |t: Option<dents::metadata::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
-    row.mtime = time(m.mtime());
-    row.ctime = time(m.ctime());
-    row.dev = Some(m.dev());
-    if names_only {
-        if !m.is_dir() {
-            row.mtime = None;
-            row.ctime = None;
-            row.dev = None;
-        }
-        return Msg::Row(row);
-    }
-    row.size = Some(m.len() as i64);
-    row.blocks = Some(m.blocks() as i64);
-    row.mode = Some(m.mode());
-    row.uid = Some(m.uid());
-    row.gid = Some(m.gid());
-    row.nlink = Some(m.nlink() as i64);
-    row.atime = time(m.atime());
-    if m.is_symlink() {
-        match dents::fs::readlink_at(entry.parent_fd(), entry.at_name()) {
-            Ok(t) => row.target = Some(t),
-            Err(e) => {
-                return Msg::Problem(Problem {
-                    path: row.path,
-                    what: "cannot read symbolic link",
-                    cause: describe(&e),
-                    errno: e.raw_os_error(),
-                })
-            }
-        }
-    }
-    Msg::Row(row)
 }
 
 /// The walker's error in GNU's words: a root that cannot be reached is
