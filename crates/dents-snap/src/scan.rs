@@ -108,9 +108,38 @@ pub struct Summary {
     pub not_reused: Option<String>,
 }
 
-enum Msg {
-    Row(Row),
-    Problem(Problem),
+/// What the walk hands the writer at once: up to [`BATCH`] rows, and the
+/// problems met among them.  The writer sends each batch back once
+/// written, and the walk fills its rows again ([`fill_row`] reuses their
+/// buffers): once the first batches are out, an entry costs no
+/// allocation, and no buffer is freed on another thread than the one
+/// that made it.
+#[derive(Default)]
+struct Batch {
+    /// Rows, of which the first `len` are filled.
+    rows: Vec<Row>,
+    len: usize,
+    /// Problems, in walk order.
+    problems: Vec<Problem>,
+}
+
+impl Batch {
+    /// The next row to fill (reused when there is one).
+    fn next_row(&mut self) -> &mut Row {
+        if self.len == self.rows.len() {
+            self.rows.push(Row::default());
+        }
+        &mut self.rows[self.len]
+    }
+}
+
+/// The visitor's side of the handoff: the batch being filled, the
+/// channel to the writer, and the batches it sent back to be refilled.
+struct Handoff {
+    batch: Batch,
+    /// Taken (dropped) when the walk ends.
+    tx: Option<mpsc::SyncSender<Batch>>,
+    spare: mpsc::Receiver<Batch>,
 }
 
 /// Scans `roots` into a snapshot at `output`; `on_problem` hears each
@@ -161,16 +190,21 @@ pub fn scan(
         None => None,
     };
     // Rows go in batches: one channel message (and at most one wake-up
-    // of the writer) per BATCH rows, not per row.
-    let (tx, rx) = mpsc::sync_channel::<Vec<Msg>>(CHANNEL_ROWS / BATCH);
+    // of the writer) per BATCH rows, not per row; the written batches
+    // come back to be refilled.
+    let (tx, rx) = mpsc::sync_channel::<Batch>(CHANNEL_ROWS / BATCH);
+    let (back, spare) = mpsc::channel::<Batch>();
     let visitor = ScanVisitor {
         walker: &walker,
         names_only: opts.names_only,
         index: index.as_ref(),
         // The visits of a sorted walk are serial (one worker at a
         // time): the lock is never contended, and keeps their order.
-        batch: Mutex::new(Vec::with_capacity(BATCH)),
-        tx: Mutex::new(Some(tx)),
+        handoff: Mutex::new(Handoff {
+            batch: Batch::default(),
+            tx: Some(tx),
+            spare,
+        }),
         quit: AtomicBool::new(false),
         read: AtomicU64::new(0),
         reused: AtomicU64::new(0),
@@ -178,29 +212,27 @@ pub fn scan(
     let result = std::thread::scope(|s| {
         let walk = s.spawn(|| {
             walker.visit(&visitor);
-            let rest =
-                std::mem::take(&mut *visitor.batch.lock().unwrap_or_else(|p| p.into_inner()));
-            let tx = visitor.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
-            if let Some(tx) = tx {
+            let mut h = visitor.handoff.lock().unwrap_or_else(|p| p.into_inner());
+            let rest = std::mem::take(&mut h.batch);
+            if let Some(tx) = h.tx.take() {
                 let _ = tx.send(rest);
             }
         });
         let mut failed = None;
-        'recv: for msgs in rx.iter() {
-            for msg in msgs {
-                match msg {
-                    Msg::Row(r) => {
-                        if let Err(e) = writer.push(r) {
-                            failed = Some(e);
-                            break 'recv;
-                        }
-                    }
-                    Msg::Problem(p) => {
-                        on_problem(&p);
-                        record.add_error(p.message());
-                    }
+        'recv: for mut batch in rx.iter() {
+            for p in batch.problems.drain(..) {
+                on_problem(&p);
+                record.add_error(p.message());
+            }
+            for r in &batch.rows[..batch.len] {
+                if let Err(e) = writer.push_ref(r) {
+                    failed = Some(e);
+                    break 'recv;
                 }
             }
+            batch.len = 0;
+            // The walk may be over: then the batch is not wanted.
+            let _ = back.send(batch);
         }
         // Dropping the receiver makes the walk quit at its next entry.
         drop(rx);
@@ -231,9 +263,7 @@ struct ScanVisitor<'a> {
     walker: &'a Walker,
     names_only: bool,
     index: Option<&'a Index>,
-    batch: Mutex<Vec<Msg>>,
-    /// Taken (dropped) when the walk ends.
-    tx: Mutex<Option<mpsc::SyncSender<Vec<Msg>>>>,
+    handoff: Mutex<Handoff>,
     /// The writer is gone (it failed): leave everything out.
     quit: AtomicBool,
     /// Directories read, and taken from the old snapshot.
@@ -242,16 +272,16 @@ struct ScanVisitor<'a> {
 }
 
 impl ScanVisitor<'_> {
-    /// Queues one message for the writer; `Flow::Quit` once it is gone.
-    fn send(&self, msg: Msg) -> Flow {
-        let mut b = self.batch.lock().unwrap_or_else(|p| p.into_inner());
-        b.push(msg);
-        if b.len() < BATCH {
+    /// Sends the batch to the writer once it holds [`BATCH`] rows, and
+    /// takes one sent back (or a new one) to fill next; `Flow::Quit` once
+    /// the writer is gone.
+    fn sent_if_full(&self, h: &mut Handoff) -> Flow {
+        if h.batch.len + h.batch.problems.len() < BATCH {
             return Flow::Continue;
         }
-        let full = std::mem::replace(&mut *b, Vec::with_capacity(BATCH));
-        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-        if tx.as_ref().is_none_or(|tx| tx.send(full).is_err()) {
+        let next = h.spare.try_recv().unwrap_or_default();
+        let full = std::mem::replace(&mut h.batch, next);
+        if h.tx.as_ref().is_none_or(|tx| tx.send(full).is_err()) {
             self.quit.store(true, Ordering::Relaxed);
             Flow::Quit
         } else {
@@ -273,11 +303,12 @@ impl Visitor for ScanVisitor<'_> {
         if self.quit.load(Ordering::Relaxed) {
             return Flow::Quit;
         }
-        let mut row = Row::default();
-        self.send(match fill_row(&mut row, v, self.names_only) {
-            Ok(()) => Msg::Row(row),
-            Err(p) => Msg::Problem(p),
-        })
+        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
+        match fill_row(h.batch.next_row(), v, self.names_only) {
+            Ok(()) => h.batch.len += 1,
+            Err(p) => h.batch.problems.push(p),
+        }
+        self.sent_if_full(&mut h)
     }
 
     fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
@@ -293,9 +324,9 @@ impl Visitor for ScanVisitor<'_> {
 
     fn error(&self, _: &mut (), e: &WalkError) {
         let e = self.walker.convert_error(e);
-        if self.send(Msg::Problem(problem_of(&e))) == Flow::Quit {
-            self.quit.store(true, Ordering::Relaxed);
-        }
+        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
+        h.batch.problems.push(problem_of(&e));
+        self.sent_if_full(&mut h);
     }
 }
 
