@@ -24,9 +24,12 @@ use crate::row::Row;
 use crate::schema;
 use crate::Error;
 
-/// Rows in a row group: 32 Ki rows of ~100-byte paths is a few MiB of
-/// buffers, and large enough groups for zstd and readers' scans.
-pub const ROW_GROUP_ROWS: usize = 32 * 1024;
+/// Rows in a row group: 16 Ki rows of ~100-byte paths is a few MiB of
+/// buffers (here and in every reader, which holds one group), and large
+/// enough groups for zstd: on the real-tree shape 32 Ki rows made the
+/// file no smaller (7.05 MB against 7.00) and the scan's peak RSS 38 MB
+/// against 31.
+pub const ROW_GROUP_ROWS: usize = 16 * 1024;
 
 /// Bytes of paths, names and targets that flush a row group early
 /// (very long paths), so the buffers stay bounded whatever the names.
