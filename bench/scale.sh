@@ -21,7 +21,10 @@
 #     g50m/             50 x 1,000 x 1,000 empty files
 # Images are sparse and made with lazy_itable_init and mounted with
 # noinit_itable, so no background thread zeroes inode tables during a
-# measurement.
+# measurement; their loop devices use direct I/O (see image).  "Hot" at
+# 10M entries means as hot as the kernel keeps it: ext4 holds about 1.1 KB
+# of inode cache and 0.2 KB of dentry per entry, so a 10M-entry tree needs
+# about 13 GB of the machine's memory to stay cached.
 #
 # usage: bench/scale.sh      (root: mkfs, mount)
 # env:   DENTS_BENCH_DIR  where the images and mount points live
@@ -35,7 +38,7 @@ mkdir -p "$B"
 # exists, mounted on $B/NAME unless mounted.
 image() {
     local name=$1 size=$2; shift 2
-    local img=$B/$name.img mnt=$B/$name
+    local img=$B/$name.img mnt=$B/$name dev
     mkdir -p "$mnt"
     mountpoint -q "$mnt" && return
     if [ ! -f "$img" ]; then
@@ -44,7 +47,12 @@ image() {
         mkfs.ext4 -q -F -E lazy_itable_init=1 "$@" "$img.tmp"
         mv "$img.tmp" "$img"
     fi
-    mount -o loop,noinit_itable "$img" "$mnt"
+    # Direct I/O on the loop device: without it every block read through
+    # the filesystem is cached twice, once for the loop device and once
+    # for the image file, and a 10M-entry tree's metadata (about 13 GB
+    # of inodes and dentries in the kernel's caches) no longer fits hot.
+    dev=$(losetup --find --show --direct-io=on "$img")
+    mount -o noinit_itable "$dev" "$mnt"
 }
 
 # once DIR COMMAND...: runs COMMAND to build DIR unless DIR was completed
