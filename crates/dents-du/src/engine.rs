@@ -188,11 +188,16 @@ struct AccExport {
 }
 
 impl Acc {
-    fn new(export: bool, id: usize) -> Acc {
+    fn new(export: Option<&Export>, id: usize) -> Acc {
         Acc {
             sum: AtomicDui::new(Dui::ZERO),
             pending: AtomicBool::new(false),
-            export: export.then(Box::default),
+            export: export.map(|x| {
+                Box::new(AccExport {
+                    dir: x.new_dir(),
+                    own_st: OnceLock::new(),
+                })
+            }),
             id,
             dev_ino: (0, 0),
             places: OnceLock::new(),
@@ -578,7 +583,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     /// A new directory sum, with an id of its own.
     fn new_acc(&self) -> Acc {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        Acc::new(self.du.export.is_some(), id)
+        Acc::new(self.du.export.as_ref(), id)
     }
 
     fn lock_graph(&self) -> std::sync::MutexGuard<'_, Graph> {
