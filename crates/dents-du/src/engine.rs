@@ -41,7 +41,7 @@ use dents::fs;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::{Metadata, StatFields};
 
-use crate::links::{LinkSet, LogicalFiles, Owners};
+use crate::links::{LinkSet, LogicalFiles, Owner, Owners};
 use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Excluded, Export, ExportDir};
 use crate::order::{Node, Places};
@@ -800,21 +800,30 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         let du = self.du;
         let mut total = Dui::ZERO;
         let mut tally = S::Tally::default();
-        self.owners.for_each(|(dev, ino), o| {
+        let mut charge = |(dev, ino), o: &mut Owner| {
             if !du.links.insert(dev, ino) {
                 return;
             }
-            o.charged = true;
-            total.add(&o.own);
-            du.sink.counted(&mut tally, o.own.size);
+            o.set_charged();
+            let own = o.own();
+            total.add(&own);
+            du.sink.counted(&mut tally, own.size);
             // Its directories: the one holding it and those above (with
             // -S only the one holding it).
             let mut n = Some(&*o.dir);
             while let Some(d) = n {
-                d.extra.add(&o.own);
+                d.extra.add(&own);
                 n = d.parent.as_deref().filter(|_| !du.opts.separate_dirs);
             }
-        });
+        };
+        // The records are needed again only for the files' own lines
+        // (-a); else each is dropped as it is charged, not kept beside the
+        // link set growing.
+        if held.iter().any(|h| matches!(h, Held::File { .. })) {
+            self.owners.for_each(charge);
+        } else {
+            self.owners.drain(|k, mut o| charge(k, &mut o));
+        }
         du.sink.flush_tally(&mut tally);
         self.du
             .total
@@ -835,8 +844,8 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                     dev_ino,
                 } => {
                     let own = self.owners.with(*dev_ino, |o| {
-                        (o.charged && Arc::ptr_eq(&o.dir, dir) && o.place == *place)
-                            .then_some(o.own)
+                        (o.charged() && Arc::ptr_eq(&o.dir, dir) && o.place == *place)
+                            .then_some(o.own())
                     });
                     if let Some(Some(own)) = own {
                         let mut path = dir.path();
