@@ -296,3 +296,48 @@ impl Parts {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes past the threshold go to the file, in order with what stays
+    /// in memory and with another directory's parts moved in.
+    #[test]
+    fn spilled_parts_read_back_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let spill = Spill::default();
+        spill.set_dir(tmp.path());
+        spill.set_threshold(8);
+        let (mut child, mut parent) = (Parts::default(), Parts::default());
+        let mut want = Vec::new();
+        parent.push(b"head", Some(&spill));
+        want.extend_from_slice(b"head");
+        for i in 0..20 {
+            child.push(format!("<{i}>").as_bytes(), Some(&spill));
+        }
+        assert!(child.parts.iter().any(|p| matches!(p, Part::File(..))));
+        assert!(child.mem < 8, "memory bounded by the threshold");
+        parent.push_parts(&child, Some(&spill));
+        parent.push(b"tail", Some(&spill));
+        for i in 0..20 {
+            want.extend_from_slice(format!("<{i}>").as_bytes());
+        }
+        want.extend_from_slice(b"tail");
+        assert_eq!(parent.to_vec(Some(&spill)), want);
+        assert!(spill.take_error().is_none());
+    }
+
+    /// Never spilled: everything in memory, one part.
+    #[test]
+    fn no_threshold_keeps_one_memory_part() {
+        let spill = Spill::default();
+        spill.set_threshold(usize::MAX);
+        let mut p = Parts::default();
+        for _ in 0..1000 {
+            p.push(b"0123456789", Some(&spill));
+        }
+        assert_eq!(p.parts.len(), 1);
+        assert!(spill.file.get().is_none(), "no temporary file made");
+    }
+}
