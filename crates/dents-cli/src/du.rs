@@ -298,6 +298,14 @@ fn run(mut a: Box<Command>) -> i32 {
     let du = Du::new(a.opts.clone(), &sink);
     if let Some(x) = du.export() {
         x.set_root_name(&dents_du::ncdu::absolute(&a.files[0]));
+        // For tests only: spill below this many bytes (the export is the
+        // same whatever the threshold; tests compare tiny ones with none).
+        if let Some(n) = std::env::var("DENTS_DU_EXPORT_SPILL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            x.set_spill_threshold(n);
+        }
     }
     std::thread::scope(|s| {
         if let Some(p) = &sink.progress {
@@ -332,8 +340,9 @@ fn run(mut a: Box<Command>) -> i32 {
         }
     });
     if let (Some(path), Some(x)) = (&export_path, du.export()) {
+        // Said, and the du lines still written.
         if let Err(code) = write_export(path, x) {
-            return sink.out.close_status(code, 1);
+            sink.status.raise(code);
         }
     }
     match du.finish() {
@@ -344,8 +353,23 @@ fn run(mut a: Box<Command>) -> i32 {
     sink.out.close_status(sink.status.get(), 1)
 }
 
-/// Writes the ncdu export to `path` (`-`: standard output).
+/// Writes the ncdu export to `path` (`-`: standard output).  Not even
+/// made when the temporary file failed: the export is lost.
 fn write_export(path: &[u8], x: &dents_du::ncdu::Export) -> Result<(), i32> {
+    if let Some(e) = x.spill_error() {
+        // GNU sort's words for its own temporary files.
+        let dir = qa(e.dir.as_os_str().as_bytes());
+        let mut m = if e.create {
+            b"cannot create temporary file in ".to_vec()
+        } else {
+            b"write failed: temporary file in ".to_vec()
+        };
+        m.extend_from_slice(&dir);
+        m.extend_from_slice(b": ");
+        m.extend_from_slice(errors::describe(&e.error).as_bytes());
+        say(&m);
+        return Err(1);
+    }
     let now = dents_os::now().0;
     let r = if path == b"-" {
         x.write_to(&mut std::io::stdout().lock(), now)

@@ -41,7 +41,7 @@ use dents::fs;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::{Metadata, StatFields};
 
-use crate::links::{LinkSet, LogicalFiles, Owners};
+use crate::links::{LinkSet, LogicalFiles, Owner, Owners};
 use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Excluded, Export, ExportDir};
 use crate::order::{Node, Places};
@@ -188,11 +188,16 @@ struct AccExport {
 }
 
 impl Acc {
-    fn new(export: bool, id: usize) -> Acc {
+    fn new(export: Option<&Export>, id: usize) -> Acc {
         Acc {
             sum: AtomicDui::new(Dui::ZERO),
             pending: AtomicBool::new(false),
-            export: export.then(Box::default),
+            export: export.map(|x| {
+                Box::new(AccExport {
+                    dir: x.new_dir(),
+                    own_st: OnceLock::new(),
+                })
+            }),
             id,
             dev_ino: (0, 0),
             places: OnceLock::new(),
@@ -578,7 +583,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     /// A new directory sum, with an id of its own.
     fn new_acc(&self) -> Acc {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        Acc::new(self.du.export.is_some(), id)
+        Acc::new(self.du.export.as_ref(), id)
     }
 
     fn lock_graph(&self) -> std::sync::MutexGuard<'_, Graph> {
@@ -795,21 +800,30 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         let du = self.du;
         let mut total = Dui::ZERO;
         let mut tally = S::Tally::default();
-        self.owners.for_each(|(dev, ino), o| {
+        let mut charge = |(dev, ino), o: &mut Owner| {
             if !du.links.insert(dev, ino) {
                 return;
             }
-            o.charged = true;
-            total.add(&o.own);
-            du.sink.counted(&mut tally, o.own.size);
+            o.set_charged();
+            let own = o.own();
+            total.add(&own);
+            du.sink.counted(&mut tally, own.size);
             // Its directories: the one holding it and those above (with
             // -S only the one holding it).
             let mut n = Some(&*o.dir);
             while let Some(d) = n {
-                d.extra.add(&o.own);
+                d.extra.add(&own);
                 n = d.parent.as_deref().filter(|_| !du.opts.separate_dirs);
             }
-        });
+        };
+        // The records are needed again only for the files' own lines
+        // (-a); else each is dropped as it is charged, not kept beside the
+        // link set growing.
+        if held.iter().any(|h| matches!(h, Held::File { .. })) {
+            self.owners.for_each(charge);
+        } else {
+            self.owners.drain(|k, mut o| charge(k, &mut o));
+        }
         du.sink.flush_tally(&mut tally);
         self.du
             .total
@@ -830,8 +844,8 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                     dev_ino,
                 } => {
                     let own = self.owners.with(*dev_ino, |o| {
-                        (o.charged && Arc::ptr_eq(&o.dir, dir) && o.place == *place)
-                            .then_some(o.own)
+                        (o.charged() && Arc::ptr_eq(&o.dir, dir) && o.place == *place)
+                            .then_some(o.own())
                     });
                     if let Some(Some(own)) = own {
                         let mut path = dir.path();

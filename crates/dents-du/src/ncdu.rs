@@ -20,25 +20,35 @@
 //! The format nests a directory's items inside it, in pre-order, while
 //! the parallel walk finishes subtrees in any order: each directory's
 //! items are gathered in its [`ExportDir`] and the finished subtree is
-//! appended to its parent's as a whole.  The export therefore holds, in
-//! memory, the JSON of the subtrees finished below the directories still
-//! open: at the end, the whole export (about 70 bytes an entry).  The
-//! du lines themselves do not depend on it.
+//! appended to its parent's as a whole.  So that the export (about 70
+//! bytes an entry) is not held in memory whole, a directory holding more
+//! than 1 MiB of JSON writes it to an unlinked temporary file in
+//! `$TMPDIR` and keeps only its place ([`spill`]); the export is written
+//! at the end from both, in order.  The du lines do not depend on it.
+
+mod spill;
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+pub use spill::SpillError;
+use spill::{Parts, Spill};
 
 use dents::dir::FileType;
 use dents::Metadata;
 
 /// The items of one directory, gathered as JSON (each item preceded by a
-/// comma: the directory's own info object comes first).
+/// comma: the directory's own info object comes first).  One made by
+/// [`Export::new_dir`] spills to its export's temporary file; a default
+/// one keeps everything in memory.
 #[derive(Debug, Default)]
 pub struct ExportDir {
-    items: Mutex<Vec<u8>>,
+    items: Mutex<Parts>,
     /// The directory could not be read (whole): ncdu's `read_error`.
     read_error: AtomicBool,
+    spill: Option<Arc<Spill>>,
 }
 
 /// Why an entry is left out of the scan (ncdu's `excluded` values).
@@ -53,7 +63,9 @@ pub enum Excluded<'a> {
 /// The whole export of one argument.
 #[derive(Debug, Default)]
 pub struct Export {
-    root: Mutex<Vec<u8>>,
+    root: Mutex<Parts>,
+    /// Where directories' JSON goes past a threshold.
+    spill: Arc<Spill>,
     /// The name the top directory is given (ncdu writes its absolute path).
     root_name: Mutex<Option<Vec<u8>>>,
 }
@@ -119,33 +131,37 @@ fn push_info(out: &mut Vec<u8>, name: &[u8], st: &Metadata, with_dev: bool, read
     out.push(b'}');
 }
 
-/// Appends a directory as an array: its info, then its items.
-fn push_dir_array(
-    out: &mut Vec<u8>,
-    name: &[u8],
-    st: &Metadata,
-    items: Option<&ExportDir>,
-    root: bool,
-) {
-    out.push(b'[');
-    let read_error = items.is_some_and(|d| d.read_error.load(Ordering::Relaxed));
-    push_info(out, name, st, root, read_error);
-    if let Some(d) = items {
-        out.extend_from_slice(&d.items.lock().unwrap_or_else(|e| e.into_inner()));
+/// A directory as an array: its info, then its items (a comma first
+/// unless it is the top directory).  Its items' memory part is copied,
+/// their spilled segments are referred to.
+fn dir_array(name: &[u8], st: &Metadata, items: Option<&ExportDir>, root: bool) -> Parts {
+    let mut head = Vec::with_capacity(96 + name.len());
+    if !root {
+        head.push(b',');
     }
-    out.push(b']');
+    head.push(b'[');
+    let read_error = items.is_some_and(|d| d.read_error.load(Ordering::Relaxed));
+    push_info(&mut head, name, st, root, read_error);
+    let mut out = Parts::default();
+    out.push(&head, None);
+    if let Some(d) = items {
+        out.push_parts(&d.lock(), None);
+    }
+    out.push(b"]", None);
+    out
 }
 
 impl ExportDir {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Parts> {
+        self.items.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Adds a file (anything not walked into).
     pub fn push_file(&self, name: &[u8], st: &Metadata) {
         let mut out = Vec::with_capacity(96 + name.len());
         out.push(b',');
         push_info(&mut out, name, st, false, false);
-        self.items
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(&out);
+        self.push_items(&out);
     }
 
     /// Adds an entry left out of the scan, as ncdu 1.18 writes it: a
@@ -178,16 +194,14 @@ impl ExportDir {
 
     /// Adds a finished subdirectory with its items.
     pub fn push_dir(&self, name: &[u8], st: &Metadata, items: Option<&ExportDir>) {
-        self.push_items(&dir_item(name, st, items));
+        let part = dir_array(name, st, items, false);
+        self.lock().push_parts(&part, self.spill.as_deref());
     }
 
     /// Adds items made elsewhere: a [`dir_item`], or what another part of
     /// the directory gathered ([`ExportDir::take`]).
     pub fn push_items(&self, items: &[u8]) {
-        self.items
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(items);
+        self.lock().push(items, self.spill.as_deref());
     }
 
     /// Marks the directory as not read (whole): ncdu's `"read_error":true`
@@ -198,7 +212,8 @@ impl ExportDir {
 
     /// The items gathered so far, taken out (each preceded by a comma).
     pub fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.items.lock().unwrap_or_else(|e| e.into_inner()))
+        let parts = std::mem::take(&mut *self.lock());
+        parts.to_vec(self.spill.as_deref())
     }
 }
 
@@ -206,9 +221,7 @@ impl ExportDir {
 /// adds it to its parent's (a comma first): for a parent whose items
 /// are gathered elsewhere (another process, in `dents-mpi`).
 pub fn dir_item(name: &[u8], st: &Metadata, items: Option<&ExportDir>) -> Vec<u8> {
-    let mut out = vec![b','];
-    push_dir_array(&mut out, name, st, items, false);
-    out
+    dir_array(name, st, items, false).to_vec(items.and_then(|d| d.spill.as_deref()))
 }
 
 /// `path` made absolute (without resolving links), as ncdu names the
@@ -245,6 +258,38 @@ impl Export {
         Export::default()
     }
 
+    /// A directory's record, spilling to this export's temporary file.
+    pub fn new_dir(&self) -> ExportDir {
+        ExportDir {
+            spill: Some(self.spill.clone()),
+            ..ExportDir::default()
+        }
+    }
+
+    /// Where the temporary file is made (by default `$TMPDIR`, else
+    /// `/tmp`); before the walk.
+    pub fn set_spill_dir(&self, dir: &Path) {
+        self.spill.set_dir(dir);
+    }
+
+    /// The memory a directory's JSON may hold before it is spilled
+    /// (default 1 MiB; `usize::MAX`: never, all in memory); before the
+    /// walk.  For tests, which compare tiny thresholds with none.
+    #[doc(hidden)]
+    pub fn set_spill_threshold(&self, bytes: usize) {
+        self.spill.set_threshold(bytes);
+    }
+
+    /// Why the export was lost, if the temporary file could not be made
+    /// or written (taken out: said once).
+    pub fn spill_error(&self) -> Option<SpillError> {
+        self.spill.take_error()
+    }
+
+    fn lock_root(&self) -> std::sync::MutexGuard<'_, Parts> {
+        self.root.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Names the top directory (ncdu and gdu show it as the path
     /// scanned: an absolute one); by default, the argument as given.
     pub fn set_root_name(&self, name: &[u8]) {
@@ -261,35 +306,34 @@ impl Export {
     /// The argument was a directory: its tree.
     pub fn root_dir(&self, path: &[u8], st: &Metadata, items: Option<&ExportDir>) {
         let name = self.name_for(path);
-        let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
-        r.clear();
-        push_dir_array(&mut r, &name, st, items, true);
+        let part = dir_array(&name, st, items, true);
+        let mut r = self.lock_root();
+        *r = Parts::default();
+        r.push_parts(&part, Some(&self.spill));
     }
 
     /// The argument was not a directory: exported as a directory of
     /// nothing (the format's top level is a directory).
     pub fn root_file(&self, path: &[u8], st: &Metadata) {
         let name = self.name_for(path);
-        let mut r = self.root.lock().unwrap_or_else(|e| e.into_inner());
-        r.clear();
-        r.push(b'[');
-        push_info(&mut r, &name, st, true, false);
-        r.push(b']');
+        let mut out = vec![b'['];
+        push_info(&mut out, &name, st, true, false);
+        out.push(b']');
+        let mut r = self.lock_root();
+        *r = Parts::default();
+        r.push(&out, Some(&self.spill));
     }
 
     /// The top directory's JSON, taken out (for the process that writes
     /// the export, when another finished the top directory).
     pub fn take_root_json(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.root.lock().unwrap_or_else(|e| e.into_inner()))
+        std::mem::take(&mut *self.lock_root()).to_vec(Some(&self.spill))
     }
 
     /// Appends to the top directory's JSON a part of what
     /// [`Export::take_root_json`] gave elsewhere (parts in order).
     pub fn extend_root_json(&self, part: &[u8]) {
-        self.root
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(part);
+        self.lock_root().push(part, Some(&self.spill));
     }
 
     /// Writes the export; `timestamp`: seconds since the epoch.
@@ -297,9 +341,13 @@ impl Export {
     /// Nothing when the argument was never scanned (it could not be
     /// stat'ed): the format has no way to say so (its top level is a
     /// directory), and ncdu leaves its file empty then too, rather than
-    /// a document that no reader takes.
+    /// a document that no reader takes.  An error if the temporary file
+    /// failed (see [`Export::spill_error`]).
     pub fn write_to(&self, w: &mut dyn Write, timestamp: i64) -> io::Result<()> {
-        let root = self.root.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = self.spill.take_error() {
+            return Err(e.error);
+        }
+        let root = self.lock_root();
         if root.is_empty() {
             return w.flush();
         }
@@ -310,7 +358,10 @@ impl Export {
         dents_tools::numfmt::push_u64(&mut head, timestamp.max(0) as u64);
         head.extend_from_slice(b"},\n");
         w.write_all(&head)?;
-        w.write_all(&root)?;
+        root.write_to(Some(&self.spill), w)?;
+        if let Some(e) = self.spill.take_error() {
+            return Err(e.error);
+        }
         w.write_all(b"]\n")?;
         w.flush()
     }
