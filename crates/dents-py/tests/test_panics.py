@@ -36,25 +36,29 @@ def needs_knobs():
 
 
 def tree(root, panic):
-    """12 directories of 4 subdirectories of 2 files; with ``panic``, one
-    deep directory holds the entry whose read panics."""
-    for d in range(12):
+    """24 directories of 4 subdirectories of 2 files; with ``panic``, the
+    directory listed last in ``root`` (the first job a read-ahead worker
+    takes: the walk itself works at the other end) holds the entry whose
+    read panics.  Returns ``root`` and that directory."""
+    root = str(root)
+    for d in range(24):
         for e in range(4):
             sub = os.path.join(root, f"d{d:02}", f"e{e}")
             os.makedirs(sub)
             for f in range(2):
                 open(os.path.join(sub, f"f{f}"), "w").close()
+    last = os.path.join(root, [e.name for e in os.scandir(root)][-1])
     if panic:
-        open(os.path.join(root, "d09", "e2", "dents-test-panic"), "w").close()
-    return str(root)
+        open(os.path.join(last, "dents-test-panic"), "w").close()
+    return root, last
 
 
-def run(code, root):
+def run(code, root, last):
     """Runs ``code`` (which sets ``raised`` to what the iteration raised)
     in a child interpreter; returns ``raised``'s type name and text."""
     script = textwrap.dedent("""
         import sys, dents
-        root = sys.argv[1]
+        root, last = sys.argv[1], sys.argv[2]
         raised = None
         try:
         {body}
@@ -64,7 +68,7 @@ def run(code, root):
         print(raised)
     """).format(body=textwrap.indent(textwrap.dedent(code), "    "))
     try:
-        out = subprocess.run([sys.executable, "-c", script, root], capture_output=True,
+        out = subprocess.run([sys.executable, "-c", script, root, last], capture_output=True,
                              text=True, timeout=LIMIT)
     except subprocess.TimeoutExpired:
         pytest.fail(f"no end within {LIMIT} s (deadlock):\n{code}")
@@ -77,7 +81,7 @@ PANICS = {
     "walk": "for _ in dents.walk(root, threads={t}): pass",
     "walk_bottom_up": "for _ in dents.walk(root, topdown=False, threads={t}): pass",
     "walk_stat": "for _ in dents.walk(root, stat=True, threads={t}): pass",
-    "scandir": "for _ in dents.scandir(root + '/d09/e2', threads={t}): pass",
+    "scandir": "for _ in dents.scandir(last, threads={t}): pass",
     # find has no threads argument: its engine's own count.
     "find": "for _ in dents.find(root): pass",
     "find_entries": "for _ in dents.find(root, entries=True): pass",
@@ -89,8 +93,8 @@ PANICS = {
 @pytest.mark.parametrize("form", sorted(PANICS))
 def test_a_panic_on_a_worker_raises(tmp_path, form, threads):
     needs_knobs()
-    root = tree(tmp_path / "t", panic=True)
-    kind, text = run(PANICS[form].format(t=threads), root)
+    root, last = tree(tmp_path / "t", panic=True)
+    kind, text = run(PANICS[form].format(t=threads), root, last)
     assert kind == "PanicException", (kind, text)
     assert "dents-test-panic" in text
 
@@ -107,9 +111,9 @@ CALLBACKS = {
 @pytest.mark.parametrize("threads", [1, 2, 8])
 @pytest.mark.parametrize("form", sorted(CALLBACKS))
 def test_an_exception_in_onerror_raises(tmp_path, form, threads):
-    root = tree(tmp_path / "t", panic=False)
+    root, last = tree(tmp_path / "t", panic=False)
     code = ("def boom(e):\n    raise ValueError('boom: ' + str(e.filename))\n"
             + CALLBACKS[form].format(t=threads))
-    kind, text = run(code, root)
+    kind, text = run(code, root, last)
     assert kind == "ValueError", (kind, text)
     assert text.startswith("boom: ")
