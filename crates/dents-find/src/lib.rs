@@ -58,7 +58,9 @@
 //! mode), `-exclude`/`-nohidden` (the walker's `excluded` hook),
 //! `-hidden`, `-limit`, `-color`/`-nocolor`, `-status`/`-nostatus` (the
 //! status line, `dents_tools::progress`, also shown unasked on a terminal
-//! once a walk takes more than a second).
+//! once a walk takes more than a second; drawn only with the default
+//! `progress` feature: a program that turns the default features off
+//! never shows it and does not build indicatif).
 //!
 //! Output order differs from GNU find's (the walk is parallel, the top
 //! three levels first and depth first below them: `dents::walk::Order`;

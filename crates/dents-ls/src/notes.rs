@@ -34,9 +34,19 @@ thread_local! {
 
 /// Runs `f` with this thread's messages held back; returns them too.
 pub fn holding<R>(f: impl FnOnce() -> R) -> (R, Vec<Note>) {
+    /// Stops holding when `f` ends, by a panic too: a caller that catches
+    /// it and lists again on this thread must see its messages said.
+    struct Release;
+    impl Drop for Release {
+        fn drop(&mut self) {
+            HELD.with(|h| h.borrow_mut().take());
+        }
+    }
     HELD.with(|h| *h.borrow_mut() = Some(Vec::new()));
+    let release = Release;
     let r = f();
     let notes = HELD.with(|h| h.borrow_mut().take()).unwrap_or_default();
+    drop(release);
     (r, notes)
 }
 

@@ -354,10 +354,19 @@ pub fn first_paint_at<R>(f: impl FnOnce() -> R) -> (R, Option<usize>) {
 /// painted first must then be formatted again without deferring, so that
 /// its first paint carries the reset (as GNU's first paint does).
 pub fn deferring_reset<R>(f: impl FnOnce() -> R) -> (R, bool) {
+    /// Stops deferring when `f` ends, by a panic too (a caller that
+    /// catches it may paint again on this thread).
+    struct Stop;
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            DEFERRING.set(false);
+        }
+    }
     DEFERRING.set(true);
     PAINTED.set(false);
+    let stop = Stop;
     let r = f();
-    DEFERRING.set(false);
+    drop(stop);
     (r, PAINTED.get())
 }
 

@@ -46,14 +46,22 @@
 //! block printed that painted anything is formatted again by the printing
 //! thread, which puts the reset where GNU puts it.
 //!
+//! **Panics.**  A panic while a directory is listed or printed (a bug
+//! of the listing code, on any thread) ends the run: it is caught where
+//! it happens, every thread is told to stop (the others would otherwise
+//! wait forever for the block that will never come), and once all have
+//! left it is raised again on the caller's thread with its own payload.
+//!
 //! Why not the library's walker: its visitor sees entries, not the end of
 //! a directory's read (which a block needs before it can be sorted and
 //! laid out), and its sorted walk is breadth first, where ls prints depth
 //! first: the blocks held until printable would grow with the tree.
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::os::fd::AsFd;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -163,6 +171,9 @@ struct State {
     idle: usize,
     /// The main thread waits for a block.
     main_waits: bool,
+    /// The first panic of a thread: every thread stops, and the caller
+    /// gets it once they have.
+    panic: Option<Box<dyn Any + Send>>,
 }
 
 /// What the threads share.
@@ -205,6 +216,7 @@ pub(super) fn list_trees(lister: &Lister, roots: Vec<Vec<u8>>, headers: bool) {
             stop: false,
             idle: 0,
             main_waits: false,
+            panic: None,
         }),
         work: Condvar::new(),
         ready: Condvar::new(),
@@ -221,8 +233,20 @@ pub(super) fn list_trees(lister: &Lister, roots: Vec<Vec<u8>>, headers: bool) {
                 }
             });
         }
-        shared.main_loop(&mut next);
+        if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(|| shared.main_loop(&mut next)))
+        {
+            // Printing panicked: the workers must leave for the scope to end.
+            shared.abandon(&mut shared.lock(), payload);
+        }
     });
+    let panicked = shared
+        .state
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .panic;
+    if let Some(payload) = panicked {
+        panic::resume_unwind(payload);
+    }
 }
 
 impl Shared<'_> {
@@ -253,6 +277,9 @@ impl Shared<'_> {
     fn main_loop(&self, next: &mut Vec<Key>) {
         let mut st = self.lock();
         loop {
+            if st.panic.is_some() {
+                return;
+            }
             let printable = if self.ordered {
                 next.last().and_then(|k| st.done.remove(k))
             } else {
@@ -322,10 +349,26 @@ impl Shared<'_> {
         (key, task): (Key, Task),
     ) -> MutexGuard<'s, State> {
         drop(st);
-        let done = self.list(task);
+        let done = panic::catch_unwind(AssertUnwindSafe(|| self.list(task)));
         let mut st = self.lock();
-        self.complete(&mut st, key, done);
+        match done {
+            Ok(done) => self.complete(&mut st, key, done),
+            Err(payload) => {
+                st.running -= 1;
+                self.abandon(&mut st, payload);
+            }
+        }
         st
+    }
+
+    /// A thread panicked with `payload`: keeps the first panic for the
+    /// caller and stops every thread (the main thread too, which waits
+    /// for blocks that will not come).
+    fn abandon(&self, st: &mut State, payload: Box<dyn Any + Send>) {
+        st.panic.get_or_insert(payload);
+        st.stop = true;
+        self.work.notify_all();
+        self.ready.notify_all();
     }
 
     /// Files the block of the task `key` and queues its subdirectories.

@@ -34,11 +34,18 @@ where
     let cell = Arc::new(Mutex::new(Some(f)));
     let theirs = Arc::clone(&cell);
     let started = Builder::new().spawn_scoped(scope, move || {
+        /// Counts the thread out when it ends, by a panic too.
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                RUNNING.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        let _leave = Leave;
         let f = theirs.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(f) = f {
             f();
         }
-        RUNNING.fetch_sub(1, Ordering::AcqRel);
     });
     if started.is_err() {
         RUNNING.fetch_sub(1, Ordering::AcqRel);

@@ -31,6 +31,12 @@
 //! awaited by the rank it concerns before the closing non-blocking
 //! barrier, which every rank keeps answering requests through: nothing is
 //! left unreceived when MPI is finalized.
+//!
+//! A panic of the job (a bug, on the worker or in a message's handling on
+//! the main thread) cannot end one rank alone: the others would wait
+//! forever for its part of the termination waves.  It is caught, said
+//! with the rank's number, and ends the whole job through `MPI_Abort` with
+//! status [`PANIC_STATUS`] (see [`abort_on_panic`]).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -85,6 +91,24 @@ const WINDOW: usize = 4;
 
 /// Bytes of lines gathered before they go out as one batch.
 pub const FLUSH_AT: usize = 64 * 1024;
+
+/// The exit status of a job ended by a panic on some rank: Rust's own for
+/// a panic, so that it is told apart from the commands' statuses (0 to 2).
+pub const PANIC_STATUS: i32 = 101;
+
+/// Ends the whole job after a panic with `payload` on this rank: says so
+/// on standard error (after the panic hook's own message) and aborts every
+/// rank through `MPI_Abort`, which `mpirun` ends with [`PANIC_STATUS`].
+fn abort_on_panic(rank: u32, payload: Box<dyn std::any::Any + Send>) -> ! {
+    let what = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("a panic");
+    let line = format!("dents-mpi: rank {rank}: internal error: {what}; ending the job\n");
+    write_whole(&mut std::io::stderr().lock(), line.as_bytes());
+    SimpleCommunicator::world().abort(PANIC_STATUS)
+}
 
 /// A rank's part of a distributed command: walks items, answers its own
 /// messages.
@@ -287,7 +311,11 @@ impl Ctx {
             };
             self.items_walked
                 .fetch_add(batch.len() as u64, Ordering::Relaxed);
-            job.run(batch, self);
+            let walked =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run(batch, self)));
+            if let Err(payload) = walked {
+                abort_on_panic(self.rank, payload);
+            }
         }
     }
 }
@@ -518,7 +546,9 @@ pub fn run<J: Job>(
     std::thread::scope(|s| {
         let worker = s.spawn(|| ctx.work(job));
         ON_MAIN_LOOP.with(|m| m.set(true));
-        let asking = main_loop(world, &ctx, job);
+        let asking =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| main_loop(world, &ctx, job)))
+                .unwrap_or_else(|payload| abort_on_panic(rank, payload));
         {
             let mut q = ctx.queue.lock().unwrap_or_else(|e| e.into_inner());
             q.shutdown = true;

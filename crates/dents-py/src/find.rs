@@ -313,13 +313,17 @@ impl State {
     }
 
     /// Stops the walk (if still running) and waits for its thread, with
-    /// the GIL released.
-    fn close(&mut self, py: Python<'_>) {
+    /// the GIL released; returns the walk's panic, if it panicked (its
+    /// status is then 1).
+    fn close(&mut self, py: Python<'_>) -> Option<Box<dyn std::any::Any + Send>> {
         self.rx = None;
-        if let Some(w) = self.walker.take() {
-            let status = py.allow_threads(|| w.join().unwrap_or(1));
-            self.status.get_or_init(|| status);
-        }
+        let w = self.walker.take()?;
+        let (status, panic) = match py.allow_threads(|| w.join()) {
+            Ok(status) => (status, None),
+            Err(payload) => (1, Some(payload)),
+        };
+        self.status.get_or_init(|| status);
+        panic
     }
 }
 
@@ -457,7 +461,11 @@ impl FindIterator {
             match util::recv_checking_signals(py, &mut st.rx) {
                 Ok(Some(m)) => st.take_message(py, m)?,
                 Ok(None) => {
-                    st.close(py);
+                    // The walk's end, or its panic (which dropped its
+                    // sender): not a silently short result.
+                    if let Some(payload) = st.close(py) {
+                        return Err(util::panic_error(payload));
+                    }
                     let tail = std::mem::take(&mut st.tail);
                     if !tail.is_empty() {
                         return Ok(Some(util::name_obj(py, &tail, st.as_bytes)));
@@ -475,8 +483,10 @@ impl FindIterator {
     /// Stops the walk and waits for its threads (also done at the end of
     /// the iteration; dropping the iterator stops the walk too).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        self.state.lock(py)?.close(py);
-        Ok(())
+        match self.state.lock(py)?.close(py) {
+            Some(payload) => Err(util::panic_error(payload)),
+            None => Ok(()),
+        }
     }
 
     /// GNU find's exit status once the walk is over (0, or 1 after a

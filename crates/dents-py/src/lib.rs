@@ -237,6 +237,10 @@ fn py_scan(
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The package's version is the crate's: one number to bump.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // Only in a build for the panic tests (tests/test_panics.py), which
+    // look for it: reading an entry named `dents-test-panic` panics.
+    #[cfg(feature = "test-knobs")]
+    m.add("_TEST_KNOBS", true)?;
     m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
     m.add_function(wrap_pyfunction!(py_walk, m)?)?;
     m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;

@@ -203,16 +203,14 @@ struct State {
 
 impl State {
     /// Stops the reader and waits for its threads to end.
-    fn close(&mut self, py: Python<'_>) {
+    /// Returns the reader's panic, if it panicked.
+    fn close(&mut self, py: Python<'_>) -> Option<Box<dyn std::any::Any + Send>> {
         self.stop.store(true, Ordering::Relaxed);
         self.rx = None;
         self.buf = Entries::default();
         self.next = 0;
-        if let Some(h) = self.reader.take() {
-            py.allow_threads(|| {
-                let _ = h.join();
-            });
-        }
+        let h = self.reader.take()?;
+        py.allow_threads(|| h.join()).err()
     }
 }
 
@@ -325,8 +323,12 @@ impl ScandirIterator {
                     return Err(err);
                 }
                 Ok(None) => {
-                    st.close(py);
-                    return Ok(None);
+                    // The reader's end, or its panic (which dropped its
+                    // sender): not a silently short listing.
+                    return match st.close(py) {
+                        Some(payload) => Err(util::panic_error(payload)),
+                        None => Ok(None),
+                    };
                 }
                 Err(interrupted) => {
                     st.close(py);
@@ -339,8 +341,10 @@ impl ScandirIterator {
     /// Stops reading and frees the resources (also done at the end of the
     /// iteration and when the iterator is garbage collected).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        self.state.lock(py)?.close(py);
-        Ok(())
+        match self.state.lock(py)?.close(py) {
+            Some(payload) => Err(util::panic_error(payload)),
+            None => Ok(()),
+        }
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

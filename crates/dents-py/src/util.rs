@@ -42,6 +42,19 @@ pub fn recv_checking_signals<T: Send>(
     }
 }
 
+/// A panic of one of the extension's threads, as the exception pyo3 raises
+/// for a panic on the Python thread (`pyo3_runtime.PanicException`), with
+/// the panic's message: a worker's bug surfaces as an exception rather
+/// than a hang or a silently short result.
+pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let text = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic from Rust code".to_string());
+    pyo3::panic::PanicException::new_err(text)
+}
+
 static OS: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
 
 /// The `os` module, imported once.

@@ -208,6 +208,8 @@ enum JobState {
     Queued,
     Running,
     Done(Ahead),
+    /// The worker reading it panicked: the walk raises the panic.
+    Panicked(Box<dyn std::any::Any + Send>),
     Taken,
 }
 
@@ -266,13 +268,21 @@ fn worker(shared: Arc<Shared>) {
             }
             *st = JobState::Running;
         }
-        let listing = read_ahead(&job.path, &mut buf, shared.how);
-        {
-            let mut q = shared.queue.lock().unwrap();
-            q.buffered += size_of(&listing);
-            q.listings += 1;
-        }
-        *job.state.lock().unwrap() = JobState::Done(listing);
+        // A panic is handed to the walk, which waits for this job: left
+        // `Running`, the walk would wait for it forever.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_ahead(&job.path, &mut buf, shared.how)
+        }));
+        let state = match read {
+            Ok(listing) => {
+                let mut q = shared.queue.lock().unwrap();
+                q.buffered += size_of(&listing);
+                q.listings += 1;
+                JobState::Done(listing)
+            }
+            Err(payload) => JobState::Panicked(payload),
+        };
+        *job.state.lock().unwrap() = state;
         job.done.notify_all();
     }
 }
@@ -340,8 +350,9 @@ impl Pool {
                 let mut st = job.state.lock().unwrap();
                 loop {
                     match std::mem::replace(&mut *st, JobState::Taken) {
-                        JobState::Queued => return Some(None),
-                        JobState::Done(l) => return Some(Some(l)),
+                        JobState::Queued => return Some(Ok(None)),
+                        JobState::Done(l) => return Some(Ok(Some(l))),
+                        JobState::Panicked(payload) => return Some(Err(payload)),
                         JobState::Running => {
                             *st = JobState::Running;
                             let (s, timeout) =
@@ -356,7 +367,8 @@ impl Pool {
                 }
             });
             match got {
-                Some(Some(listing)) => {
+                Some(Err(payload)) => return Err(util::panic_error(payload)),
+                Some(Ok(Some(listing))) => {
                     let mut q = self.shared.queue.lock().unwrap();
                     let full = |q: &Queue| {
                         q.buffered >= BUFFERED_ENTRIES || q.listings >= BUFFERED_LISTINGS
@@ -371,7 +383,7 @@ impl Pool {
                     }
                     return Ok(py.allow_threads(|| check_ahead(listing)));
                 }
-                Some(None) => {
+                Some(Ok(None)) => {
                     // Read here; drop the job from the deque if it is still
                     // the last one (the usual case), else workers skip it.
                     let mut q = self.shared.queue.lock().unwrap();

@@ -16,11 +16,19 @@
 //! is erased at the end, and by a fatal signal (`SIGINT`, `SIGPIPE`...)
 //! before the process dies of it ([`dents_os::clear_line_on_fatal_signals`]).
 //! Standard output never carries any of it.
+//!
+//! Without the crate's `progress` feature (on by default; dents-find's
+//! own `progress` feature turns it on) nothing is ever drawn and indicatif
+//! is not built: the counters still count, [`Progress::run`] only waits
+//! for [`Progress::stop`], and [`suspended`] just runs its closure.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(feature = "progress")]
+use std::time::Instant;
 
+#[cfg(feature = "progress")]
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Redraws per second, at most.
@@ -30,6 +38,7 @@ pub const HZ: u8 = 10;
 pub const TALLY_FLUSH: u64 = 1024;
 
 /// The bar being shown, if any: what [`suspended`] clears around writes.
+#[cfg(feature = "progress")]
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 /// Whether a status line is on the screen now (read by the signal
@@ -64,20 +73,7 @@ pub fn suspended<R>(f: impl FnOnce() -> R) -> R {
     let gate = GATE.lock().unwrap_or_else(|e| e.into_inner());
     let r = if DRAWN.load(Ordering::Relaxed) {
         drop(gate);
-        let bar = SHOWN.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        match bar {
-            // Off the screen while `f` runs (an `-ok` prompt may wait for
-            // an answer): a fatal signal meanwhile must not erase what `f`
-            // wrote in its place.  The bar's own lock, held by `suspend`,
-            // keeps the ticker from drawing or finishing it meanwhile.
-            Some(bar) => bar.suspend(|| {
-                DRAWN.store(false, Ordering::Relaxed);
-                let r = f();
-                DRAWN.store(true, Ordering::Relaxed);
-                r
-            }),
-            None => f(),
-        }
+        off_screen(f)
     } else {
         // Not drawn, and it cannot be while the gate is held.
         let r = f();
@@ -86,6 +82,31 @@ pub fn suspended<R>(f: impl FnOnce() -> R) -> R {
     };
     INSIDE.with(|c| c.set(false));
     r
+}
+
+/// Runs `f` with the line, drawn now, off the screen.
+#[cfg(feature = "progress")]
+fn off_screen<R>(f: impl FnOnce() -> R) -> R {
+    let bar = SHOWN.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    match bar {
+        // Off the screen while `f` runs (an `-ok` prompt may wait for
+        // an answer): a fatal signal meanwhile must not erase what `f`
+        // wrote in its place.  The bar's own lock, held by `suspend`,
+        // keeps the ticker from drawing or finishing it meanwhile.
+        Some(bar) => bar.suspend(|| {
+            DRAWN.store(false, Ordering::Relaxed);
+            let r = f();
+            DRAWN.store(true, Ordering::Relaxed);
+            r
+        }),
+        None => f(),
+    }
+}
+
+/// Runs `f`: without the `progress` feature no line is ever drawn.
+#[cfg(not(feature = "progress"))]
+fn off_screen<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// When the status line appears.
@@ -128,6 +149,8 @@ pub struct Progress {
     shown: Mutex<bool>,
     shown_cv: Condvar,
     when: When,
+    /// The locale is UTF-8 (how paths are shown).
+    #[cfg_attr(not(feature = "progress"), allow(dead_code))]
     utf8: bool,
 }
 
@@ -135,6 +158,8 @@ impl Progress {
     /// Counters for a walk whose status line appears `when` said;
     /// `utf8`: the locale's character set, for showing paths.
     pub fn new(when: When, utf8: bool) -> Progress {
+        // Without the feature nothing is drawn: writes need no care.
+        #[cfg(feature = "progress")]
         ENABLED.store(true, Ordering::Relaxed);
         Progress {
             entries: AtomicU64::new(0),
@@ -197,8 +222,20 @@ impl Progress {
         };
     }
 
+    /// The ticker, without the `progress` feature: draws nothing, waits
+    /// for [`Progress::stop`].  Runs on its own thread.
+    #[cfg(not(feature = "progress"))]
+    pub fn run(&self) {
+        self.set_shown();
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        while !*done {
+            done = self.wake.wait(done).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
     /// The ticker: draws the status line (after the delay, if any) until
     /// [`Progress::stop`], then erases it.  Runs on its own thread.
+    #[cfg(feature = "progress")]
     pub fn run(&self) {
         let start = Instant::now();
         let tick = Duration::from_millis(1000 / HZ as u64);
@@ -314,6 +351,7 @@ impl Progress {
 
 /// Makes the bar and registers it for [`suspended`] and the signal
 /// handler.
+#[cfg(feature = "progress")]
 fn show() -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(HZ));
     let style = ProgressStyle::with_template("{wide_msg}").expect("a valid template");
@@ -328,6 +366,7 @@ fn show() -> ProgressBar {
 /// A path as the status line shows it: control characters (and bytes
 /// that are no character, in a UTF-8 locale) as `?`, so that no name can
 /// move the cursor or change the terminal's state.
+#[cfg_attr(not(feature = "progress"), allow(dead_code))]
 fn printable(path: &[u8], utf8: bool) -> String {
     let mut s = String::with_capacity(path.len());
     if utf8 {

@@ -34,6 +34,14 @@ const DIRENT_HEADER: usize = 19;
 /// padding to 8 bytes.
 const MAX_RECORD: usize = (DIRENT_HEADER + 255 + 1).div_ceil(8) * 8;
 
+/// With the `test-knobs` feature only: reading an entry of this name
+/// panics, so that the tests of every scheduler built on the reader (the
+/// walker's, ls -R's, the Python read-ahead pool's, dents-mpi's) can make
+/// a panic happen on one of their worker threads.  Never in a build a user
+/// gets: the feature is turned on by dev-dependencies only.
+#[cfg(feature = "test-knobs")]
+const PANIC_AT: &[u8] = b"dents-test-panic";
+
 /// A file type as `getdents64` reports it in `d_type` (`DT_*` values).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileType(u8);
@@ -325,6 +333,10 @@ impl DirReader {
         let rec = &self.buf[start..];
         let reclen = u16::from_ne_bytes([rec[16], rec[17]]) as usize;
         let name = sys::dirent_name(&rec[..reclen]);
+        #[cfg(feature = "test-knobs")]
+        if name.to_bytes() == PANIC_AT {
+            panic!("test knob: read an entry named dents-test-panic");
+        }
         Entry {
             name,
             ino: u64::from_ne_bytes(rec[0..8].try_into().expect("8 bytes")),
