@@ -10,6 +10,7 @@
 //! | module | concern |
 //! |--------|---------|
 //! | [`args`]   | du's command line (GNU's options and messages), for `dents du` and `dents-mpi du` alike |
+//! | [`dui`]    | the sums ([`Dui`](dui::Dui): size, inodes, latest time), plain and atomic |
 //! | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
 //! | [`links`]  | the (device, inode) set: hard links (and directories, with several arguments) once |
 //! | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
@@ -97,6 +98,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod dui;
 pub mod engine;
 pub mod files0;
 pub mod glob;
@@ -110,7 +112,7 @@ pub mod summary;
 pub mod time_style;
 
 use dents::{Metadata, StatFields};
-use engine::Dui;
+use dui::Dui;
 use glob::Excludes;
 use size::Units;
 
