@@ -5,9 +5,10 @@
 //!
 //! | layer | module | concern |
 //! |-------|--------|---------|
-//! | 0 | `du`   | `dents du`: GNU du's command line on the dents-du engine; `du --from` (`du/from.rs`) |
 //! | 0 | `scan` | `dents scan`: a snapshot in Parquet (the dents-snap crate) |
 //! | 0 | `diff` | `dents diff`: two snapshots compared (the dents-snap crate) |
+//! | 0 | `snapshot` | what `find --from` and `du --from` share: opening, rows, roots, refusals |
+//! | 1 | `du`   | `dents du`: GNU du's command line on the dents-du engine; `du --from` (`du/from.rs`) |
 //! | 1 | `find_from` | `dents find --from`: find's evaluator over a snapshot's stored entries |
 //!
 //! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
@@ -28,6 +29,7 @@ mod diff;
 mod du;
 mod find_from;
 mod scan;
+mod snapshot;
 
 use dents_tools::{errors, numfmt, output, progress, quote};
 
