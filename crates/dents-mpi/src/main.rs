@@ -15,6 +15,7 @@
 //! | 0 | `msg`    | GNU's quoting and error descriptions |
 //! | 0 | `binding` | a warning when mpirun's binding leaves the node's cores idle |
 //! | 0 | `dev`    | the device a path lies on |
+//! | 0 | `gather` | every rank's values, of any length, gathered to every rank |
 //! | 1 | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
 //! | 1 | `slices` | huge directories spread over the ranks as slices of their offset space, for du and find alike |
 //! | 1 | `stdin_list` | `find -files0-from -`, `du -X -`: rank 0's standard input given to every rank |
@@ -35,6 +36,7 @@ mod du_cmd;
 mod du_order;
 mod engine;
 mod find;
+mod gather;
 mod msg;
 mod scan_cmd;
 mod slices;
