@@ -8,7 +8,6 @@
 //! a snapshot taken with `-x`) must match the scan's, and a snapshot of
 //! names only has no sizes: those are refused rather than answered wrong.
 
-
 use dents_du::stored::{StoredDu, StoredEntry};
 use dents_du::{Options, TimeKind};
 use dents_snap::reader::column_bit;
