@@ -1374,30 +1374,32 @@ fn version_and_help_have_gnu_shape() {
     }
 }
 
-#[test]
-fn files0_from_standard_input_matches_gnu() {
+dents_testfs::test_cases! {
+    /// `-files0-from -`: one test per command line and standard input.
+    mod files0_stdin: (&str, &[u8]) => files0_from_standard_input_matches_gnu;
+    two_starts: ("-files0-from -", b"t/one\0t/sub\0"),
+    with_a_test: ("-files0-from - -name 'b*'", b"t/sub\0t\0"),
+    one_empty_name: ("-files0-from -", b"\0"),
+    empty_name_between_and_no_last_nul: ("-files0-from -", b"t/one\0\0t/two"),
+    missing_then_empty_then_one: ("-files0-from -", b"nope\0\0t/one\0"),
+    no_input: ("-files0-from -", b""),
+    // Refused before reading: no input (writing any could meet a closed
+    // pipe).
+    ok_refused: ("-files0-from - -ok echo {} ;", b""),
+    okdir_refused: ("-files0-from - -okdir echo {} ;", b""),
+    exec_batch: ("-files0-from - -exec echo {} +", b"t/one\0t/two\0"),
+}
+
+/// One case of `files0_stdin`: both tools read the same standard input.
+fn files0_from_standard_input_matches_gnu((case, input): (&str, &[u8])) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for (case, input) in [
-        ("-files0-from -", &b"t/one\0t/sub\0"[..]),
-        ("-files0-from - -name 'b*'", b"t/sub\0t\0"),
-        ("-files0-from -", b"\0"),
-        ("-files0-from -", b"t/one\0\0t/two"),
-        ("-files0-from -", b"nope\0\0t/one\0"),
-        ("-files0-from -", b""),
-        // Refused before reading: no input (writing any could meet a
-        // closed pipe).
-        ("-files0-from - -ok echo {} ;", b""),
-        ("-files0-from - -okdir echo {} ;", b""),
-        ("-files0-from - -exec echo {} +", b"t/one\0t/two\0"),
-    ] {
-        let args = words(case);
-        let d = run(dents(), fx.root(), &args, Some(input));
-        let g = run(gnu(), fx.root(), &args, Some(input));
-        if let Some(f) = compare(case, &args, &d, &g) {
-            panic!("{f}");
-        }
+    let args = words(case);
+    let d = run(dents(), fx.root(), &args, Some(input));
+    let g = run(gnu(), fx.root(), &args, Some(input));
+    if let Some(f) = compare(case, &args, &d, &g) {
+        panic!("{f}");
     }
 }
 
