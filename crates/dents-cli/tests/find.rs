@@ -1349,29 +1349,29 @@ fn debug_options_write_diagnostics_to_stderr() {
     assert_eq!(err("-D tree t -maxdepth 0").lines().count(), 1);
 }
 
-#[test]
-fn version_and_help_have_gnu_shape() {
+dents_testfs::test_cases! {
+    /// `-version` and `--help`: each command line alone (what the output
+    /// starts with, a line it holds).
+    mod version_and_help: (&str, &str, &str) => version_and_help_have_gnu_shape;
+    version: ("-version", "find (dents) ", "Features enabled: "),
+    double_dash_version: ("--version", "find (dents) ", "NO WARRANTY"),
+    version_before_a_bad_word: ("t -name x -version -foo", "find (dents) ", "Features enabled: "),
+    help: ("-help", "Usage: dents find ", "-files0-from FILE"),
+    double_dash_help_after_a_path: ("t --help", "Usage: dents find ", "Valid arguments for -D:"),
+}
+
+/// One case of `version_and_help`: GNU's shape, status 0, nothing on
+/// standard error.
+fn version_and_help_have_gnu_shape((args, first, has): (&str, &str, &str)) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for (args, first, has) in [
-        ("-version", "find (dents) ", "Features enabled: "),
-        ("--version", "find (dents) ", "NO WARRANTY"),
-        (
-            "t -name x -version -foo",
-            "find (dents) ",
-            "Features enabled: ",
-        ),
-        ("-help", "Usage: dents find ", "-files0-from FILE"),
-        ("t --help", "Usage: dents find ", "Valid arguments for -D:"),
-    ] {
-        let o = run(dents(), fx.root(), &words(args), None);
-        let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.starts_with(first), "{args}: {out}");
-        assert!(out.contains(has), "{args}: {out}");
-        assert_eq!(o.status.code(), Some(0), "{args}");
-        assert!(o.stderr.is_empty(), "{args}");
-    }
+    let o = run(dents(), fx.root(), &words(args), None);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with(first), "{args}: {out}");
+    assert!(out.contains(has), "{args}: {out}");
+    assert_eq!(o.status.code(), Some(0), "{args}");
+    assert!(o.stderr.is_empty(), "{args}");
 }
 
 dents_testfs::test_cases! {
