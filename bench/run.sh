@@ -33,6 +33,17 @@
 #              --sort=name and ls -R on tree/shape; dents ls --color=always
 #              -C --sort=name against ls --color=always -C, with -R on
 #              tree/shape and on ext4/flat1m (80 columns: no terminal)
+#   scale      issue 29: the corpora of bench/scale.sh at 1M, 3M, 10M (and
+#              50M when built) entries: find -false and -size +1M (dents
+#              find, bfs, GNU find, fd), du -s (dents du and every du peer),
+#              the ncdu export (dents du -o, ncdu -o, gdu -o), dents scan,
+#              dents.walk against os.walk (PYTHON: a python with dents
+#              installed), dents-mpi find and du at -np 2, ls and ls -l
+#              of one directory of 1M and 10M entries (dents ls, GNU ls -f,
+#              ls, ls -l), the real-tree shape at ~1M and ~10M, and 1M
+#              directories in one directory.  IDs scale-CORPUS-WORKLOAD.
+#              Hot only unless SCALE_TEMPS; SCALE_SIZES (default: every
+#              grid size built) picks sizes, e.g. "1m 10m".
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -42,6 +53,9 @@
 #                        several runs)
 #       TEMPS            "hot cold" (default) or one of them
 #       DENTS FLOOR SLICER  the programs under test (default: release builds)
+#       MPIRUN DENTS_MPI  mpirun and dents-mpi for the scale group (default
+#                        mpirun on PATH, target/release/dents-mpi)
+#       PYTHON           a python that imports dents (default target/py-venv)
 #       BFS FD           peers (default /opt/peers/bin/bfs4, else bfs on PATH;
 #                        BFS26 Debian's bfs 2.6, default /usr/bin/bfs;
 #                        /opt/peers/bin/fd, else fd or fdfind on PATH); a
@@ -406,7 +420,7 @@ environment() {
         echo "hyperfine: $(hyperfine --version)"
         if [ -x "$BFS" ]; then echo "bfs: $("$BFS" --version | head -1)"; fi
         if [ -x "$FD" ]; then echo "fd: $("$FD" --version | head -1)"; fi
-        for fs in ext4 xfs noft tree; do
+        for fs in ext4 xfs noft tree grid huge real big; do
             if mountpoint -q "$B/$fs"; then
                 echo "corpus $fs: $(findmnt -no SOURCE,FSTYPE,OPTIONS "$B/$fs")," \
                     "image $(du -h --apparent-size "$B/$fs.img" | cut -f1) ($(du -h "$B/$fs.img" | cut -f1) allocated)," \
@@ -445,6 +459,117 @@ group_du() {
     done
 }
 
+# entries CORPUS DIR: the number of entries under DIR, itself included (as
+# find prints them), counted once and kept beside the corpus, written to
+# $OUT/scale-CORPUS.entries for bench/scalechart.py.
+entries() {
+    local cache
+    cache="$(dirname "$2")/.$(basename "$2").entries"
+    [ -s "$cache" ] || "$DENTS" find "$2" | wc -l > "$cache"
+    cp "$cache" "$OUT/scale-$1.entries"
+}
+
+# Issue 29: cost per entry and peak RSS from 1M to 10M entries and beyond,
+# on the corpora of bench/scale.sh.  ID scale-CORPUS-WORKLOAD, CORPUS one of
+# g1m g3m g10m g50m (the grid), flat1m flat10m (one directory), r1m r10m
+# (the real-tree shape), wide (1M directories in one).  Hot only unless
+# SCALE_TEMPS (a cold run of 10M entries takes minutes per tool).
+group_scale() {
+    local gnu_du=${DU:-$(first_of du)} diskus=${DISKUS:-$(first_of /opt/peers/bin/diskus diskus)}
+    local pdu=${PDU:-$(first_of /opt/peers/bin/pdu pdu)} dua=${DUA:-$(first_of /opt/peers/bin/dua dua)}
+    local dust=${DUST:-$(first_of /opt/peers/bin/dust dust)} gdu=${GDU:-$(first_of gdu)}
+    local ncdu=${NCDU:-$(first_of ncdu)} mpirun=${MPIRUN:-$(first_of mpirun)}
+    local mpi=${DENTS_MPI:-$root/target/release/dents-mpi}
+    local python=${PYTHON:-$root/target/py-venv/bin/python}
+    local sizes=${SCALE_SIZES:-} s d c
+    local TEMPS=${SCALE_TEMPS:-hot}
+    if [ -z "$sizes" ]; then
+        for s in 1m 3m 10m 50m; do
+            if [ -f "$B/grid/.g$s.done" ] || [ -f "$B/big/.g$s.done" ]; then sizes+=" $s"; fi
+        done
+    fi
+    for s in $sizes; do
+        d=$B/grid/g$s
+        [ -d "$d" ] || d=$B/big/g$s
+        entries "g$s" "$d"
+        add "dents find -false" "$DENTS" find "$d" -false
+        traversal_peers "$d" -false
+        if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
+        if peer mpirun "$mpirun" && peer dents-mpi "$mpi"; then
+            add "dents-mpi -np 2 find -false" "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$mpi" find "$d" -false
+        fi
+        measure "scale-g$s-false"
+        add "dents find -size +1M" "$DENTS" find "$d" -size +1M
+        traversal_peers "$d" -size +1M
+        if peer fd "$FD"; then add "fd -u -S +1mi" "$FD" -u -S +1mi . "$d"; fi
+        measure "scale-g$s-size"
+        add "dents du -s" "$DENTS" du -s "$d"
+        if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$d"; fi
+        if peer diskus "$diskus"; then add "diskus" "$diskus" "$d"; fi
+        if peer pdu "$pdu"; then add "pdu --max-depth=1" "$pdu" --max-depth=1 "$d"; fi
+        if peer dua "$dua"; then add "dua" "$dua" "$d"; fi
+        if peer dust "$dust"; then add "dust -P -d 0" "$dust" -P -d 0 "$d"; fi
+        if peer gdu "$gdu"; then add "gdu -n -s -p" "$gdu" -n -s -p "$d"; fi
+        if peer mpirun "$mpirun" && peer dents-mpi "$mpi"; then
+            add "dents-mpi -np 2 du -s" "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$mpi" du -s "$d"
+        fi
+        measure "scale-g$s-du"
+        add "dents du -s -o FILE" "$DENTS" du -s -o "$SCRATCH/export.json" "$d"
+        if peer ncdu "$ncdu"; then add "ncdu -o FILE" "$ncdu" -o "$SCRATCH/export.json" "$d"; fi
+        if peer gdu "$gdu"; then add "gdu -n -o FILE" "$gdu" -n -o "$SCRATCH/export.json" "$d"; fi
+        measure "scale-g$s-export"
+        add "dents scan -o FILE" "$DENTS" scan -o "$SCRATCH/scan.parquet" "$d"
+        add "dents scan --names-only -o FILE" "$DENTS" scan --names-only -o "$SCRATCH/scan.parquet" "$d"
+        add "dents du -s" "$DENTS" du -s "$d"
+        measure "scale-g$s-scan"
+        if peer python "$python" && "$python" -c 'import dents' 2>/dev/null; then
+            add "dents.walk" "$python" "$root/bench/walkcount.py" dents "$d"
+            add "os.walk" "$python" "$root/bench/walkcount.py" os "$d"
+            measure "scale-g$s-pywalk"
+        else
+            note "skipped scale pywalk: $python cannot import dents (scripts/test-python makes target/py-venv)"
+        fi
+    done
+    for c in flat1m flat10m; do
+        d=$B/huge/$c
+        [ -f "$B/huge/.$c.done" ] || continue
+        entries "$c" "$d"
+        add "dents ls" "$DENTS" ls "$d"
+        add "ls -f" ls -f "$d"
+        add "ls" ls "$d"
+        add "dents ls -l" "$DENTS" ls -l "$d"
+        add "ls -l" ls -l "$d"
+        measure "scale-$c-ls"
+    done
+    for c in r1m r10m; do
+        d=$B/real/$c
+        [ -f "$B/real/.$c.done" ] || continue
+        entries "$c" "$d"
+        add "dents find -false" "$DENTS" find "$d" -false
+        traversal_peers "$d" -false
+        if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
+        measure "scale-$c-false"
+        add "dents du -s" "$DENTS" du -s "$d"
+        if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$d"; fi
+        if peer diskus "$diskus"; then add "diskus" "$diskus" "$d"; fi
+        if peer pdu "$pdu"; then add "pdu --max-depth=1" "$pdu" --max-depth=1 "$d"; fi
+        if peer dua "$dua"; then add "dua" "$dua" "$d"; fi
+        if peer dust "$dust"; then add "dust -P -d 0" "$dust" -P -d 0 "$d"; fi
+        if peer gdu "$gdu"; then add "gdu -n -s -p" "$gdu" -n -s -p "$d"; fi
+        measure "scale-$c-du"
+    done
+    d=$B/real/wide
+    if [ -f "$B/real/.wide.done" ]; then
+        entries wide "$d"
+        add "dents find -false" "$DENTS" find "$d" -false
+        traversal_peers "$d" -false
+        if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
+        add "dents du -s" "$DENTS" du -s "$d"
+        if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$d"; fi
+        measure "scale-wide-false"
+    fi
+}
+
 for g in "$@"; do
     declare -F "group_$g" >/dev/null || { echo "run.sh: no group $g" >&2; exit 2; }
 done
@@ -465,8 +590,11 @@ done
 DENTS=$SCRATCH/bin/$(basename "$DENTS_SRC")
 FLOOR=$SCRATCH/bin/$(basename "$FLOOR_SRC")
 SLICER=$SCRATCH/bin/$(basename "$SLICER_SRC")
-for fs in ext4 xfs noft tree; do
-    mountpoint -q "$B/$fs" || { echo "run.sh: $B/$fs not mounted: bench/corpus.sh" >&2; exit 1; }
+for g in "$@"; do
+    if [ "$g" = scale ]; then mounts="grid huge real" builder=scale.sh; else mounts="ext4 xfs noft tree" builder=corpus.sh; fi
+    for fs in $mounts; do
+        mountpoint -q "$B/$fs" || { echo "run.sh: $B/$fs not mounted: bench/$builder" >&2; exit 1; }
+    done
 done
 : > "$OUT/notes.txt"
 environment

@@ -326,3 +326,59 @@ fn an_old_snapshot_that_cannot_be_used_is_said_and_everything_read() {
         "dents: cannot reuse 'n.parquet': scans that follow every link (-L) are not refreshed; every directory read\n"
     );
 }
+
+/// A sharded OLD (a directory of shards, as `dents-mpi scan` writes) is
+/// indexed through the merged rows, a single file through its columns
+/// (`SnapshotReader::for_each_dir_row`): the two must reuse the same
+/// directories, and each refresh equal a full scan.
+#[test]
+fn a_sharded_old_reuses_what_its_single_file_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for sub in ["t/a/b", "t/a/c", "t/d", "t/e/f/g"] {
+        fs::create_dir_all(d.join(sub)).unwrap();
+    }
+    for (i, f) in ["t/x", "t/a/y", "t/a/b/z", "t/a/c/w", "t/e/f/g/v", "t/d/u"]
+        .iter()
+        .enumerate()
+    {
+        fs::write(d.join(f), vec![b'.'; i * 100]).unwrap();
+    }
+    std::os::unix::fs::symlink("a/y", d.join("t/l")).unwrap();
+    // Older than the guard: only then can anything be reused.
+    std::thread::sleep(Duration::from_millis(2200));
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_dents"))
+            .current_dir(d)
+            .arg("scan")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "dents scan {args:?}: {o:?}");
+        assert!(o.stderr.is_empty(), "dents scan {args:?}: {o:?}");
+    };
+    run(&["-o", "old.parquet", "t"]);
+    let (rec, rows) = read(&d.join("old.parquet"));
+    fs::create_dir(d.join("olds")).unwrap();
+    let mut shards = [
+        dents_snap::sharded::ShardWriter::create(&d.join("olds"), 0).unwrap(),
+        dents_snap::sharded::ShardWriter::create(&d.join("olds"), 1).unwrap(),
+    ];
+    for (i, r) in rows.into_iter().enumerate() {
+        shards[i % 2].push(r).unwrap();
+    }
+    for s in shards {
+        s.finish(&rec, 2).unwrap();
+    }
+    fs::write(d.join("t/a/c/new"), b"new").unwrap();
+    // Reading a directory changed since it was last read sets its atime
+    // (relatime): one scan first, so that the three below see the same.
+    run(&["-o", "warm.parquet", "t"]);
+    run(&["--since=old.parquet", "-o", "new1.parquet", "t"]);
+    run(&["--since=olds", "-o", "new2.parquet", "t"]);
+    run(&["-o", "full.parquet", "t"]);
+    let one = compare(&d.join("new1.parquet"), &d.join("full.parquet"), "file");
+    let two = compare(&d.join("new2.parquet"), &d.join("full.parquet"), "shards");
+    // Every directory but t/a/c (changed) is reused: 7 of 8.
+    assert_eq!((one, two), (7, 7));
+}

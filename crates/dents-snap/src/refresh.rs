@@ -52,7 +52,7 @@ use std::path::Path;
 use dents::walk::Listing;
 use dents::FileType;
 
-use crate::reader::{column_bit, SnapshotReader};
+use crate::reader::SnapshotReader;
 use crate::row::nanos;
 use crate::Error;
 
@@ -238,18 +238,19 @@ fn trim(p: &[u8]) -> &[u8] {
 }
 
 /// The index from OLD's rows (level order: the entries of a directory
-/// are contiguous in the level below it).
+/// are contiguous in the level below it).  Rows are read as borrowed
+/// column values ([`SnapshotReader::for_each_dir_row`]): only a
+/// directory's path is copied (the key its children are found by).
 fn build(
     reader: &SnapshotReader,
     start: i64,
     xdev: bool,
     denied: &HashSet<Vec<u8>>,
 ) -> Result<Index, Error> {
-    let cols = column_bit("name") | column_bit("dev") | column_bit("mtime") | column_bit("ctime");
     let mut ix = Index {
         dirs: HashMap::new(),
         names: Vec::new(),
-        entries: Vec::new(),
+        entries: Vec::with_capacity(reader.num_rows().min(1 << 24) as usize),
         start,
     };
     // Identities seen twice (a tree reached from two roots, a bind
@@ -263,8 +264,7 @@ fn build(
     let mut depth = 0;
     // The directory whose entries are being gathered: its prefix and key.
     let mut open: Option<(Vec<u8>, (u64, u64))> = None;
-    for row in reader.rows_of(cols) {
-        let row = row?;
+    reader.for_each_dir_row(|row| {
         if row.depth != depth {
             if row.depth != depth + 1 {
                 return Err(Error::Corrupt("rows not in level order".into()));
@@ -274,7 +274,13 @@ fn build(
             open = None;
         }
         if row.depth > 0 {
-            let prefix = &row.path[..row.path.len().saturating_sub(row.name.len())];
+            // The name is the path's last component (names hold no `/`).
+            let cut = row
+                .path
+                .iter()
+                .rposition(|&c| c == b'/')
+                .map_or(0, |i| i + 1);
+            let (prefix, name) = row.path.split_at(cut);
             if open.as_ref().is_none_or(|(p, _)| p.as_slice() != prefix) {
                 open = above.get(prefix).map(|&k| (prefix.to_vec(), k));
                 if let Some((_, k)) = &open {
@@ -298,25 +304,27 @@ fn build(
                             ino: row.ino,
                             kind: row.kind,
                         });
-                        ix.names.extend_from_slice(&row.name);
+                        ix.names.extend_from_slice(name);
                         ix.names.push(0);
                     }
                 }
             }
         }
         if row.kind != b'd' {
-            continue;
+            return Ok(());
         }
         let (Some(dev), Some(m), Some(c)) = (row.dev, row.mtime, row.ctime) else {
-            continue;
+            return Ok(());
         };
         let key = (dev, row.ino);
-        let root = crate::row::components(&row.path, row.depth)[0].to_vec();
-        if row.depth == 0 {
-            root_dev.insert(root.clone(), dev);
-        }
-        let other_fs = xdev && root_dev.get(&root).is_some_and(|&d| d != dev);
-        if other_fs || denied.contains(trim(&row.path)) || ix.dirs.contains_key(&key) {
+        let other_fs = xdev && {
+            let root = root_of(row.path, row.depth);
+            if row.depth == 0 {
+                root_dev.insert(root.to_vec(), dev);
+            }
+            root_dev.get(root).is_some_and(|&d| d != dev)
+        };
+        if other_fs || denied.contains(trim(row.path)) || ix.dirs.contains_key(&key) {
             spoilt.insert(key);
         }
         ix.dirs.entry(key).or_insert(Dir {
@@ -324,12 +332,14 @@ fn build(
             first: usize::MAX,
             count: 0,
         });
-        let mut prefix = row.path.clone();
+        let mut prefix = Vec::with_capacity(row.path.len() + 1);
+        prefix.extend_from_slice(row.path);
         if !prefix.ends_with(b"/") {
             prefix.push(b'/');
         }
         here.insert(prefix, key);
-    }
+        Ok(())
+    })?;
     for k in spoilt {
         ix.dirs.remove(&k);
     }
@@ -339,5 +349,21 @@ fn build(
             d.first = 0;
         }
     }
+    ix.names.shrink_to_fit();
+    ix.entries.shrink_to_fit();
     Ok(ix)
+}
+
+/// The root a path at `depth` was reached from: the path less its last
+/// `depth` names (see [`crate::row::components`]), without building the
+/// list of them.
+fn root_of(path: &[u8], depth: u32) -> &[u8] {
+    let mut end = path.len();
+    for _ in 0..depth {
+        match path[..end].iter().rposition(|&b| b == b'/') {
+            Some(i) => end = i,
+            None => break,
+        }
+    }
+    &path[..end]
 }

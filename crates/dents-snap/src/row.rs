@@ -1,4 +1,12 @@
-//! One entry of a snapshot: one row, owned.
+//! One entry of a snapshot: one row, owned, and the one set of rules
+//! that makes a row from a walk's visit ([`fill_row`]), for every scan
+//! (`dents scan`, a refresh, `dents-mpi scan`'s shards).
+
+use dents::walk::Visit;
+use dents::{FileType, StatFields};
+
+use crate::scan::{describe, Problem};
+use crate::schema::type_letter;
 
 /// One entry: the columns of [`crate::schema::MESSAGE`] in Rust types
 /// (`None` where the column is null: not stat'ed with `--names-only`, or
@@ -78,4 +86,94 @@ pub fn order(a: &Row, b: &Row) -> std::cmp::Ordering {
 pub fn nanos(secs: i64, nsecs: u32) -> Option<i64> {
     secs.checked_mul(1_000_000_000)?
         .checked_add(i64::from(nsecs))
+}
+
+/// The fields a walk's visits must stat for [`fill_row`] (its
+/// `stat_mask`): everything the columns hold, or with `--names-only`
+/// what names-only rows keep.
+pub fn stat_fields(names_only: bool) -> StatFields {
+    if names_only {
+        StatFields::TYPE | StatFields::INO | StatFields::MTIME | StatFields::CTIME
+    } else {
+        StatFields::BASIC
+    }
+}
+
+/// Fills `row` with the entry `v`'s columns (or says the problem that
+/// keeps it out of the snapshot): its path, name, depth, type and inode,
+/// and what a stat tells; with `names_only`, a stat only for
+/// directories (their times) and entries whose type the directory did
+/// not tell, and only directories keep `dev` and times.  A symlink's
+/// target is read.  `row`'s byte buffers are reused (cleared, not
+/// reallocated), so a caller may fill the same row again and again.
+///
+/// The one home of the per-entry rules: every scan, sorted or sharded,
+/// writes the same row for the same entry.
+pub fn fill_row(row: &mut Row, v: &Visit<'_>, names_only: bool) -> Result<(), Problem> {
+    row.path.clear();
+    row.path.extend_from_slice(v.path());
+    row.name.clear();
+    row.name.extend_from_slice(v.name());
+    row.depth = v.depth() as u32;
+    row.ino = v.ino();
+    row.size = None;
+    row.blocks = None;
+    row.mode = None;
+    row.uid = None;
+    row.gid = None;
+    row.nlink = None;
+    row.dev = None;
+    row.mtime = None;
+    row.ctime = None;
+    row.atime = None;
+    row.target = None;
+    // A symlink the walk follows is typed by its target: only a stat
+    // tells.
+    let known = v
+        .known_type()
+        .filter(|t| !(v.follows_links() && *t == FileType::SYMLINK));
+    // Names only: a stat for directories (their times) and for entries
+    // whose type the directory did not tell.
+    if names_only {
+        if let Some(t) = known.filter(|t| !t.is_dir()) {
+            row.kind = type_letter(t).as_bytes()[0];
+            return Ok(());
+        }
+    }
+    let problem = |row: &Row, what: &'static str, e: &std::io::Error| Problem {
+        path: row.path.clone(),
+        what,
+        cause: describe(e),
+        errno: e.raw_os_error(),
+    };
+    let m = match v.metadata() {
+        Ok(m) => m,
+        Err(e) => return Err(problem(row, "cannot access", &e)),
+    };
+    row.kind = type_letter(m.file_type()).as_bytes()[0];
+    row.ino = m.ino();
+    if names_only && !m.is_dir() {
+        return Ok(());
+    }
+    let time = |t: Option<dents::metadata::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
+    row.mtime = time(m.mtime());
+    row.ctime = time(m.ctime());
+    row.dev = Some(m.dev());
+    if names_only {
+        return Ok(());
+    }
+    row.size = Some(m.len() as i64);
+    row.blocks = Some(m.blocks() as i64);
+    row.mode = Some(m.mode());
+    row.uid = Some(m.uid());
+    row.gid = Some(m.gid());
+    row.nlink = Some(m.nlink() as i64);
+    row.atime = time(m.atime());
+    if m.is_symlink() {
+        match dents::fs::readlink_at(v.parent_fd(), v.at_name()) {
+            Ok(t) => row.target = Some(t),
+            Err(e) => return Err(problem(row, "cannot read symbolic link", &e)),
+        }
+    }
+    Ok(())
 }

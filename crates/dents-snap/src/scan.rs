@@ -16,13 +16,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 
 use dents::walk::{Listing, Start, Visit, Visitor, WalkError};
-use dents::{Entry, ErrorKind, Flow, Follow, StatFields, Walker};
+use dents::{ErrorKind, Flow, Follow, Walker};
 
 use crate::refresh::{Index, Wanted};
 
 use crate::record::{ScanRecord, Time};
-use crate::row::{nanos, Row};
-use crate::schema::type_letter;
+use crate::row::{fill_row, stat_fields, Row};
 use crate::writer::SnapshotWriter;
 use crate::Error;
 
@@ -109,9 +108,38 @@ pub struct Summary {
     pub not_reused: Option<String>,
 }
 
-enum Msg {
-    Row(Row),
-    Problem(Problem),
+/// What the walk hands the writer at once: up to [`BATCH`] rows, and the
+/// problems met among them.  The writer sends each batch back once
+/// written, and the walk fills its rows again ([`fill_row`] reuses their
+/// buffers): once the first batches are out, an entry costs no
+/// allocation, and no buffer is freed on another thread than the one
+/// that made it.
+#[derive(Default)]
+struct Batch {
+    /// Rows, of which the first `len` are filled.
+    rows: Vec<Row>,
+    len: usize,
+    /// Problems, in walk order.
+    problems: Vec<Problem>,
+}
+
+impl Batch {
+    /// The next row to fill (reused when there is one).
+    fn next_row(&mut self) -> &mut Row {
+        if self.len == self.rows.len() {
+            self.rows.push(Row::default());
+        }
+        &mut self.rows[self.len]
+    }
+}
+
+/// The visitor's side of the handoff: the batch being filled, the
+/// channel to the writer, and the batches it sent back to be refilled.
+struct Handoff {
+    batch: Batch,
+    /// Taken (dropped) when the walk ends.
+    tx: Option<mpsc::SyncSender<Batch>>,
+    spare: mpsc::Receiver<Batch>,
 }
 
 /// Scans `roots` into a snapshot at `output`; `on_problem` hears each
@@ -135,11 +163,7 @@ pub fn scan(
     sorted_roots.sort();
     record.roots = sorted_roots.clone();
     let mut not_reused = None;
-    let fields = if opts.names_only {
-        StatFields::TYPE | StatFields::INO | StatFields::MTIME | StatFields::CTIME
-    } else {
-        StatFields::BASIC
-    };
+    let fields = stat_fields(opts.names_only);
     let walker = Walker::from_roots(
         sorted_roots
             .iter()
@@ -166,16 +190,21 @@ pub fn scan(
         None => None,
     };
     // Rows go in batches: one channel message (and at most one wake-up
-    // of the writer) per BATCH rows, not per row.
-    let (tx, rx) = mpsc::sync_channel::<Vec<Msg>>(CHANNEL_ROWS / BATCH);
+    // of the writer) per BATCH rows, not per row; the written batches
+    // come back to be refilled.
+    let (tx, rx) = mpsc::sync_channel::<Batch>(CHANNEL_ROWS / BATCH);
+    let (back, spare) = mpsc::channel::<Batch>();
     let visitor = ScanVisitor {
         walker: &walker,
         names_only: opts.names_only,
         index: index.as_ref(),
         // The visits of a sorted walk are serial (one worker at a
         // time): the lock is never contended, and keeps their order.
-        batch: Mutex::new(Vec::with_capacity(BATCH)),
-        tx: Mutex::new(Some(tx)),
+        handoff: Mutex::new(Handoff {
+            batch: Batch::default(),
+            tx: Some(tx),
+            spare,
+        }),
         quit: AtomicBool::new(false),
         read: AtomicU64::new(0),
         reused: AtomicU64::new(0),
@@ -183,29 +212,27 @@ pub fn scan(
     let result = std::thread::scope(|s| {
         let walk = s.spawn(|| {
             walker.visit(&visitor);
-            let rest =
-                std::mem::take(&mut *visitor.batch.lock().unwrap_or_else(|p| p.into_inner()));
-            let tx = visitor.tx.lock().unwrap_or_else(|p| p.into_inner()).take();
-            if let Some(tx) = tx {
+            let mut h = visitor.handoff.lock().unwrap_or_else(|p| p.into_inner());
+            let rest = std::mem::take(&mut h.batch);
+            if let Some(tx) = h.tx.take() {
                 let _ = tx.send(rest);
             }
         });
         let mut failed = None;
-        'recv: for msgs in rx.iter() {
-            for msg in msgs {
-                match msg {
-                    Msg::Row(r) => {
-                        if let Err(e) = writer.push(r) {
-                            failed = Some(e);
-                            break 'recv;
-                        }
-                    }
-                    Msg::Problem(p) => {
-                        on_problem(&p);
-                        record.add_error(p.message());
-                    }
+        'recv: for mut batch in rx.iter() {
+            for p in batch.problems.drain(..) {
+                on_problem(&p);
+                record.add_error(p.message());
+            }
+            for r in &batch.rows[..batch.len] {
+                if let Err(e) = writer.push_ref(r) {
+                    failed = Some(e);
+                    break 'recv;
                 }
             }
+            batch.len = 0;
+            // The walk may be over: then the batch is not wanted.
+            let _ = back.send(batch);
         }
         // Dropping the receiver makes the walk quit at its next entry.
         drop(rx);
@@ -236,9 +263,7 @@ struct ScanVisitor<'a> {
     walker: &'a Walker,
     names_only: bool,
     index: Option<&'a Index>,
-    batch: Mutex<Vec<Msg>>,
-    /// Taken (dropped) when the walk ends.
-    tx: Mutex<Option<mpsc::SyncSender<Vec<Msg>>>>,
+    handoff: Mutex<Handoff>,
     /// The writer is gone (it failed): leave everything out.
     quit: AtomicBool,
     /// Directories read, and taken from the old snapshot.
@@ -247,16 +272,16 @@ struct ScanVisitor<'a> {
 }
 
 impl ScanVisitor<'_> {
-    /// Queues one message for the writer; `Flow::Quit` once it is gone.
-    fn send(&self, msg: Msg) -> Flow {
-        let mut b = self.batch.lock().unwrap_or_else(|p| p.into_inner());
-        b.push(msg);
-        if b.len() < BATCH {
+    /// Sends the batch to the writer once it holds [`BATCH`] rows, and
+    /// takes one sent back (or a new one) to fill next; `Flow::Quit` once
+    /// the writer is gone.
+    fn sent_if_full(&self, h: &mut Handoff) -> Flow {
+        if h.batch.len + h.batch.problems.len() < BATCH {
             return Flow::Continue;
         }
-        let full = std::mem::replace(&mut *b, Vec::with_capacity(BATCH));
-        let tx = self.tx.lock().unwrap_or_else(|p| p.into_inner());
-        if tx.as_ref().is_none_or(|tx| tx.send(full).is_err()) {
+        let next = h.spare.try_recv().unwrap_or_default();
+        let full = std::mem::replace(&mut h.batch, next);
+        if h.tx.as_ref().is_none_or(|tx| tx.send(full).is_err()) {
             self.quit.store(true, Ordering::Relaxed);
             Flow::Quit
         } else {
@@ -278,7 +303,12 @@ impl Visitor for ScanVisitor<'_> {
         if self.quit.load(Ordering::Relaxed) {
             return Flow::Quit;
         }
-        self.send(row_of(&Entry::from(v), self.names_only))
+        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
+        match fill_row(h.batch.next_row(), v, self.names_only) {
+            Ok(()) => h.batch.len += 1,
+            Err(p) => h.batch.problems.push(p),
+        }
+        self.sent_if_full(&mut h)
     }
 
     fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
@@ -294,9 +324,9 @@ impl Visitor for ScanVisitor<'_> {
 
     fn error(&self, _: &mut (), e: &WalkError) {
         let e = self.walker.convert_error(e);
-        if self.send(Msg::Problem(problem_of(&e))) == Flow::Quit {
-            self.quit.store(true, Ordering::Relaxed);
-        }
+        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
+        h.batch.problems.push(problem_of(&e));
+        self.sent_if_full(&mut h);
     }
 }
 
@@ -309,70 +339,6 @@ impl FromBytes for std::ffi::OsStr {
     fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr {
         std::os::unix::ffi::OsStrExt::from_bytes(b)
     }
-}
-
-/// The row of an entry, or the problem that keeps it out.
-fn row_of(entry: &Entry<'_>, names_only: bool) -> Msg {
-    let mut row = Row {
-        path: entry.path_bytes().to_vec(),
-        name: entry.file_name_bytes().to_vec(),
-        depth: entry.depth() as u32,
-        ino: entry.ino(),
-        ..Row::default()
-    };
-    let kind = entry.file_type();
-    // Names only: a stat for directories (their times) and for entries
-    // whose type the directory did not tell.
-    if names_only && !kind.is_dir() && !kind.is_unknown() {
-        row.kind = type_letter(kind).as_bytes()[0];
-        return Msg::Row(row);
-    }
-    let m = match entry.metadata() {
-        Ok(m) => m,
-        Err(e) => {
-            return Msg::Problem(Problem {
-                path: row.path,
-                what: "cannot access",
-                cause: describe(&e),
-                errno: e.raw_os_error(),
-            })
-        }
-    };
-    row.kind = type_letter(m.file_type()).as_bytes()[0];
-    row.ino = m.ino();
-    let time = |t: Option<dents::metadata::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
-    row.mtime = time(m.mtime());
-    row.ctime = time(m.ctime());
-    row.dev = Some(m.dev());
-    if names_only {
-        if !m.is_dir() {
-            row.mtime = None;
-            row.ctime = None;
-            row.dev = None;
-        }
-        return Msg::Row(row);
-    }
-    row.size = Some(m.len() as i64);
-    row.blocks = Some(m.blocks() as i64);
-    row.mode = Some(m.mode());
-    row.uid = Some(m.uid());
-    row.gid = Some(m.gid());
-    row.nlink = Some(m.nlink() as i64);
-    row.atime = time(m.atime());
-    if m.is_symlink() {
-        match dents::fs::readlink_at(entry.parent_fd(), entry.at_name()) {
-            Ok(t) => row.target = Some(t),
-            Err(e) => {
-                return Msg::Problem(Problem {
-                    path: row.path,
-                    what: "cannot read symbolic link",
-                    cause: describe(&e),
-                    errno: e.raw_os_error(),
-                })
-            }
-        }
-    }
-    Msg::Row(row)
 }
 
 /// The walker's error in GNU's words: a root that cannot be reached is
