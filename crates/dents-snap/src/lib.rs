@@ -7,10 +7,11 @@
 //! | layer | module | concern |
 //! |-------|--------|---------|
 //! | 0 | [`schema`] | the versioned schema: columns, Parquet types, metadata keys, the version rule, the row order |
-//! | 0 | [`row`] | one entry as a Rust value; the row order |
+//! | 0 | [`problem`] | a problem met during a scan (path, GNU's words, cause) |
 //! | 0 | [`escape`] | bytes as one printable token (octal escapes, as `zfs diff`) |
+//! | 1 | [`row`] | one entry as a Rust value; the row order |
 //! | 1 | [`record`] | the scan's own record (roots, times, options, version, errors) in the key-value metadata |
-//! | 1 | [`merge`] | streams of rows in level order merged into one |
+//! | 2 | [`merge`] | streams of rows in level order merged into one |
 //! | 2 | [`writer`] | the streaming writer: row groups flushed as they fill, a temporary name renamed at the end |
 //! | 3 | [`sharded`] | sharded snapshots: a directory of shards; a shard written from rows in any order |
 //! | 4 | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
@@ -32,6 +33,7 @@
 pub mod diff;
 pub mod escape;
 pub mod merge;
+pub mod problem;
 pub mod reader;
 pub mod record;
 pub mod refresh;
