@@ -26,14 +26,13 @@ use std::collections::HashSet;
 use std::ffi::{CStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
 
 use dents::metadata::{RecordedStat, Timestamp};
 use dents::walk::{Flow, Follow, Recorded, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::{FileType, Metadata, StatFields};
 use dents_snap::{Row, ScanRecord, SnapshotReader};
 
-use crate::du::from::{for_each_row, join, locate, memchr_count, trim_slashes};
+use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};
 use crate::{errors, quote};
 
 /// `'x'`, quoted as GNU quotes names in messages.
@@ -77,10 +76,10 @@ pub(crate) fn main(argv: &[OsString]) -> i32 {
         say(why.as_bytes());
         return 1;
     }
-    let reader = match SnapshotReader::open(Path::new(std::ffi::OsStr::from_bytes(&snapshot))) {
+    let reader = match snapshot::open(&snapshot) {
         Ok(r) => r,
-        Err(e) => {
-            say(e.to_string().as_bytes());
+        Err(why) => {
+            say(why.as_bytes());
             return 1;
         }
     };
@@ -166,40 +165,17 @@ struct SnapshotWalk<'r> {
 /// Why the snapshot cannot answer for a walk with `opts`, if it cannot:
 /// options that change what the walk meets must be the scan's.
 fn snapshot_refusal(snapshot: &[u8], record: &ScanRecord, opts: &WalkOptions) -> Option<String> {
-    let has = |w: &str| record.options.split_whitespace().any(|o| o == w);
     let name = String::from_utf8_lossy(&qa(snapshot)).into_owned();
+    let scanned = Scanned::from_options(&record.options);
     // What find reads beyond names, types and inodes is a stat.
     let beyond_names = opts.stat_mask.bits() & !(StatFields::TYPE | StatFields::INO).bits() != 0;
-    if has("--names-only") && beyond_names {
+    if scanned.names_only && beyond_names {
         return Some(format!(
             "{name}: a snapshot of names only (scanned with --names-only): \
              the expression needs what a stat gives"
         ));
     }
-    let scanned = if has("-L") {
-        Follow::Always
-    } else if has("-H") {
-        Follow::Roots
-    } else {
-        Follow::Never
-    };
-    let word = |f: Follow| match f {
-        Follow::Always => "-L",
-        Follow::Roots => "-H",
-        _ => "-P",
-    };
-    if scanned != opts.follow {
-        let w = word(scanned);
-        return Some(format!(
-            "{name}: scanned with {w}: find --from answers for {w} only"
-        ));
-    }
-    if has("-x") && !opts.same_fs {
-        return Some(format!(
-            "{name}: scanned with -x (other file systems left out): find --from needs -xdev"
-        ));
-    }
-    None
+    scanned.refusal(&name, "find", opts.follow, opts.same_fs, "-xdev")
 }
 
 /// The type a row's `type` letter (find's `%y`) stands for.

@@ -1,10 +1,15 @@
 //! The `dents` command: ls, find and du for huge directories and trees.
 //!
-//! | module   | concern |
-//! |----------|---------|
-//! | `du`     | `dents du`: GNU du's command line on the dents-du engine |
-//! | `scan`, `diff` | `dents scan`, `dents diff`: snapshots in Parquet (the dents-snap crate) |
-//! | `find_from` | `dents find --from`: find's evaluator over a snapshot's stored entries |
+//! Its modules in layers: each uses only modules of lower layers, so there
+//! is no import circle (`tests/layers.rs` keeps it so).
+//!
+//! | layer | module | concern |
+//! |-------|--------|---------|
+//! | 0 | `scan` | `dents scan`: a snapshot in Parquet (the dents-snap crate) |
+//! | 0 | `diff` | `dents diff`: two snapshots compared (the dents-snap crate) |
+//! | 0 | `snapshot` | what `find --from` and `du --from` share: opening, rows, roots, refusals |
+//! | 1 | `du`   | `dents du`: GNU du's command line on the dents-du engine; `du --from` (`du/from.rs`) |
+//! | 1 | `find_from` | `dents find --from`: find's evaluator over a snapshot's stored entries |
 //!
 //! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
 //! output) and `dents ls` the `dents-ls` crate (listing, layout, colours,
@@ -24,6 +29,7 @@ mod diff;
 mod du;
 mod find_from;
 mod scan;
+mod snapshot;
 
 use dents_tools::{errors, numfmt, output, progress, quote};
 

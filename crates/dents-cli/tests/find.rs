@@ -1349,55 +1349,57 @@ fn debug_options_write_diagnostics_to_stderr() {
     assert_eq!(err("-D tree t -maxdepth 0").lines().count(), 1);
 }
 
-#[test]
-fn version_and_help_have_gnu_shape() {
-    let Some(fx) = Fixture::new_or_skip() else {
-        return;
-    };
-    for (args, first, has) in [
-        ("-version", "find (dents) ", "Features enabled: "),
-        ("--version", "find (dents) ", "NO WARRANTY"),
-        (
-            "t -name x -version -foo",
-            "find (dents) ",
-            "Features enabled: ",
-        ),
-        ("-help", "Usage: dents find ", "-files0-from FILE"),
-        ("t --help", "Usage: dents find ", "Valid arguments for -D:"),
-    ] {
-        let o = run(dents(), fx.root(), &words(args), None);
-        let out = String::from_utf8_lossy(&o.stdout);
-        assert!(out.starts_with(first), "{args}: {out}");
-        assert!(out.contains(has), "{args}: {out}");
-        assert_eq!(o.status.code(), Some(0), "{args}");
-        assert!(o.stderr.is_empty(), "{args}");
-    }
+dents_testfs::test_cases! {
+    /// `-version` and `--help`: each command line alone (what the output
+    /// starts with, a line it holds).
+    mod version_and_help: (&str, &str, &str) => version_and_help_have_gnu_shape;
+    version: ("-version", "find (dents) ", "Features enabled: "),
+    double_dash_version: ("--version", "find (dents) ", "NO WARRANTY"),
+    version_before_a_bad_word: ("t -name x -version -foo", "find (dents) ", "Features enabled: "),
+    help: ("-help", "Usage: dents find ", "-files0-from FILE"),
+    double_dash_help_after_a_path: ("t --help", "Usage: dents find ", "Valid arguments for -D:"),
 }
 
-#[test]
-fn files0_from_standard_input_matches_gnu() {
+/// One case of `version_and_help`: GNU's shape, status 0, nothing on
+/// standard error.
+fn version_and_help_have_gnu_shape((args, first, has): (&str, &str, &str)) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for (case, input) in [
-        ("-files0-from -", &b"t/one\0t/sub\0"[..]),
-        ("-files0-from - -name 'b*'", b"t/sub\0t\0"),
-        ("-files0-from -", b"\0"),
-        ("-files0-from -", b"t/one\0\0t/two"),
-        ("-files0-from -", b"nope\0\0t/one\0"),
-        ("-files0-from -", b""),
-        // Refused before reading: no input (writing any could meet a
-        // closed pipe).
-        ("-files0-from - -ok echo {} ;", b""),
-        ("-files0-from - -okdir echo {} ;", b""),
-        ("-files0-from - -exec echo {} +", b"t/one\0t/two\0"),
-    ] {
-        let args = words(case);
-        let d = run(dents(), fx.root(), &args, Some(input));
-        let g = run(gnu(), fx.root(), &args, Some(input));
-        if let Some(f) = compare(case, &args, &d, &g) {
-            panic!("{f}");
-        }
+    let o = run(dents(), fx.root(), &words(args), None);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with(first), "{args}: {out}");
+    assert!(out.contains(has), "{args}: {out}");
+    assert_eq!(o.status.code(), Some(0), "{args}");
+    assert!(o.stderr.is_empty(), "{args}");
+}
+
+dents_testfs::test_cases! {
+    /// `-files0-from -`: one test per command line and standard input.
+    mod files0_stdin: (&str, &[u8]) => files0_from_standard_input_matches_gnu;
+    two_starts: ("-files0-from -", b"t/one\0t/sub\0"),
+    with_a_test: ("-files0-from - -name 'b*'", b"t/sub\0t\0"),
+    one_empty_name: ("-files0-from -", b"\0"),
+    empty_name_between_and_no_last_nul: ("-files0-from -", b"t/one\0\0t/two"),
+    missing_then_empty_then_one: ("-files0-from -", b"nope\0\0t/one\0"),
+    no_input: ("-files0-from -", b""),
+    // Refused before reading: no input (writing any could meet a closed
+    // pipe).
+    ok_refused: ("-files0-from - -ok echo {} ;", b""),
+    okdir_refused: ("-files0-from - -okdir echo {} ;", b""),
+    exec_batch: ("-files0-from - -exec echo {} +", b"t/one\0t/two\0"),
+}
+
+/// One case of `files0_stdin`: both tools read the same standard input.
+fn files0_from_standard_input_matches_gnu((case, input): (&str, &[u8])) {
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
+    let args = words(case);
+    let d = run(dents(), fx.root(), &args, Some(input));
+    let g = run(gnu(), fx.root(), &args, Some(input));
+    if let Some(f) = compare(case, &args, &d, &g) {
+        panic!("{f}");
     }
 }
 

@@ -338,8 +338,31 @@ fn names_are_raw_bytes_off_a_terminal() {
     assert!(want.iter().any(|n| n == b"bad\xffutf8"));
 }
 
-#[test]
-fn count_counts_what_would_be_listed() {
+/// What `--count` should print over the fixture: the entries `ls -a`
+/// lists, and how many of them (`.`, `..` and hidden ones) `args` leaves
+/// out.
+#[derive(Clone, Copy)]
+enum Listed {
+    /// Without `-a` or `-A`: no hidden entries.
+    Visible,
+    /// `-A`: every entry but `.` and `..`.
+    AlmostAll,
+    /// `-a`: every entry, `.` and `..` too.
+    All,
+}
+
+dents_testfs::test_cases! {
+    /// `--count` with the options that change what is listed, one test
+    /// each.
+    mod count: (&[&str], super::Listed) => count_counts_what_would_be_listed;
+    plain: (&["--count"], super::Listed::Visible),
+    almost_all: (&["--count", "-A"], super::Listed::AlmostAll),
+    all: (&["--count", "-a"], super::Listed::All),
+    long_almost_all: (&["--count", "-l", "-A"], super::Listed::AlmostAll),
+}
+
+/// One case of `count`: the number printed is what would be listed.
+fn count_counts_what_would_be_listed((args, listed): (&[&str], Listed)) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
@@ -348,19 +371,17 @@ fn count_counts_what_would_be_listed() {
         .unwrap()
         .filter(|e| e.as_ref().unwrap().file_name().as_bytes()[0] == b'.')
         .count();
-    for (args, want) in [
-        (vec!["--count"], n - hidden),
-        (vec!["--count", "-A"], n),
-        (vec!["--count", "-a"], n + 2),
-        (vec!["--count", "-l", "-A"], n),
-    ] {
-        let out = output(dents().arg("ls").args(&args).arg(fx.dir()));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            format!("{want}\n"),
-            "{args:?}"
-        );
-    }
+    let want = match listed {
+        Listed::Visible => n - hidden,
+        Listed::AlmostAll => n,
+        Listed::All => n + 2,
+    };
+    let out = output(dents().arg("ls").args(args).arg(fx.dir()));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{want}\n"),
+        "{args:?}"
+    );
 }
 
 /// A directory big enough to be read in slices on ext4 and XFS.

@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use dents::dir::FileType;
@@ -41,6 +41,7 @@ use dents::fs;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::{Metadata, StatFields};
 
+pub use crate::dui::{AtomicDui, Dui};
 use crate::links::{LinkSet, LogicalFiles, Owner, Owners};
 use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Excluded, Export, ExportDir};
@@ -89,69 +90,6 @@ pub enum Problem<'a> {
     /// whose read failed part way, after some of its entries (GNU's
     /// `FTS_ERR`); what was read counts.
     ReadCut(&'a [u8], &'a io::Error),
-}
-
-/// A size, an inode count and the latest time, summed as GNU's `duinfo`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Dui {
-    /// Bytes (blocks × 512, or apparent sizes).
-    pub size: u64,
-    /// Inodes.
-    pub inodes: u64,
-    /// Latest time, packed as `sec << 30 | nsec` (ordered as the times).
-    pub tmax: i64,
-}
-
-impl Dui {
-    /// Nothing: no size, no inode, no time.
-    pub const ZERO: Dui = Dui {
-        size: 0,
-        inodes: 0,
-        tmax: NO_TIME,
-    };
-
-    /// Adds `o`: sizes and counts summed, the later time kept.
-    pub fn add(&mut self, o: &Dui) {
-        self.size += o.size;
-        self.inodes += o.inodes;
-        self.tmax = self.tmax.max(o.tmax);
-    }
-}
-
-/// A [`Dui`] that threads add to at once: a directory's running sum
-/// (the latest time kept by `fetch_max` on the packed time).
-#[derive(Debug)]
-pub struct AtomicDui {
-    size: AtomicU64,
-    inodes: AtomicU64,
-    tmax: AtomicI64,
-}
-
-impl AtomicDui {
-    /// A sum starting at `d`.
-    pub fn new(d: Dui) -> AtomicDui {
-        AtomicDui {
-            size: AtomicU64::new(d.size),
-            inodes: AtomicU64::new(d.inodes),
-            tmax: AtomicI64::new(d.tmax),
-        }
-    }
-
-    /// Adds `d`: sizes and counts summed, the later time kept.
-    pub fn add(&self, d: &Dui) {
-        self.size.fetch_add(d.size, Ordering::Relaxed);
-        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
-        self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
-    }
-
-    /// The sum so far.
-    pub fn get(&self) -> Dui {
-        Dui {
-            size: self.size.load(Ordering::Relaxed),
-            inodes: self.inodes.load(Ordering::Relaxed),
-            tmax: self.tmax.load(Ordering::Relaxed),
-        }
-    }
 }
 
 /// A directory's running sum.  Kept small (one is live for every

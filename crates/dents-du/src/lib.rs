@@ -7,26 +7,30 @@
 //!
 //! # Module map
 //!
-//! | module | concern |
-//! |--------|---------|
-//! | [`args`]   | du's command line (GNU's options and messages), for `dents du` and `dents-mpi du` alike |
-//! | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
-//! | [`links`]  | the (device, inode) set: hard links (and directories, with several arguments) once |
-//! | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
-//! | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
-//! | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
-//! | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
-//! | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
-//! | [`summary`] | du as a plain call: each argument's sums and the problems met, as values |
-//! | `logical`  | `-L`: each directory charged to its first path in GNU's order, replayed after the walk |
-//! | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
-//! | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
+//! Its modules in layers: each uses only modules of lower layers, so there
+//! is no import circle (`tests/layers.rs` keeps it so).
+//!
+//! | layer | module | concern |
+//! |-------|--------|---------|
+//! | 0 | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
+//! | 0 | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
+//! | 0 | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
+//! | 0 | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
+//! | 1 | [`args`]   | du's command line (GNU's options and messages), for `dents du` and `dents-mpi du` alike |
+//! | 1 | [`dui`]    | the sums ([`Dui`](dui::Dui): size, inodes, latest time), plain and atomic |
+//! | 2 | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
+//! | 2 | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
+//! | 3 | [`links`]  | the (device, inode) set: hard links (and directories, with several arguments) once |
+//! | 4 | `logical`  | `-L`: each directory charged to its first path in GNU's order, replayed after the walk |
+//! | 5 | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
+//! | 6 | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
+//! | 6 | [`summary`] | du as a plain call: each argument's sums and the problems met, as values |
 //!
 //! The `dents du` command (crate `dents-cli`) reads its arguments with
 //! [`args`] and words the [`engine::Problem`]s.  `dents-mpi du` (crate
 //! `dents-mpi`, du's sums over MPI ranks) has an engine of its own but
 //! shares the rest: [`args`] (one command line), [`Options`] ([`Options::entry_dui`],
-//! [`Options::stat_mask`]), [`engine::Dui`], [`size`], [`links`],
+//! [`Options::stat_mask`]), [`dui`], [`size`], [`links`],
 //! [`glob`], [`files0`], [`time_style`] and [`ncdu`], so both print the
 //! same bytes.
 //!
@@ -97,6 +101,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod dui;
 pub mod engine;
 pub mod files0;
 pub mod glob;
@@ -110,7 +115,7 @@ pub mod summary;
 pub mod time_style;
 
 use dents::{Metadata, StatFields};
-use engine::Dui;
+use dui::Dui;
 use glob::Excludes;
 use size::Units;
 

@@ -23,7 +23,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use crate::engine::Dui;
+use crate::dui::Dui;
 use crate::order::{cmp_places, Node};
 
 /// Shards: a power of two, a few per worker.

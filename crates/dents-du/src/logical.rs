@@ -38,7 +38,7 @@ use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::os::fd::AsFd;
 
-use crate::engine::Dui;
+use crate::dui::Dui;
 use crate::links::LogicalFiles;
 use crate::order::{Places, UNKNOWN};
 

@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use dents::dir::{DirReader, Entry};
 
-use crate::engine::AtomicDui;
+use crate::dui::AtomicDui;
 
 /// fts's batch: entries read before the batch is processed.
 const BATCH: usize = 100_000;

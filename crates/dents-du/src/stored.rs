@@ -21,7 +21,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::engine::{Dui, Problem, Sink};
+use crate::dui::Dui;
+use crate::engine::{Problem, Sink};
 use crate::order::GnuOrder;
 use crate::time_style::{pack_time, unpack_time, NO_TIME};
 use crate::{Follow, Options, TimeKind};

@@ -9,3 +9,9 @@ fn modules_form_the_documented_layers() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     dents_testfs::layers::check(&src, 30);
 }
+
+#[test]
+fn the_parsers_files_form_the_documented_layers() {
+    let parse = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/parse");
+    dents_testfs::layers::check(&parse, 12);
+}

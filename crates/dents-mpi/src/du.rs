@@ -72,12 +72,11 @@ use dents_du::ncdu::{self, Excluded, Export, ExportDir};
 use dents_du::time_style::TimeFormat;
 use dents_du::{Follow, Options};
 
-use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
-use mpi::traits::*;
 
 use crate::dev::dev_of;
 use crate::engine::{Ctx, Job, FLUSH_AT};
+use crate::gather;
 use crate::msg;
 use crate::slices;
 use crate::wire::{self, Item, Reader};
@@ -268,7 +267,7 @@ impl DuJob {
             (&self.new_files, &self.seen_files),
         ] {
             let mine = std::mem::take(&mut *lock(mine));
-            for pair in all_gather(world, &mine).chunks_exact(2) {
+            for pair in gather::all_gather(world, &mine).0.chunks_exact(2) {
                 set.insert(pair[0], pair[1]);
             }
         }
@@ -1094,25 +1093,6 @@ fn read_dui(r: &mut Reader<'_>) -> Dui {
         inodes: r.u64(),
         tmax: r.u64() as i64,
     }
-}
-
-/// Every rank's `mine`, one after another (a collective call).
-fn all_gather(world: &SimpleCommunicator, mine: &[u64]) -> Vec<u64> {
-    let ranks = world.size() as usize;
-    let mut counts = vec![0i32; ranks];
-    world.all_gather_into(&(mine.len() as i32), &mut counts[..]);
-    let displs: Vec<i32> = counts
-        .iter()
-        .scan(0i32, |at, &n| {
-            let d = *at;
-            *at += n;
-            Some(d)
-        })
-        .collect();
-    let mut all = vec![0u64; counts.iter().map(|&n| n as usize).sum()];
-    let mut parts = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-    world.all_gather_varcount_into(mine, &mut parts);
-    all
 }
 
 /// Where a directory's total goes: its parent's sum here (which then

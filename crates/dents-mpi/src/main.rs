@@ -6,19 +6,24 @@
 //! mpirun -np N dents-mpi scan [OPTION]... -o DIR [PATH]...
 //! ```
 //!
-//! | module | concern |
-//! |--------|---------|
-//! | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
-//! | `wire`   | message tags and the encoding of work items |
-//! | `binding` | a warning when mpirun's binding leaves the node's cores idle |
-//! | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
-//! | `du_order` | du's arguments walked one after another, what each counted known to the next |
-//! | `du_cmd` | du's command: arguments (`dents du`'s parser, `dents_du::args`), the job over the ranks, the grand total, the export written |
-//! | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
-//! | `scan_cmd` | `scan`: a sharded snapshot, each rank's entries to its own shard, the record gathered |
-//! | `dev`    | the device a path lies on |
-//! | `stdin_list` | `find -files0-from -`, `du -X -`: rank 0's standard input given to every rank |
-//! | `msg`    | GNU's quoting and error descriptions |
+//! Its modules in layers: each uses only modules of lower layers, so there
+//! is no import circle (`tests/layers.rs` keeps it so).
+//!
+//! | layer | module | concern |
+//! |-------|--------|---------|
+//! | 0 | `wire`   | message tags and the encoding of work items |
+//! | 0 | `msg`    | GNU's quoting and error descriptions |
+//! | 0 | `binding` | a warning when mpirun's binding leaves the node's cores idle |
+//! | 0 | `dev`    | the device a path lies on |
+//! | 0 | `gather` | every rank's values, of any length, gathered to every rank |
+//! | 1 | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
+//! | 1 | `slices` | huge directories spread over the ranks as slices of their offset space, for du and find alike |
+//! | 1 | `stdin_list` | `find -files0-from -`, `du -X -`: rank 0's standard input given to every rank |
+//! | 2 | `du`     | du's sums across ranks: directories completed by messages, hard links owned by hash |
+//! | 2 | `find`   | find's evaluator on the engine: directories spilled, `-quit` to every rank |
+//! | 3 | `du_order` | du's arguments walked one after another, what each counted known to the next |
+//! | 3 | `scan_cmd` | `scan`: a sharded snapshot, each rank's entries to its own shard, the record gathered |
+//! | 4 | `du_cmd` | du's command: arguments (`dents du`'s parser, `dents_du::args`), the job over the ranks, the grand total, the export written |
 //!
 //! The design is written down in docs/distributed.md.
 
@@ -31,6 +36,7 @@ mod du_cmd;
 mod du_order;
 mod engine;
 mod find;
+mod gather;
 mod msg;
 mod scan_cmd;
 mod slices;

@@ -33,12 +33,12 @@ use dents_snap::sharded::{self, ShardWriter};
 use dents_snap::walk_row::{problem_of_walk, row_of_visit, stat_fields};
 use dents_snap::{Row, ScanRecord};
 use mpi::collective::SystemOperation;
-use mpi::datatype::PartitionMut;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
 use crate::engine::Mailer;
 use crate::find::MpiWalk;
+use crate::gather;
 
 const HELP: &str = "\
 Usage: mpirun -np N dents-mpi scan [OPTION]... -o DIR [PATH]...
@@ -290,23 +290,10 @@ fn gather_errors(world: &SimpleCommunicator, met: &Met) -> (u64, Vec<Vec<u8>>) {
         mine.extend_from_slice(&(m.len() as u32).to_le_bytes());
         mine.extend_from_slice(m);
     }
-    let ranks = world.size() as usize;
-    let mut counts = vec![0i32; ranks];
-    world.all_gather_into(&(mine.len() as i32), &mut counts[..]);
-    let displs: Vec<i32> = counts
-        .iter()
-        .scan(0i32, |at, &n| {
-            let d = *at;
-            *at += n;
-            Some(d)
-        })
-        .collect();
-    let mut all = vec![0u8; counts.iter().map(|&n| n as usize).sum()];
-    let mut parts = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
-    world.all_gather_varcount_into(&mine[..], &mut parts);
+    let (all, spans) = gather::all_gather(world, &mine[..]);
     let (mut total, mut messages) = (0u64, Vec::new());
-    for (k, &n) in counts.iter().enumerate() {
-        let part = &all[displs[k] as usize..][..n as usize];
+    for &(start, len) in &spans {
+        let part = &all[start..][..len];
         let (count, mut rest) = part.split_at(8);
         total += u64::from_le_bytes(count.try_into().expect("8 bytes"));
         while rest.len() >= 4 {

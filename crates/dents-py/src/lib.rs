@@ -1,16 +1,19 @@
 //! The Python package `dents`: `os.walk` and `os.scandir`, parallel and
 //! exact, on the dents library.
 //!
-//! | module | concern |
-//! |--------|---------|
-//! | `walk` | `dents.walk`: `os.walk`'s tuples and order, directories read ahead on worker threads |
-//! | `scandir` | `dents.scandir`: `os.scandir`'s iterator and entries, a huge directory read in slices |
-//! | `split` | `dents.scandir_split`: `aio_scandir`'s `(dirs, nondirs)` with the fewest stats |
-//! | `find` | `dents.find`: a find expression on the engine of `dents find`, its output or its entries streamed |
-//! | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
-//! | `snap` | `dents.scan`: a snapshot in Parquet, on the dents-snap crate |
-//! | `shared` | an iterator's state stepped by several Python threads, one at a time |
-//! | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
+//! Its modules in layers: each uses only modules of lower layers, so there
+//! is no import circle (`crates/testfs/tests/crates_layers.rs` keeps it so: this crate has no Rust tests).
+//!
+//! | layer | module | concern |
+//! |-------|--------|---------|
+//! | 0 | `util` | paths, names, `OSError`s and `os.stat_result`s exactly as `os` makes them |
+//! | 0 | `shared` | an iterator's state stepped by several Python threads, one at a time |
+//! | 0 | `split` | `dents.scandir_split`: `aio_scandir`'s `(dirs, nondirs)` with the fewest stats |
+//! | 0 | `du` | `dents.du`: `du -s`'s total in bytes, on the dents-du engine |
+//! | 0 | `snap` | `dents.scan`: a snapshot in Parquet, on the dents-snap crate |
+//! | 1 | `scandir` | `dents.scandir`: `os.scandir`'s iterator and entries, a huge directory read in slices |
+//! | 2 | `walk` | `dents.walk`: `os.walk`'s tuples and order, directories read ahead on worker threads |
+//! | 2 | `find` | `dents.find`: a find expression on the engine of `dents find`, its output or its entries streamed |
 //!
 //! The Python side (`python/dents/__init__.py`) holds the signatures and
 //! docstrings users see; this module is `dents._native`.

@@ -1,20 +1,24 @@
 //! Snapshots of a scan in Parquet: one row per entry, written as the walk
 //! goes, read by dents, DuckDB, pyarrow and polars.
 //!
-//! | module | concern |
-//! |--------|---------|
-//! | [`schema`] | the versioned schema: columns, Parquet types, metadata keys, the version rule, the row order |
-//! | [`row`] | one entry as a Rust value; the row order |
-//! | [`record`] | the scan's own record (roots, times, options, version, errors) in the key-value metadata |
-//! | [`escape`] | bytes as one printable token (octal escapes, as `zfs diff`) |
-//! | [`writer`] | the streaming writer: row groups flushed as they fill, a temporary name renamed at the end |
-//! | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
-//! | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
-//! | [`refresh`] | an old snapshot's listings by identity, and when one stands for reading a directory again |
-//! | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
-//! | [`merge`] | streams of rows in level order merged into one |
-//! | [`sharded`] | sharded snapshots: a directory of shards; a shard written from rows in any order |
-//! | [`walk_row`] | rows and problems from the library's visitor walk (`dents-mpi scan`) |
+//! Its modules in layers: each uses only modules of lower layers, so there
+//! is no import circle (`tests/layers.rs` keeps it so).
+//!
+//! | layer | module | concern |
+//! |-------|--------|---------|
+//! | 0 | [`schema`] | the versioned schema: columns, Parquet types, metadata keys, the version rule, the row order |
+//! | 0 | [`problem`] | a problem met during a scan (path, GNU's words, cause) |
+//! | 0 | [`escape`] | bytes as one printable token (octal escapes, as `zfs diff`) |
+//! | 1 | [`row`] | one entry as a Rust value; the row order |
+//! | 1 | [`record`] | the scan's own record (roots, times, options, version, errors) in the key-value metadata |
+//! | 2 | [`merge`] | streams of rows in level order merged into one |
+//! | 2 | [`writer`] | the streaming writer: row groups flushed as they fill, a temporary name renamed at the end |
+//! | 3 | [`sharded`] | sharded snapshots: a directory of shards; a shard written from rows in any order |
+//! | 4 | [`reader`] | the streaming reader: footer and version checked, a row group at a time |
+//! | 5 | [`refresh`] | an old snapshot's listings by identity, and when one stands for reading a directory again |
+//! | 5 | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
+//! | 6 | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
+//! | 7 | [`walk_row`] | rows and problems from the library's visitor walk (`dents-mpi scan`) |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
 //! column writer and reader) and with zstd only: nothing here needs
@@ -29,6 +33,7 @@
 pub mod diff;
 pub mod escape;
 pub mod merge;
+pub mod problem;
 pub mod reader;
 pub mod record;
 pub mod refresh;

@@ -5,8 +5,9 @@
 use dents::walk::Visit;
 use dents::{FileType, StatFields};
 
-use crate::scan::{describe, Problem};
+use crate::problem::Problem;
 use crate::schema::type_letter;
+use dents::error::describe;
 
 /// One entry: the columns of [`crate::schema::MESSAGE`] in Rust types
 /// (`None` where the column is null: not stat'ed with `--names-only`, or

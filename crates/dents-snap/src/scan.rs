@@ -18,6 +18,7 @@ use std::sync::{mpsc, Mutex};
 use dents::walk::{Listing, Start, Visit, Visitor, WalkError};
 use dents::{ErrorKind, Flow, Follow, Walker};
 
+pub use crate::problem::Problem;
 use crate::refresh::{Index, Wanted};
 
 use crate::record::{ScanRecord, Time};
@@ -61,37 +62,6 @@ impl Default for ScanOptions {
             options_text: String::new(),
             since: None,
         }
-    }
-}
-
-/// A problem met during the scan: the entry is missing from the
-/// snapshot (or, for a directory, its contents are).
-#[derive(Debug)]
-pub struct Problem {
-    /// The path concerned, bytes.
-    pub path: Vec<u8>,
-    /// What happened, in GNU's words: `cannot access`, `cannot read
-    /// directory`, `cannot read symbolic link`, or a loop.
-    pub what: &'static str,
-    /// The cause, as the C library words it (or the loop's message).
-    pub cause: String,
-    /// The cause's error number, when a system call failed.
-    pub errno: Option<i32>,
-}
-
-impl Problem {
-    /// The message without the program's name: `WHAT 'PATH': CAUSE`,
-    /// the path quoted as GNU quotes paths in messages.
-    pub fn message(&self) -> Vec<u8> {
-        let mut m = Vec::with_capacity(self.path.len() + 64);
-        if !self.what.is_empty() {
-            m.extend_from_slice(self.what.as_bytes());
-            m.push(b' ');
-        }
-        dents_tools::quote::for_message(&mut m, &self.path);
-        m.extend_from_slice(b": ");
-        m.extend_from_slice(self.cause.as_bytes());
-        m
     }
 }
 

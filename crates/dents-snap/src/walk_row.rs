@@ -7,8 +7,9 @@
 //! and the problems in the same words, so that the union of a sharded
 //! scan's rows equals the rows `dents scan` writes for the same tree.
 
+use crate::problem::Problem;
 use crate::row::{fill_row, Row};
-use crate::scan::{describe, Problem};
+use dents::error::describe;
 use dents::walk::{Visit, WalkError, WalkErrorKind};
 
 /// The fields a walk's visits must stat ([`crate::row::stat_fields`]).

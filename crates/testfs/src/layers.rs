@@ -1,8 +1,9 @@
 //! A crate's modules form the layers its module map states: each module
 //! uses only modules of lower layers, so there is no import circle.
 //!
-//! A module map is a table in the doc comment of `lib.rs` (or of a
-//! directory module's `mod.rs`) whose rows start with the layer number:
+//! A module map is a table in the doc comment of `lib.rs` (`main.rs` in an
+//! executable's crate, `mod.rs` in a directory module) whose rows start
+//! with the layer number:
 //!
 //! ```text
 //! //! | layer | module | concern |
@@ -93,8 +94,9 @@ struct Module {
     files: Vec<PathBuf>,
 }
 
-/// The modules of `dir` other than its map file: each `m.rs`, and each
-/// subdirectory `m/` with all the `.rs` files below it.
+/// The modules of `dir` other than its map file: each `m.rs` (with the
+/// `.rs` files below `m/`, its submodules, if there are any), and each
+/// subdirectory `m/` with a `mod.rs` and all the `.rs` files below it.
 fn modules(dir: &Path, map_file: &str) -> Vec<Module> {
     let mut found = Vec::new();
     for e in fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
@@ -105,10 +107,13 @@ fn modules(dir: &Path, map_file: &str) -> Vec<Module> {
             rs_files(&path, &mut files);
             found.push(Module { name: stem, files });
         } else if path.extension().is_some_and(|x| x == "rs") && stem != map_file {
-            found.push(Module {
-                name: stem,
-                files: vec![path],
-            });
+            // `m.rs` with its submodules in `m/`: one module.
+            let mut files = vec![path.clone()];
+            let sub = dir.join(&stem);
+            if sub.is_dir() {
+                rs_files(&sub, &mut files);
+            }
+            found.push(Module { name: stem, files });
         }
     }
     found.sort_by(|a, b| a.name.cmp(&b.name));
@@ -128,7 +133,7 @@ fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Checks that the modules of `dir` (a crate's `src`, with its map in
-/// `lib.rs`, or a directory module, with its map in `mod.rs`) use only
+/// `lib.rs` or `main.rs`, or a directory module, with its map in `mod.rs`) use only
 /// modules of lower layers than their own, and that every module is in
 /// the map.  `min_uses` is how many uses the reading must find at least,
 /// so that a broken reader cannot pass by finding none.
@@ -144,10 +149,12 @@ fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn check(dir: &Path, min_uses: usize) {
     let map_file = if dir.join("lib.rs").is_file() {
         "lib"
+    } else if dir.join("main.rs").is_file() {
+        "main"
     } else {
         "mod"
     };
-    let is_crate = map_file == "lib";
+    let is_crate = map_file != "mod";
     let layer = layers(&fs::read_to_string(dir.join(format!("{map_file}.rs"))).unwrap());
     let mods = modules(dir, map_file);
     let names: Vec<String> = mods.iter().map(|m| m.name.clone()).collect();
@@ -213,6 +220,24 @@ mod tests {
         fs::write(src.join("a.rs"), "use crate::b;\n").unwrap();
         assert!(std::panic::catch_unwind(|| check(src, 1)).is_err());
         fs::write(src.join("a.rs"), "use crate::b::g; // crate::c::\n").unwrap();
+        let err = std::panic::catch_unwind(|| check(src, 1)).unwrap_err();
+        let msg = err.downcast_ref::<String>().unwrap();
+        assert!(msg.contains("a (layer 0) uses b (layer 1)"), "{msg}");
+    }
+    /// An executable's map is its `main.rs`, and `m.rs`'s submodules in
+    /// `m/` are part of `m`: their uses are `m`'s.
+    #[test]
+    fn reads_main_rs_and_submodule_directories() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path();
+        let map = "//! | layer | module | concern |\n//! |---|---|---|\n//! | 0 | `a` | x |\n//! | 1 | `b` | y |\n";
+        fs::write(src.join("main.rs"), format!("{map}mod a;\nmod b;\n")).unwrap();
+        fs::write(src.join("a.rs"), "mod sub;\n").unwrap();
+        fs::create_dir(src.join("a")).unwrap();
+        fs::write(src.join("a/sub.rs"), "pub fn f() {}\n").unwrap();
+        fs::write(src.join("b.rs"), "use crate::a::f;\n").unwrap();
+        check(src, 1);
+        fs::write(src.join("a/sub.rs"), "use crate::b::g;\n").unwrap();
         let err = std::panic::catch_unwind(|| check(src, 1)).unwrap_err();
         let msg = err.downcast_ref::<String>().unwrap();
         assert!(msg.contains("a (layer 0) uses b (layer 1)"), "{msg}");

@@ -8,84 +8,14 @@
 //! a snapshot taken with `-x`) must match the scan's, and a snapshot of
 //! names only has no sizes: those are refused rather than answered wrong.
 
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
-
 use dents_du::stored::{StoredDu, StoredEntry};
-use dents_du::{Follow, Options, TimeKind};
+use dents_du::{Options, TimeKind};
 use dents_snap::reader::column_bit;
-use dents_snap::{Row, SnapshotReader};
+use dents_snap::Row;
 
 use super::{qa, say, CliSink};
 use crate::errors;
-
-/// A FILE found in the snapshot: its stored path and depth.
-pub(crate) struct Target {
-    pub(crate) stored: Vec<u8>,
-    pub(crate) depth: u32,
-}
-
-/// `path` without its trailing slashes (`/` stays).
-pub(crate) fn trim_slashes(path: &[u8]) -> &[u8] {
-    let mut p = path;
-    while p.len() > 1 && p.ends_with(b"/") {
-        p = &p[..p.len() - 1];
-    }
-    p
-}
-
-/// Joins a name below `dir` as the walker does (no `/` doubled).
-pub(crate) fn join(dir: &mut Vec<u8>, name: &[u8]) {
-    if !dir.ends_with(b"/") {
-        dir.push(b'/');
-    }
-    dir.extend_from_slice(name);
-}
-
-/// Where `file` is in a snapshot whose roots are `roots`: below the
-/// longest root it starts with.
-pub(crate) fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
-    let nf = trim_slashes(file);
-    let mut best: Option<(usize, Target)> = None;
-    for r in roots {
-        let nr = trim_slashes(r);
-        let rest = if nf == nr {
-            Some(&b""[..])
-        } else if nr == b"/" {
-            nf.strip_prefix(b"/")
-        } else {
-            nf.strip_prefix(nr).and_then(|x| x.strip_prefix(b"/"))
-        };
-        let Some(rest) = rest else { continue };
-        let names: Vec<&[u8]> = rest
-            .split(|&c| c == b'/')
-            .filter(|c| !c.is_empty())
-            .collect();
-        // The walk made no `.` or `..` below a root.
-        if names.iter().any(|c| *c == b"." || *c == b"..") {
-            continue;
-        }
-        let mut stored = r.clone();
-        for n in &names {
-            join(&mut stored, n);
-        }
-        if best.as_ref().map_or(true, |(l, _)| nr.len() > *l) {
-            best = Some((
-                nr.len(),
-                Target {
-                    stored,
-                    depth: names.len() as u32,
-                },
-            ));
-        }
-    }
-    best.map(|(_, t)| t)
-}
-
-/// The slashes in `b`.
-pub(crate) fn memchr_count(b: &[u8]) -> usize {
-    b.iter().filter(|&&c| c == b'/').count()
-}
+use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};
 
 /// The entry du needs of a row, at the path `path`.
 fn entry<'a>(row: &Row, path: &'a [u8], depth: usize) -> StoredEntry<'a> {
@@ -112,88 +42,16 @@ fn entry<'a>(row: &Row, path: &'a [u8], depth: usize) -> StoredEntry<'a> {
     }
 }
 
-/// Rows decoded at once by the reading thread.
-const BATCH: usize = 4096;
-
-/// Hands each row of `reader` (the columns of `columns`) to `f`, in
-/// order, decoded on another thread while `f` counts (half the time on
-/// two cores); here if no thread can start.
-pub(crate) fn for_each_row(
-    reader: &SnapshotReader,
-    columns: u32,
-    mut f: impl FnMut(Row),
-) -> Result<(), dents_snap::Error> {
-    std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<Row>, dents_snap::Error>>(4);
-        let started = std::thread::Builder::new().spawn_scoped(s, move || {
-            let mut batch = Vec::with_capacity(BATCH);
-            for r in reader.rows_of(columns) {
-                match r {
-                    Ok(row) => batch.push(row),
-                    Err(e) => {
-                        let _ = tx.send(Err(e));
-                        return;
-                    }
-                }
-                if batch.len() == BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                    // The counting side stopped: so does the reading.
-                    if tx.send(Ok(full)).is_err() {
-                        return;
-                    }
-                }
-            }
-            let _ = tx.send(Ok(batch));
-        });
-        if started.is_err() {
-            for r in reader.rows_of(columns) {
-                f(r?);
-            }
-            return Ok(());
-        }
-        for batch in rx {
-            for row in batch? {
-                f(row);
-            }
-        }
-        Ok(())
-    })
-}
-
 /// Says why the snapshot cannot answer for these options, if it cannot.
 fn refusal(snapshot: &[u8], options: &str, opts: &Options) -> Option<String> {
-    let has = |w: &str| options.split_whitespace().any(|o| o == w);
     let name = String::from_utf8_lossy(&qa(snapshot)).into_owned();
-    if has("--names-only") {
+    let scanned = Scanned::from_options(options);
+    if scanned.names_only {
         return Some(format!(
             "{name}: a snapshot of names only (scanned with --names-only): du needs sizes"
         ));
     }
-    let scanned = if has("-L") {
-        Follow::Always
-    } else if has("-H") {
-        Follow::Roots
-    } else {
-        Follow::Never
-    };
-    let word = |f: Follow| match f {
-        Follow::Always => "-L",
-        Follow::Roots => "-H",
-        _ => "-P",
-    };
-    if scanned != opts.follow {
-        return Some(format!(
-            "{name}: scanned with {}: du --from answers for {} only",
-            word(scanned),
-            word(scanned)
-        ));
-    }
-    if has("-x") && !opts.one_file_system {
-        return Some(format!(
-            "{name}: scanned with -x (other file systems left out): du --from needs -x"
-        ));
-    }
-    None
+    scanned.refusal(&name, "du", opts.follow, opts.one_file_system, "-x")
 }
 
 /// Runs du over the snapshot `snapshot`; the exit status.
@@ -210,10 +68,10 @@ pub(super) fn run(
         errors::write_stderr(b"Try 'dents du --help' for more information.\n");
         return 1;
     }
-    let reader = match SnapshotReader::open(Path::new(std::ffi::OsStr::from_bytes(snapshot))) {
+    let reader = match snapshot::open(snapshot) {
         Ok(r) => r,
-        Err(e) => {
-            say(e.to_string().as_bytes());
+        Err(why) => {
+            say(why.as_bytes());
             return 1;
         }
     };
