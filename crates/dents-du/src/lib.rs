@@ -17,7 +17,7 @@
 //! | 0 | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
 //! | 0 | [`time_style`] | `--time=WORD`, `--time-style`, `TIME_STYLE`: times packed for a `max`, written as GNU du writes them |
 //! | 1 | [`args`]   | du's command line (GNU's options and messages), for `dents du` and `dents-mpi du` alike |
-//! | 1 | [`dui`]    | the sums ([`Dui`](dui::Dui): size, inodes, latest time), plain and atomic |
+//! | 1 | [`dui`]    | the sums ([`Dui`]: size, inodes, latest time), plain and atomic |
 //! | 2 | [`files0`] | `--files0-from`: the list's names and GNU's refusals |
 //! | 2 | [`order`]  | GNU's walk order (fts's), worked out for the links of inodes met more than once |
 //! | 3 | [`links`]  | the (device, inode) set: hard links (and directories, with several arguments) once |

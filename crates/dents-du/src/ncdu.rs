@@ -23,7 +23,7 @@
 //! appended to its parent's as a whole.  So that the export (about 70
 //! bytes an entry) is not held in memory whole, a directory holding more
 //! than 1 MiB of JSON writes it to an unlinked temporary file in
-//! `$TMPDIR` and keeps only its place ([`spill`]); the export is written
+//! `$TMPDIR` and keeps only its place (`spill.rs`); the export is written
 //! at the end from both, in order.  The du lines do not depend on it.
 
 mod spill;
