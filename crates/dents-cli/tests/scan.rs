@@ -368,3 +368,44 @@ fn no_output_named_is_a_usage_error() {
         "dents: no snapshot named: give -o SNAPSHOT\nTry 'dents scan --help' for more information.\n"
     );
 }
+
+/// Under `-L` a followed symlink is its target in every field a row
+/// keeps: names only (no stat of non-directories) gives the same type and
+/// inode as the full scan, and both are the target's.
+#[test]
+fn followed_links_have_their_targets_inode_in_names_only_scans() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("t");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("file"), b"x").unwrap();
+    fs::create_dir(root.join("dir")).unwrap();
+    std::os::unix::fs::symlink("file", root.join("to-file")).unwrap();
+    std::os::unix::fs::symlink("dir", root.join("to-dir")).unwrap();
+    std::os::unix::fs::symlink("nowhere", root.join("broken")).unwrap();
+    let mut by_mode = Vec::new();
+    for extra in [&[][..], &["--names-only"][..]] {
+        let out = t.path().join(if extra.is_empty() {
+            "full.parquet"
+        } else {
+            "names.parquet"
+        });
+        let mut args = vec!["scan", "-L"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", out.to_str().unwrap(), "t"]);
+        let o = run(dents(t.path(), &args));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got: BTreeMap<Vec<u8>, (u8, u64)> = rows(&out)
+            .into_iter()
+            .map(|r| (r.path.clone(), (r.kind, r.ino)))
+            .collect();
+        by_mode.push(got);
+    }
+    let ino = |p: &str| fs::metadata(root.join(p)).unwrap().ino();
+    let link_ino = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().ino();
+    for got in &by_mode {
+        assert_eq!(got[&b"t/to-file".to_vec()], (b'f', ino("file")));
+        assert_eq!(got[&b"t/to-dir".to_vec()], (b'd', ino("dir")));
+        assert_eq!(got[&b"t/broken".to_vec()], (b'l', link_ino("broken")));
+    }
+    assert_eq!(by_mode[0], by_mode[1]);
+}

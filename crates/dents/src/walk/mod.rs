@@ -530,7 +530,9 @@ impl<'a> Visit<'a> {
         self.at_name
     }
 
-    /// The inode number from the directory entry (or the stat).
+    /// The inode number from the directory entry (or the stat); for a
+    /// symlink the walk follows, its target's (the link's own if broken),
+    /// as [`Visit::metadata`] gives it.
     pub fn ino(&self) -> u64 {
         self.ino
     }
