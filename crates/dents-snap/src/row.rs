@@ -134,8 +134,11 @@ pub fn fill_row(row: &mut Row, v: &Visit<'_>, names_only: bool) -> Result<(), Pr
         .known_type()
         .filter(|t| !(v.follows_links() && *t == FileType::SYMLINK));
     // Names only: a stat for directories (their times) and for entries
-    // whose type the directory did not tell.
-    if names_only {
+    // whose type the directory did not tell.  Not under -L: there the
+    // walk types a followed link by its target but keeps the link's own
+    // inode from the directory entry (its loop check tells a crossing by
+    // that difference), so only a stat gives the target's inode.
+    if names_only && !v.follows_links() {
         if let Some(t) = known.filter(|t| !t.is_dir()) {
             row.kind = type_letter(t).as_bytes()[0];
             return Ok(());

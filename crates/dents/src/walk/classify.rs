@@ -36,21 +36,11 @@ impl<V: Visitor> Shared<'_, V> {
                     }
                     let name = b.name(&b.entries[i]);
                     counters.stats.fetch_add(1, Ordering::Relaxed);
-                    // The target's inode too: the visit is typed by the
-                    // target, so its inode is the target's, as the stat
-                    // a caller makes gives it (a broken link keeps its
-                    // own, as that stat falls back to the link).
-                    let t =
-                        match sys::statx_follow_at(dir, name, StatxFlags::TYPE | StatxFlags::INO) {
-                            Ok(s) => {
-                                b.entries[i].ino = s.stx_ino;
-                                FileType::from_mode(s.stx_mode as u32)
-                            }
-                            Err(_) => sys::statx_at(dir, name, StatxFlags::TYPE)
-                                .map_or(FileType::UNKNOWN, |s| {
-                                    FileType::from_mode(s.stx_mode as u32)
-                                }),
-                        };
+                    let t = sys::statx_follow_at(dir, name, StatxFlags::TYPE)
+                        .or_else(|_| sys::statx_at(dir, name, StatxFlags::TYPE))
+                        .map_or(FileType::UNKNOWN, |s| {
+                            FileType::from_mode(s.stx_mode as u32)
+                        });
                     // A link to a directory is walked; the visit still
                     // sees a link.
                     b.entries[i].kind = if t.is_dir() {

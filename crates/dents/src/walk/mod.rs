@@ -530,9 +530,10 @@ impl<'a> Visit<'a> {
         self.at_name
     }
 
-    /// The inode number from the directory entry (or the stat); for a
-    /// symlink the walk follows, its target's (the link's own if broken),
-    /// as [`Visit::metadata`] gives it.
+    /// The inode number from the directory entry (or the stat).  For a
+    /// symlink the walk follows, the link's own, though the visit is typed
+    /// by its target: the target's is in [`Visit::metadata`] (the loop
+    /// check tells a followed link by that difference).
     pub fn ino(&self) -> u64 {
         self.ino
     }

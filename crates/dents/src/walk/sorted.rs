@@ -289,8 +289,6 @@ impl<V: Visitor> Shared<'_, V> {
             self.classify(dir, &mut one, read_started, dv.known_dirs);
             for (i, e) in at.into_iter().zip(&one[0].entries) {
                 all.entries[i].kind = e.kind;
-                // A followed link's inode is its target's (classify).
-                all.entries[i].ino = e.ino;
             }
         }
         [all]
