@@ -94,6 +94,15 @@ first_of() {
 BFS=${BFS:-$(first_of /opt/peers/bin/bfs4 bfs)}
 FD=${FD:-$(first_of /opt/peers/bin/fd fd fdfind)}
 BFS26=${BFS26:-/usr/bin/bfs}
+# The du peers: the cargo-installed ones in /opt/peers/bin first, as bfs 4
+# and fd, else on PATH.
+gnu_du=${DU:-$(first_of du)}
+diskus=${DISKUS:-$(first_of /opt/peers/bin/diskus diskus)}
+pdu=${PDU:-$(first_of /opt/peers/bin/pdu pdu)}
+dua=${DUA:-$(first_of /opt/peers/bin/dua dua)}
+dust=${DUST:-$(first_of /opt/peers/bin/dust dust)}
+gdu=${GDU:-$(first_of gdu)}
+ncdu=${NCDU:-$(first_of ncdu)}
 OUT=$root/bench/out
 SCRATCH=${SCRATCH:-$B/out}
 export QUIET=${QUIET:-0.15}
@@ -431,25 +440,28 @@ environment() {
 }
 
 [ $# -gt 0 ] || set -- ls bufsize threshold noft tree printf exec du lsterm
+# du_peers DIR: adds every du peer's least output for DIR (a total, or the
+# top level), the peers missing from PATH skipped with a note; ncdu's
+# export is not among them (the scale group measures it on its own).
+du_peers() {
+    if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$1"; fi
+    if peer diskus "$diskus"; then add "diskus" "$diskus" "$1"; fi
+    if peer pdu "$pdu"; then add "pdu --max-depth=1" "$pdu" --max-depth=1 "$1"; fi
+    if peer dua "$dua"; then add "dua" "$dua" "$1"; fi
+    if peer dust "$dust"; then add "dust -P -d 0" "$dust" -P -d 0 "$1"; fi
+    if peer gdu "$gdu"; then add "gdu -n -s -p" "$gdu" -n -s -p "$1"; fi
+}
+
 # Issue 13: disk usage of a whole tree, one total printed.  IDs du-shape,
 # du-home, du-flat1m.  Every tool is asked for the least output it can
 # give (a total, or the top level); peers missing from PATH are skipped.
 group_du() {
     local t d id
-    local gnu_du=${DU:-$(first_of du)} diskus=${DISKUS:-$(first_of diskus)}
-    local pdu=${PDU:-$(first_of pdu)} dua=${DUA:-$(first_of dua)}
-    local dust=${DUST:-$(first_of dust)} gdu=${GDU:-$(first_of gdu)}
-    local ncdu=${NCDU:-$(first_of ncdu)}
     for t in tree/shape tree/home ext4/flat1m; do
         d=$B/$t
         id=du-${t#*/}
         add "dents du -s" "$DENTS" du -s "$d"
-        if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$d"; fi
-        if peer diskus "$diskus"; then add "diskus" "$diskus" "$d"; fi
-        if peer pdu "$pdu"; then add "pdu --max-depth=1" "$pdu" --max-depth=1 "$d"; fi
-        if peer dua "$dua"; then add "dua" "$dua" "$d"; fi
-        if peer dust "$dust"; then add "dust -P -d 0" "$dust" -P -d 0 "$d"; fi
-        if peer gdu "$gdu"; then add "gdu -n -s -p" "$gdu" -n -s -p "$d"; fi
+        du_peers "$d"
         if peer ncdu "$ncdu"; then add "ncdu -o /dev/null" "$ncdu" -o /dev/null "$d"; fi
         if [ "$t" = tree/home ]; then
             TEMPS=${HOME_SIZE_TEMPS:-hot} measure "$id"
@@ -475,10 +487,7 @@ entries() {
 # (the real-tree shape), wide (1M directories in one).  Hot only unless
 # SCALE_TEMPS (a cold run of 10M entries takes minutes per tool).
 group_scale() {
-    local gnu_du=${DU:-$(first_of du)} diskus=${DISKUS:-$(first_of /opt/peers/bin/diskus diskus)}
-    local pdu=${PDU:-$(first_of /opt/peers/bin/pdu pdu)} dua=${DUA:-$(first_of /opt/peers/bin/dua dua)}
-    local dust=${DUST:-$(first_of /opt/peers/bin/dust dust)} gdu=${GDU:-$(first_of gdu)}
-    local ncdu=${NCDU:-$(first_of ncdu)} mpirun=${MPIRUN:-$(first_of mpirun)}
+    local mpirun=${MPIRUN:-$(first_of mpirun)}
     local mpi=${DENTS_MPI:-$root/target/release/dents-mpi}
     local python=${PYTHON:-$root/target/py-venv/bin/python}
     local sizes=${SCALE_SIZES:-} s d c
@@ -504,12 +513,7 @@ group_scale() {
         if peer fd "$FD"; then add "fd -u -S +1mi" "$FD" -u -S +1mi . "$d"; fi
         measure "scale-g$s-size"
         add "dents du -s" "$DENTS" du -s "$d"
-        if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$d"; fi
-        if peer diskus "$diskus"; then add "diskus" "$diskus" "$d"; fi
-        if peer pdu "$pdu"; then add "pdu --max-depth=1" "$pdu" --max-depth=1 "$d"; fi
-        if peer dua "$dua"; then add "dua" "$dua" "$d"; fi
-        if peer dust "$dust"; then add "dust -P -d 0" "$dust" -P -d 0 "$d"; fi
-        if peer gdu "$gdu"; then add "gdu -n -s -p" "$gdu" -n -s -p "$d"; fi
+        du_peers "$d"
         if peer mpirun "$mpirun" && peer dents-mpi "$mpi"; then
             add "dents-mpi -np 2 du -s" "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$mpi" du -s "$d"
         fi
@@ -550,12 +554,7 @@ group_scale() {
         if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
         measure "scale-$c-false"
         add "dents du -s" "$DENTS" du -s "$d"
-        if peer du "$gnu_du"; then add "du -s" "$gnu_du" -s "$d"; fi
-        if peer diskus "$diskus"; then add "diskus" "$diskus" "$d"; fi
-        if peer pdu "$pdu"; then add "pdu --max-depth=1" "$pdu" --max-depth=1 "$d"; fi
-        if peer dua "$dua"; then add "dua" "$dua" "$d"; fi
-        if peer dust "$dust"; then add "dust -P -d 0" "$dust" -P -d 0 "$d"; fi
-        if peer gdu "$gdu"; then add "gdu -n -s -p" "$gdu" -n -s -p "$d"; fi
+        du_peers "$d"
         measure "scale-$c-du"
     done
     d=$B/real/wide
