@@ -26,6 +26,7 @@ use super::color::{qmarks, Colors};
 use super::ctx::{self, Ctx as CommandCtx};
 use super::debug;
 use super::expr::{AccessKind, Expr, NameOf, PermKind, Pred};
+use super::found::{FoundEntry, Match};
 use super::outfiles::{Dest, OutFile};
 use super::printf::Subject;
 use super::regex;
@@ -68,6 +69,21 @@ pub struct Finder<'a> {
     /// Set from outside when the caller's reader has gone: stop as
     /// `-quit` stops.
     stop: Option<&'a AtomicBool>,
+    /// Where the matches go when a program takes them as values.
+    on_match: Option<&'a dyn OnMatch>,
+}
+
+/// What a command that hands its matches to a program does with each
+/// (`Command::matches`, `Command::for_each_match`).  A match is a visit
+/// whose evaluation ran an action that writes to standard output
+/// (`-print`, `-print0`, `-printf`, `-ls`, the implicit `-print`).
+pub(crate) trait OnMatch: Sync {
+    /// Takes a match, on the thread that visits it (`batch`: that
+    /// worker's matches not yet handed on); says how the walk goes on.
+    fn matched(&self, m: Match<'_>, batch: &mut Vec<FoundEntry>) -> Flow;
+    /// Hands on the matches gathered: at the end of a worker's turn, so
+    /// that none waits for the walk's end.
+    fn flush(&self, batch: &mut Vec<FoundEntry>);
 }
 
 /// A worker's state: its output buffers and caches.
@@ -81,6 +97,8 @@ pub struct State<'a> {
     tally: Tally,
     /// The last parent directory probed and whether it can be searched.
     searchable: Option<(Vec<u8>, bool)>,
+    /// Matches not yet handed to the program ([`OnMatch`]).
+    found: Vec<FoundEntry>,
 }
 
 impl<'a> Finder<'a> {
@@ -109,7 +127,14 @@ impl<'a> Finder<'a> {
             progress: None,
             exclude: None,
             stop: None,
+            on_match: None,
         }
+    }
+
+    /// Hands each match to `on_match` rather than printing it.
+    pub(crate) fn recording(mut self, on_match: &'a dyn OnMatch) -> Finder<'a> {
+        self.on_match = Some(on_match);
+        self
     }
 
     /// Stops the walk, as `-quit` does, once `stop` is set.
@@ -217,6 +242,7 @@ impl<'a> Visitor for Finder<'a> {
             cache: Cache::default(),
             tally: Tally::default(),
             searchable: None,
+            found: Vec::new(),
         }
     }
 
@@ -307,14 +333,26 @@ impl<'a> Visitor for Finder<'a> {
             }
         }
         eval(self.expr, &mut cx);
-        let (prune, quit) = (cx.prune || cx.type_unknown, cx.quit);
+        let (prune, quit, printed) = (cx.prune || cx.type_unknown, cx.quit, cx.printed);
+        let mut program_flow = Flow::Continue;
+        if let Some(r) = self.on_match {
+            // The match replaces what was printed.
+            st.buf.buf.clear();
+            if printed {
+                program_flow = r.matched(Match::new(v), &mut st.found);
+            }
+        }
         st.buf.maybe_flush();
         for b in st.outs.iter_mut().flatten() {
             b.maybe_flush();
         }
-        if quit {
+        if quit || matches!(program_flow, Flow::Quit) {
+            // As `-quit`: no later starting point is walked either.
             self.quit.store(true, Ordering::Relaxed);
             return Flow::Quit;
+        }
+        if matches!(program_flow, Flow::Prune) && !v.is_post_order() {
+            return Flow::Prune;
         }
         if prune && (!self.post_order || unstatable) {
             Flow::Prune
@@ -347,11 +385,17 @@ impl<'a> Visitor for Finder<'a> {
                 b.flush();
             }
         }
+        if let Some(r) = self.on_match {
+            r.flush(&mut st.found);
+        }
     }
 
     fn finish(&self, mut st: State<'a>) {
         if let Some(p) = self.progress {
             p.flush(&mut st.tally);
+        }
+        if let Some(r) = self.on_match {
+            r.flush(&mut st.found);
         }
         drop(st);
     }
@@ -409,6 +453,9 @@ struct Ctx<'c, 'v, 'a> {
     /// Whether the entry's directory cannot be searched (a link's target
     /// cannot be stat'ed either), once probed: see [`Ctx::in_unsearchable`].
     in_unsearchable: Option<bool>,
+    /// An action writing to standard output ran: the entry is a match
+    /// ([`OnMatch`]).
+    printed: bool,
 }
 
 impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
@@ -423,6 +470,7 @@ impl<'c, 'v, 'a> Ctx<'c, 'v, 'a> {
             stat_reported: false,
             type_unknown: false,
             in_unsearchable: None,
+            printed: false,
         }
     }
 
@@ -614,6 +662,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             let buf = &mut cx.st.buf.buf;
             colors.path(buf, cx.v, cx.finder.terminal);
             buf.push(b'\n');
+            cx.printed = true;
             true
         }
         Pred::Print(end) => {
@@ -625,6 +674,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
                 _ => buf.extend_from_slice(cx.v.path()),
             }
             buf.push(*end);
+            cx.printed = true;
             true
         }
         Pred::Delete => delete(cx),
@@ -664,6 +714,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
                 buf,
             );
             flush_stderr(cx.st, dest);
+            cx.printed |= matches!(dest, Dest::Stdout);
             true
         }
         Pred::Ls { dest, ls } => {
@@ -677,6 +728,7 @@ fn pred(p: &Pred, cx: &mut Ctx<'_, '_, '_>) -> bool {
             let (buf, _, cache) = target(cx.st, cx.finder.terminal, dest);
             ls.line(buf, v, st, cache);
             flush_stderr(cx.st, dest);
+            cx.printed |= matches!(dest, Dest::Stdout);
             true
         }
         Pred::FPrint { dest, end } => {

@@ -30,6 +30,7 @@
 //! | 0 | `users`  | user and group names and ids |
 //! | 0 | `time`   | a file's times (`TimeField`), `-mtime`/`-mmin` windows, `-daystart` |
 //! | 0 | `names`  | a path's last component (`-name`) and `%f`/`%h` pieces |
+//! | 0 | `found`  | a match handed to a program: borrowed during its visit, or owned; an error that names a path |
 //! | 0 | `datefmt` | file times for `-printf` and `-ls`, cached per hour and second |
 //! | 0 | `ctx`    | a command's own context: exit status, `-ls` widths, `-D` flags, message prefix, mount table; each thread's current one |
 //! | 0 | `color`  | `LS_COLORS`: paths painted as GNU ls and bfs paint them; `?` on a terminal; colored messages |
@@ -47,6 +48,7 @@
 //! | 6 | `parse`  | the command line: one table of every word (name, kind, arity, reader), GNU's two-pass expression reading and its errors |
 //! | 6 | `opt`    | the optimiser's passes, and what the walk must fetch (`stat_mask`) |
 //! | 6 | `eval`   | the walker's visitor: each entry through the expression |
+//! | 7 | `matches` | the matches as values: a callback on the walk's threads, an iterator with errors and status |
 //!
 //! lib.rs, above them all, holds [`Command`]: it optimises the
 //! expression, sets the walk up and runs it.  What ls, find and du share
@@ -79,8 +81,10 @@ mod eval;
 mod exec;
 mod expr;
 mod files0;
+mod found;
 mod fstype;
 mod lsfmt;
+mod matches;
 mod mode;
 mod msg;
 mod names;
@@ -104,6 +108,8 @@ use dents::walk::{self, WalkOptions};
 use dents_tools::output::Output;
 use dents_tools::{errors, filemode, numfmt, output, progress};
 pub use eval::{Finder as Evaluator, State as EvaluatorState};
+pub use found::{FoundEntry, Match, PathError};
+pub use matches::{Matches, TimedOut};
 pub use parse::ParseError;
 use parse::Parsed;
 
@@ -241,11 +247,14 @@ impl Terminals {
 
 /// Where the output of `-print`, `-printf`, `-ls` and the like goes
 /// (`-fprint FILE` and kin still write their files).
-enum Destination {
+enum Destination<'m> {
     /// The process's standard output, as `dents find` writes it.
     Stdout,
     /// A caller's writer.
     Sink(Output),
+    /// Nowhere: each entry they print for is a match, handed to a
+    /// program as a value (`matches.rs`).
+    Matches(&'m dyn eval::OnMatch),
 }
 
 /// A find command line, read and checked: what `dents find ARGS` does,
@@ -580,7 +589,7 @@ impl Command {
     /// sees `stop` set stops.
     fn run_on(
         self,
-        dest: Destination,
+        dest: Destination<'_>,
         terminals: Terminals,
         walker: &mut impl Walk,
         stop: Option<&AtomicBool>,
@@ -606,6 +615,7 @@ impl Command {
             .filter(|_| terminals.stderr)
             .map(|w| progress::Progress::new(w, msg::utf8_locale()));
         let to_stdout = matches!(dest, Destination::Stdout);
+        let mut on_match = None;
         let out = match dest {
             // A failed write to standard output: GNU's two messages, status 1.
             Destination::Stdout => match Output::stdout() {
@@ -619,6 +629,10 @@ impl Command {
                 }
             },
             Destination::Sink(out) => out,
+            Destination::Matches(m) => {
+                on_match = Some(m);
+                Output::from_writer(std::io::sink())
+            }
         };
         let (search, roots) = Search::new(
             opts,
@@ -635,6 +649,9 @@ impl Command {
         let mut finder = search.evaluator_with(progress.as_ref());
         if let Some(stop) = stop {
             finder = finder.stopped_by(stop);
+        }
+        if let Some(m) = on_match {
+            finder = finder.recording(m);
         }
         std::thread::scope(|s| {
             if let Some(p) = &progress {

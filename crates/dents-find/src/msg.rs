@@ -148,6 +148,19 @@ pub fn path_error(path: &[u8], e: &io::Error) {
     error(&m);
 }
 
+/// The line [`path_error`] writes when no handler takes the error:
+/// `dents: 'PATH': CAUSE` and a newline, in the current command's words
+/// and colors (what a program taking errors as values may write itself).
+pub fn path_error_line(path: &[u8], e: &io::Error) -> Vec<u8> {
+    let mut m = Vec::with_capacity(path.len() + 48);
+    crate::ctx::with(|c| c.prefix(&mut m, false));
+    quote(&mut m, path, utf8_locale());
+    m.extend_from_slice(b": ");
+    m.extend_from_slice(errors::describe(e).as_bytes());
+    m.push(b'\n');
+    m
+}
+
 /// Writes `dents: WHAT 'PATH': CAUSE` (`cannot delete`) and raises the
 /// status to 1.
 pub fn action_error(what: &str, path: &[u8], e: &io::Error) {
