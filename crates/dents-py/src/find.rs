@@ -12,24 +12,23 @@
 //! (`Command::run_to_reader`).
 //!
 //! With `entries`, the iterator gives `DirEntry` objects rather than
-//! records: the walk is wrapped by [`Recorder`], which makes the engine
-//! write out what each visit printed at once, on the visiting thread
-//! (the evaluator's `turn_done`), and notes the entry of each visit that
-//! printed something, with the metadata its tests already fetched.
+//! records: the entries the expression printed for, with the metadata its
+//! tests already fetched, as the engine hands them over
+//! (`dents_find::Command::matches`, on its own threads and bounded
+//! channel); an error that names a path comes from it as a value, for
+//! `onerror` or standard error.
 
-use std::cell::Cell;
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
 use dents::dir::FileType;
-use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkOptions};
-use dents::StatFields;
+use dents_find::{FoundEntry, Matches, PathError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -39,15 +38,11 @@ use crate::util::{self, StatValues};
 
 /// Messages that may wait for the consumer.
 const QUEUED: usize = 8;
-/// Entries a walker thread gathers before it sends them.
-const ENTRY_BATCH: usize = 256;
 
-/// What the walk hands the iterator.
+/// What the walk hands the iterator in records mode.
 enum Message {
     /// A buffer of the engine's output (whole records).
     Records(Vec<u8>),
-    /// Entries that printed.
-    Entries(Vec<Found>),
     /// An error that names a path, for `onerror`: the path and the
     /// system's error number.
     PathError(Vec<u8>, i32),
@@ -69,183 +64,60 @@ impl Write for ChannelSink {
     }
 }
 
-thread_local! {
-    /// Whether the engine wrote output on this thread since the
-    /// [`Recorder`] last looked.
-    static PRINTED: Cell<bool> = const { Cell::new(false) };
+/// The `DirEntry` of a match: its type and stat results as the walk
+/// knows them, so that what the expression stat'ed is not stat'ed again
+/// (under `-L`, the metadata is the target's, or a broken link's own).
+fn dir_entry(py: Python<'_>, dir: &Arc<Dir>, f: &FoundEntry) -> DirEntry {
+    let meta = f.metadata();
+    let values = meta.and_then(StatValues::from_metadata);
+    let (dtype, known) = match (f.follows_links(), meta, values) {
+        (false, _, values) => (
+            f.file_type(),
+            values.map(|v| Known {
+                lstat: Some(v),
+                stat: None,
+            }),
+        ),
+        // Followed: the metadata is the target's, or the broken link's.
+        (true, Some(m), Some(values)) if m.is_symlink() => (
+            FileType::SYMLINK,
+            Some(Known {
+                lstat: Some(values),
+                stat: None,
+            }),
+        ),
+        (true, _, values) => (
+            FileType::UNKNOWN,
+            values.map(|v| Known {
+                lstat: None,
+                stat: Some(v),
+            }),
+        ),
+    };
+    let path = f.path();
+    let name_start = path.len() - f.name().len();
+    let ids = (f.ino(), dtype.as_dtype());
+    DirEntry::found(py, dir, path, name_start, ids, known.map(Box::new))
 }
 
-/// The engine's standard output in entries mode: the bytes are not
-/// needed, only that the visit being recorded printed.
-struct PrintMarker;
-
-impl Write for PrintMarker {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        PRINTED.with(|p| p.set(true));
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// An entry a visit printed, as the walk saw it.
-struct Found {
-    path: Vec<u8>,
-    name_start: usize,
-    ino: u64,
-    dtype: u8,
-    known: Option<Box<Known>>,
-}
-
-impl Found {
-    /// The entry of `v`, with the metadata its evaluation fetched: the
-    /// entry's own (`lstat`), or under `-L` its target's (`stat`) unless
-    /// the link is broken.
-    fn of(v: &Visit<'_>) -> Found {
-        let meta = v.cached_metadata();
-        let values = meta.and_then(StatValues::from_metadata);
-        let (dtype, known) = match (v.follows_links(), meta, values) {
-            (false, _, values) => (
-                v.known_type().unwrap_or(FileType::UNKNOWN),
-                values.map(|v| Known {
-                    lstat: Some(v),
-                    stat: None,
-                }),
-            ),
-            // Followed: the metadata is the target's, or the broken link's.
-            (true, Some(m), Some(values)) if m.is_symlink() => (
-                FileType::SYMLINK,
-                Some(Known {
-                    lstat: Some(values),
-                    stat: None,
-                }),
-            ),
-            (true, _, values) => (
-                FileType::UNKNOWN,
-                values.map(|v| Known {
-                    lstat: None,
-                    stat: Some(v),
-                }),
-            ),
-        };
-        Found {
-            path: v.path().to_vec(),
-            name_start: v.path().len() - v.name().len(),
-            ino: v.ino(),
-            dtype: dtype.as_dtype(),
-            known: known.map(Box::new),
-        }
-    }
-}
-
-/// The walks of an entries-mode find: [`walk::walk`] with the engine's
-/// visitor wrapped in a [`Recorder`].
-struct EntryWalk {
-    tx: SyncSender<Message>,
-    /// Set once the iterator has gone: no further walk starts.
-    gone: AtomicBool,
-}
-
-impl dents_find::Walk for EntryWalk {
-    fn walk<V: Visitor>(&mut self, roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) {
-        if !self.gone.load(Ordering::Relaxed) {
-            let recorder = Recorder {
-                inner: visitor,
-                tx: &self.tx,
-                gone: &self.gone,
-            };
-            // A stat the expression makes fetches all of `stat(2)`'s
-            // fields (the kernel may leave out the times not asked for),
-            // so that the entry's `stat()` needs none of its own.  No
-            // entry is stat'ed for that: the mask only widens the stats
-            // the expression makes.
-            let opts = WalkOptions {
-                stat_mask: opts.stat_mask.union(StatFields::BASIC),
-                ..opts.clone()
-            };
-            walk::walk(roots, &opts, &recorder);
-        }
-    }
-}
-
-/// The engine's visitor, each visit's output written out at once so that
-/// the visits that printed are known, their entries sent in batches.
-struct Recorder<'a, V> {
-    inner: &'a V,
-    tx: &'a SyncSender<Message>,
-    gone: &'a AtomicBool,
-}
-
-impl<V> Recorder<'_, V> {
-    /// Sends the entries gathered; notes a consumer that has gone.
-    fn send(&self, found: &mut Vec<Found>) {
-        if !found.is_empty() {
-            let batch = std::mem::take(found);
-            if self.tx.send(Message::Entries(batch)).is_err() {
-                self.gone.store(true, Ordering::Relaxed);
-            }
-        }
-    }
-}
-
-impl<V: Visitor> Visitor for Recorder<'_, V> {
-    type State = (V::State, Vec<Found>);
-
-    fn state(&self) -> Self::State {
-        (self.inner.state(), Vec::new())
-    }
-
-    fn visit(&self, st: &mut Self::State, v: &Visit<'_>) -> Flow {
-        if self.gone.load(Ordering::Relaxed) {
-            return Flow::Quit;
-        }
-        PRINTED.with(|p| p.set(false));
-        let flow = self.inner.visit(&mut st.0, v);
-        // The engine's `turn_done` writes its buffers out, here, now.
-        self.inner.turn_done(&mut st.0);
-        if PRINTED.with(|p| p.replace(false)) {
-            st.1.push(Found::of(v));
-            if st.1.len() >= ENTRY_BATCH {
-                self.send(&mut st.1);
-            }
-        }
-        if self.gone.load(Ordering::Relaxed) {
-            Flow::Quit
-        } else {
-            flow
-        }
-    }
-
-    fn excluded(&self, st: &mut Self::State, v: &Visit<'_>) -> bool {
-        self.inner.excluded(&mut st.0, v)
-    }
-
-    fn turn_done(&self, st: &mut Self::State) {
-        self.inner.turn_done(&mut st.0);
-        self.send(&mut st.1);
-    }
-
-    fn error(&self, st: &mut Self::State, e: &WalkError) {
-        self.inner.error(&mut st.0, e);
-    }
-
-    fn finish(&self, st: Self::State) {
-        let (inner, mut found) = st;
-        self.inner.finish(inner);
-        self.send(&mut found);
-    }
+/// Where the iterator's items come from.
+enum Source {
+    /// Records: the engine's output on the channel, from its thread
+    /// (giving GNU find's exit status); `None` once ended or closed.
+    Records {
+        rx: Option<Receiver<Message>>,
+        walker: Option<JoinHandle<i32>>,
+    },
+    /// Entries: the engine's matches, and what the entries share.
+    Entries(Box<Matches>, Arc<Dir>),
 }
 
 /// What the iterator holds between calls.
 struct State {
     /// Records not yet handed out, as Python objects.
     ready: VecDeque<PyObject>,
-    /// The engine's output; `None` once it ended or was closed.
-    rx: Option<Receiver<Message>>,
-    /// The engine's thread, giving GNU find's exit status.
-    walker: Option<JoinHandle<i32>>,
+    /// The walk.
+    source: Source,
     /// The exit status, once the walk is over (read by `status` without
     /// the state's lock, which a thread in `next()` may hold).
     status: Arc<OnceLock<i32>>,
@@ -255,8 +127,6 @@ struct State {
     sep: u8,
     /// Records as `bytes` rather than `str`.
     as_bytes: bool,
-    /// Entries mode: what the entries share.
-    entries: Option<Arc<Dir>>,
     /// The caller's `onerror`, called with an `OSError` for each error
     /// that names a path.
     onerror: Option<PyObject>,
@@ -265,25 +135,70 @@ struct State {
 impl State {
     /// Takes a message of the walk.
     fn take_message(&mut self, py: Python<'_>, m: Message) -> PyResult<()> {
-        match (m, &self.entries) {
-            (Message::Records(buf), _) => self.take(py, &buf),
-            (Message::Entries(found), Some(dir)) => {
-                for f in found {
-                    let entry =
-                        DirEntry::found(py, dir, &f.path, f.name_start, (f.ino, f.dtype), f.known);
-                    self.ready.push_back(Py::new(py, entry)?.into_any());
+        match m {
+            Message::Records(buf) => self.take(py, &buf),
+            Message::PathError(path, errno) => self.path_error(py, &path, errno)?,
+        }
+        Ok(())
+    }
+
+    /// Calls `onerror` with an `OSError` for `path`'s error number.
+    fn path_error(&self, py: Python<'_>, path: &[u8], errno: i32) -> PyResult<()> {
+        if let Some(onerror) = &self.onerror {
+            let filename = util::name_obj(py, path, self.as_bytes);
+            let err = util::os_error(py, &io::Error::from_raw_os_error(errno), &filename);
+            onerror.call1(py, (err.value(py),))?;
+        }
+        Ok(())
+    }
+
+    /// An error of entries mode: to `onerror`, or to standard error as
+    /// `dents find` writes it.
+    fn entry_error(&self, py: Python<'_>, e: &PathError) -> PyResult<()> {
+        if self.onerror.is_none() {
+            e.report();
+            return Ok(());
+        }
+        // EIO for an error the system did not number.
+        let errno = e.io_error().raw_os_error().unwrap_or(5);
+        self.path_error(py, e.path(), errno)
+    }
+
+    /// The next item of entries mode, waited for with the GIL released
+    /// and signals checked every [`util::SIGNAL_CHECK`]; `None` at the end.
+    fn next_entry(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        loop {
+            let Source::Entries(matches, dir) = &mut self.source else {
+                return Ok(None);
+            };
+            let got = py.allow_threads(|| {
+                std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    matches.next_timeout(util::SIGNAL_CHECK)
+                }))
+            });
+            match got {
+                Ok(Ok(Some(Ok(found)))) => {
+                    let entry = dir_entry(py, dir, &found);
+                    return Ok(Some(Py::new(py, entry)?.into_any()));
                 }
-            }
-            (Message::Entries(_), None) => {}
-            (Message::PathError(path, errno), _) => {
-                if let Some(onerror) = &self.onerror {
-                    let filename = util::name_obj(py, &path, self.as_bytes);
-                    let err = util::os_error(py, &io::Error::from_raw_os_error(errno), &filename);
-                    onerror.call1(py, (err.value(py),))?;
+                Ok(Ok(Some(Err(e)))) => self.entry_error(py, &e)?,
+                Ok(Ok(None)) => {
+                    self.close(py);
+                    return Ok(None);
+                }
+                Ok(Err(dents_find::TimedOut)) => {
+                    if let Err(interrupted) = py.check_signals() {
+                        self.close(py);
+                        return Err(interrupted);
+                    }
+                }
+                // The walk panicked: not a silently short result.
+                Err(payload) => {
+                    self.status.get_or_init(|| 1);
+                    return Err(util::panic_error(payload));
                 }
             }
         }
-        Ok(())
     }
 
     /// Turns a buffer of the engine's output into records.
@@ -316,11 +231,24 @@ impl State {
     /// the GIL released; returns the walk's panic, if it panicked (its
     /// status is then 1).
     fn close(&mut self, py: Python<'_>) -> Option<Box<dyn std::any::Any + Send>> {
-        self.rx = None;
-        let w = self.walker.take()?;
-        let (status, panic) = match py.allow_threads(|| w.join()) {
-            Ok(status) => (status, None),
-            Err(payload) => (1, Some(payload)),
+        let (status, panic) = match &mut self.source {
+            Source::Records { rx, walker } => {
+                *rx = None;
+                let w = walker.take()?;
+                match py.allow_threads(|| w.join()) {
+                    Ok(status) => (status, None),
+                    Err(payload) => (1, Some(payload)),
+                }
+            }
+            Source::Entries(matches, _) => {
+                let stopped = py.allow_threads(|| {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| matches.stop()))
+                });
+                match stopped {
+                    Ok(status) => (status.code(), None),
+                    Err(payload) => (1, Some(payload)),
+                }
+            }
         };
         self.status.get_or_init(|| status);
         panic
@@ -400,48 +328,50 @@ pub fn start(
     let command = py
         .allow_threads(|| dents_find::Command::parse_print0(&args))
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let status = Arc::default();
+    let wants_errors = onerror.is_some();
+    let state = |source| State {
+        ready: VecDeque::new(),
+        source,
+        status: Arc::clone(&status),
+        tail: Vec::new(),
+        sep,
+        as_bytes,
+        onerror,
+    };
+    if entries {
+        // Errors come with the matches, said on the consumer's thread.
+        let dir = Dir::of_find(py, as_bytes);
+        let matches = py.allow_threads(|| command.matches());
+        return Ok(FindIterator {
+            status: Arc::clone(&status),
+            state: Locked::new(state(Source::Entries(Box::new(matches), dir))),
+        });
+    }
     let (tx, rx) = mpsc::sync_channel(QUEUED);
-    let command = match &onerror {
+    let command = if wants_errors {
         // Said on the consumer's thread, where `onerror` may run.
-        Some(_) => {
-            let errors = tx.clone();
-            command.on_path_error(move |path, e| {
-                // EIO for an error the system did not number.
-                let errno = e.raw_os_error().unwrap_or(5);
-                // A closed iterator: nobody to tell.
-                let _ = errors.send(Message::PathError(path.to_vec(), errno));
-            })
-        }
-        None => command,
+        let errors = tx.clone();
+        command.on_path_error(move |path, e| {
+            // EIO for an error the system did not number.
+            let errno = e.raw_os_error().unwrap_or(5);
+            // A closed iterator: nobody to tell.
+            let _ = errors.send(Message::PathError(path.to_vec(), errno));
+        })
+    } else {
+        command
     };
     let walker = std::thread::Builder::new()
         .name("dents-find".into())
-        .spawn(move || {
-            if entries {
-                let mut walker = EntryWalk {
-                    tx,
-                    gone: AtomicBool::new(false),
-                };
-                command.run_to_with(PrintMarker, &mut walker).code()
-            } else {
-                command.run_to_reader(ChannelSink(tx)).code()
-            }
-        })
+        .spawn(move || command.run_to_reader(ChannelSink(tx)).code())
         .map_err(PyErr::from)?;
-    let status = Arc::default();
+    let source = Source::Records {
+        rx: Some(rx),
+        walker: Some(walker),
+    };
     Ok(FindIterator {
         status: Arc::clone(&status),
-        state: Locked::new(State {
-            ready: VecDeque::new(),
-            rx: Some(rx),
-            walker: Some(walker),
-            status: Arc::clone(&status),
-            tail: Vec::new(),
-            sep,
-            as_bytes,
-            entries: entries.then(|| Dir::of_find(py, as_bytes)),
-            onerror,
-        }),
+        state: Locked::new(state(source)),
     })
 }
 
@@ -458,7 +388,11 @@ impl FindIterator {
             if let Some(r) = st.ready.pop_front() {
                 return Ok(Some(r));
             }
-            match util::recv_checking_signals(py, &mut st.rx) {
+            let rx = match &mut st.source {
+                Source::Records { rx, .. } => rx,
+                Source::Entries(..) => return st.next_entry(py),
+            };
+            match util::recv_checking_signals(py, rx) {
                 Ok(Some(m)) => st.take_message(py, m)?,
                 Ok(None) => {
                     // The walk's end, or its panic (which dropped its
