@@ -60,6 +60,7 @@
 //! fails is still an entry; its [`DirEntry::metadata`] is the error.
 //!
 //! ```
+//! use std::io::ErrorKind;
 //! use dents::{DirEntry, Operation, Walker};
 //! let dir = tempfile::tempdir().unwrap();
 //! std::fs::create_dir_all(dir.path().join("src/.git/objects")).unwrap();
@@ -70,16 +71,19 @@
 //!     entry.file_name().as_encoded_bytes().starts_with(b".")
 //! }
 //!
-//! let mut bytes = 0;
-//! let mut walk = Walker::new(dir.path()).into_iter().filter_entry(|e| !is_hidden(e));
+//! // A second starting point that does not exist: an error, not the end.
+//! let missing = dir.path().join("missing");
+//! let (mut bytes, mut not_found) = (0, Vec::new());
+//! let mut walk = Walker::new(dir.path()).root(&missing).into_iter().filter_entry(|e| !is_hidden(e));
 //! for entry in walk.by_ref() {
 //!     let entry = match entry {
 //!         Ok(entry) => entry,
 //!         Err(err) => {
 //!             // Say what failed where, and go on.
-//!             match err.operation() {
-//!                 Operation::Open | Operation::Read => eprintln!("cannot read directory: {err}"),
-//!                 Operation::ReadCut => eprintln!("read part way: {err}"),
+//!             match (err.operation(), err.io_error().map(|e| e.kind())) {
+//!                 (_, Some(ErrorKind::NotFound)) => not_found.push((err.path().to_owned(), err.depth())),
+//!                 (Operation::Open | Operation::Read, _) => eprintln!("cannot read directory: {err}"),
+//!                 (Operation::ReadCut, _) => eprintln!("read part way: {err}"),
 //!                 _ => eprintln!("{err} (at depth {})", err.depth()),
 //!             }
 //!             continue;
@@ -92,6 +96,7 @@
 //!     }
 //! }
 //! assert_eq!(bytes, 12);
+//! assert_eq!(not_found, [(missing, 0)], "a starting point is at depth 0");
 //! assert_eq!(walk.stats().unwrap().dirs_read, 2, "src/.git was never opened");
 //! ```
 //!
