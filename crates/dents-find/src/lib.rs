@@ -18,6 +18,59 @@
 //! # Ok::<(), dents_find::ParseError>(())
 //! ```
 //!
+//! # Embedding: matches, errors and status as values
+//!
+//! A program that wants the entries rather than find's text takes the
+//! matches as values: [`Command::matches`] is an iterator (the walk on
+//! threads of its own, a bounded channel between, a drop stops the walk)
+//! of [`FoundEntry`]s, each with the metadata the expression already
+//! fetched (no stat of its own), and of the errors that name a path as
+//! [`PathError`]s rather than lines on standard error;
+//! [`Matches::status`] is GNU find's exit status at the end.
+//! [`Command::for_each_match`] calls a closure on the walk's threads
+//! instead ([`Match`], borrowed during the visit; a [`dents::Flow`] back).
+//! A match is an entry an action writing to standard output ran for
+//! (`-print`, `-printf`, `-ls`, the implicit `-print`): the entries
+//! `find ... -print0` names.  [`Command::run_into`] hands over the text
+//! itself, into any writer; [`Command::on_path_error`] the errors, to a
+//! closure.
+//!
+//! ```
+//! use dents_find::Command;
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::create_dir_all(dir.path().join("logs/old"))?;
+//! std::fs::write(dir.path().join("logs/app.log"), vec![b'x'; 4000])?;
+//! std::fs::write(dir.path().join("logs/old/app.log.1"), vec![b'x'; 9000])?;
+//! std::fs::write(dir.path().join("logs/notes.txt"), b"small")?;
+//! let gone = dir.path().join("gone");
+//!
+//! // find DIR GONE -name '*.log*' -size +1k: the expression stats each
+//! // candidate for -size, so each match brings its metadata along.
+//! let args = [dir.path(), gone.as_path()].map(|p| p.as_os_str().to_owned());
+//! let expression = ["-name", "*.log*", "-size", "+1k"].map(Into::into);
+//! let mut matches = Command::parse(args.into_iter().chain(expression))?.matches();
+//! let mut sizes = Vec::new();
+//! let mut problems = Vec::new();
+//! for item in matches.by_ref() {
+//!     match item {
+//!         Ok(entry) => {
+//!             let len = entry.metadata().expect("stat'ed by -size").len();
+//!             sizes.push((String::from_utf8_lossy(entry.name()).into_owned(), len));
+//!         }
+//!         // GNU's line, for a program that wants to say it as find does.
+//!         Err(e) => problems.push(String::from_utf8_lossy(e.message()).into_owned()),
+//!     }
+//! }
+//! sizes.sort();
+//! assert_eq!(sizes, [("app.log".to_string(), 4000), ("app.log.1".to_string(), 9000)]);
+//! assert_eq!(problems.len(), 1);
+//! assert!(problems[0].ends_with("gone': No such file or directory\n"));
+//! // 1, as GNU find's: a starting point was missing.
+//! assert_eq!(matches.status().map(|s| s.code()), Some(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Modules, in layers
 //!
 //! A module uses only modules of lower layers (`tests/layers.rs` checks
