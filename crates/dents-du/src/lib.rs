@@ -70,7 +70,44 @@
 //! It is off; `DENTS_DU_INO_ORDER=1` turns it on in
 //! `dents du` for benchmarks.  io_uring `statx` was not tried.
 //!
-//! # Example
+//! # A total as a plain call
+//!
+//! A program that wants sizes rather than du's lines calls
+//! [`summary::summarize`]: a [`summary::Summary`] per argument (bytes,
+//! inodes, latest time), hard links counted once, and each path that could
+//! not be counted as a [`summary::DuProblem`], never written anywhere.
+//!
+//! ```
+//! use std::os::unix::ffi::OsStrExt;
+//! use dents_du::summary::{summarize, ProblemKind};
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::create_dir(dir.path().join("logs"))?;
+//! std::fs::write(dir.path().join("logs/a.log"), vec![b'x'; 3000])?;
+//! std::fs::write(dir.path().join("b.txt"), vec![b'y'; 1000])?;
+//! // A hard link: counted once, as du counts it.
+//! std::fs::hard_link(dir.path().join("b.txt"), dir.path().join("logs/b.link"))?;
+//! let missing = dir.path().join("missing");
+//!
+//! // du -sb DIR MISSING: apparent sizes, in bytes.
+//! let opts = dents_du::Options { apparent: true, ..Default::default() };
+//! let roots = [dir.path().as_os_str().as_bytes(), missing.as_os_str().as_bytes()];
+//! let report = summarize(&roots, &opts);
+//!
+//! let dirs = std::fs::metadata(dir.path())?.len() + std::fs::metadata(dir.path().join("logs"))?.len();
+//! assert_eq!(report.summaries[0].bytes, 3000 + 1000 + dirs);
+//! assert_eq!(report.summaries[0].inodes, 4, "the tree, logs, a.log, b.txt once");
+//! assert_eq!(report.summaries[1].bytes, 0, "not counted");
+//! let problem = &report.problems[0];
+//! assert_eq!((problem.kind, problem.path.as_slice()), (ProblemKind::CannotAccess, roots[1]));
+//! assert_eq!(problem.error.as_ref().map(|e| e.kind()), Some(std::io::ErrorKind::NotFound));
+//! // du's words for it, without the program's name.
+//! assert!(problem.to_string().ends_with("missing': No such file or directory"));
+//! assert!(!report.ok(), "du's exit status would be 1");
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! # Example: du's lines
 //!
 //! ```no_run
 //! use dents_du::engine::{Du, Problem, Sink};
