@@ -2,9 +2,9 @@
 //! `Command::for_each_match`): the paths GNU find names with `-print0`
 //! for the same expression, the metadata the expression fetched (equal to
 //! `lstat`'s, or `stat`'s under `-L`), errors as values with GNU's line,
-//! the walk stopped by a dropped iterator, a panic of the callback raised
-//! in the caller at any thread count, and several commands' iterators on
-//! one thread each with its own status.
+//! the walk stopped by a dropped iterator, a panic of the callback (or of
+//! the walk, under the iterator) raised in the caller at any thread count,
+//! and several commands' iterators on one thread each with its own status.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -398,6 +398,43 @@ fn panic_reaches_the_caller(threads: usize) {
 dents_testfs::test_cases! {
     /// A panic in `for_each_match`'s callback, at 1, 2 and 8 threads.
     mod callback_panics: usize => panic_reaches_the_caller;
+    one_thread: 1,
+    two_threads: 2,
+    eight_threads: 8,
+}
+
+/// A panic on the walk's threads (the library's test knob: reading an
+/// entry named `dents-test-panic`) at `threads` workers is raised again
+/// by the iterator's `next`, within [`LIMIT`], not a hang nor a short
+/// result.
+fn walk_panic_reaches_the_iterator(threads: usize) {
+    let dir = big_tree(24, 50);
+    fs::write(dir.path().join("d017/dents-test-panic"), b"").unwrap();
+    let root = dir.path().to_path_buf();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let j = format!("-j{threads}");
+        let mut matches = Command::parse([j.as_ref(), root.as_os_str()])
+            .unwrap()
+            .matches();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| matches.by_ref().count()));
+        let _ = tx.send(r.map_err(|p| {
+            p.downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
+        }));
+    });
+    match rx.recv_timeout(LIMIT) {
+        Ok(Err(text)) => assert!(text.contains("dents-test-panic"), "{text}"),
+        Ok(Ok(n)) => panic!("the walk ended with {n} matches, no panic"),
+        Err(_) => panic!("no end within {LIMIT:?} at {threads} threads (deadlock)"),
+    }
+}
+
+dents_testfs::test_cases! {
+    /// A panic of the walk under `Command::matches`, at 1, 2 and 8 threads.
+    mod iterator_panics: usize => walk_panic_reaches_the_iterator;
     one_thread: 1,
     two_threads: 2,
     eight_threads: 8,
