@@ -6,7 +6,8 @@
 //! row of a table of cases), [`cli`] (running programs and comparing
 //! their output), [`fill_flat`], [`awkward_names`] and [`deep_chain`]
 //! (trees to walk; [`peak_rss_kib`], a program's peak memory),
-//! [`layers`] (a crate's modules kept in the layers its module map states).
+//! [`layers`] (a crate's modules kept in the layers its module map states),
+//! [`architecture`] (ARCHITECTURE.md's option tables).
 //!
 //! Directory reading depends on the filesystem (ext4 hashes names, XFS and
 //! unindexed ext4 hand out byte offsets, btrfs and tmpfs do neither), so
@@ -33,6 +34,7 @@ use std::time::Duration;
 
 use rustix::fs::{Mode, OFlags};
 
+pub mod architecture;
 mod cases;
 pub mod cli;
 mod deep;
