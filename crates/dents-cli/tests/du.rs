@@ -3,8 +3,7 @@
 //! order), the same messages (program name normalised) and the same exit
 //! status; and dents's lines must be in post-order.
 //!
-//! Run one case alone, or one table (its module's name, `bad_input::`):
-//! `cargo test --release -p dents-cli --test du -- bad_input::nonexistent --exact`.
+//! Run one case alone: `cargo test -p dents-cli --test du -- hard_links_across_arguments`.
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
