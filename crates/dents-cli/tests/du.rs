@@ -3,7 +3,8 @@
 //! order), the same messages (program name normalised) and the same exit
 //! status; and dents's lines must be in post-order.
 //!
-//! Run one case alone: `cargo test -p dents-cli --test du -- hard_links_across_arguments`.
+//! Run one case alone, or one table (its module's name, `bad_input::`):
+//! `cargo test --release -p dents-cli --test du -- bad_input::nonexistent --exact`.
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
