@@ -90,21 +90,45 @@ fn a_writer_not_finished_leaves_nothing() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
-#[test]
-fn a_truncated_snapshot_is_refused() {
+/// How much of a whole snapshot a truncated one keeps.
+#[derive(Clone, Copy, Debug)]
+enum Keep {
+    /// The first bytes.
+    First(usize),
+    /// Half of the file.
+    Half,
+    /// All but its last byte.
+    AllButOne,
+}
+
+/// One case of `truncated`: a snapshot of 1000 rows cut to `keep`:
+/// refused as not Parquet, or cut short.
+fn check_truncated(keep: Keep) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.parquet");
     write(&p, 1000);
     let bytes = std::fs::read(&p).unwrap();
-    for keep in [0, 3, bytes.len() / 2, bytes.len() - 1] {
-        std::fs::write(&p, &bytes[..keep]).unwrap();
-        let e = SnapshotReader::open(&p).unwrap_err();
-        assert!(matches!(e, Error::NotParquet(..)), "{keep} bytes: {e:?}");
-        assert!(
-            e.to_string().contains("not a Parquet file, or cut short"),
-            "{e}"
-        );
-    }
+    let keep = match keep {
+        Keep::First(n) => n,
+        Keep::Half => bytes.len() / 2,
+        Keep::AllButOne => bytes.len() - 1,
+    };
+    std::fs::write(&p, &bytes[..keep]).unwrap();
+    let e = SnapshotReader::open(&p).unwrap_err();
+    assert!(matches!(e, Error::NotParquet(..)), "{keep} bytes: {e:?}");
+    assert!(
+        e.to_string().contains("not a Parquet file, or cut short"),
+        "{e}"
+    );
+}
+
+dents_testfs::test_cases! {
+/// A truncated snapshot is refused, wherever it was cut.
+mod truncated: super::Keep => check_truncated;
+    empty: super::Keep::First(0),
+    three_bytes: super::Keep::First(3),
+    half: super::Keep::Half,
+    all_but_the_last_byte: super::Keep::AllButOne,
 }
 
 #[test]
