@@ -426,47 +426,57 @@ fn a_names_only_snapshot() {
     assert!(f.stdout.is_empty());
 }
 
-/// A truncated snapshot, a file that is not Parquet, a missing one, a
-/// foreign Parquet file, another schema version: one message each,
-/// status 1, no line.
-#[test]
-fn bad_snapshots_are_refused() {
+/// One case of `bad_snapshots`: beside a good snapshot, a truncated one,
+/// a file that is not Parquet, a foreign Parquet file and another schema
+/// version; `find --from FILE t`: status 1, no line, one message that
+/// starts with `says`.
+fn check_bad_snapshot((file, says): (&str, &str)) {
     let (tmp, snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let dir = tmp.path();
     snapshot::cut_short(&snap, &dir.join("cut.parquet"));
     snapshot::not_parquet(&dir.join("text.parquet"));
     snapshot::foreign_parquet(&dir.join("other.parquet"));
     snapshot::other_version(&dir.join("v2.parquet"));
-    for (file, says) in [
-        (
-            "cut.parquet",
-            "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "text.parquet",
-            "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "missing.parquet",
-            "dents: 'missing.parquet': No such file or directory",
-        ),
-        (
-            "other.parquet",
-            "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
-        ),
-        (
-            "v2.parquet",
-            "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
-        ),
-    ] {
-        let f = run(dir, &["find", "--from", file, "t"]);
-        assert_eq!(f.status, Some(1), "{file}");
-        assert!(f.stdout.is_empty(), "{file}");
-        let said = String::from_utf8_lossy(&f.stderr);
-        assert_eq!(said.lines().count(), 1, "{file}: {said}");
-        assert!(said.starts_with(says), "{file}: {said}");
-    }
-    let f = run(dir, &["find", "--from"]);
+    let f = run(dir, &["find", "--from", file, "t"]);
+    assert_eq!(f.status, Some(1), "{file}");
+    assert!(f.stdout.is_empty(), "{file}");
+    let said = String::from_utf8_lossy(&f.stderr);
+    assert_eq!(said.lines().count(), 1, "{file}: {said}");
+    assert!(said.starts_with(says), "{file}: {said}");
+}
+
+test_cases! {
+/// A truncated snapshot, a file that is not Parquet, a missing one, a
+/// foreign Parquet file, another schema version: one message each,
+/// status 1, no line.
+mod bad_snapshots: (&str, &str) => check_bad_snapshot;
+    cut_short: (
+        "cut.parquet",
+        "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    not_parquet: (
+        "text.parquet",
+        "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    missing: (
+        "missing.parquet",
+        "dents: 'missing.parquet': No such file or directory",
+    ),
+    foreign_parquet: (
+        "other.parquet",
+        "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
+    ),
+    other_version: (
+        "v2.parquet",
+        "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
+    ),
+}
+
+/// `--from` without its argument: find's usage message, status 1.
+#[test]
+fn from_without_a_snapshot_is_a_usage_error() {
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
+    let f = run(tmp.path(), &["find", "--from"]);
     assert_eq!(
         String::from_utf8_lossy(&f.stderr),
         "dents: option '--from' requires an argument\n\
