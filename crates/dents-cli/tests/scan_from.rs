@@ -362,37 +362,40 @@ fn du_refuses_a_names_only_snapshot() {
     assert!(f.lines.is_empty());
 }
 
-/// A truncated snapshot, a file that is not Parquet, a missing one:
-/// one message each, status 1, no line.
-#[test]
-fn du_refuses_bad_snapshots() {
+/// One case of `bad_snapshots`: beside a good snapshot, a truncated one
+/// and a file that is not Parquet; `du --from FILE t`: status 1, no line,
+/// one message that starts with `says`.
+fn check_bad_snapshot((file, says): (&str, &str)) {
     let (tmp, snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let dir = tmp.path();
     snapshot::cut_short(&snap, &dir.join("cut.parquet"));
     snapshot::not_parquet(&dir.join("text.parquet"));
-    for (file, says) in [
-        (
-            "cut.parquet",
-            "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "text.parquet",
-            "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "missing.parquet",
-            "dents: 'missing.parquet': No such file or directory",
-        ),
-    ] {
-        let f = run(
-            c_locale_command(DENTS, dir, &["du", "--from", file, "t"]),
-            false,
-        );
-        assert_eq!(f.status, 1, "{file}");
-        assert!(f.lines.is_empty(), "{file}");
-        assert_eq!(f.stderr.len(), 1, "{file}: {:?}", f.stderr);
-        assert!(f.stderr[0].starts_with(says), "{file}: {:?}", f.stderr);
-    }
+    let f = run(
+        c_locale_command(DENTS, dir, &["du", "--from", file, "t"]),
+        false,
+    );
+    assert_eq!(f.status, 1, "{file}");
+    assert!(f.lines.is_empty(), "{file}");
+    assert_eq!(f.stderr.len(), 1, "{file}: {:?}", f.stderr);
+    assert!(f.stderr[0].starts_with(says), "{file}: {:?}", f.stderr);
+}
+
+test_cases! {
+/// A truncated snapshot, a file that is not Parquet, a missing one:
+/// one message each, status 1, no line.
+mod du_bad_snapshots: (&str, &str) => check_bad_snapshot;
+    cut_short: (
+        "cut.parquet",
+        "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    not_parquet: (
+        "text.parquet",
+        "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    missing: (
+        "missing.parquet",
+        "dents: 'missing.parquet': No such file or directory",
+    ),
 }
 
 /// A closed standard output: du's `write error`, status 1, as `dents du`.
@@ -418,29 +421,32 @@ fn du_from_with_stdout_closed() {
     assert_eq!(f, l);
 }
 
-/// A Parquet file of someone else, and a snapshot of another schema
-/// version: refused by name, status 1.
-#[test]
-fn du_refuses_foreign_parquet_and_other_versions() {
+/// One case of `du_foreign_snapshots`: a Parquet file of someone else
+/// and a snapshot of another schema version; `du --from FILE`: refused
+/// by name, status 1, no line.
+fn check_foreign((file, says): (&str, &str)) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     snapshot::foreign_parquet(&dir.join("other.parquet"));
     snapshot::other_version(&dir.join("v2.parquet"));
-    for (file, says) in [
-        (
-            "other.parquet",
-            "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
-        ),
-        (
-            "v2.parquet",
-            "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
-        ),
-    ] {
-        let f = run(c_locale_command(DENTS, dir, &["du", "--from", file]), false);
-        assert_eq!(f.stderr, [says], "{file}");
-        assert_eq!(f.status, 1, "{file}");
-        assert!(f.lines.is_empty(), "{file}");
-    }
+    let f = run(c_locale_command(DENTS, dir, &["du", "--from", file]), false);
+    assert_eq!(f.stderr, [says], "{file}");
+    assert_eq!(f.status, 1, "{file}");
+    assert!(f.lines.is_empty(), "{file}");
+}
+
+test_cases! {
+/// A Parquet file of someone else, and a snapshot of another schema
+/// version: refused by name, status 1.
+mod du_foreign_snapshots: (&str, &str) => check_foreign;
+    foreign_parquet: (
+        "other.parquet",
+        "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
+    ),
+    other_version: (
+        "v2.parquet",
+        "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
+    ),
 }
 
 /// What the scan could not read: said again by du --from, in du's words,
