@@ -1553,25 +1553,11 @@ fn names_in(dir: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-#[test]
-fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink() {
-    for (case, batch, j) in [
-        // Each command records where it ran (`pwd -P`) and removes its
-        // file by the name it was given.
-        (
-            "t/a -type f -exec ./swap.sh ; -execdir sh -c 'pwd -P >> ../../ran; rm -- \"$1\"' sh {} ;",
-            false,
-        ),
-        // The batch waits until the end, long after the swap.
-        (
-            "t/a -type f -exec ./swap.sh ; -execdir sh -c 'pwd -P >> ../../ran; rm -- \"$@\"' sh {} +",
-            true,
-        ),
-        ("t/a -type f -exec ./swap.sh ; -delete", false),
-    ]
-    .into_iter()
-    .flat_map(|(case, batch)| ["-j1", "-j2", "-j8"].map(|j| (case, batch, j)))
-    {
+/// One case of `swapped_for_a_symlink`: `-execdir` and `-delete` act in
+/// the directory walked even when it is swapped for a symlink meanwhile,
+/// on 1, 2 and 8 threads (`batch`: one `{} +` call at the end).
+fn check_swapped_for_a_symlink((case, batch): (&str, bool)) {
+    for j in ["-j1", "-j2", "-j8"] {
         let case = &format!("{j} {case}");
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().canonicalize().unwrap();
@@ -1602,9 +1588,30 @@ fn execdir_and_delete_act_in_the_directory_walked_even_if_swapped_for_a_symlink(
             let lines: Vec<&str> = ran.lines().collect();
             assert_eq!(lines.len(), if batch { 1 } else { 6 }, "{case}: {ran}");
             let orig = root.join("t/a.orig");
-            assert!(lines.iter().all(|l| *l == orig.to_string_lossy()), "{case}: {ran}");
+            assert!(
+                lines.iter().all(|l| *l == orig.to_string_lossy()),
+                "{case}: {ran}"
+            );
         }
     }
+}
+
+test_cases! {
+/// `-execdir` and `-delete` act in the directory walked even if it is
+/// swapped for a symlink.
+mod swapped_for_a_symlink: (&str, bool) => check_swapped_for_a_symlink;
+    // Each command records where it ran (`pwd -P`) and removes its
+    // file by the name it was given.
+    execdir_one_at_a_time: (
+        "t/a -type f -exec ./swap.sh ; -execdir sh -c 'pwd -P >> ../../ran; rm -- \"$1\"' sh {} ;",
+        false,
+    ),
+    // The batch waits until the end, long after the swap.
+    execdir_batch: (
+        "t/a -type f -exec ./swap.sh ; -execdir sh -c 'pwd -P >> ../../ran; rm -- \"$@\"' sh {} +",
+        true,
+    ),
+    delete: ("t/a -type f -exec ./swap.sh ; -delete", false),
 }
 
 /// One case of `awkward_deletions`: run inside `t`, on copies; messages,

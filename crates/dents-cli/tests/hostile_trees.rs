@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use dents_testfs::cli::run_ok;
 use dents_testfs::{deep_chain, test_cases, DeepTmp};
 
 fn dents_bin() -> &'static str {
@@ -211,12 +212,6 @@ fn a_low_descriptor_limit_loses_no_entry() {
             assert_eq!(sorted_lines(&out.stdout), want, "limit {limit} -j {j}");
         }
     }
-}
-
-/// Runs `cmd`, which must succeed.
-fn run_ok(cmd: &mut Command) {
-    let st = cmd.status().unwrap();
-    assert!(st.success(), "{cmd:?} failed");
 }
 
 /// A mount made by a test; unmounted on drop.
