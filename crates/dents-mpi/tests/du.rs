@@ -59,35 +59,43 @@ fn du_messages(stderr: &str) -> Vec<&str> {
     v
 }
 
-/// GNU du's lines for the option sets people use, over 1 to 4 ranks.
-#[test]
-fn like_gnu_du_on_a_built_tree() {
+/// One case of `built_tree`: GNU du's lines, messages and status for
+/// `du ARGS` on the built tree at `-np NP`.
+fn check_built_tree((np, args): (usize, &[&str])) {
     let Some(_) = common::mpirun() else { return };
     let tmp = tempfile::tempdir().unwrap();
     build_tree(tmp.path());
-    assert_like_gnu(
-        tmp.path(),
-        &[
-            &["."],
-            &["-a", "."],
-            &["-s", "d1", "d2"],
-            &["-c", "d0", "d4", "empty"],
-            &["-ahd2", "."],
-            &["--apparent-size", "-b", "."],
-            &["--inodes", "-a", "."],
-            &["-S", "."],
-            &["-x", "-a", "."],
-            &["-0", "-a", "."],
-            &["-sh", "."],
-            &["-l", "-a", "-k", "."],
-            &["-a", "-t", "20K", "."],
-            &["-a", "--exclude=f1*", "."],
-            &["-a", "d3/dangling", "link-to-d1"],
-            // Excluded arguments are skipped before their stat.
-            &["--exclude=no*", "nosuch", "d1", "--", ""],
-        ],
-    );
-    // Every rank count on the plainest case.
+    assert_case_like_gnu(tmp.path(), args, np);
+}
+
+dents_testfs::test_cases! {
+/// GNU du's lines for the option sets people use, over 1 to 4 ranks.
+mod built_tree: (usize, &[&str]) => check_built_tree;
+    plain: (1, &["."]),
+    all: (2, &["-a", "."]),
+    summarize_two: (3, &["-s", "d1", "d2"]),
+    total: (4, &["-c", "d0", "d4", "empty"]),
+    all_human_depth_2: (1, &["-ahd2", "."]),
+    apparent_bytes: (2, &["--apparent-size", "-b", "."]),
+    inodes_all: (3, &["--inodes", "-a", "."]),
+    separate_dirs: (4, &["-S", "."]),
+    one_file_system_all: (1, &["-x", "-a", "."]),
+    null_all: (2, &["-0", "-a", "."]),
+    summarize_human: (3, &["-sh", "."]),
+    count_links_all_k: (4, &["-l", "-a", "-k", "."]),
+    threshold_all: (1, &["-a", "-t", "20K", "."]),
+    exclude_all: (2, &["-a", "--exclude=f1*", "."]),
+    a_dangling_link_and_a_link_to_a_directory: (3, &["-a", "d3/dangling", "link-to-d1"]),
+    // Excluded arguments are skipped before their stat.
+    excluded_arguments: (4, &["--exclude=no*", "nosuch", "d1", "--", ""]),
+}
+
+/// Every rank count on the plainest case (`-a .`), on one tree.
+#[test]
+fn like_gnu_du_on_a_built_tree_at_every_rank_count() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    build_tree(tmp.path());
     for np in 1..=4 {
         let want = gnu_du(tmp.path(), &["-a", "."]);
         let got = mpi_du(np, tmp.path(), &["-a", "."]);
@@ -102,28 +110,31 @@ fn like_gnu_du_on_a_built_tree() {
 /// A tree of real shape (the bench corpus when mounted, else
 /// /usr/include's shape), links counted each time (`-l`: which of two
 /// hard links counts is a matter of order, in GNU du as here).
-#[test]
-fn like_gnu_du_on_a_real_tree_shape() {
+fn check_real_tree_shape((np, args): (usize, &[&str])) {
     let tree = common::shape_tree();
     let shape = tree.root.as_path();
     let Some(_) = common::mpirun() else { return };
-    for (np, args) in [(2, &["-l", "."][..]), (3, &["-l", "-a", "-B1", "."][..])] {
-        let want = gnu_du(shape, args);
-        let got = mpi_du(np, shape, args);
-        assert_eq!(got.status, want.status);
-        assert_eq!(
-            sorted(&got.stdout, args),
-            sorted(&want.stdout, args),
-            "du {args:?} -np {np}"
-        );
-    }
+    let want = gnu_du(shape, args);
+    let got = mpi_du(np, shape, args);
+    assert_eq!(got.status, want.status);
+    assert_eq!(
+        sorted(&got.stdout, args),
+        sorted(&want.stdout, args),
+        "du {args:?} -np {np}"
+    );
+}
+
+dents_testfs::test_cases! {
+/// GNU du's lines on a tree of real shape.
+mod real_tree_shape: (usize, &[&str]) => check_real_tree_shape;
+    count_links: (2, &["-l", "."]),
+    count_links_all_bytes: (3, &["-l", "-a", "-B1", "."]),
 }
 
 /// Hard links whose names lie far apart (so on different ranks): each
 /// counted once over all ranks, in the totals of every argument and the
 /// grand total, as GNU du counts them.
-#[test]
-fn hard_links_counted_once_across_ranks() {
+fn check_hard_links_across_ranks(args: &[&str]) {
     let Some(_) = common::mpirun() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
@@ -136,34 +147,36 @@ fn hard_links_counted_once_across_ranks() {
         fs::hard_link(a.join(format!("f{i}")), b.join(format!("g{i}"))).unwrap();
     }
     for np in 1..=4 {
-        for args in [
-            &["-s", "."][..],
-            &["-sc", "a", "b"],
-            &["--inodes", "-s", "."],
-            &["-sb", "."],
-        ] {
-            let want = gnu_du(root, args);
-            let got = mpi_du(np, root, args);
-            // Several arguments: the split between a and b depends on
-            // which link is met first; the grand total does not.
-            let keep = |s: &[u8]| -> Vec<Vec<u8>> {
-                let lines = sorted(s, args);
-                if args.contains(&"-sc") {
-                    lines
-                        .into_iter()
-                        .filter(|l| l.ends_with(b"total"))
-                        .collect()
-                } else {
-                    lines
-                }
-            };
-            assert_eq!(
-                keep(&got.stdout),
-                keep(&want.stdout),
-                "du {args:?} -np {np}"
-            );
-        }
+        let want = gnu_du(root, args);
+        let got = mpi_du(np, root, args);
+        // Several arguments: the split between a and b depends on
+        // which link is met first; the grand total does not.
+        let keep = |s: &[u8]| -> Vec<Vec<u8>> {
+            let lines = sorted(s, args);
+            if args.contains(&"-sc") {
+                lines
+                    .into_iter()
+                    .filter(|l| l.ends_with(b"total"))
+                    .collect()
+            } else {
+                lines
+            }
+        };
+        assert_eq!(
+            keep(&got.stdout),
+            keep(&want.stdout),
+            "du {args:?} -np {np}"
+        );
     }
+}
+
+dents_testfs::test_cases! {
+/// Hard links counted once across ranks, at 1 to 4 ranks.
+mod hard_links_across_ranks: &[&str] => check_hard_links_across_ranks;
+    summarize: &["-s", "."],
+    summarize_two_and_total: &["-sc", "a", "b"],
+    inodes: &["--inodes", "-s", "."],
+    bytes: &["-sb", "."],
 }
 
 /// A directory far larger than the slicing threshold: read in slices
@@ -229,16 +242,21 @@ fn huge_directory_split_over_ranks_every_entry_once() {
 
 /// The trees on each kind of loop filesystem (types from `d_type`, from
 /// stats without it, btrfs's link counts, tmpfs's offsets).
-#[test]
-fn like_gnu_du_on_loop_filesystems() {
+fn check_loop_filesystem(kind: FsKind) {
     let Some(_) = common::mpirun() else { return };
-    for kind in [FsKind::Ext4NoFiletype, FsKind::Btrfs, FsKind::Tmpfs] {
-        let Some(fs) = LoopFs::new_or_skip(kind, 200) else {
-            continue;
-        };
-        build_tree(fs.path());
-        assert_like_gnu(fs.path(), &[&["-a", "."], &["-s", "."], &["-S", "."]]);
-    }
+    let Some(fs) = LoopFs::new_or_skip(kind, 200) else {
+        return;
+    };
+    build_tree(fs.path());
+    assert_like_gnu(fs.path(), &[&["-a", "."], &["-s", "."], &["-S", "."]]);
+}
+
+dents_testfs::test_cases! {
+/// GNU du's lines on each kind of loop filesystem.
+mod loop_filesystems: dents_testfs::FsKind => check_loop_filesystem;
+    ext4_without_filetype: dents_testfs::FsKind::Ext4NoFiletype,
+    btrfs: dents_testfs::FsKind::Btrfs,
+    tmpfs: dents_testfs::FsKind::Tmpfs,
 }
 
 /// Unreadable directories, met by whichever rank walks them (as an

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{as_nobody, items_walked, mpi_cmd, sorted, Run};
-use dents_snap::{Row, ScanRecord, SnapshotReader};
+use dents_snap::{Row, ScanRecord};
+use dents_testfs::snapshot::read;
 use dents_testfs::{FsKind, LoopFs};
 
 /// The `dents` executable beside `dents-mpi` (`cargo build --release -p
@@ -84,16 +85,6 @@ fn scan_tree(big: usize) -> Option<LoopFs> {
     Some(fs)
 }
 
-/// The rows of a snapshot (a file or a sharded directory), in its order.
-fn rows(snapshot: &Path) -> (Vec<Row>, ScanRecord) {
-    let r = SnapshotReader::open(snapshot).unwrap_or_else(|e| panic!("{snapshot:?}: {e}"));
-    let rows = r
-        .rows()
-        .map(|r| r.unwrap_or_else(|e| panic!("{snapshot:?}: {e}")))
-        .collect();
-    (rows, r.record().clone())
-}
-
 /// Asserts the run's status, with its messages in the failure.
 fn assert_status(r: &Run, want: i32, what: &str) {
     assert_eq!(r.status, want, "{what}: status {}: {}", r.status, r.stderr);
@@ -147,8 +138,8 @@ fn check_rows((np, opts): (usize, &[&str])) {
         .filter(|n| n.to_string_lossy().starts_with('.'))
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
-    let (mine, my_record) = rows(&base.join("out/sharded"));
-    let (theirs, their_record) = rows(&base.join("out/one.parquet"));
+    let (my_record, mine) = read(&base.join("out/sharded"));
+    let (their_record, theirs) = read(&base.join("out/one.parquet"));
     assert_eq!(mine.len(), theirs.len(), "rows");
     for (a, b) in mine.iter().zip(&theirs) {
         assert_eq!(a, b, "row of {:?}", String::from_utf8_lossy(&b.path));
@@ -351,8 +342,8 @@ fn a_missing_root_is_recorded_as_dents_scan_records_it() {
         &["scan", "-o", "one.parquet", "t", "missing"],
     ));
     assert_eq!(one.status, 1);
-    let (mine, mut a) = rows(&tmp.path().join("snap"));
-    let (theirs, mut b) = rows(&tmp.path().join("one.parquet"));
+    let (mut a, mine) = read(&tmp.path().join("snap"));
+    let (mut b, theirs) = read(&tmp.path().join("one.parquet"));
     let strip = |r: &[Row]| {
         r.iter()
             .map(|r| Row {
@@ -391,7 +382,7 @@ fn a_second_scan_replaces_the_first() {
     fs::write(tmp.path().join("t/a/new"), b"new").unwrap();
     let second = common::run(&mut mpi_scan(2, tmp.path(), &["-o", "snap", "t"]));
     assert_status(&second, 0, "second scan");
-    let (r, _) = rows(&tmp.path().join("snap"));
+    let (_, r) = read(&tmp.path().join("snap"));
     let paths: Vec<&[u8]> = r.iter().map(|r| r.path.as_slice()).collect();
     assert_eq!(paths, [&b"t"[..], b"t/a", b"t/a/new"]);
     let mut names: Vec<_> = fs::read_dir(tmp.path().join("snap"))

@@ -10,24 +10,7 @@ use std::process::Command;
 use dents_testfs::{FsKind, LoopFs};
 use rustix::fs::{mkdirat, openat, Mode, OFlags};
 
-/// What a command did.
-pub struct Run {
-    pub stdout: Vec<u8>,
-    pub stderr: String,
-    pub status: i32,
-}
-
-/// Runs `cmd` to its end.
-pub fn run(cmd: &mut Command) -> Run {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()));
-    Run {
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        status: out.status.code().unwrap_or(-1),
-    }
-}
+pub use dents_testfs::cli::{run, Run};
 
 /// `mpirun`, or `None` after saying loudly why not (a failure under CI).
 pub fn mpirun() -> Option<PathBuf> {
