@@ -19,6 +19,17 @@ use std::time::{Duration, Instant};
 
 use dents::{DirEntry, Flow, Walker};
 
+/// Serialises the tests of this file: some count the process's threads,
+/// which the others' walks would add to.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Holds [`ONE_AT_A_TIME`] for a test (a failed test's poison ignored).
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// How long a walk of these small trees may take before it is taken for
 /// deadlocked.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -117,6 +128,7 @@ enum WalkOrder {
 /// the capacity (batches of 1, of an odd size that cuts every directory,
 /// of 128; a channel larger than the tree).
 fn one_thread_order(case: Cut) {
+    let _alone = alone();
     let tmp = tempfile::tempdir().unwrap();
     let entries = make_tree(tmp.path());
     let w = Walker::new(tmp.path()).threads(1);
@@ -158,6 +170,7 @@ dents_testfs::test_cases! {
 /// worker's batch must go before a deeper directory is let go).
 #[test]
 fn the_default_order_guarantee_holds_through_the_iterator() {
+    let _alone = alone();
     let tmp = tempfile::tempdir().unwrap();
     let entries = make_tree(tmp.path());
     for threads in [2, 3, 8] {
@@ -185,6 +198,7 @@ fn the_default_order_guarantee_holds_through_the_iterator() {
 /// before the directory's visit can).
 #[test]
 fn contents_first_holds_at_several_threads() {
+    let _alone = alone();
     let tmp = tempfile::tempdir().unwrap();
     let entries = make_tree(tmp.path());
     for threads in [2, 4, 8] {
@@ -222,6 +236,7 @@ fn contents_first_holds_at_several_threads() {
 /// first read.
 #[test]
 fn an_idle_workers_entries_are_not_held_back() {
+    let _alone = alone();
     let tmp = tempfile::tempdir().unwrap();
     for d in ["a", "b"] {
         fs::create_dir(tmp.path().join(d)).unwrap();
@@ -311,6 +326,7 @@ fn settled_thread_count(before: usize) -> usize {
 /// stops the walk and joins its threads, at 1, 2 and 8 threads.
 #[test]
 fn dropping_the_iterator_mid_batch_stops_the_walk() {
+    let _alone = alone();
     let tmp = tempfile::tempdir().unwrap();
     let entries = make_tree(tmp.path());
     let root = tmp.path().to_path_buf();
@@ -345,6 +361,7 @@ struct Boom(usize);
 /// threads.
 #[test]
 fn a_panic_mid_batch_reaches_the_consumer() {
+    let _alone = alone();
     let tmp = tempfile::tempdir().unwrap();
     make_tree(tmp.path());
     let root = tmp.path().to_path_buf();
