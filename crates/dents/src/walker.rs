@@ -46,7 +46,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Error, ErrorKind, Operation};
@@ -1078,8 +1078,9 @@ impl Batches {
             let mut batch = self.rx.recv().ok()?;
             batch.reverse();
             let empty = std::mem::replace(&mut self.current, batch);
-            if empty.capacity() > 0 {
-                let mut spare = self.spare.lock().unwrap_or_else(PoisonError::into_inner);
+            // Never waits for the lock (a wait is a futex call or two):
+            // a batch not given back is freed, and a worker makes another.
+            if let (true, Ok(mut spare)) = (empty.capacity() > 0, self.spare.try_lock()) {
                 if spare.len() < self.keep {
                     spare.push(empty);
                 }
@@ -1105,11 +1106,8 @@ struct ChannelVisitor {
 impl ChannelVisitor {
     /// An empty batch: one given back if any, else a new one.
     fn fresh(&self) -> Vec<Item> {
-        let given = self
-            .spare
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
+        // Never waits for the lock, as the consumer does not.
+        let given = self.spare.try_lock().ok().and_then(|mut s| s.pop());
         given.unwrap_or_else(|| Vec::with_capacity(self.batch))
     }
 
