@@ -8,10 +8,13 @@
 //! | visitor | [`Walker::visit`] | the walk's worker threads | [`crate::walk::Visit`], per-worker state |
 //!
 //! The iterator is the simplest: one thread sees every entry, in a
-//! `for` loop, with `?` for errors.  The walk runs ahead of it only as
-//! far as the channel holds ([`Walker::channel_capacity`] entries), so a
-//! slow consumer slows the walk down instead of growing memory, and
-//! dropping the iterator stops the walk and joins its threads.
+//! `for` loop, with `?` for errors.  The workers hand entries over in
+//! batches (up to 128 at a time, a directory's or several), so the
+//! channel costs little per entry.  The walk runs ahead of the consumer
+//! only as far as the channel holds ([`Walker::channel_capacity`]
+//! entries, plus a batch being filled per worker), so a slow consumer
+//! slows the walk down instead of growing memory, and dropping the
+//! iterator stops the walk and joins its threads.
 //!
 //! The closure and the visitor run on the workers themselves: no entry
 //! is copied, [`Entry::metadata`] stats only the entries it is asked of
@@ -43,7 +46,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Error, ErrorKind, Operation};
@@ -55,6 +58,20 @@ pub use crate::walk::{Flow, Follow};
 
 /// Entries the iterator's channel holds by default.
 const DEFAULT_CAPACITY: usize = 1024;
+
+/// The most entries one message of the iterator's channel carries.  A
+/// message per entry cost a futex call for every two or three entries
+/// (the consumer waking for each); per batch, those calls all but go,
+/// and 128 entries of a batch (about 30 KiB) stay in the caches.
+const MAX_BATCH: usize = 128;
+
+/// How a channel of `capacity` entries is cut: entries per batch (an
+/// eighth of the capacity, so that several batches are in flight, at
+/// most [`MAX_BATCH`]) and batches the channel holds.
+fn batch_plan(capacity: usize) -> (usize, usize) {
+    let batch = (capacity / 8).clamp(1, MAX_BATCH);
+    (batch, capacity.div_ceil(batch))
+}
 
 /// A walk to be run: its starting points and options (a builder).
 ///
@@ -308,6 +325,15 @@ impl Walker {
     /// Entries (and errors) the iterator's channel holds before the walk
     /// waits for the consumer (default 1024; at least 1).  Memory grows
     /// with this, not with the tree.
+    ///
+    /// The count is of entries, not of messages: the workers hand
+    /// entries over in batches of an eighth of this (at most 128; one
+    /// entry at a time below 16), and each worker fills one batch while
+    /// the channel is full, so at most `entries` plus one batch per
+    /// worker are held ahead of the consumer.  A batch goes as soon as it
+    /// is full, or when its worker is about to wait for work, ends a turn
+    /// whose order others must follow, or ends the walk: entries may
+    /// reach the consumer up to a batch later than they were read.
     pub fn channel_capacity(mut self, entries: usize) -> Walker {
         self.capacity = entries.max(1);
         self
@@ -841,7 +867,8 @@ pub struct IntoIter {
     /// [`IntoIter::filter_entry`]'s predicates, all of which an entry
     /// must pass.
     filters: Vec<Predicate>,
-    rx: Option<Receiver<Result<DirEntry, Error>>>,
+    /// The batches of entries from the workers.
+    rx: Option<Batches>,
     cancel: Arc<AtomicBool>,
     walk: Option<JoinHandle<Stats>>,
     stats: Option<Stats>,
@@ -926,7 +953,9 @@ impl IntoIter {
         let Some(w) = self.walker.take() else {
             return;
         };
-        let (tx, rx) = mpsc::sync_channel(w.capacity);
+        let (batch, slots) = batch_plan(w.capacity);
+        let (tx, rx) = mpsc::sync_channel(slots);
+        let spare = Arc::new(Mutex::new(Vec::new()));
         let mut opts = w.walk_options();
         if let (Some(cmp), false) = (&w.preorder, opts.post_order) {
             // Depth first, the directories' entries come in the order of
@@ -946,6 +975,8 @@ impl IntoIter {
             cancel: Arc::clone(&self.cancel),
             fields: w.fields,
             filters: std::mem::take(&mut self.filters),
+            batch,
+            spare: Arc::clone(&spare),
         };
         let roots = w.roots;
         let first = roots.first().cloned().unwrap_or_default();
@@ -960,7 +991,13 @@ impl IntoIter {
                 self.pending = Some(Error::new(first, 0, Operation::Read, kind));
             }
         }
-        self.rx = Some(rx);
+        self.rx = Some(Batches {
+            rx,
+            current: Vec::new(),
+            spare,
+            // Enough for every batch in flight to come back once.
+            keep: slots + 2,
+        });
     }
 
     /// What the walk did, once the iterator has yielded its last item
@@ -991,11 +1028,11 @@ impl Iterator for IntoIter {
         }
         let item = match self.preorder.take() {
             Some(mut pre) => {
-                let item = pre.next(self.rx.as_ref()?);
+                let item = pre.next(self.rx.as_mut()?);
                 self.preorder = Some(pre);
                 item
             }
-            None => self.rx.as_ref()?.recv().ok(),
+            None => self.rx.as_mut()?.recv(),
         };
         if item.is_none() {
             // Every sender is gone: the walk is over.
@@ -1018,26 +1055,101 @@ impl Drop for IntoIter {
     }
 }
 
-/// The iterator's visitor: sends each entry and error down the channel.
+/// The consumer's end of the channel: batches taken one at a time, each
+/// emptied batch given back to the workers to fill again.
+struct Batches {
+    rx: Receiver<Vec<Item>>,
+    /// The batch being yielded, reversed (its next item last).
+    current: Vec<Item>,
+    /// Emptied batches, for [`ChannelVisitor::fresh`].
+    spare: Arc<Mutex<Vec<Vec<Item>>>>,
+    /// The most batches kept in `spare`.
+    keep: usize,
+}
+
+impl Batches {
+    /// The next item; `None` once every worker is gone and every batch
+    /// taken.
+    fn recv(&mut self) -> Option<Item> {
+        loop {
+            if let Some(item) = self.current.pop() {
+                return Some(item);
+            }
+            let mut batch = self.rx.recv().ok()?;
+            batch.reverse();
+            let empty = std::mem::replace(&mut self.current, batch);
+            // Never waits for the lock (a wait is a futex call or two):
+            // a batch not given back is freed, and a worker makes another.
+            if let (true, Ok(mut spare)) = (empty.capacity() > 0, self.spare.try_lock()) {
+                if spare.len() < self.keep {
+                    spare.push(empty);
+                }
+            }
+        }
+    }
+}
+
+/// The iterator's visitor: gathers entries and errors in a batch per
+/// worker and sends each batch down the channel.
 struct ChannelVisitor {
-    tx: SyncSender<Result<DirEntry, Error>>,
+    tx: SyncSender<Vec<Item>>,
     cancel: Arc<AtomicBool>,
     /// [`Walker::stat_fields`]: every entry stat'ed here with these.
     fields: Option<StatFields>,
     filters: Vec<Predicate>,
+    /// Items a batch holds before it is sent.
+    batch: usize,
+    /// Batches the consumer emptied (see [`Batches`]).
+    spare: Arc<Mutex<Vec<Vec<Item>>>>,
+}
+
+impl ChannelVisitor {
+    /// An empty batch: one given back if any, else a new one.
+    fn fresh(&self) -> Vec<Item> {
+        // Never waits for the lock, as the consumer does not.
+        let given = self.spare.try_lock().ok().and_then(|mut s| s.pop());
+        given.unwrap_or_else(|| Vec::with_capacity(self.batch))
+    }
+
+    /// Sends what `batch` holds, if anything, and leaves it empty; `false`
+    /// once the consumer has gone (the walk is then to stop).
+    fn send(&self, batch: &mut Vec<Item>) -> bool {
+        if batch.is_empty() {
+            return true;
+        }
+        let full = std::mem::replace(batch, self.fresh());
+        if self.tx.send(full).is_err() {
+            self.cancel.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Adds `item` to the worker's batch, sending the batch once full.
+    fn push(&self, batch: &mut Vec<Item>, item: Item) -> bool {
+        batch.push(item);
+        batch.len() < self.batch || self.send(batch)
+    }
 }
 
 impl Visitor for ChannelVisitor {
-    type State = ();
+    /// The worker's batch being filled.
+    type State = Vec<Item>;
 
-    fn state(&self) {}
+    fn state(&self) -> Vec<Item> {
+        Vec::new()
+    }
 
     /// Once the consumer has gone, nothing more is read or visited.
-    fn excluded(&self, _: &mut (), _: &Visit<'_>) -> bool {
+    fn excluded(&self, _: &mut Vec<Item>, _: &Visit<'_>) -> bool {
         self.cancel.load(Ordering::Relaxed)
     }
 
-    fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
+    fn visit(&self, batch: &mut Vec<Item>, v: &Visit<'_>) -> Flow {
+        if self.cancel.load(Ordering::Relaxed) {
+            // No send fails while a batch fills: the flag says it.
+            return Flow::Quit;
+        }
         let entry = Entry::from(v);
         let mut owned = entry.to_dir_entry();
         if let Some(fields) = self.fields {
@@ -1052,19 +1164,32 @@ impl Visitor for ChannelVisitor {
         if !self.filters.iter().all(|p| p(&owned)) {
             return Flow::Prune;
         }
-        match self.tx.send(Ok(owned)) {
-            Ok(()) => Flow::Continue,
-            Err(_) => {
-                self.cancel.store(true, Ordering::Relaxed);
-                Flow::Quit
-            }
+        if self.push(batch, Ok(owned)) {
+            Flow::Continue
+        } else {
+            Flow::Quit
         }
     }
 
-    fn error(&self, _: &mut (), e: &WalkError) {
-        if self.tx.send(Err(Error::from_walk(e))).is_err() {
-            self.cancel.store(true, Ordering::Relaxed);
-        }
+    fn error(&self, batch: &mut Vec<Item>, e: &WalkError) {
+        self.push(batch, Err(Error::from_walk(e)));
+    }
+
+    /// The order others' visits must follow (a sorted walk's turn, a top
+    /// level of the hybrid order): this worker's entries go first.
+    fn turn_done(&self, batch: &mut Vec<Item>) {
+        self.send(batch);
+    }
+
+    /// The worker is about to wait, or others' visits may have to come
+    /// after its own (contents first): its entries go now rather than
+    /// when the batch is full.
+    fn handoff(&self, batch: &mut Vec<Item>) {
+        self.send(batch);
+    }
+
+    fn finish(&self, mut batch: Vec<Item>) {
+        self.send(&mut batch);
     }
 }
 
@@ -1090,7 +1215,7 @@ struct Preorder {
 }
 
 impl Preorder {
-    fn next(&mut self, rx: &Receiver<Item>) -> Option<Item> {
+    fn next(&mut self, rx: &mut Batches) -> Option<Item> {
         loop {
             let Some(top) = self.open.last_mut() else {
                 // Nothing open: the next group is a top one (the roots,
@@ -1098,7 +1223,7 @@ impl Preorder {
                 let group = match self.waiting.keys().min().cloned() {
                     Some(k) => self.waiting.remove(&k).unwrap_or_default(),
                     None => {
-                        let first = self.ahead.take().or_else(|| rx.recv().ok())?;
+                        let first = self.ahead.take().or_else(|| rx.recv())?;
                         self.group(rx, first)
                     }
                 };
@@ -1125,14 +1250,14 @@ impl Preorder {
     /// comes after `dir` in that order means `dir` has none.
     fn group_of(
         &mut self,
-        rx: &Receiver<Item>,
+        rx: &mut Batches,
         dir: &[u8],
     ) -> Option<std::collections::VecDeque<Item>> {
         if let Some(g) = self.waiting.remove(dir) {
             return Some(g);
         }
         loop {
-            let first = self.ahead.take().or_else(|| rx.recv().ok())?;
+            let first = self.ahead.take().or_else(|| rx.recv())?;
             let key = parent_of(&first).to_vec();
             if key == dir {
                 return Some(self.group(rx, first));
@@ -1156,17 +1281,17 @@ impl Preorder {
 
     /// `first` and the items after it of the same directory, sorted by
     /// the comparison if there is one (errors first).
-    fn group(&mut self, rx: &Receiver<Item>, first: Item) -> std::collections::VecDeque<Item> {
+    fn group(&mut self, rx: &mut Batches, first: Item) -> std::collections::VecDeque<Item> {
         let parent = parent_of(&first).to_vec();
         let mut group = vec![first];
         loop {
             match rx.recv() {
-                Ok(item) if parent_of(&item) == parent.as_slice() => group.push(item),
-                Ok(item) => {
+                Some(item) if parent_of(&item) == parent.as_slice() => group.push(item),
+                Some(item) => {
                     self.ahead = Some(item);
                     break;
                 }
-                Err(_) => break,
+                None => break,
             }
         }
         if let Some(Comparator(cmp)) = &self.cmp {

@@ -440,6 +440,17 @@ pub trait Visitor: Sync {
     /// finished a top-level directory of [`Order::Hybrid`] on several
     /// workers (so the order's guarantee holds for the output as well).
     fn turn_done(&self, _state: &mut Self::State) {}
+    /// A hint that this worker's visits so far may have to be seen before
+    /// visits other workers make next: the worker is about to wait for
+    /// work (the others go on meanwhile), or, in a post-order walk on
+    /// several workers, to count a directory's work done (after which its
+    /// post-order visit, or an ancestor's, may come on another worker).
+    /// Unlike [`Visitor::turn_done`] it comes often (up to once per
+    /// directory) and nothing depends on it: a visitor that holds visits
+    /// back only for speed (the iterator's batches of entries) hands them
+    /// on here; one whose output order matters must still do so at
+    /// `turn_done`.  The default does nothing.
+    fn handoff(&self, _state: &mut Self::State) {}
     /// Offered the rest of a big directory the walk is reading (see
     /// [`WalkOptions::offer_big_dirs`]): `true` takes it, and the walk
     /// then reads no more of that directory, leaving the entries from

@@ -60,6 +60,13 @@ impl<V: Visitor> Shared<'_, V> {
         let mut own = own.map(Arc::new);
         let mut cur: &Node = node;
         loop {
+            if self.opts.post_order && self.opts.threads > 1 {
+                // Once counted down, the post-order visit of `cur` or of
+                // an ancestor may come on another worker: what this one
+                // visited below it (a post-order visit just now too) goes
+                // first.
+                self.visitor.handoff(state);
+            }
             if cur.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
                 return;
             }

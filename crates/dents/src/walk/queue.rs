@@ -166,7 +166,8 @@ impl<V: Visitor> Shared<'_, V> {
                 // another worker visit deeper entries.
                 self.visitor.turn_done(&mut state);
             }
-            next = self.next(children, Some(&t.node));
+            next =
+                self.next_or_handoff(children, Some(&t.node), || self.visitor.handoff(&mut state));
         }
         self.visitor.finish(state);
     }
@@ -198,11 +199,24 @@ impl<V: Visitor> Shared<'_, V> {
     /// done with); `None` when the walk is over.  Wakes as many idle
     /// workers as there is work left for.
     pub(super) fn next(&self, children: Vec<Arc<Node>>, finished: Option<&Node>) -> Option<Taken> {
+        self.next_or_handoff(children, finished, || {})
+    }
+
+    /// [`Shared::next`], calling `handoff` (out of the lock) once before
+    /// the worker would wait for a directory: what the visitor holds back
+    /// can go on while others work ([`Visitor::handoff`]).
+    pub(super) fn next_or_handoff(
+        &self,
+        children: Vec<Arc<Node>>,
+        finished: Option<&Node>,
+        mut handoff: impl FnMut(),
+    ) -> Option<Taken> {
         let mut q = self.queue.lock().expect("queue lock");
         q.push(children);
         if let Some(node) = finished {
             q.done(node);
         }
+        let mut handed = false;
         loop {
             if q.closed {
                 return None;
@@ -231,6 +245,14 @@ impl<V: Visitor> Shared<'_, V> {
             if q.active == 0 {
                 self.wake.notify_all();
                 return None;
+            }
+            if !handed {
+                // The queue may change meanwhile: look again after.
+                handed = true;
+                drop(q);
+                handoff();
+                q = self.queue.lock().expect("queue lock");
+                continue;
             }
             q.idle += 1;
             q = self.wake.wait(q).expect("queue lock");
