@@ -110,11 +110,7 @@ fn mpi(cond: Condition, np: usize, dir: &Path, args: &[&str], env: &[(&str, &str
         c
     };
     c.current_dir(dir);
-    for (k, v) in inner.get_envs() {
-        if let Some(v) = v {
-            c.env(k, v);
-        }
-    }
+    common::copy_env(&inner, &mut c);
     c.envs(env.iter().copied());
     if cond == Nobody {
         common::as_nobody(c)

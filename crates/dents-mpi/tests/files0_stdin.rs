@@ -21,6 +21,7 @@ fn run_with_input(cmd: &Command, input: &[u8]) -> common::Run {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    common::copy_env(cmd, &mut c);
     if let Some(d) = cmd.get_current_dir() {
         c.current_dir(d);
     }

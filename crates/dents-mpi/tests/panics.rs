@@ -60,11 +60,7 @@ fn within(cmd: &Command, dir: &Path) -> Command {
     t.arg(cmd.get_program())
         .args(cmd.get_args())
         .current_dir(dir);
-    for (k, v) in cmd.get_envs() {
-        if let Some(v) = v {
-            t.env(k, v);
-        }
-    }
+    common::copy_env(cmd, &mut t);
     t
 }
 

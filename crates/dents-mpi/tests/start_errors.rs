@@ -24,6 +24,7 @@ fn run_bounded(np: usize, args: &[&str]) -> common::Run {
         .args(inner.get_args())
         .current_dir(dir.path())
         .env("LC_ALL", "C");
+    common::copy_env(&inner, &mut c);
     c.args(args);
     run(&mut c)
 }

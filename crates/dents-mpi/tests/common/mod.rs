@@ -78,6 +78,18 @@ pub fn gnu_du(dir: &Path, args: &[&str]) -> Run {
         .env("LC_ALL", "C"))
 }
 
+/// Sets on `to` the environment `from` sets (mpi_cmd's `LC_ALL` and
+/// session directory), for a command that wraps another (`timeout`,
+/// `setpriv`): without the session directory of its own, two mpiruns
+/// starting at once race for /tmp/ompi.HOST.0.
+pub fn copy_env(from: &Command, to: &mut Command) {
+    for (key, value) in from.get_envs() {
+        if let Some(value) = value {
+            to.env(key, value);
+        }
+    }
+}
+
 /// `cmd` run as nobody (through `setpriv`).
 pub fn as_nobody(cmd: Command) -> Run {
     let mut w = Command::new("setpriv");
@@ -86,11 +98,7 @@ pub fn as_nobody(cmd: Command) -> Run {
     if let Some(d) = cmd.get_current_dir() {
         w.current_dir(d);
     }
-    for (k, v) in cmd.get_envs() {
-        if let Some(v) = v {
-            w.env(k, v);
-        }
-    }
+    copy_env(&cmd, &mut w);
     // Open MPI keeps its session files under TMPDIR: one nobody may write.
     w.env("TMPDIR", "/tmp");
     run(&mut w)
