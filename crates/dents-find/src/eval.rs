@@ -390,6 +390,18 @@ impl<'a> Visitor for Finder<'a> {
         }
     }
 
+    fn handoff(&self, st: &mut State<'a>) {
+        // Under -depth the walker hands off before counting a directory's
+        // work done, after which the directory (or an ancestor) may be
+        // visited and printed on another worker: this worker's lines from
+        // below it must be out first, or a directory is printed before
+        // some of its contents (GNU's -depth promise).  Without -depth
+        // nothing printed here is owed to another worker's line.
+        if self.post_order {
+            self.turn_done(st);
+        }
+    }
+
     fn finish(&self, mut st: State<'a>) {
         if let Some(p) = self.progress {
             p.flush(&mut st.tally);

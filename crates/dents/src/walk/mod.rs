@@ -446,10 +446,11 @@ pub trait Visitor: Sync {
     /// several workers, to count a directory's work done (after which its
     /// post-order visit, or an ancestor's, may come on another worker).
     /// Unlike [`Visitor::turn_done`] it comes often (up to once per
-    /// directory) and nothing depends on it: a visitor that holds visits
-    /// back only for speed (the iterator's batches of entries) hands them
-    /// on here; one whose output order matters must still do so at
-    /// `turn_done`.  The default does nothing.
+    /// directory): a visitor that holds visits back only for speed (the
+    /// iterator's batches of entries) hands them on here; one whose output
+    /// order matters must still do so at `turn_done`, and, in a post-order
+    /// walk, here too, or a directory's output may come out before its
+    /// contents' (held by this worker).  The default does nothing.
     fn handoff(&self, _state: &mut Self::State) {}
     /// Offered the rest of a big directory the walk is reading (see
     /// [`WalkOptions::offer_big_dirs`]): `true` takes it, and the walk
