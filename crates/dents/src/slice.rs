@@ -49,6 +49,7 @@ pub const DEFAULT_MIN_SLICED_SIZE: u64 = 256 * 1024;
 
 /// The shape of a directory's offset space, where slicing is exact.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OffsetSpace {
     /// ext4 htree: 63-bit hash cookies, spread evenly over `[0, 2^63)`.
     Hashed,
@@ -62,6 +63,7 @@ pub enum OffsetSpace {
 
 /// How one directory will be read.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReadPlan {
     /// One thread, front to back.
     Serial,

@@ -177,6 +177,7 @@ use self::sorted::Ready;
 
 /// The order directories are read in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Order {
     /// Breadth first: every entry in level order (approximately, with
     /// several threads), results near the roots first.
@@ -208,6 +209,11 @@ pub enum Order {
 }
 
 /// Which symbolic links are followed (find's `-P`, `-H`, `-L`).
+///
+/// Not `#[non_exhaustive]`: the three are the whole of POSIX's choice
+/// (a link is followed nowhere, at the starting points, or everywhere),
+/// and a caller must match them exhaustively to be right (du's sizes,
+/// a snapshot's refusal of a walk it cannot answer for).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Follow {
     /// Never (`-P`, the default).
@@ -231,6 +237,11 @@ impl From<bool> for Follow {
 }
 
 /// What the visitor tells the walk after visiting an entry.
+///
+/// Not `#[non_exhaustive]`: walks outside this crate take a visitor's
+/// answers too (a snapshot's walk, `find --from`; dents-mpi's), and each
+/// must do what every answer says: a new one must fail to build them
+/// rather than be ignored.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Flow {
     /// Go on (and into this entry, if it is a directory).
@@ -395,6 +406,11 @@ pub enum Operation {
 }
 
 /// What went wrong.
+///
+/// Not `#[non_exhaustive]`, unlike [`Operation`]: a visitor words each
+/// kind of problem differently (find and du as GNU's, a snapshot's row),
+/// so a new kind must fail to build every visitor until it is worded,
+/// rather than fall silently into a generic message.
 #[derive(Debug)]
 pub enum WalkErrorKind {
     /// A system call failed (open, read, stat).
