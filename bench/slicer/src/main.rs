@@ -42,11 +42,9 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let opts = ReadOptions {
-        threads,
-        min_sliced_size: 0,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new()
+        .threads(threads)
+        .min_sliced_size(0);
     let out = read_dir(dir.as_fd(), &opts, |_| Count::default());
     for e in &out.errors {
         eprintln!("dents-slicer: {}: {e}", args[1]);

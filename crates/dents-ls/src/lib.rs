@@ -159,10 +159,7 @@ impl Lister {
             quoter,
             dir_quoter,
             colors,
-            read_opts: ReadOptions {
-                threads,
-                ..ReadOptions::default()
-            },
+            read_opts: ReadOptions::new().threads(threads),
             terminal,
             printed: std::sync::atomic::AtomicBool::new(false),
         }
@@ -407,7 +404,7 @@ impl Lister {
             Ok(plan @ slice::ReadPlan::Sliced { .. }) => {
                 let needs = self.stat_needs();
                 let targets = Default::default();
-                slice::read_dir_with_plan(dir, plan, read_opts.buffer_size, |i| {
+                slice::read_dir_with_plan(dir, plan, read_opts.get_buffer_size(), |i| {
                     self.gather_sink().for_slice(i).stating(needs, &targets)
                 })
             }

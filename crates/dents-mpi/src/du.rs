@@ -555,16 +555,14 @@ impl Job for DuJob {
             return;
         }
         let by_root: HashMap<&[u8], &Item> = items.iter().map(|i| (i.path.as_slice(), i)).collect();
-        let wopts = WalkOptions {
-            threads: self.opts.threads.max(1),
-            order: walk::Order::DepthFirst,
-            post_order: true,
-            follow: self.opts.follow,
-            same_fs: self.opts.one_file_system,
-            stat_mask: self.mask(),
-            post_order_parent_fd: false,
-            ..WalkOptions::default()
-        };
+        let wopts = WalkOptions::new()
+            .threads(self.opts.threads.max(1))
+            .order(walk::Order::DepthFirst)
+            .contents_first(true)
+            .follow_links(self.opts.follow)
+            .same_file_system(self.opts.one_file_system)
+            .stat_fields(self.mask())
+            .post_order_parent_fd(false);
         let v = DuVisitor {
             du: self,
             ctx,

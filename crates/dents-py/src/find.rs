@@ -161,10 +161,9 @@ impl dents_find::Walk for EntryWalk {
             // so that the entry's `stat()` needs none of its own.  No
             // entry is stat'ed for that: the mask only widens the stats
             // the expression makes.
-            let opts = WalkOptions {
-                stat_mask: opts.stat_mask.union(StatFields::BASIC),
-                ..opts.clone()
-            };
+            let opts = opts
+                .clone()
+                .stat_fields(opts.get_stat_fields().union(StatFields::BASIC));
             walk::walk(roots, &opts, &recorder);
         }
     }

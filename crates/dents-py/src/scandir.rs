@@ -99,14 +99,11 @@ impl EntrySink for BatchSink {
 /// Reads the directory `fd` into `tx`: serially in the kernel's order, or
 /// in slices where the library finds that pays (large ext4/XFS directories).
 fn read_into(fd: OwnedFd, tx: SyncSender<Batch>, stop: Arc<AtomicBool>, threads: usize) {
-    let opts = ReadOptions {
-        threads,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new().threads(threads);
     let plan = slice::plan(fd.as_fd(), &opts).unwrap_or(ReadPlan::Serial);
     if let ReadPlan::Sliced { .. } = plan {
         let outcome =
-            slice::read_dir_with_plan(fd.as_fd(), plan, opts.buffer_size, |_| BatchSink {
+            slice::read_dir_with_plan(fd.as_fd(), plan, opts.get_buffer_size(), |_| BatchSink {
                 tx: tx.clone(),
                 batch: Entries::with_capacity(BATCH),
                 stop: stop.clone(),

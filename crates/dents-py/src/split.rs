@@ -35,10 +35,7 @@ pub type Split = (Vec<Vec<u8>>, Vec<Vec<u8>>, [u64; 4]);
 pub fn split(path: &std::ffi::CStr, threads: usize) -> io::Result<Split> {
     let fd = dents::fs::open_dir(path)?;
     let before = DirState::of(fd.as_fd()).unwrap_or_else(|_| DirState::unusable());
-    let opts = ReadOptions {
-        threads,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new().threads(threads);
     let outcome = slice::read_dir(fd.as_fd(), &opts, |_| Collect::default());
     if let Some(e) = outcome.errors.into_iter().next() {
         return Err(e);

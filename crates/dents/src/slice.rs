@@ -76,17 +76,19 @@ pub enum ReadPlan {
     },
 }
 
-/// Options for reading one directory.
+/// Options for reading one directory, built from [`ReadOptions::new`]
+/// through its setters and read back through its `get_*` methods; the
+/// fields are private and the struct `#[non_exhaustive]` so that an option
+/// can be added without breaking a caller.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ReadOptions {
     /// Threads (and slices) for a sliced read; 1 means always serial.
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Directories smaller than this many bytes are read serially.
-    pub min_sliced_size: u64,
-    /// The `getdents64` buffer size of each reader: each slice's, and
-    /// each walk worker's (a smaller one saves memory per worker: du's
-    /// many workers).
-    pub buffer_size: usize,
+    pub(crate) min_sliced_size: u64,
+    /// The `getdents64` buffer size of each reader.
+    pub(crate) buffer_size: usize,
 }
 
 impl Default for ReadOptions {
@@ -96,6 +98,50 @@ impl Default for ReadOptions {
             min_sliced_size: DEFAULT_MIN_SLICED_SIZE,
             buffer_size: DEFAULT_BUFFER_SIZE,
         }
+    }
+}
+
+impl ReadOptions {
+    /// The defaults: [`default_threads`] slices at most, directories of
+    /// [`DEFAULT_MIN_SLICED_SIZE`] bytes or more sliced,
+    /// [`DEFAULT_BUFFER_SIZE`] bytes of buffer per reader.
+    pub fn new() -> ReadOptions {
+        ReadOptions::default()
+    }
+
+    /// Threads (and slices) for a sliced read; 1 means always serial.
+    pub fn threads(mut self, n: usize) -> ReadOptions {
+        self.threads = n;
+        self
+    }
+
+    /// Directories smaller than this many bytes are read serially.
+    pub fn min_sliced_size(mut self, bytes: u64) -> ReadOptions {
+        self.min_sliced_size = bytes;
+        self
+    }
+
+    /// The `getdents64` buffer size of each reader: each slice's, and
+    /// each walk worker's (a smaller one saves memory per worker: du's
+    /// many workers).
+    pub fn buffer_size(mut self, bytes: usize) -> ReadOptions {
+        self.buffer_size = bytes;
+        self
+    }
+
+    /// Threads (and slices) for a sliced read.
+    pub fn get_threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The size below which directories are read serially.
+    pub fn get_min_sliced_size(&self) -> u64 {
+        self.min_sliced_size
+    }
+
+    /// The `getdents64` buffer size of each reader.
+    pub fn get_buffer_size(&self) -> usize {
+        self.buffer_size
     }
 }
 

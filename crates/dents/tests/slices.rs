@@ -278,10 +278,7 @@ fn around_threshold(root: &Path, kind: FsKind) {
     let below = root.join("threshold_below");
     fill_flat(&below, n - 1, name);
     // Four threads: the plan must not depend on this machine's cores.
-    let opts = ReadOptions {
-        threads: 4,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new().threads(4);
     let fd = open(&below);
     let size = dir_size(fd.as_fd());
     assert!(

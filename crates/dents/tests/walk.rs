@@ -180,13 +180,11 @@ fn fixture() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>, Vec<Vec<u8>>) {
 }
 
 fn opts(threads: usize, order: Order, post: bool, ignore_dtype: bool) -> WalkOptions {
-    WalkOptions {
-        threads,
-        order,
-        post_order: post,
-        ignore_dtype,
-        ..WalkOptions::default()
-    }
+    WalkOptions::new()
+        .threads(threads)
+        .order(order)
+        .contents_first(post)
+        .test_ignore_dtype(ignore_dtype)
 }
 
 #[test]
@@ -198,7 +196,7 @@ fn every_configuration_reports_exactly_the_reference() {
                 for ignore in [false, true] {
                     for budget in [None, Some(1)] {
                         let mut o = opts(threads, order, post, ignore);
-                        o.fd_budget = budget;
+                        o = o.test_fd_budget(budget);
                         let r = Recorder::default();
                         walk(std::slice::from_ref(&root_b), &o, &r);
                         let what = format!(
@@ -280,8 +278,8 @@ fn depth_limits_prune_and_quit() {
     let depth = |p: &[u8]| p.iter().filter(|&&b| b == b'/').count() - base;
 
     let mut o = opts(4, Order::BreadthFirst, false, false);
-    o.min_depth = 2;
-    o.max_depth = 3;
+    o = o.min_depth(2);
+    o = o.max_depth(3);
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     let expect: Vec<Vec<u8>> = want
@@ -361,7 +359,7 @@ fn a_tree_deeper_than_path_max_is_walked_with_a_tiny_fd_budget() {
     for budget in [Some(1), Some(4), None] {
         for order in [Order::BreadthFirst, Order::DepthFirst] {
             let mut o = opts(2, order, false, false);
-            o.fd_budget = budget;
+            o = o.test_fd_budget(budget);
             let r = Recorder::default();
             walk(std::slice::from_ref(&root_b), &o, &r);
             assert!(
@@ -380,7 +378,7 @@ fn a_tree_deeper_than_path_max_is_walked_with_a_tiny_fd_budget() {
     }
     // Post-order visits need the parent again: also beyond PATH_MAX.
     let mut o = opts(2, Order::BreadthFirst, true, false);
-    o.fd_budget = Some(1);
+    o = o.test_fd_budget(Some(1));
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     assert!(
@@ -445,8 +443,9 @@ fn nofile_16_never_runs_out_of_descriptors() {
     ] {
         let r = Recorder::default();
         let mut o = opts(threads, Order::BreadthFirst, post, false);
-        o.read.threads = 2;
-        o.sort = sort;
+        let read = o.get_read_options().clone().threads(2);
+        o = o.read_options(read);
+        o = o.sort_by_name(sort);
         walk(std::slice::from_ref(&root_b), &o, &r);
         assert!(
             r.errors.lock().unwrap().is_empty(),
@@ -483,7 +482,7 @@ fn symlinks_are_followed_as_asked_and_loops_reported() {
 
     // -L: link/ is walked; inner/up leads back to real: a loop, reported.
     let mut o = opts(2, Order::BreadthFirst, false, false);
-    o.follow = Follow::Always;
+    o = o.follow_links(Follow::Always);
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     let paths = r.paths();
@@ -495,7 +494,7 @@ fn symlinks_are_followed_as_asked_and_loops_reported() {
     // -H: a root that is a link is followed, links below it are not.
     let link_root = root.join("link").as_os_str().as_bytes().to_vec();
     let mut o = opts(2, Order::BreadthFirst, false, false);
-    o.follow = Follow::Roots;
+    o = o.follow_links(Follow::Roots);
     let r = Recorder::default();
     walk(std::slice::from_ref(&link_root), &o, &r);
     assert_eq!(r.paths().len(), 4, "{:?}", r.paths());
@@ -520,11 +519,11 @@ fn same_fs_stops_at_a_mount_point() {
     fs::File::create(mnt.join("there")).unwrap();
     let root_b = root.as_os_str().as_bytes().to_vec();
     let mut o = opts(2, Order::BreadthFirst, false, false);
-    o.same_fs = true;
+    o = o.same_file_system(true);
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     let mut o2 = o.clone();
-    o2.same_fs = false;
+    o2 = o2.same_file_system(false);
     let r2 = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o2, &r2);
     let _ = Command::new("umount").arg(&mnt).status();
@@ -567,7 +566,8 @@ fn a_tree_changing_during_the_walk_loses_no_stable_entry() {
                 round % 3 == 0,
                 round % 2 == 0,
             );
-            o.read.min_sliced_size = 0;
+            let read = o.get_read_options().clone().min_sliced_size(0);
+            o = o.read_options(read);
             walk(std::slice::from_ref(&root_b), &o, &r);
             let got = sorted(r.paths());
             let mut counts: HashMap<&[u8], usize> = HashMap::new();
@@ -624,8 +624,12 @@ fn huge_directories_are_walked_exactly_on_every_filesystem() {
             for read_threads in [1, 4] {
                 for ignore in [false, true] {
                     let mut o = opts(threads, Order::BreadthFirst, false, ignore);
-                    o.read.threads = read_threads;
-                    o.read.min_sliced_size = 0;
+                    let read = o
+                        .get_read_options()
+                        .clone()
+                        .threads(read_threads)
+                        .min_sliced_size(0);
+                    o = o.read_options(read);
                     let r = Recorder::default();
                     let stats = walk(std::slice::from_ref(&root_b), &o, &r);
                     let what =
@@ -718,7 +722,7 @@ fn sorted_walks_visit_in_one_order_whatever_the_threads() {
             let mut first: Option<Vec<(Vec<u8>, bool)>> = None;
             for threads in [1, 2, 8] {
                 let mut o = opts(threads, Order::BreadthFirst, post, ignore);
-                o.sort = true;
+                o = o.sort_by_name(true);
                 let r = Recorder::default();
                 walk(std::slice::from_ref(&root_b), &o, &r);
                 let visits = r.visits.into_inner().unwrap();
@@ -775,7 +779,7 @@ fn excluded_entries_are_neither_visited_nor_walked() {
     for post in [false, true] {
         for min_depth in [0, 3] {
             let mut o = opts(4, Order::BreadthFirst, post, false);
-            o.min_depth = min_depth;
+            o = o.min_depth(min_depth);
             let x = Excluder {
                 rec: Recorder::default(),
                 name: b"b1",

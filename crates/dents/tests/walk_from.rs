@@ -65,13 +65,11 @@ impl Visitor for Record {
 
 /// The options of one case: the order and the depth limits, 3 threads.
 fn options(post_order: bool, min_depth: usize, max_depth: usize) -> WalkOptions {
-    WalkOptions {
-        post_order,
-        min_depth,
-        max_depth,
-        threads: 3,
-        ..WalkOptions::default()
-    }
+    WalkOptions::new()
+        .contents_first(post_order)
+        .min_depth(min_depth)
+        .max_depth(max_depth)
+        .threads(3)
 }
 
 /// The visits of the whole walk from `root`.

@@ -59,13 +59,11 @@ fn tree(root: &Path, files: usize) {
 }
 
 fn run(root: &Path, threads: usize, post: bool, ino_order: bool) -> Vec<(Vec<u8>, u64, bool)> {
-    let opts = WalkOptions {
-        threads,
-        order: Order::DepthFirst,
-        post_order: post,
-        ino_order,
-        ..WalkOptions::default()
-    };
+    let opts = WalkOptions::new()
+        .threads(threads)
+        .order(Order::DepthFirst)
+        .contents_first(post)
+        .ino_order(ino_order);
     let r = Recorder::default();
     walk(&[root.as_os_str().as_bytes().to_vec()], &opts, &r);
     r.visits.into_inner().unwrap()

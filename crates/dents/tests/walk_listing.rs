@@ -61,11 +61,7 @@ fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, usize) {
     let v = Supply {
         seen: Mutex::new(Vec::new()),
     };
-    let opts = WalkOptions {
-        threads,
-        sort,
-        ..WalkOptions::default()
-    };
+    let opts = WalkOptions::new().threads(threads).sort_by_name(sort);
     let stats = walk(std::slice::from_ref(&root), &opts, &v);
     let prefix = String::from_utf8(root).unwrap();
     let mut seen: Vec<(String, FileType)> = v
