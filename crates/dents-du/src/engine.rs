@@ -286,7 +286,6 @@ impl<'s, S: Sink> Du<'s, S> {
             .same_file_system(self.opts.one_file_system)
             .stat_fields(self.mask())
             .post_order_parent_fd(!self.early_dirs())
-            .ino_order(self.opts.ino_order)
             .read_options(dents::slice::ReadOptions::new().buffer_size(16 * 1024));
         let v = WalkVisitor {
             du: self,

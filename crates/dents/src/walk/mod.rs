@@ -302,8 +302,6 @@ pub struct WalkOptions {
     pub(crate) sort: bool,
     /// Post-order visits come with their parent's descriptor.
     pub(crate) post_order_parent_fd: bool,
-    /// Entries visited in runs sorted by inode number.
-    pub(crate) ino_order: bool,
     /// Directories of at least this many bytes are offered to
     /// [`Visitor::take_rest`].
     pub(crate) offer_big_dirs: Option<u64>,
@@ -325,7 +323,6 @@ impl Default for WalkOptions {
             fd_budget: None,
             sort: false,
             post_order_parent_fd: true,
-            ino_order: false,
             offer_big_dirs: None,
         }
     }
@@ -421,18 +418,6 @@ impl WalkOptions {
         self
     }
 
-    /// Visit a directory's entries in runs of up to 256, each run sorted
-    /// by inode number, rather than as read: a cold walk that stats every
-    /// entry (du) then reads each inode-table block once per run instead
-    /// of seeking back and forth, and its subdirectories are queued, so
-    /// read, in inode order too.  Costs one run's names per thread
-    /// (bounded, whatever the directory's size).  Ignored by sorted walks
-    /// and for entries whose type must be learnt first.
-    pub fn ino_order(mut self, yes: bool) -> WalkOptions {
-        self.ino_order = yes;
-        self
-    }
-
     /// Directories of at least this many bytes (`st_size`), on a file
     /// system where reading in slices is exact, are offered to
     /// [`Visitor::take_rest`] once the read of their first entries shows
@@ -518,11 +503,6 @@ impl WalkOptions {
     /// Whether post-order visits come with their parent's descriptor.
     pub fn get_post_order_parent_fd(&self) -> bool {
         self.post_order_parent_fd
-    }
-
-    /// Whether entries are visited in runs sorted by inode number.
-    pub fn get_ino_order(&self) -> bool {
-        self.ino_order
     }
 
     /// The size from which directories are offered to
