@@ -63,6 +63,7 @@ use std::os::unix::fs::MetadataExt;
 
 use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
+use dents::unstable;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::Metadata;
 use dents::StatFields;
@@ -572,15 +573,15 @@ impl Job for DuJob {
             may_spill: self.opts.follow != Follow::Always,
             quit: AtomicBool::new(false),
         };
-        let starts: Vec<walk::Start<'_>> = items
+        let starts: Vec<unstable::Start<'_>> = items
             .iter()
-            .map(|i| walk::Start {
+            .map(|i| unstable::Start {
                 path: &i.path,
                 root_len: i.path.len(),
                 depth: i.depth as usize,
             })
             .collect();
-        walk::walk_from(&starts, &wopts, &v);
+        unstable::walk_from(&starts, &wopts, &v);
         self.flush(ctx);
     }
 
@@ -934,7 +935,7 @@ impl DuJob {
             Ok(fd) => {
                 let (lo, hi) = slices::range(item);
                 let read =
-                    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink);
+                    unstable::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink);
                 if let Err(e) = read {
                     if lo == 0 && sink.entries == 0 {
                         self.problem(ctx, "cannot read directory", &item.path, Some(&e));

@@ -22,9 +22,8 @@ use std::sync::Arc;
 
 use dents::dir::FileType;
 
-use dents::walk::{
-    self, BigDir, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
-};
+use dents::unstable::{self, BigDir};
+use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use mpi::topology::SimpleCommunicator;
 
 use crate::dev::dev_of;
@@ -139,16 +138,16 @@ impl<'a, V: Visitor> FindJob<'a, V> {
 
     /// Walks `items` (whole directories).
     fn walk(&self, items: &[Item], ctx: &Ctx) {
-        let starts: Vec<walk::Start<'_>> = items
+        let starts: Vec<unstable::Start<'_>> = items
             .iter()
-            .map(|i| walk::Start {
+            .map(|i| unstable::Start {
                 path: &i.path,
                 root_len: self.roots[i.root as usize].len(),
                 depth: i.depth as usize,
             })
             .collect();
         let spill = self.spill(items.iter().map(|i| i.path.as_slice()).collect(), ctx);
-        walk::walk_from(&starts, &self.walk_options(ctx), &spill);
+        unstable::walk_from(&starts, &self.walk_options(ctx), &spill);
     }
 
     /// Walks the slice `item` of a huge directory: its entries visited
@@ -177,12 +176,12 @@ impl<'a, V: Visitor> FindJob<'a, V> {
                 return;
             }
         };
-        let dir = walk::Start {
+        let dir = unstable::Start {
             path: &item.path,
             root_len: self.roots[item.root as usize].len(),
             depth: item.depth as usize,
         };
-        walk::walk_slice(
+        unstable::walk_slice(
             &dir,
             fd,
             slices::range(item),

@@ -8,6 +8,7 @@
 //! | layer | module    | concern |
 //! |---|-----------|---------|
 //! | 5 | [`walker`] | the walker API: a builder over [`walk`], as an iterator, a closure or a visitor |
+//! | 4 | [`unstable`] | what dents-mpi needs of the walker and the slice reader; may change in any release |
 //! | 4 | [`error`]  | the walker API's error: path, depth, kind |
 //! | 3 | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | 3 | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
@@ -122,6 +123,7 @@ pub mod scan;
 pub mod slice;
 #[allow(unsafe_code)]
 mod sys;
+pub mod unstable;
 pub mod walk;
 pub mod walker;
 

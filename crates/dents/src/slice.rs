@@ -214,9 +214,8 @@ pub fn slice_starts(space: OffsetSpace, slices: usize) -> Vec<u64> {
     slice_starts_from(space, 0, slices)
 }
 
-/// The start positions of `slices` slices of the part of `space` from
-/// position `from` on (one slice if nothing of the space is left).
-pub fn slice_starts_from(space: OffsetSpace, from: u64, slices: usize) -> Vec<u64> {
+/// The start positions of slices from `from` on ([`crate::unstable::slice_starts_from`]).
+pub(crate) fn slice_starts_from(space: OffsetSpace, from: u64, slices: usize) -> Vec<u64> {
     let end = match space {
         OffsetSpace::Hashed => 1u64 << 63,
         OffsetSpace::Linear { end } => end,
@@ -315,17 +314,8 @@ where
     }
 }
 
-/// Reads the entries of `dir` from position `from` on, in `slices` slices
-/// of the rest of `space`, feeding sinks made by `make_sink(slice)`.
-///
-/// This finishes a read begun serially: `from` must be the `next_offset`
-/// of the last entry taken from that read, and that entry's predecessor
-/// must have had a different `next_offset`.  (On ext4, entries whose
-/// names' hashes collide share one position, and every one of them but
-/// the last has that position as its `next_offset`: resuming there would
-/// read again the colliding entries already taken.  Where two successive
-/// `next_offset`s differ, the last entry taken lies before `from`.)
-pub fn read_dir_from<S, F>(
+/// Reads the rest of `dir` from `from` on ([`crate::unstable::read_dir_from`]).
+pub(crate) fn read_dir_from<S, F>(
     dir: BorrowedFd<'_>,
     space: OffsetSpace,
     from: u64,
@@ -439,27 +429,9 @@ pub fn read_serial<S: EntrySink + ?Sized>(reader: &mut DirReader, sink: &mut S) 
     Ok(())
 }
 
-/// Reads one slice, `[lo, hi)` of `dir`'s offset space (`hi` = `None`: to
-/// the end), on a descriptor of its own, feeding `sink`.
-///
-/// For a caller that spreads the slices of one directory over processes
-/// (`dents-mpi`): slices that tile the space (the [`slice_starts`] of a
-/// space [`offset_space`] calls exact) read every entry present for the
-/// whole read exactly once between them, wherever each is read.  Returns
-/// whether a probe was needed to place the slice's first entry.
-pub fn read_slice_range<S: EntrySink>(
-    dir: BorrowedFd<'_>,
-    lo: u64,
-    hi: Option<u64>,
-    buffer_size: usize,
-    sink: &mut S,
-) -> io::Result<bool> {
-    read_slice(dir, lo, hi, buffer_size, sink)
-}
-
 /// Reads the slice `[lo, hi)` (`hi` = `None`: to the end) of `dir` on a
 /// descriptor of its own.  Returns whether a probe was needed.
-fn read_slice<S: EntrySink>(
+pub(crate) fn read_slice<S: EntrySink>(
     dir: BorrowedFd<'_>,
     lo: u64,
     hi: Option<u64>,

@@ -7,7 +7,8 @@ use std::fs;
 use std::os::fd::BorrowedFd;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Listing, Start, Visit, Visitor, WalkError, WalkOptions};
+use dents::unstable::Start;
+use dents::walk::{walk, Flow, Listing, Visit, Visitor, WalkError, WalkOptions};
 use dents::FileType;
 
 /// Records visits (path and type); supplies a listing for directories

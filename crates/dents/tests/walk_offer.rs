@@ -12,8 +12,9 @@ use std::fs;
 use std::path::Path;
 use std::sync::Mutex;
 
-use dents::slice::{slice_starts_from, OffsetSpace};
-use dents::walk::{walk, walk_slice, BigDir, Flow, Visit, Visitor, WalkError, WalkOptions};
+use dents::slice::OffsetSpace;
+use dents::unstable::{slice_starts_from, walk_slice, BigDir};
+use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
 use dents_testfs::{fill_flat, FsKind, LoopFs};
 
 /// A visit: path, root, depth, post-order.
@@ -139,7 +140,7 @@ fn taken_and_sliced(base: &Path, what: &str) {
         let walked = parts.seen.lock().unwrap().iter().filter(below).count();
         assert!(walked > 0, "{case}: nothing of the big one read before");
         let starts = slice_starts_from(space, from, 3);
-        let start = dents::walk::Start {
+        let start = dents::unstable::Start {
             path: &path,
             root_len,
             depth,

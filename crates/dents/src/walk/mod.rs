@@ -17,7 +17,7 @@
 //! read buffer, so memory does not grow with a directory's size.  After
 //! its first 8 KiB of entries a directory is checked for slicing; a huge
 //! one on ext4 or XFS is read on from where the serial read stopped, in
-//! slices of the rest of its offset space ([`crate::slice::read_dir_from`]), each
+//! slices of the rest of its offset space ([`crate::unstable::read_dir_from`]), each
 //! slice visited on its own thread; a walk that sets
 //! [`WalkOptions::offer_big_dirs`] first offers such a directory, read
 //! that far, to its visitor ([`Visitor::take_rest`]: `dents-mpi` reads
@@ -131,6 +131,7 @@
 //! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
 //! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
 //! | 0 | `mounts` | the mount table: which mount points lie below a directory |
+//! | 0 | `start` | where a walk starts, the big directory offered ([`crate::unstable`] makes them public) |
 //! | 0 | `stored` | a visit of a recorded entry (a snapshot's row, `find --from`): its stat given, nothing read or stat'ed |
 //!
 //! `mod.rs` holds the public types ([`WalkOptions`], [`Visitor`],
@@ -153,6 +154,7 @@ mod post;
 mod queue;
 mod read;
 mod sorted;
+pub(crate) mod start;
 mod stored;
 
 pub use stored::Recorded;
@@ -166,7 +168,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use crate::dir::FileType;
 use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
-use crate::slice::{OffsetSpace, ReadOptions};
+use crate::slice::ReadOptions;
 use crate::sys;
 
 use self::mounts::Mounts;
@@ -174,6 +176,7 @@ use self::open::fd_plan;
 use self::panics::Payload;
 use self::queue::Queue;
 use self::sorted::Ready;
+use self::start::{BigDir, Start};
 
 /// The order directories are read in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -423,7 +426,8 @@ impl WalkOptions {
     /// [`Visitor::take_rest`] once the read of their first entries shows
     /// they are big (on one thread too).  `None` (the default): none is
     /// offered, and reading a directory costs no more than without the
-    /// offer.
+    /// offer.  **Unstable**, as [`crate::unstable`] (dents-mpi's): it may
+    /// change in any release.
     pub fn offer_big_dirs(mut self, min_size: Option<u64>) -> WalkOptions {
         self.offer_big_dirs = min_size;
         self
@@ -597,7 +601,7 @@ pub enum WalkErrorKind {
 ///
 /// A panic in any of its methods, on any thread, ends the walk: the
 /// workers stop visiting, all are joined, and [`walk`] (or
-/// [`walk_from`], [`walk_slice`]) resumes the panic, with its payload,
+/// [`crate::unstable::walk_from`], [`crate::unstable::walk_slice`]) resumes the panic, with its payload,
 /// on the calling thread.
 pub trait Visitor: Sync {
     /// Per-worker state (an output buffer, counters).
@@ -626,7 +630,9 @@ pub trait Visitor: Sync {
     /// [`WalkOptions::offer_big_dirs`]): `true` takes it, and the walk
     /// then reads no more of that directory, leaving the entries from
     /// [`BigDir::from`] on to the visitor, which reads them elsewhere (in
-    /// slices, with [`walk_slice`]: on other machines, say).  The entries
+    /// slices, with [`crate::unstable::walk_slice`]: on other machines,
+    /// say).  **Unstable**, as everything of [`crate::unstable`]: it may
+    /// change in any release.  The entries
     /// before are visited by this walk, as are the directory's own visits
     /// (before its read, and in post-order after what this walk read of
     /// it).  In a sorted walk only the entries read here are among the
@@ -849,57 +855,6 @@ impl Listing {
     }
 }
 
-/// A big directory being read, offered to [`Visitor::take_rest`]: where
-/// it lies in the walk, its offset space, and how far this walk read it.
-#[derive(Debug)]
-pub struct BigDir<'a> {
-    start: Start<'a>,
-    size: u64,
-    space: OffsetSpace,
-    from: u64,
-}
-
-impl<'a> BigDir<'a> {
-    /// The directory as [`walk_slice`] takes it: its path, its starting
-    /// point's length and its depth in the walk.
-    pub fn start(&self) -> Start<'a> {
-        self.start
-    }
-
-    /// The directory's path, as the walk built it.
-    pub fn path(&self) -> &'a [u8] {
-        self.start.path
-    }
-
-    /// The starting point the directory was reached from ([`Visit::root`]).
-    pub fn root(&self) -> &'a [u8] {
-        &self.start.path[..self.start.root_len]
-    }
-
-    /// The directory's depth below its starting point.
-    pub fn depth(&self) -> usize {
-        self.start.depth
-    }
-
-    /// Its size in bytes (`st_size`).
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-
-    /// Its offset space, where slicing is exact.
-    pub fn space(&self) -> OffsetSpace {
-        self.space
-    }
-
-    /// The position the rest begins at: every entry before it was read
-    /// (and is visited) by this walk, every entry present for the whole
-    /// read from it on is the taker's, as the slices of
-    /// [`crate::slice::slice_starts_from`]`(space, from, n)` read them.
-    pub fn from(&self) -> u64 {
-        self.from
-    }
-}
-
 /// What a walk did.
 #[derive(Debug, Default)]
 pub struct WalkStats {
@@ -966,40 +921,12 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
     walk_from(&starts, opts, visitor)
 }
 
-/// Where a walk starts: a starting point (a root), or a directory below
-/// one that another walk met and left out (through
-/// [`Visitor::excluded`]) to be walked apart, on another thread or
-/// another machine (`dents-mpi`).
-#[derive(Copy, Clone, Debug)]
-pub struct Start<'a> {
-    /// The path, as the walk that met it built it.
-    pub path: &'a [u8],
-    /// The length of the starting point at its head ([`Visit::root`]).
-    pub root_len: usize,
-    /// Its depth below that starting point (0: a root).
-    pub depth: usize,
-}
-
-impl<'a> Start<'a> {
-    /// A starting point.
-    pub fn root(path: &'a [u8]) -> Start<'a> {
-        Start {
-            path,
-            root_len: path.len(),
-            depth: 0,
-        }
-    }
-}
-
-/// Walks from each of `starts` as [`walk`] from roots, each visit with
-/// the path, root and depth it has in the walk of the whole tree: a
-/// start below a root is visited (and its tree walked) as that walk
-/// would have, its depth counting against [`WalkOptions::min_depth`] and
-/// [`WalkOptions::max_depth`], its symlinks not followed under
-/// [`Follow::Roots`].  Its ancestors are unknown here: loops through
-/// them (`-L`) are not found, nor is a start on another filesystem than
-/// its root checked for [`WalkOptions::same_file_system`] (the caller's part).
-pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+/// Walks from each of `starts` ([`crate::unstable::walk_from`]).
+pub(crate) fn walk_from<V: Visitor>(
+    starts: &[Start<'_>],
+    opts: &WalkOptions,
+    visitor: &V,
+) -> WalkStats {
     run(opts, visitor, |shared| {
         let mut state = visitor.state();
         let mut starts = starts.to_vec();
@@ -1016,19 +943,8 @@ pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: 
     })
 }
 
-/// Walks one slice of a huge directory: the entries `dents::slice`
-/// reads from `[lo, hi)` of its offset space (`hi` = `None`: to the end;
-/// see [`crate::slice::read_slice_range`]), each visited with what the
-/// read gave (name, `d_type`, inode: no stat unless the visitor asks for
-/// [`Visit::metadata`]), as [`walk_from`] would visit them below `dir`,
-/// and the trees of those that are directories walked.  The directory
-/// itself (open as `fd`) is not visited, before or after (its visit is
-/// the caller's, once for all its slices); its entries are visited in the
-/// order read, even in a sorted walk.
-///
-/// For a caller that spreads the slices of one directory over processes
-/// (`dents-mpi`): each entry then costs what it costs in a whole walk.
-pub fn walk_slice<V: Visitor>(
+/// Walks one slice of a huge directory ([`crate::unstable::walk_slice`]).
+pub(crate) fn walk_slice<V: Visitor>(
     dir: &Start<'_>,
     fd: OwnedFd,
     (lo, hi): (u64, Option<u64>),

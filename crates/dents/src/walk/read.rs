@@ -208,8 +208,7 @@ impl<V: Visitor> Shared<'_, V> {
             state: Some(self.visitor.state()),
             dv: DirVisit::new(&node, path),
         };
-        let read =
-            slice::read_slice_range(fd.as_fd(), lo, hi, self.opts.read.buffer_size, &mut sink);
+        let read = slice::read_slice(fd.as_fd(), lo, hi, self.opts.read.buffer_size, &mut sink);
         if let Some(st) = sink.state.take() {
             self.visitor.finish(st);
         }
