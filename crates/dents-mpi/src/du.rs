@@ -61,7 +61,7 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 
-use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
+use dents::dir::{FileType, RawEntry, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
 use dents::unstable;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
@@ -762,7 +762,7 @@ struct SliceSink<'a> {
 }
 
 impl EntrySink for SliceSink<'_> {
-    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &RawEntry<'_>) {
         self.entries += 1;
         let du = self.du;
         let base = self.item.path.len() + 1;

@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
-use dents::dir::{DirReader, Entry, FileType};
+use dents::dir::{DirReader, FileType, RawEntry};
 use dents::slice::{self, EntrySink, ReadOptions, ReadPlan};
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
@@ -41,7 +41,7 @@ impl Entries {
         }
     }
 
-    fn push(&mut self, e: &Entry<'_>) {
+    fn push(&mut self, e: &RawEntry<'_>) {
         self.names.extend_from_slice(e.name());
         self.ents
             .push((self.names.len(), e.ino(), e.file_type().as_dtype()));
@@ -85,7 +85,7 @@ impl BatchSink {
 }
 
 impl EntrySink for BatchSink {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &Entry<'_>) {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &RawEntry<'_>) {
         if self.stop.load(Ordering::Relaxed) {
             return;
         }

@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::Ordering;
 
-use dents::dir::{Entry, FileType};
+use dents::dir::{FileType, RawEntry};
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::{self, EntrySink, ReadOptions};
 
@@ -19,7 +19,7 @@ struct Collect {
 }
 
 impl EntrySink for Collect {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &RawEntry<'_>) {
         self.entries
             .push((e.name_cstr().to_owned(), e.ino(), e.file_type()));
     }

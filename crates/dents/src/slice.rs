@@ -34,7 +34,7 @@
 use std::io;
 use std::os::fd::BorrowedFd;
 
-use crate::dir::{DirReader, Entry, OwnedEntry, DEFAULT_BUFFER_SIZE};
+use crate::dir::{DirReader, OwnedEntry, RawEntry, DEFAULT_BUFFER_SIZE};
 use crate::sys;
 
 /// The most threads one directory is read with, whatever the machine.
@@ -231,7 +231,7 @@ pub(crate) fn slice_starts_from(space: OffsetSpace, from: u64, slices: usize) ->
 pub trait EntrySink: Send {
     /// Called once for every entry other than `.` and `..`. `dir` is the
     /// directory, for `*at` calls relative to it.
-    fn entry(&mut self, dir: BorrowedFd<'_>, entry: &Entry<'_>);
+    fn entry(&mut self, dir: BorrowedFd<'_>, entry: &RawEntry<'_>);
 }
 
 /// What a read of one directory did.
@@ -506,7 +506,7 @@ fn found_at_or_after(
 }
 
 /// Passes `e` to `sink` unless it is `.` or `..`.
-fn emit<S: EntrySink>(dir: BorrowedFd<'_>, sink: &mut S, e: &Entry<'_>) {
+fn emit<S: EntrySink>(dir: BorrowedFd<'_>, sink: &mut S, e: &RawEntry<'_>) {
     if !e.is_dot_or_dotdot() {
         sink.entry(dir, e);
     }
@@ -520,7 +520,7 @@ pub struct NameCollector {
 }
 
 impl EntrySink for NameCollector {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &Entry<'_>) {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &RawEntry<'_>) {
         self.names.push(entry.name().to_vec());
     }
 }

@@ -693,7 +693,7 @@ struct SliceVisit<'s, 'v, 'n, V: Visitor> {
 }
 
 impl<V: Visitor> EntrySink for SliceVisit<'_, '_, '_, V> {
-    fn entry(&mut self, dir: BorrowedFd<'_>, e: &crate::dir::Entry<'_>) {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &crate::dir::RawEntry<'_>) {
         if let Some(state) = self.state.as_mut() {
             self.shared.take(
                 state,
