@@ -133,7 +133,7 @@ struct Lister {
 
 impl Lister {
     fn new(opts: LsOptions, terminal: bool, out: std::sync::Arc<Output>) -> Lister {
-        let threads = opts.threads.unwrap_or_else(slice::default_threads);
+        let threads = opts.threads.unwrap_or_else(slice::default_slices);
         let mut quoter = Quoter::new(opts.quoting, opts.qmark);
         if opts.quoting == quoting::Style::Escape {
             quoter.quote_too(b" ");

@@ -94,7 +94,7 @@ pub struct ReadOptions {
 impl Default for ReadOptions {
     fn default() -> ReadOptions {
         ReadOptions {
-            threads: default_threads(),
+            threads: default_slices(),
             min_sliced_size: DEFAULT_MIN_SLICED_SIZE,
             buffer_size: DEFAULT_BUFFER_SIZE,
         }
@@ -102,7 +102,7 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// The defaults: [`default_threads`] slices at most, directories of
+    /// The defaults: [`default_slices`] slices at most, directories of
     /// [`DEFAULT_MIN_SLICED_SIZE`] bytes or more sliced,
     /// [`DEFAULT_BUFFER_SIZE`] bytes of buffer per reader.
     pub fn new() -> ReadOptions {
@@ -145,14 +145,16 @@ impl ReadOptions {
     }
 }
 
-/// The default number of threads for one directory: the available
-/// parallelism, but at least 4 and at most [`MAX_SLICES`].
+/// The default number of slices (and threads) for one directory: the
+/// available parallelism, but at least 4 and at most [`MAX_SLICES`].
+/// (Not the walk's [`crate::walk::default_threads`], its workers: four
+/// per core.)
 ///
 /// More slices than cores pays on a cold cache: while one thread waits for
 /// the disk another parses.  Measured on 2 cores, 1M entries on ext4
 /// (docs/history/benchmarks.md#slicing-threshold): cold, 4 threads were
 /// clearly faster than 2; hot, both alike; 8 threads no better than 4.
-pub fn default_threads() -> usize {
+pub fn default_slices() -> usize {
     let cores = sys::cores();
     cores.clamp(4, MAX_SLICES)
 }

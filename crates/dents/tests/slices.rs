@@ -220,7 +220,7 @@ fn check_dir(dir: &Path, kind: FsKind) -> Checked {
     let expected_plan = match slice::offset_space(fd.as_fd(), size).unwrap() {
         Some(space) if sliceable(kind) && size >= DEFAULT_MIN_SLICED_SIZE => ReadPlan::Sliced {
             space,
-            slices: slice::default_threads(),
+            slices: slice::default_slices(),
         },
         _ => ReadPlan::Serial,
     };
