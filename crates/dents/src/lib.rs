@@ -129,4 +129,7 @@ pub mod walker;
 
 pub use error::{Error, ErrorKind, Operation};
 pub use metadata::{FileType, Metadata, StatFields};
-pub use walker::{DirEntry, Entry, Flow, Follow, IntoIter, Stats, Walker};
+// Flow and Follow are the walk's (its visitors answer with them), here
+// for the Walker's users; the walker module no longer re-exports them.
+pub use walk::{Flow, Follow};
+pub use walker::{DirEntry, Entry, IntoIter, Stats, Walker};
