@@ -11,7 +11,7 @@
 use std::ffi::CString;
 use std::os::fd::{AsFd, BorrowedFd};
 
-use dents::dir::{DirReader, Entry};
+use dents::dir::{DirReader, RawEntry};
 use dents::slice::{read_dir, EntrySink, ReadOptions};
 
 #[derive(Default)]
@@ -21,7 +21,7 @@ struct Count {
 }
 
 impl EntrySink for Count {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &Entry<'_>) {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &RawEntry<'_>) {
         self.entries += 1;
         self.name_bytes += entry.name().len() as u64;
     }
@@ -42,11 +42,9 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let opts = ReadOptions {
-        threads,
-        min_sliced_size: 0,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new()
+        .threads(threads)
+        .min_sliced_size(0);
     let out = read_dir(dir.as_fd(), &opts, |_| Count::default());
     for e in &out.errors {
         eprintln!("dents-slicer: {}: {e}", args[1]);

@@ -111,7 +111,7 @@ fn refuse(r: &Refusal) -> i32 {
 /// Runs `dents du`; `argv[0]` is "du".
 pub fn main(argv: &[OsString]) -> i32 {
     let args: Vec<Vec<u8>> = argv[1..].iter().map(|a| a.as_bytes().to_vec()).collect();
-    let mut c = match args::parse(&args, &Env::from_process()) {
+    let c = match args::parse(&args, &Env::from_process()) {
         Ok(Parsed::Run(c)) => c,
         Ok(Parsed::Help) => {
             print!("{USAGE}");
@@ -125,13 +125,6 @@ pub fn main(argv: &[OsString]) -> i32 {
     };
     for w in &c.warnings {
         say(w);
-    }
-    // An internal switch for the benchmarks: `DENTS_DU_INO_ORDER=1` stats
-    // in inode order, measured and not made the default (no clearly
-    // faster cold walk, more CPU hot:
-    // docs/history/benchmarks.md#cold-inode-order-the-seeds-homework).
-    if let Some(v) = std::env::var_os("DENTS_DU_INO_ORDER") {
-        c.opts.ino_order = v != "0";
     }
     run(c)
 }

@@ -168,14 +168,21 @@ fn snapshot_refusal(snapshot: &[u8], record: &ScanRecord, opts: &WalkOptions) ->
     let name = String::from_utf8_lossy(&qa(snapshot)).into_owned();
     let scanned = Scanned::from_options(&record.options);
     // What find reads beyond names, types and inodes is a stat.
-    let beyond_names = opts.stat_mask.bits() & !(StatFields::TYPE | StatFields::INO).bits() != 0;
+    let beyond_names =
+        opts.get_stat_fields().bits() & !(StatFields::TYPE | StatFields::INO).bits() != 0;
     if scanned.names_only && beyond_names {
         return Some(format!(
             "{name}: a snapshot of names only (scanned with --names-only): \
              the expression needs what a stat gives"
         ));
     }
-    scanned.refusal(&name, "find", opts.follow, opts.same_fs, "-xdev")
+    scanned.refusal(
+        &name,
+        "find",
+        opts.get_follow(),
+        opts.get_same_file_system(),
+        "-xdev",
+    )
 }
 
 /// The type a row's `type` letter (find's `%y`) stands for.
@@ -322,7 +329,7 @@ impl SnapshotWalk<'_> {
                     return;
                 }
             }
-            if below > opts.max_depth {
+            if below > opts.get_max_depth() {
                 return;
             }
             let is_dir = row.kind == b'd';
@@ -349,8 +356,8 @@ impl SnapshotWalk<'_> {
             let Ok(name) = CStr::from_bytes_with_nul(&at_name) else {
                 return;
             };
-            let follow =
-                opts.follow == Follow::Always || opts.follow == Follow::Roots && below == 0;
+            let follow = opts.get_follow() == Follow::Always
+                || opts.get_follow() == Follow::Roots && below == 0;
             let v = Visit::recorded(
                 Recorded {
                     path,
@@ -374,7 +381,7 @@ impl SnapshotWalk<'_> {
                 }
                 return;
             }
-            if below >= opts.min_depth {
+            if below >= opts.get_min_depth() {
                 match visitor.visit(st, &v) {
                     Flow::Continue => {}
                     Flow::Prune => enter = false,
@@ -385,7 +392,7 @@ impl SnapshotWalk<'_> {
                 }
             }
             // -xdev: a mount point is visited, not entered.
-            if opts.same_fs && root_dev.is_some_and(|d| d != dev) {
+            if opts.get_same_file_system() && root_dev.is_some_and(|d| d != dev) {
                 enter = false;
             }
             if is_dir && !enter {

@@ -278,21 +278,15 @@ impl<'s, S: Sink> Du<'s, S> {
             }
             self.root_files_hashed.store(true, Ordering::Relaxed);
         }
-        let wopts = WalkOptions {
-            threads: self.opts.threads.max(1),
-            order: walk::Order::DepthFirst,
-            post_order: true,
-            follow: self.opts.follow,
-            same_fs: self.opts.one_file_system,
-            stat_mask: self.mask(),
-            post_order_parent_fd: !self.early_dirs(),
-            ino_order: self.opts.ino_order,
-            read: dents::slice::ReadOptions {
-                buffer_size: 16 * 1024,
-                ..dents::slice::ReadOptions::default()
-            },
-            ..WalkOptions::default()
-        };
+        let wopts = WalkOptions::new()
+            .threads(self.opts.threads.max(1))
+            .order(walk::Order::DepthFirst)
+            .contents_first(true)
+            .follow_links(self.opts.follow)
+            .same_file_system(self.opts.one_file_system)
+            .stat_fields(self.mask())
+            .post_order_parent_fd(!self.early_dirs())
+            .read_options(dents::slice::ReadOptions::new().buffer_size(16 * 1024));
         let v = WalkVisitor {
             du: self,
             root_dev: st.dev(),

@@ -61,14 +61,14 @@
 //! cached, so the stats in flight are the workers: hence eight workers a
 //! core.  The seed's other "homework" (stats ordered by inode number
 //! within and across directories, and the directories read next in inode
-//! order) is built in the walker ([`Options::ino_order`], runs of 256
-//! entries sorted by inode, subdirectories queued in that order) and
-//! was measured cold on the shape against the plain order (paired
-//! rounds on a loaded machine): no faster beyond the noise, for more CPU
-//! hot and more peak memory
-//! (docs/history/benchmarks.md#cold-inode-order-the-seeds-homework).
-//! It is off; `DENTS_DU_INO_ORDER=1` turns it on in
-//! `dents du` for benchmarks.  io_uring `statx` was not tried.
+//! order) was built in the walker (runs of 256 entries sorted by inode,
+//! subdirectories queued in that order) and measured cold on the shape
+//! against the plain order (paired rounds on a loaded machine): no
+//! faster beyond the noise, for more CPU hot and more peak memory
+//! (docs/history/benchmarks.md#cold-inode-order-the-seeds-homework);
+//! measured again on 190k entries of the real-tree shape, hot and cold,
+//! within the noise (docs/history/benchmarks.md#inode-order-removed), and
+//! removed.  io_uring `statx` was not tried.
 //!
 //! # A total as a plain call
 //!
@@ -224,9 +224,6 @@ pub struct Options {
     pub threads: usize,
     /// Build an ncdu export ([`engine::Du::export`]).
     pub export: bool,
-    /// Stat each directory's entries, and read its subdirectories, in
-    /// inode order ([`dents::walk::WalkOptions::ino_order`]).
-    pub ino_order: bool,
 }
 
 impl Options {
@@ -303,7 +300,6 @@ impl Default for Options {
             hash_all: false,
             threads: default_threads(),
             export: false,
-            ino_order: false,
         }
     }
 }

@@ -33,7 +33,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::os::fd::BorrowedFd;
 use std::sync::Arc;
 
-use dents::dir::{DirReader, Entry};
+use dents::dir::{DirReader, RawEntry};
 
 use crate::dui::AtomicDui;
 
@@ -74,7 +74,7 @@ fn sorts_by_inode(dir: BorrowedFd<'_>, sort_any_fs: bool) -> bool {
 fn fts_order<T>(
     reader: &mut DirReader,
     sorts: bool,
-    mut take: impl FnMut(&Entry<'_>) -> Option<T>,
+    mut take: impl FnMut(&RawEntry<'_>) -> Option<T>,
     mut put: impl FnMut(T, u64),
 ) {
     let mut batch: Vec<(u64, Option<T>)> = Vec::new();

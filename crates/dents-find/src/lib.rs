@@ -849,24 +849,22 @@ impl Search {
         if let Some(c) = &colors {
             needs.stat_mask |= c.stat_mask();
         }
-        let defaults = WalkOptions::default();
-        let wopts = WalkOptions {
-            threads: opts.threads.unwrap_or(defaults.threads),
-            order: opts.order,
-            post_order: opts.depth,
-            min_depth: opts.min_depth,
-            max_depth: opts.max_depth,
-            follow: opts.follow,
-            same_fs: opts.xdev,
-            sort: opts.sort,
+        // Threads 0: the walk's default.
+        let wopts = WalkOptions::new()
+            .threads(opts.threads.unwrap_or(0))
+            .order(opts.order)
+            .contents_first(opts.depth)
+            .min_depth(opts.min_depth)
+            .max_depth(opts.max_depth)
+            .follow_links(opts.follow)
+            .same_file_system(opts.xdev)
+            .sort_by_name(opts.sort)
             // Under -L, loops are found by inode.
-            stat_mask: if opts.follow == walk::Follow::Always {
+            .stat_fields(if opts.follow == walk::Follow::Always {
                 needs.stat_mask | dents::StatFields::INO
             } else {
                 needs.stat_mask
-            },
-            ..defaults
-        };
+            });
         let search = Search {
             expr,
             exclude,

@@ -46,10 +46,8 @@ struct WideWalk;
 
 impl Walk for WideWalk {
     fn walk<V: Visitor>(&mut self, roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) {
-        let opts = WalkOptions {
-            stat_mask: opts.stat_mask.union(StatFields::BASIC),
-            ..opts.clone()
-        };
+        let wide = opts.get_stat_fields().union(StatFields::BASIC);
+        let opts = opts.clone().stat_fields(wide);
         walk::walk(roots, &opts, visitor);
     }
 }

@@ -133,7 +133,7 @@ struct Lister {
 
 impl Lister {
     fn new(opts: LsOptions, terminal: bool, out: std::sync::Arc<Output>) -> Lister {
-        let threads = opts.threads.unwrap_or_else(slice::default_threads);
+        let threads = opts.threads.unwrap_or_else(slice::default_slices);
         let mut quoter = Quoter::new(opts.quoting, opts.qmark);
         if opts.quoting == quoting::Style::Escape {
             quoter.quote_too(b" ");
@@ -159,10 +159,7 @@ impl Lister {
             quoter,
             dir_quoter,
             colors,
-            read_opts: ReadOptions {
-                threads,
-                ..ReadOptions::default()
-            },
+            read_opts: ReadOptions::new().threads(threads),
             terminal,
             printed: std::sync::atomic::AtomicBool::new(false),
         }
@@ -407,7 +404,7 @@ impl Lister {
             Ok(plan @ slice::ReadPlan::Sliced { .. }) => {
                 let needs = self.stat_needs();
                 let targets = Default::default();
-                slice::read_dir_with_plan(dir, plan, read_opts.buffer_size, |i| {
+                slice::read_dir_with_plan(dir, plan, read_opts.get_buffer_size(), |i| {
                     self.gather_sink().for_slice(i).stating(needs, &targets)
                 })
             }

@@ -20,7 +20,7 @@ use std::ffi::{CStr, CString};
 use std::os::fd::BorrowedFd;
 use std::sync::{Arc, Mutex};
 
-use dents::dir::{Entry, FileType};
+use dents::dir::{FileType, RawEntry};
 use dents::fs;
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
@@ -866,7 +866,7 @@ impl GatherSink {
 
 impl EntrySink for GatherSink {
     // Records are pushed in read order.
-    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &RawEntry<'_>) {
         let name = e.name();
         let t = if self.ignore_dtype {
             FileType::UNKNOWN

@@ -456,7 +456,7 @@ impl Shared<'_> {
         // the read's own look at the size.
         let small = stat
             .as_ref()
-            .is_some_and(|st| st.len() < l.read_opts.min_sliced_size);
+            .is_some_and(|st| st.len() < l.read_opts.get_min_sliced_size());
         let (dir, listing) = if small {
             let mut reader = DirReader::with_buffer(dir, READ_BUF.take());
             let mut sink = l.gather_sink();

@@ -15,7 +15,7 @@ use std::ffi::CStr;
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::Ordering;
 
-use dents::dir::{Entry, FileType};
+use dents::dir::{FileType, RawEntry};
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
 use dents::StatFields;
@@ -230,7 +230,7 @@ fn format_line(
 }
 
 impl EntrySink for StreamSink<'_> {
-    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &RawEntry<'_>) {
         let t = if self.cfg.opts.ignore_dtype {
             FileType::UNKNOWN
         } else {

@@ -61,8 +61,9 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 
-use dents::dir::{Entry, FileType, DEFAULT_BUFFER_SIZE};
+use dents::dir::{FileType, RawEntry, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
+use dents::unstable;
 use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use dents::Metadata;
 use dents::StatFields;
@@ -555,16 +556,14 @@ impl Job for DuJob {
             return;
         }
         let by_root: HashMap<&[u8], &Item> = items.iter().map(|i| (i.path.as_slice(), i)).collect();
-        let wopts = WalkOptions {
-            threads: self.opts.threads.max(1),
-            order: walk::Order::DepthFirst,
-            post_order: true,
-            follow: self.opts.follow,
-            same_fs: self.opts.one_file_system,
-            stat_mask: self.mask(),
-            post_order_parent_fd: false,
-            ..WalkOptions::default()
-        };
+        let wopts = WalkOptions::new()
+            .threads(self.opts.threads.max(1))
+            .order(walk::Order::DepthFirst)
+            .contents_first(true)
+            .follow_links(self.opts.follow)
+            .same_file_system(self.opts.one_file_system)
+            .stat_fields(self.mask())
+            .post_order_parent_fd(false);
         let v = DuVisitor {
             du: self,
             ctx,
@@ -574,15 +573,15 @@ impl Job for DuJob {
             may_spill: self.opts.follow != Follow::Always,
             quit: AtomicBool::new(false),
         };
-        let starts: Vec<walk::Start<'_>> = items
+        let starts: Vec<unstable::Start<'_>> = items
             .iter()
-            .map(|i| walk::Start {
+            .map(|i| unstable::Start {
                 path: &i.path,
                 root_len: i.path.len(),
                 depth: i.depth as usize,
             })
             .collect();
-        walk::walk_from(&starts, &wopts, &v);
+        unstable::walk_from(&starts, &wopts, &v);
         self.flush(ctx);
     }
 
@@ -763,7 +762,7 @@ struct SliceSink<'a> {
 }
 
 impl EntrySink for SliceSink<'_> {
-    fn entry(&mut self, dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &RawEntry<'_>) {
         self.entries += 1;
         let du = self.du;
         let base = self.item.path.len() + 1;
@@ -936,7 +935,7 @@ impl DuJob {
             Ok(fd) => {
                 let (lo, hi) = slices::range(item);
                 let read =
-                    slice::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink);
+                    unstable::read_slice_range(fd.as_fd(), lo, hi, DEFAULT_BUFFER_SIZE, &mut sink);
                 if let Err(e) = read {
                     if lo == 0 && sink.entries == 0 {
                         self.problem(ctx, "cannot read directory", &item.path, Some(&e));

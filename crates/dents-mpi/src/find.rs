@@ -22,9 +22,8 @@ use std::sync::Arc;
 
 use dents::dir::FileType;
 
-use dents::walk::{
-    self, BigDir, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
-};
+use dents::unstable::{self, BigDir};
+use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
 use mpi::topology::SimpleCommunicator;
 
 use crate::dev::dev_of;
@@ -70,7 +69,7 @@ impl dents_find::Walk for MpiWalk<'_> {
         if self.quit {
             return;
         }
-        let follow_roots = opts.follow != Follow::Never;
+        let follow_roots = opts.get_follow() != Follow::Never;
         let root_devs: Vec<u64> = roots
             .iter()
             .map(|r| dev_of(r, follow_roots).unwrap_or(0))
@@ -131,25 +130,24 @@ impl<'a, V: Visitor> FindJob<'a, V> {
     /// offered to [`Spill::take_rest`] as the walker meets them (a huge
     /// starting point or item too, as its read begins).
     fn walk_options(&self, ctx: &Ctx) -> WalkOptions {
-        let offer = ctx.size() > 1 && self.opts.follow != Follow::Always;
-        WalkOptions {
-            offer_big_dirs: offer.then_some(slices::HUGE_DIR),
-            ..self.opts.clone()
-        }
+        let offer = ctx.size() > 1 && self.opts.get_follow() != Follow::Always;
+        self.opts
+            .clone()
+            .offer_big_dirs(offer.then_some(slices::HUGE_DIR))
     }
 
     /// Walks `items` (whole directories).
     fn walk(&self, items: &[Item], ctx: &Ctx) {
-        let starts: Vec<walk::Start<'_>> = items
+        let starts: Vec<unstable::Start<'_>> = items
             .iter()
-            .map(|i| walk::Start {
+            .map(|i| unstable::Start {
                 path: &i.path,
                 root_len: self.roots[i.root as usize].len(),
                 depth: i.depth as usize,
             })
             .collect();
         let spill = self.spill(items.iter().map(|i| i.path.as_slice()).collect(), ctx);
-        walk::walk_from(&starts, &self.walk_options(ctx), &spill);
+        unstable::walk_from(&starts, &self.walk_options(ctx), &spill);
     }
 
     /// Walks the slice `item` of a huge directory: its entries visited
@@ -178,12 +176,12 @@ impl<'a, V: Visitor> FindJob<'a, V> {
                 return;
             }
         };
-        let dir = walk::Start {
+        let dir = unstable::Start {
             path: &item.path,
             root_len: self.roots[item.root as usize].len(),
             depth: item.depth as usize,
         };
-        walk::walk_slice(
+        unstable::walk_slice(
             &dir,
             fd,
             slices::range(item),
@@ -210,7 +208,7 @@ impl<V: Visitor> Job for FindJob<'_, V> {
     fn flush(&self, _ctx: &Ctx) {}
 
     fn walker_threads(&self) -> usize {
-        self.opts.threads
+        self.opts.get_threads()
     }
 }
 
@@ -233,9 +231,9 @@ impl<V: Visitor> Spill<'_, V> {
     fn spilled(&self, v: &Visit<'_>) -> bool {
         // -L finds loops through a directory's ancestors, which an item
         // does not carry: nothing is spilled.
-        if self.opts.follow == Follow::Always
+        if self.opts.get_follow() == Follow::Always
             || v.known_type() != Some(FileType::DIRECTORY)
-            || v.depth() >= self.opts.max_depth
+            || v.depth() >= self.opts.get_max_depth()
             || self.starts.contains(v.path())
             || !slices::spillable(v)
             || self.ctx.size() < 2
@@ -247,7 +245,7 @@ impl<V: Visitor> Spill<'_, V> {
             return false;
         };
         let root_dev = self.root_devs[root];
-        if self.opts.same_fs {
+        if self.opts.get_same_file_system() {
             // A mount point is visited but not walked: the walker's own
             // check, which an item would skip.
             match v.metadata() {

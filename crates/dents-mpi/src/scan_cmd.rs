@@ -390,17 +390,15 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     };
     let stop = AtomicBool::new(false);
     let met = Mutex::new(Met::default());
-    let opts = WalkOptions {
-        threads: if a.threads > 0 {
+    let opts = WalkOptions::new()
+        .threads(if a.threads > 0 {
             a.threads
         } else {
             dents::walk::default_threads()
-        },
-        follow: a.follow,
-        same_fs: a.same_fs,
-        stat_mask: stat_fields(a.names_only),
-        ..WalkOptions::default()
-    };
+        })
+        .follow_links(a.follow)
+        .same_file_system(a.same_fs)
+        .stat_fields(stat_fields(a.names_only));
     let mut walker = MpiWalk {
         world,
         mailer: mailer.clone(),

@@ -4,7 +4,7 @@
 //!
 //! Slices that tile a directory's offset space read every entry present
 //! for the whole read exactly once between them, whichever rank reads
-//! each (`dents::slice::read_slice_range`), on file systems where
+//! each (`dents::unstable::read_slice_range`), on file systems where
 //! `dents::slice::offset_space` calls slicing exact (ext4 with `dir_index`,
 //! XFS).
 
@@ -53,7 +53,7 @@ pub fn slice_items(dir: &Item, space: OffsetSpace, ranks: u32) -> Vec<Item> {
 /// rest of a directory read up to `from`), as [`slice_items`].
 pub fn slice_items_from(dir: &Item, space: OffsetSpace, from: u64, ranks: u32) -> Vec<Item> {
     let n = (ranks as usize * 4).min(slice::MAX_SLICES);
-    let starts = slice::slice_starts_from(space, from, n);
+    let starts = dents::unstable::slice_starts_from(space, from, n);
     let mut items: Vec<Item> = Vec::with_capacity(starts.len());
     for (i, &lo) in starts.iter().enumerate() {
         let hi = starts.get(i + 1).copied().unwrap_or(u64::MAX);
@@ -76,7 +76,7 @@ pub fn open(item: &Item) -> io::Result<OwnedFd> {
 }
 
 /// The offset range `[lo, hi)` of the slice `item` (`hi` = `None`: to the
-/// end), as `dents::slice::read_slice_range` takes it.
+/// end), as `dents::unstable::read_slice_range` takes it.
 pub fn range(item: &Item) -> (u64, Option<u64>) {
     let (lo, hi) = item.slice.expect("a slice item");
     (lo, (hi != u64::MAX).then_some(hi))

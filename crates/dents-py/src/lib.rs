@@ -35,7 +35,7 @@ use pyo3::types::PyList;
 /// Worker threads when the caller gives none: what the library uses to
 /// read one directory (the cores, at least 4).
 fn default_threads() -> usize {
-    dents::slice::default_threads()
+    dents::slice::default_slices()
 }
 
 /// `scandir(path, threads)`: see `dents.scandir` (`path` an open

@@ -9,7 +9,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
-use dents::dir::{DirReader, Entry, FileType};
+use dents::dir::{DirReader, FileType, RawEntry};
 use dents::slice::{self, EntrySink, ReadOptions, ReadPlan};
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
@@ -41,7 +41,7 @@ impl Entries {
         }
     }
 
-    fn push(&mut self, e: &Entry<'_>) {
+    fn push(&mut self, e: &RawEntry<'_>) {
         self.names.extend_from_slice(e.name());
         self.ents
             .push((self.names.len(), e.ino(), e.file_type().as_dtype()));
@@ -85,7 +85,7 @@ impl BatchSink {
 }
 
 impl EntrySink for BatchSink {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &Entry<'_>) {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &RawEntry<'_>) {
         if self.stop.load(Ordering::Relaxed) {
             return;
         }
@@ -99,14 +99,11 @@ impl EntrySink for BatchSink {
 /// Reads the directory `fd` into `tx`: serially in the kernel's order, or
 /// in slices where the library finds that pays (large ext4/XFS directories).
 fn read_into(fd: OwnedFd, tx: SyncSender<Batch>, stop: Arc<AtomicBool>, threads: usize) {
-    let opts = ReadOptions {
-        threads,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new().threads(threads);
     let plan = slice::plan(fd.as_fd(), &opts).unwrap_or(ReadPlan::Serial);
     if let ReadPlan::Sliced { .. } = plan {
         let outcome =
-            slice::read_dir_with_plan(fd.as_fd(), plan, opts.buffer_size, |_| BatchSink {
+            slice::read_dir_with_plan(fd.as_fd(), plan, opts.get_buffer_size(), |_| BatchSink {
                 tx: tx.clone(),
                 batch: Entries::with_capacity(BATCH),
                 stop: stop.clone(),

@@ -6,7 +6,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::Ordering;
 
-use dents::dir::{Entry, FileType};
+use dents::dir::{FileType, RawEntry};
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::{self, EntrySink, ReadOptions};
 
@@ -19,7 +19,7 @@ struct Collect {
 }
 
 impl EntrySink for Collect {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &Entry<'_>) {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, e: &RawEntry<'_>) {
         self.entries
             .push((e.name_cstr().to_owned(), e.ino(), e.file_type()));
     }
@@ -35,10 +35,7 @@ pub type Split = (Vec<Vec<u8>>, Vec<Vec<u8>>, [u64; 4]);
 pub fn split(path: &std::ffi::CStr, threads: usize) -> io::Result<Split> {
     let fd = dents::fs::open_dir(path)?;
     let before = DirState::of(fd.as_fd()).unwrap_or_else(|_| DirState::unusable());
-    let opts = ReadOptions {
-        threads,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new().threads(threads);
     let outcome = slice::read_dir(fd.as_fd(), &opts, |_| Collect::default());
     if let Some(e) = outcome.errors.into_iter().next() {
         return Err(e);

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use dents::walk::{Listing, Start, Visit, Visitor, WalkError};
+use dents::unstable::Start;
+use dents::walk::{Listing, Visit, Visitor, WalkError};
 use dents::{ErrorKind, Flow, Follow, Walker};
 
 pub use crate::problem::Problem;

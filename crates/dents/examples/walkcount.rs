@@ -33,15 +33,15 @@ impl Visitor for Print {
 }
 
 fn main() {
-    let mut opts = WalkOptions::default();
+    let mut opts = WalkOptions::new();
     let mut roots = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "-j" => opts.threads = args.next().unwrap().parse().unwrap(),
-            "--dfs" => opts.order = Order::DepthFirst,
-            "--depth" => opts.post_order = true,
-            "--ignore-dtype" => opts.ignore_dtype = true,
+            "-j" => opts = opts.threads(args.next().unwrap().parse().unwrap()),
+            "--dfs" => opts = opts.order(Order::DepthFirst),
+            "--depth" => opts = opts.contents_first(true),
+            "--ignore-dtype" => opts = opts.test_ignore_dtype(true),
             _ => roots.push(a.into_bytes()),
         }
     }

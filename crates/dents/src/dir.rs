@@ -4,7 +4,7 @@
 //! entries that is a thousand system calls, each paying the filesystem's
 //! per-call setup.  [`DirReader`] calls `getdents64` itself, into a buffer
 //! whose size was chosen by measurement (see [`DEFAULT_BUFFER_SIZE`]), and
-//! hands out [`Entry`] values that borrow the buffer: the name is never
+//! hands out [`RawEntry`] values that borrow the buffer: the name is never
 //! copied on its way to the caller.
 
 use std::ffi::CStr;
@@ -93,16 +93,18 @@ impl FileType {
     }
 }
 
-/// One directory entry, borrowed from the reader's buffer.
+/// One directory entry, borrowed from the reader's buffer: raw, as
+/// `getdents64` gives it (name, inode, `d_type`, next offset), unlike the
+/// walker's [`crate::Entry`] (a path, a depth, metadata on demand).
 #[derive(Copy, Clone, Debug)]
-pub struct Entry<'a> {
+pub struct RawEntry<'a> {
     name: &'a CStr,
     ino: u64,
     file_type: FileType,
     next_offset: u64,
 }
 
-impl<'a> Entry<'a> {
+impl<'a> RawEntry<'a> {
     /// The name as bytes, without the terminating NUL; never assumed UTF-8.
     pub fn name(&self) -> &'a [u8] {
         self.name.to_bytes()
@@ -269,7 +271,7 @@ impl DirReader {
     }
 
     /// The next entry, `.` and `..` included; `None` at the end.
-    pub fn next_raw(&mut self) -> io::Result<Option<Entry<'_>>> {
+    pub fn next_raw(&mut self) -> io::Result<Option<RawEntry<'_>>> {
         match self.next_record()? {
             Some(start) => Ok(Some(self.entry_at(start))),
             None => Ok(None),
@@ -277,7 +279,7 @@ impl DirReader {
     }
 
     /// The next entry other than `.` and `..`; `None` at the end.
-    pub fn next_entry(&mut self) -> io::Result<Option<Entry<'_>>> {
+    pub fn next_entry(&mut self) -> io::Result<Option<RawEntry<'_>>> {
         loop {
             let Some(start) = self.next_record()? else {
                 return Ok(None);
@@ -290,7 +292,7 @@ impl DirReader {
 
     /// The next entry other than `.` and `..` together with the directory's
     /// descriptor, for `*at` calls on the entry while it is borrowed.
-    pub fn next_with_fd(&mut self) -> io::Result<Option<(BorrowedFd<'_>, Entry<'_>)>> {
+    pub fn next_with_fd(&mut self) -> io::Result<Option<(BorrowedFd<'_>, RawEntry<'_>)>> {
         loop {
             let Some(start) = self.next_record()? else {
                 return Ok(None);
@@ -329,7 +331,7 @@ impl DirReader {
     }
 
     /// Builds the entry whose record starts at `start` (already validated).
-    fn entry_at(&self, start: usize) -> Entry<'_> {
+    fn entry_at(&self, start: usize) -> RawEntry<'_> {
         let rec = &self.buf[start..];
         let reclen = u16::from_ne_bytes([rec[16], rec[17]]) as usize;
         let name = sys::dirent_name(&rec[..reclen]);
@@ -337,7 +339,7 @@ impl DirReader {
         if name.to_bytes() == PANIC_AT {
             panic!("test knob: read an entry named dents-test-panic");
         }
-        Entry {
+        RawEntry {
             name,
             ino: u64::from_ne_bytes(rec[0..8].try_into().expect("8 bytes")),
             next_offset: u64::from_ne_bytes(rec[8..16].try_into().expect("8 bytes")),
@@ -410,7 +412,7 @@ pub struct OwnedEntry {
 
 impl OwnedEntry {
     /// Copies `entry`.
-    pub fn new(entry: &Entry<'_>) -> OwnedEntry {
+    pub fn new(entry: &RawEntry<'_>) -> OwnedEntry {
         OwnedEntry {
             name: entry.name.to_owned(),
             ino: entry.ino,
@@ -420,8 +422,8 @@ impl OwnedEntry {
     }
 
     /// The entry borrowed again.
-    pub fn as_entry(&self) -> Entry<'_> {
-        Entry {
+    pub fn as_entry(&self) -> RawEntry<'_> {
+        RawEntry {
             name: &self.name,
             ino: self.ino,
             file_type: self.file_type,
@@ -430,7 +432,7 @@ impl OwnedEntry {
     }
 
     /// Whether `entry` names the same file under the same name.
-    pub fn is_same(&self, entry: &Entry<'_>) -> bool {
+    pub fn is_same(&self, entry: &RawEntry<'_>) -> bool {
         self.ino == entry.ino && self.name.as_c_str() == entry.name
     }
 }

@@ -8,6 +8,7 @@
 //! | layer | module    | concern |
 //! |---|-----------|---------|
 //! | 5 | [`walker`] | the walker API: a builder over [`walk`], as an iterator, a closure or a visitor |
+//! | 4 | [`unstable`] | what dents-mpi needs of the walker and the slice reader; may change in any release |
 //! | 4 | [`error`]  | the walker API's error: path, depth, kind |
 //! | 3 | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | 3 | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
@@ -127,9 +128,13 @@ pub mod scan;
 pub mod slice;
 #[allow(unsafe_code)]
 mod sys;
+pub mod unstable;
 pub mod walk;
 pub mod walker;
 
 pub use error::{Error, ErrorKind, Operation};
 pub use metadata::{FileType, Metadata, StatFields};
-pub use walker::{DirEntry, Entry, Flow, Follow, IntoIter, Stats, Walker};
+// Flow and Follow are the walk's (its visitors answer with them), here
+// for the Walker's users; the walker module no longer re-exports them.
+pub use walk::{Flow, Follow};
+pub use walker::{DirEntry, Entry, IntoIter, Stats, Walker};

@@ -47,6 +47,9 @@ const PARALLEL_MIN: usize = 256;
 const SERIAL_HEAD: usize = 16;
 
 /// What is known about an entry's type.
+///
+/// Not `#[non_exhaustive]`: every entry is a directory, not one, or not
+/// yet known, and a caller must handle each to classify it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// Not resolved (yet).
@@ -84,6 +87,7 @@ pub struct Unknown<'a> {
 
 /// What the caller needs to know of each unknown entry.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Want {
     /// Only whether it is a directory: the link count may spare stats.
     DirOrNot,
@@ -289,6 +293,10 @@ pub fn is_likely_dir_name(name: &[u8]) -> bool {
 }
 
 /// What [`resolve_likely`] concluded.
+///
+/// Not `#[non_exhaustive]`: the likely directories either account for
+/// every subdirectory or not, and the caller must handle both (resolve
+/// the rest, or not).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Likely {
     /// The likely candidates hold every subdirectory the link count

@@ -34,7 +34,7 @@
 use std::io;
 use std::os::fd::BorrowedFd;
 
-use crate::dir::{DirReader, Entry, OwnedEntry, DEFAULT_BUFFER_SIZE};
+use crate::dir::{DirReader, OwnedEntry, RawEntry, DEFAULT_BUFFER_SIZE};
 use crate::sys;
 
 /// The most threads one directory is read with, whatever the machine.
@@ -49,6 +49,7 @@ pub const DEFAULT_MIN_SLICED_SIZE: u64 = 256 * 1024;
 
 /// The shape of a directory's offset space, where slicing is exact.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OffsetSpace {
     /// ext4 htree: 63-bit hash cookies, spread evenly over `[0, 2^63)`.
     Hashed,
@@ -62,6 +63,7 @@ pub enum OffsetSpace {
 
 /// How one directory will be read.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReadPlan {
     /// One thread, front to back.
     Serial,
@@ -74,37 +76,85 @@ pub enum ReadPlan {
     },
 }
 
-/// Options for reading one directory.
+/// Options for reading one directory, built from [`ReadOptions::new`]
+/// through its setters and read back through its `get_*` methods; the
+/// fields are private and the struct `#[non_exhaustive]` so that an option
+/// can be added without breaking a caller.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ReadOptions {
     /// Threads (and slices) for a sliced read; 1 means always serial.
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Directories smaller than this many bytes are read serially.
-    pub min_sliced_size: u64,
-    /// The `getdents64` buffer size of each reader: each slice's, and
-    /// each walk worker's (a smaller one saves memory per worker: du's
-    /// many workers).
-    pub buffer_size: usize,
+    pub(crate) min_sliced_size: u64,
+    /// The `getdents64` buffer size of each reader.
+    pub(crate) buffer_size: usize,
 }
 
 impl Default for ReadOptions {
     fn default() -> ReadOptions {
         ReadOptions {
-            threads: default_threads(),
+            threads: default_slices(),
             min_sliced_size: DEFAULT_MIN_SLICED_SIZE,
             buffer_size: DEFAULT_BUFFER_SIZE,
         }
     }
 }
 
-/// The default number of threads for one directory: the available
-/// parallelism, but at least 4 and at most [`MAX_SLICES`].
+impl ReadOptions {
+    /// The defaults: [`default_slices`] slices at most, directories of
+    /// [`DEFAULT_MIN_SLICED_SIZE`] bytes or more sliced,
+    /// [`DEFAULT_BUFFER_SIZE`] bytes of buffer per reader.
+    pub fn new() -> ReadOptions {
+        ReadOptions::default()
+    }
+
+    /// Threads (and slices) for a sliced read; 1 means always serial.
+    pub fn threads(mut self, n: usize) -> ReadOptions {
+        self.threads = n;
+        self
+    }
+
+    /// Directories smaller than this many bytes are read serially.
+    pub fn min_sliced_size(mut self, bytes: u64) -> ReadOptions {
+        self.min_sliced_size = bytes;
+        self
+    }
+
+    /// The `getdents64` buffer size of each reader: each slice's, and
+    /// each walk worker's (a smaller one saves memory per worker: du's
+    /// many workers).
+    pub fn buffer_size(mut self, bytes: usize) -> ReadOptions {
+        self.buffer_size = bytes;
+        self
+    }
+
+    /// Threads (and slices) for a sliced read.
+    pub fn get_threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The size below which directories are read serially.
+    pub fn get_min_sliced_size(&self) -> u64 {
+        self.min_sliced_size
+    }
+
+    /// The `getdents64` buffer size of each reader.
+    pub fn get_buffer_size(&self) -> usize {
+        self.buffer_size
+    }
+}
+
+/// The default number of slices (and threads) for one directory: the
+/// available parallelism, but at least 4 and at most [`MAX_SLICES`].
+/// (Not the walk's [`crate::walk::default_threads`], its workers: four
+/// per core.)
 ///
 /// More slices than cores pays on a cold cache: while one thread waits for
 /// the disk another parses.  Measured on 2 cores, 1M entries on ext4
 /// (docs/history/benchmarks.md#slicing-threshold): cold, 4 threads were
 /// clearly faster than 2; hot, both alike; 8 threads no better than 4.
-pub fn default_threads() -> usize {
+pub fn default_slices() -> usize {
     let cores = sys::cores();
     cores.clamp(4, MAX_SLICES)
 }
@@ -166,9 +216,8 @@ pub fn slice_starts(space: OffsetSpace, slices: usize) -> Vec<u64> {
     slice_starts_from(space, 0, slices)
 }
 
-/// The start positions of `slices` slices of the part of `space` from
-/// position `from` on (one slice if nothing of the space is left).
-pub fn slice_starts_from(space: OffsetSpace, from: u64, slices: usize) -> Vec<u64> {
+/// The start positions of slices from `from` on ([`crate::unstable::slice_starts_from`]).
+pub(crate) fn slice_starts_from(space: OffsetSpace, from: u64, slices: usize) -> Vec<u64> {
     let end = match space {
         OffsetSpace::Hashed => 1u64 << 63,
         OffsetSpace::Linear { end } => end,
@@ -184,7 +233,7 @@ pub fn slice_starts_from(space: OffsetSpace, from: u64, slices: usize) -> Vec<u6
 pub trait EntrySink: Send {
     /// Called once for every entry other than `.` and `..`. `dir` is the
     /// directory, for `*at` calls relative to it.
-    fn entry(&mut self, dir: BorrowedFd<'_>, entry: &Entry<'_>);
+    fn entry(&mut self, dir: BorrowedFd<'_>, entry: &RawEntry<'_>);
 }
 
 /// What a read of one directory did.
@@ -267,17 +316,8 @@ where
     }
 }
 
-/// Reads the entries of `dir` from position `from` on, in `slices` slices
-/// of the rest of `space`, feeding sinks made by `make_sink(slice)`.
-///
-/// This finishes a read begun serially: `from` must be the `next_offset`
-/// of the last entry taken from that read, and that entry's predecessor
-/// must have had a different `next_offset`.  (On ext4, entries whose
-/// names' hashes collide share one position, and every one of them but
-/// the last has that position as its `next_offset`: resuming there would
-/// read again the colliding entries already taken.  Where two successive
-/// `next_offset`s differ, the last entry taken lies before `from`.)
-pub fn read_dir_from<S, F>(
+/// Reads the rest of `dir` from `from` on ([`crate::unstable::read_dir_from`]).
+pub(crate) fn read_dir_from<S, F>(
     dir: BorrowedFd<'_>,
     space: OffsetSpace,
     from: u64,
@@ -391,27 +431,9 @@ pub fn read_serial<S: EntrySink + ?Sized>(reader: &mut DirReader, sink: &mut S) 
     Ok(())
 }
 
-/// Reads one slice, `[lo, hi)` of `dir`'s offset space (`hi` = `None`: to
-/// the end), on a descriptor of its own, feeding `sink`.
-///
-/// For a caller that spreads the slices of one directory over processes
-/// (`dents-mpi`): slices that tile the space (the [`slice_starts`] of a
-/// space [`offset_space`] calls exact) read every entry present for the
-/// whole read exactly once between them, wherever each is read.  Returns
-/// whether a probe was needed to place the slice's first entry.
-pub fn read_slice_range<S: EntrySink>(
-    dir: BorrowedFd<'_>,
-    lo: u64,
-    hi: Option<u64>,
-    buffer_size: usize,
-    sink: &mut S,
-) -> io::Result<bool> {
-    read_slice(dir, lo, hi, buffer_size, sink)
-}
-
 /// Reads the slice `[lo, hi)` (`hi` = `None`: to the end) of `dir` on a
 /// descriptor of its own.  Returns whether a probe was needed.
-fn read_slice<S: EntrySink>(
+pub(crate) fn read_slice<S: EntrySink>(
     dir: BorrowedFd<'_>,
     lo: u64,
     hi: Option<u64>,
@@ -486,7 +508,7 @@ fn found_at_or_after(
 }
 
 /// Passes `e` to `sink` unless it is `.` or `..`.
-fn emit<S: EntrySink>(dir: BorrowedFd<'_>, sink: &mut S, e: &Entry<'_>) {
+fn emit<S: EntrySink>(dir: BorrowedFd<'_>, sink: &mut S, e: &RawEntry<'_>) {
     if !e.is_dot_or_dotdot() {
         sink.entry(dir, e);
     }
@@ -500,7 +522,7 @@ pub struct NameCollector {
 }
 
 impl EntrySink for NameCollector {
-    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &Entry<'_>) {
+    fn entry(&mut self, _dir: BorrowedFd<'_>, entry: &RawEntry<'_>) {
         self.names.push(entry.name().to_vec());
     }
 }

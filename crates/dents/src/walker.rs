@@ -54,7 +54,7 @@ use crate::fs;
 use crate::metadata::{FileType, Metadata, StatFields};
 use crate::walk::{self, Order, Visit, Visitor, WalkError, WalkOptions, WalkStats};
 
-pub use crate::walk::{Flow, Follow};
+use crate::walk::{Flow, Follow};
 
 /// Entries the iterator's channel holds by default.
 const DEFAULT_CAPACITY: usize = 1024;

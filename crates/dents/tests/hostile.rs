@@ -111,14 +111,12 @@ fn check_chain_of_20000_levels(
         keep: b"f".to_vec(),
         ..Tally::default()
     };
-    let opts = WalkOptions {
-        threads,
-        order,
-        post_order: post,
-        sort,
-        follow,
-        ..WalkOptions::default()
-    };
+    let opts = WalkOptions::new()
+        .threads(threads)
+        .order(order)
+        .contents_first(post)
+        .sort_by_name(sort)
+        .follow_links(follow);
     walk(std::slice::from_ref(&root), &opts, &t);
     assert_eq!(*t.errors.lock().unwrap(), Vec::<String>::new(), "{what}");
     assert_eq!(t.visits.load(Ordering::Relaxed), LEVELS + 2, "{what}");
@@ -197,14 +195,16 @@ fn a_descriptor_limit_below_the_workers_loses_no_entry() {
             keep: b"f".to_vec(),
             ..Tally::default()
         };
-        let mut opts = WalkOptions {
-            threads,
-            post_order: post,
-            sort,
-            ..WalkOptions::default()
-        };
-        opts.read.threads = 8;
-        opts.read.min_sliced_size = 0;
+        let mut opts = WalkOptions::new()
+            .threads(threads)
+            .contents_first(post)
+            .sort_by_name(sort);
+        let read = opts
+            .get_read_options()
+            .clone()
+            .threads(8)
+            .min_sliced_size(0);
+        opts = opts.read_options(read);
         walk(std::slice::from_ref(&root), &opts, &tally);
         assert_eq!(
             *tally.errors.lock().unwrap(),
@@ -247,11 +247,7 @@ fn a_bind_mount_loop_is_reported_and_not_entered() {
             keep: b"c".to_vec(),
             ..Tally::default()
         };
-        let opts = WalkOptions {
-            threads,
-            follow,
-            ..WalkOptions::default()
-        };
+        let opts = WalkOptions::new().threads(threads).follow_links(follow);
         walk(std::slice::from_ref(&root), &opts, &tally);
         // a, a/b, a/b/f: the loop's entry is neither visited nor entered.
         assert_eq!(tally.visits.load(Ordering::Relaxed), 3, "{follow:?}");

@@ -98,12 +98,9 @@ fn walk_depths(root: &Path, opts: &WalkOptions) -> Vec<usize> {
 fn default_order_visits_the_top_levels_first_at_any_number_of_workers() {
     let dir = tempfile::tempdir().unwrap();
     let entries = make_tree(dir.path());
-    assert_eq!(WalkOptions::default().order, Order::Hybrid);
+    assert_eq!(WalkOptions::new().get_order(), Order::Hybrid);
     for threads in [1, 2, 3, 8, 32] {
-        let opts = WalkOptions {
-            threads,
-            ..WalkOptions::default()
-        };
+        let opts = WalkOptions::new().threads(threads);
         // Several rounds: the multi-worker interleavings differ each time.
         for round in 0..5 {
             let depths = walk_depths(dir.path(), &opts);
@@ -131,11 +128,7 @@ fn the_check_fails_on_a_depth_first_walk() {
     let dir = tempfile::tempdir().unwrap();
     make_tree(dir.path());
     for threads in [1, 2] {
-        let opts = WalkOptions {
-            threads,
-            order: Order::DepthFirst,
-            ..WalkOptions::default()
-        };
+        let opts = WalkOptions::new().threads(threads).order(Order::DepthFirst);
         let depths = walk_depths(dir.path(), &opts);
         assert!(
             shallow_first(&depths).is_err(),
@@ -146,11 +139,7 @@ fn the_check_fails_on_a_depth_first_walk() {
     // down); on several, a worker may read a directory of depth 3 while
     // another still reads one of depth 2: only the hybrid's barrier rules
     // that out.
-    let opts = WalkOptions {
-        threads: 1,
-        order: Order::BreadthFirst,
-        ..WalkOptions::default()
-    };
+    let opts = WalkOptions::new().threads(1).order(Order::BreadthFirst);
     assert_eq!(shallow_first(&walk_depths(dir.path(), &opts)), Ok(()));
 }
 
@@ -196,10 +185,7 @@ fn quitting_on_a_match_at_depth_3_reads_no_directory_below_depth_2() {
                 quit_at: Some(b"needle".to_vec()),
                 ..Depths::default()
             };
-            let opts = WalkOptions {
-                threads,
-                ..WalkOptions::default()
-            };
+            let opts = WalkOptions::new().threads(threads);
             let stats = walk(
                 &[dir.path().as_os_str().as_encoded_bytes().to_vec()],
                 &opts,

@@ -106,3 +106,23 @@ fn public_api_listing_is_up_to_date() {
          --- kept\n{old}\n+++ now\n{listing}"
     );
 }
+
+/// No public item or field exists only with a Cargo feature: a feature
+/// must not change the shape of a public type (a crate built against one
+/// shape breaks when feature unification turns the other on).  The test
+/// knobs of `WalkOptions` are hidden setters, in every build.
+#[test]
+fn no_public_item_depends_on_a_feature() {
+    let mut gated = Vec::new();
+    for (file, text) in public_sources() {
+        for sig in public_signatures(&text) {
+            if sig.starts_with("[test-knobs]") {
+                gated.push(format!("{file}: {sig}"));
+            }
+        }
+    }
+    assert!(
+        gated.is_empty(),
+        "public items that a Cargo feature adds:\n{gated:#?}"
+    );
+}

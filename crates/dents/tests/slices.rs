@@ -220,7 +220,7 @@ fn check_dir(dir: &Path, kind: FsKind) -> Checked {
     let expected_plan = match slice::offset_space(fd.as_fd(), size).unwrap() {
         Some(space) if sliceable(kind) && size >= DEFAULT_MIN_SLICED_SIZE => ReadPlan::Sliced {
             space,
-            slices: slice::default_threads(),
+            slices: slice::default_slices(),
         },
         _ => ReadPlan::Serial,
     };
@@ -278,10 +278,7 @@ fn around_threshold(root: &Path, kind: FsKind) {
     let below = root.join("threshold_below");
     fill_flat(&below, n - 1, name);
     // Four threads: the plan must not depend on this machine's cores.
-    let opts = ReadOptions {
-        threads: 4,
-        ..ReadOptions::default()
-    };
+    let opts = ReadOptions::new().threads(4);
     let fd = open(&below);
     let size = dir_size(fd.as_fd());
     assert!(

@@ -180,13 +180,11 @@ fn fixture() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>, Vec<Vec<u8>>) {
 }
 
 fn opts(threads: usize, order: Order, post: bool, ignore_dtype: bool) -> WalkOptions {
-    WalkOptions {
-        threads,
-        order,
-        post_order: post,
-        ignore_dtype,
-        ..WalkOptions::default()
-    }
+    WalkOptions::new()
+        .threads(threads)
+        .order(order)
+        .contents_first(post)
+        .test_ignore_dtype(ignore_dtype)
 }
 
 /// One case of `every_configuration`: the walk in this configuration
@@ -196,7 +194,7 @@ fn check_every_configuration((order, post, ignore, budget): (Order, bool, bool, 
     let (_tmp, _root, root_b, want) = fixture();
     for threads in [1, 2, 8] {
         let mut o = opts(threads, order, post, ignore);
-        o.fd_budget = budget;
+        o = o.test_fd_budget(budget);
         let r = Recorder::default();
         walk(std::slice::from_ref(&root_b), &o, &r);
         let what = format!("{threads} {order:?} post={post} ignore={ignore} budget={budget:?}");
@@ -300,8 +298,8 @@ fn depth_limits_prune_and_quit() {
     let depth = |p: &[u8]| p.iter().filter(|&&b| b == b'/').count() - base;
 
     let mut o = opts(4, Order::BreadthFirst, false, false);
-    o.min_depth = 2;
-    o.max_depth = 3;
+    o = o.min_depth(2);
+    o = o.max_depth(3);
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     let expect: Vec<Vec<u8>> = want
@@ -388,7 +386,7 @@ fn path_max_chain() -> (tempfile::TempDir, Vec<u8>, usize, usize) {
 fn check_deeper_than_path_max((budget, order): (Option<usize>, Order)) {
     let (_tmp, root_b, levels, leaf_len) = path_max_chain();
     let mut o = opts(2, order, false, false);
-    o.fd_budget = budget;
+    o = o.test_fd_budget(budget);
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     assert!(
@@ -423,7 +421,7 @@ mod deeper_than_path_max: (Option<usize>, dents::walk::Order) => check_deeper_th
 fn a_tree_deeper_than_path_max_is_walked_in_post_order_with_one_descriptor() {
     let (_tmp, root_b, levels, _) = path_max_chain();
     let mut o = opts(2, Order::BreadthFirst, true, false);
-    o.fd_budget = Some(1);
+    o = o.test_fd_budget(Some(1));
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     assert!(
@@ -488,8 +486,9 @@ fn nofile_16_never_runs_out_of_descriptors() {
     ] {
         let r = Recorder::default();
         let mut o = opts(threads, Order::BreadthFirst, post, false);
-        o.read.threads = 2;
-        o.sort = sort;
+        let read = o.get_read_options().clone().threads(2);
+        o = o.read_options(read);
+        o = o.sort_by_name(sort);
         walk(std::slice::from_ref(&root_b), &o, &r);
         assert!(
             r.errors.lock().unwrap().is_empty(),
@@ -526,7 +525,7 @@ fn symlinks_are_followed_as_asked_and_loops_reported() {
 
     // -L: link/ is walked; inner/up leads back to real: a loop, reported.
     let mut o = opts(2, Order::BreadthFirst, false, false);
-    o.follow = Follow::Always;
+    o = o.follow_links(Follow::Always);
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     let paths = r.paths();
@@ -538,7 +537,7 @@ fn symlinks_are_followed_as_asked_and_loops_reported() {
     // -H: a root that is a link is followed, links below it are not.
     let link_root = root.join("link").as_os_str().as_bytes().to_vec();
     let mut o = opts(2, Order::BreadthFirst, false, false);
-    o.follow = Follow::Roots;
+    o = o.follow_links(Follow::Roots);
     let r = Recorder::default();
     walk(std::slice::from_ref(&link_root), &o, &r);
     assert_eq!(r.paths().len(), 4, "{:?}", r.paths());
@@ -563,11 +562,11 @@ fn same_fs_stops_at_a_mount_point() {
     fs::File::create(mnt.join("there")).unwrap();
     let root_b = root.as_os_str().as_bytes().to_vec();
     let mut o = opts(2, Order::BreadthFirst, false, false);
-    o.same_fs = true;
+    o = o.same_file_system(true);
     let r = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o, &r);
     let mut o2 = o.clone();
-    o2.same_fs = false;
+    o2 = o2.same_file_system(false);
     let r2 = Recorder::default();
     walk(std::slice::from_ref(&root_b), &o2, &r2);
     let _ = Command::new("umount").arg(&mnt).status();
@@ -610,7 +609,8 @@ fn a_tree_changing_during_the_walk_loses_no_stable_entry() {
                 round % 3 == 0,
                 round % 2 == 0,
             );
-            o.read.min_sliced_size = 0;
+            let read = o.get_read_options().clone().min_sliced_size(0);
+            o = o.read_options(read);
             walk(std::slice::from_ref(&root_b), &o, &r);
             let got = sorted(r.paths());
             let mut counts: HashMap<&[u8], usize> = HashMap::new();
@@ -667,8 +667,12 @@ fn huge_directories_are_walked_exactly_on_every_filesystem() {
             for read_threads in [1, 4] {
                 for ignore in [false, true] {
                     let mut o = opts(threads, Order::BreadthFirst, false, ignore);
-                    o.read.threads = read_threads;
-                    o.read.min_sliced_size = 0;
+                    let read = o
+                        .get_read_options()
+                        .clone()
+                        .threads(read_threads)
+                        .min_sliced_size(0);
+                    o = o.read_options(read);
                     let r = Recorder::default();
                     let stats = walk(std::slice::from_ref(&root_b), &o, &r);
                     let what =
@@ -761,7 +765,7 @@ fn check_sorted_walks((ignore, post): (bool, bool)) {
     let mut first: Option<Vec<(Vec<u8>, bool)>> = None;
     for threads in [1, 2, 8] {
         let mut o = opts(threads, Order::BreadthFirst, post, ignore);
-        o.sort = true;
+        o = o.sort_by_name(true);
         let r = Recorder::default();
         walk(std::slice::from_ref(&root_b), &o, &r);
         let visits = r.visits.into_inner().unwrap();
@@ -825,7 +829,7 @@ fn check_excluded_entries((post, min_depth): (bool, usize)) {
         .cloned()
         .collect();
     let mut o = opts(4, Order::BreadthFirst, post, false);
-    o.min_depth = min_depth;
+    o = o.min_depth(min_depth);
     let x = Excluder {
         rec: Recorder::default(),
         name: b"b1",

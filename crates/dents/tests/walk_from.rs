@@ -1,7 +1,7 @@
-//! `walk::walk_from`: directories left out of one walk and walked from
+//! `unstable::walk_from`: directories left out of one walk and walked from
 //! as starts give exactly the visits (path, name, root, depth) of the
 //! walk of the whole tree, with the depth limits counted from the root;
-//! `walk::walk_slice` over slices that tile a directory gives the visits
+//! `unstable::walk_slice` over slices that tile a directory gives the visits
 //! of the walk of that directory's tree, less the directory's own.
 
 use std::collections::BTreeSet;
@@ -9,9 +9,8 @@ use std::fs;
 use std::sync::Mutex;
 
 use dents::dir::DirReader;
-use dents::walk::{
-    walk, walk_from, walk_slice, Flow, Start, Visit, Visitor, WalkError, WalkOptions,
-};
+use dents::unstable::{walk_from, walk_slice, Start};
+use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
 
 type Seen = (Vec<u8>, Vec<u8>, Vec<u8>, usize, bool);
 
@@ -65,13 +64,11 @@ impl Visitor for Record {
 
 /// The options of one case: the order and the depth limits, 3 threads.
 fn options(post_order: bool, min_depth: usize, max_depth: usize) -> WalkOptions {
-    WalkOptions {
-        post_order,
-        min_depth,
-        max_depth,
-        threads: 3,
-        ..WalkOptions::default()
-    }
+    WalkOptions::new()
+        .contents_first(post_order)
+        .min_depth(min_depth)
+        .max_depth(max_depth)
+        .threads(3)
 }
 
 /// The visits of the whole walk from `root`.

@@ -7,7 +7,8 @@ use std::fs;
 use std::os::fd::BorrowedFd;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Listing, Start, Visit, Visitor, WalkError, WalkOptions};
+use dents::unstable::Start;
+use dents::walk::{walk, Flow, Listing, Visit, Visitor, WalkError, WalkOptions};
 use dents::FileType;
 
 /// Records visits (path and type); supplies a listing for directories
@@ -61,11 +62,7 @@ fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, usize) {
     let v = Supply {
         seen: Mutex::new(Vec::new()),
     };
-    let opts = WalkOptions {
-        threads,
-        sort,
-        ..WalkOptions::default()
-    };
+    let opts = WalkOptions::new().threads(threads).sort_by_name(sort);
     let stats = walk(std::slice::from_ref(&root), &opts, &v);
     let prefix = String::from_utf8(root).unwrap();
     let mut seen: Vec<(String, FileType)> = v

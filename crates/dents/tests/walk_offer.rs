@@ -12,8 +12,9 @@ use std::fs;
 use std::path::Path;
 use std::sync::Mutex;
 
-use dents::slice::{slice_starts_from, OffsetSpace};
-use dents::walk::{walk, walk_slice, BigDir, Flow, Visit, Visitor, WalkError, WalkOptions};
+use dents::slice::OffsetSpace;
+use dents::unstable::{slice_starts_from, walk_slice, BigDir};
+use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
 use dents_testfs::{fill_flat, FsKind, LoopFs};
 
 /// A visit: path, root, depth, post-order.
@@ -97,12 +98,10 @@ fn make_tree(base: &Path) {
 }
 
 fn options(threads: usize, post_order: bool, offer: Option<u64>) -> WalkOptions {
-    WalkOptions {
-        threads,
-        post_order,
-        offer_big_dirs: offer,
-        ..WalkOptions::default()
-    }
+    WalkOptions::new()
+        .threads(threads)
+        .contents_first(post_order)
+        .offer_big_dirs(offer)
 }
 
 /// The walk with `t/big` taken, then the slices of its rest, against the
@@ -120,10 +119,8 @@ fn taken_and_sliced(base: &Path, what: &str) {
     ];
     for (threads, post_order, sort) in cases {
         let case = format!("{what}, {threads} threads, post-order {post_order}, sort {sort}");
-        let options = |threads, post_order, offer| WalkOptions {
-            sort,
-            ..options(threads, post_order, offer)
-        };
+        let options =
+            |threads, post_order, offer| options(threads, post_order, offer).sort_by_name(sort);
         let whole = Record::new(false, None);
         walk(
             std::slice::from_ref(&root),
@@ -143,7 +140,7 @@ fn taken_and_sliced(base: &Path, what: &str) {
         let walked = parts.seen.lock().unwrap().iter().filter(below).count();
         assert!(walked > 0, "{case}: nothing of the big one read before");
         let starts = slice_starts_from(space, from, 3);
-        let start = dents::walk::Start {
+        let start = dents::unstable::Start {
             path: &path,
             root_len,
             depth,
@@ -186,10 +183,7 @@ fn never_offered_or_declined(base: &Path, what: &str) {
     );
     assert!(pruned.offers.lock().unwrap().is_empty(), "{what}: pruned");
     let shallow = Record::new(true, None);
-    let opts = WalkOptions {
-        max_depth: 1,
-        ..options(4, false, Some(64 * 1024))
-    };
+    let opts = options(4, false, Some(64 * 1024)).max_depth(1);
     walk(std::slice::from_ref(&root), &opts, &shallow);
     assert!(
         shallow.offers.lock().unwrap().is_empty(),

@@ -227,13 +227,10 @@ fn check(case: Case) {
                 }
             }
             Form::Slices | Form::Parts => {
-                let mut o = WalkOptions {
-                    threads,
-                    ..WalkOptions::default()
-                };
-                o.read.threads = 4;
-                o.read.min_sliced_size = 0;
-                o.ignore_dtype = matches!(form, Form::Parts);
+                let mut o = WalkOptions::new().threads(threads);
+                let read = o.get_read_options().clone().threads(4).min_sliced_size(0);
+                o = o.read_options(read);
+                o = o.test_ignore_dtype(matches!(form, Form::Parts));
                 // Well past the entries read before the directory is
                 // found huge: a visit from a slice's (or a part's) thread.
                 let v = Panicky {

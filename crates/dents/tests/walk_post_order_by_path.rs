@@ -54,13 +54,11 @@ fn post_order_visits_by_path_stat_the_right_directory() {
         fs::write(root.join(f), b"1").unwrap();
     }
     for threads in [1, 4] {
-        let opts = WalkOptions {
-            threads,
-            order: Order::DepthFirst,
-            post_order: true,
-            post_order_parent_fd: false,
-            ..WalkOptions::default()
-        };
+        let opts = WalkOptions::new()
+            .threads(threads)
+            .order(Order::DepthFirst)
+            .contents_first(true)
+            .post_order_parent_fd(false);
         let dirs = Dirs::default();
         let r = root.to_str().unwrap().as_bytes().to_vec();
         walk(&[r], &opts, &dirs);

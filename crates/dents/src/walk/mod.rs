@@ -17,7 +17,7 @@
 //! read buffer, so memory does not grow with a directory's size.  After
 //! its first 8 KiB of entries a directory is checked for slicing; a huge
 //! one on ext4 or XFS is read on from where the serial read stopped, in
-//! slices of the rest of its offset space ([`crate::slice::read_dir_from`]), each
+//! slices of the rest of its offset space ([`crate::unstable::read_dir_from`]), each
 //! slice visited on its own thread; a walk that sets
 //! [`WalkOptions::offer_big_dirs`] first offers such a directory, read
 //! that far, to its visitor ([`Visitor::take_rest`]: `dents-mpi` reads
@@ -88,7 +88,7 @@
 //!
 //! # Sorted walks
 //!
-//! With [`WalkOptions::sort`] every directory is read whole, its entries
+//! With [`WalkOptions::sort_by_name`] every directory is read whole, its entries
 //! sorted by name (as bytes) and classified, and only then visited, so
 //! the visits are exactly those of a one-thread walk whatever the number
 //! of workers.  Workers still open, read, sort and classify directories
@@ -131,6 +131,7 @@
 //! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
 //! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
 //! | 0 | `mounts` | the mount table: which mount points lie below a directory |
+//! | 0 | `start` | where a walk starts, the big directory offered ([`crate::unstable`] makes them public) |
 //! | 0 | `stored` | a visit of a recorded entry (a snapshot's row, `find --from`): its stat given, nothing read or stat'ed |
 //!
 //! `mod.rs` holds the public types ([`WalkOptions`], [`Visitor`],
@@ -153,6 +154,7 @@ mod post;
 mod queue;
 mod read;
 mod sorted;
+pub(crate) mod start;
 mod stored;
 
 pub use stored::Recorded;
@@ -166,7 +168,7 @@ use std::sync::{Condvar, Mutex, OnceLock};
 use crate::dir::FileType;
 use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
-use crate::slice::{OffsetSpace, ReadOptions};
+use crate::slice::ReadOptions;
 use crate::sys;
 
 use self::mounts::Mounts;
@@ -174,9 +176,11 @@ use self::open::fd_plan;
 use self::panics::Payload;
 use self::queue::Queue;
 use self::sorted::Ready;
+use self::start::{BigDir, Start};
 
 /// The order directories are read in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Order {
     /// Breadth first: every entry in level order (approximately, with
     /// several threads), results near the roots first.
@@ -188,14 +192,14 @@ pub enum Order {
     ///
     /// The guarantee, at any number of workers: **every entry at depth 3
     /// or less is visited before any entry deeper than 3** (a starting
-    /// point is at depth 0; post-order visits, [`WalkOptions::post_order`],
+    /// point is at depth 0; post-order visits, [`WalkOptions::contents_first`],
     /// are not covered: a directory's comes after its contents).  On one
     /// worker, the entries down to depth 3 come in level order (all of
     /// depth 1, then all of depth 2, then all of depth 3).  Below depth 3
     /// the order is depth first and not specified further.  So a match at
     /// depth 3 or less is found, and a walk that quits on it stops, after
     /// reading only the directories above depth 3.  A sorted walk
-    /// ([`WalkOptions::sort`]) in this order is a sorted breadth-first
+    /// ([`WalkOptions::sort_by_name`]) in this order is a sorted breadth-first
     /// walk, which keeps the guarantee.
     ///
     /// Why: breadth first costs more CPU than depth first on the same
@@ -208,6 +212,11 @@ pub enum Order {
 }
 
 /// Which symbolic links are followed (find's `-P`, `-H`, `-L`).
+///
+/// Not `#[non_exhaustive]`: the three are the whole of POSIX's choice
+/// (a link is followed nowhere, at the starting points, or everywhere),
+/// and a caller must match them exhaustively to be right (du's sizes,
+/// a snapshot's refusal of a walk it cannot answer for).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Follow {
     /// Never (`-P`, the default).
@@ -231,6 +240,11 @@ impl From<bool> for Follow {
 }
 
 /// What the visitor tells the walk after visiting an entry.
+///
+/// Not `#[non_exhaustive]`: walks outside this crate take a visitor's
+/// answers too (a snapshot's walk, `find --from`; dents-mpi's), and each
+/// must do what every answer says: a new one must fail to build them
+/// rather than be ignored.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Flow {
     /// Go on (and into this entry, if it is a directory).
@@ -241,64 +255,59 @@ pub enum Flow {
     Quit,
 }
 
-/// Options of a walk.
+/// Options of a walk, built from [`WalkOptions::new`] through its
+/// setters (the names [`crate::Walker`]'s builder uses) and read back
+/// through its `get_*` methods, as `std::process::Command` does.
+///
+/// The fields are private and the struct `#[non_exhaustive]` so that an
+/// option can be added in any release without breaking a caller.
+///
+/// ```
+/// use dents::walk::{Order, WalkOptions};
+/// let opts = WalkOptions::new()
+///     .threads(4)
+///     .order(Order::DepthFirst)
+///     .max_depth(3)
+///     .follow_links(dents::Follow::Roots);
+/// assert_eq!(opts.get_threads(), 4);
+/// assert_eq!(opts.get_follow(), dents::Follow::Roots);
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct WalkOptions {
     /// Worker threads (default: [`default_threads`]).
-    pub threads: usize,
+    pub(crate) threads: usize,
     /// Breadth first, depth first, or the top levels breadth first and
     /// depth first below (the default: [`Order::Hybrid`]).
-    pub order: Order,
+    pub(crate) order: Order,
     /// Visit directories after their contents (`-depth`).
-    pub post_order: bool,
+    pub(crate) post_order: bool,
     /// Entries shallower than this are not visited (roots are depth 0).
-    pub min_depth: usize,
+    pub(crate) min_depth: usize,
     /// Entries deeper than this are not visited, nor directories at this
     /// depth read.
-    pub max_depth: usize,
+    pub(crate) max_depth: usize,
     /// Symlink policy.
-    pub follow: Follow,
+    pub(crate) follow: Follow,
     /// Do not read directories on other filesystems than their root's.
-    pub same_fs: bool,
+    pub(crate) same_fs: bool,
     /// Fields [`Visit::metadata`] fetches; the type and mode always.
-    pub stat_mask: StatFields,
-    /// Treat every `d_type` as unknown (tests of the no-type paths; only
-    /// with the `test-knobs` feature, which the crate's own tests enable).
-    #[cfg(feature = "test-knobs")]
-    pub ignore_dtype: bool,
+    pub(crate) stat_mask: StatFields,
+    /// Treat every `d_type` as unknown (a test knob:
+    /// [`WalkOptions::test_ignore_dtype`]).
+    pub(crate) ignore_dtype: bool,
     /// How one huge directory is read.
-    pub read: ReadOptions,
-    /// Descriptors the walk may hold; `None`: from `RLIMIT_NOFILE` (tests
-    /// of a tiny budget; only with the `test-knobs` feature).
-    #[cfg(feature = "test-knobs")]
-    pub fd_budget: Option<usize>,
-    /// Visit each directory's entries sorted by name (bytes), in an order
-    /// that does not depend on the threads: see [`sort mode`](self#sorted-walks).
-    pub sort: bool,
-    /// Post-order visits of directories below a root come with their
-    /// parent's descriptor (reopened for the visit: an `openat` and a
-    /// `close` per directory).  `false` spares those two calls for a
-    /// visitor that learnt what it needs before descending (du): the
-    /// visit's [`Visit::parent_fd`] is then the current directory and its
-    /// [`Visit::at_name`] the whole path, so a stat still works, through
-    /// a path lookup (which fails beyond `PATH_MAX`).
-    pub post_order_parent_fd: bool,
-    /// Visit a directory's entries in runs of up to 256,
-    /// each run sorted by inode number, rather than as read: a cold
-    /// walk that stats every entry (du) then reads each inode-table
-    /// block once per run instead of seeking back and forth, and its
-    /// subdirectories are queued, so read, in inode order too.  Costs
-    /// one run's names per thread (bounded, whatever the directory's
-    /// size).  Ignored by sorted walks and for entries whose type must
-    /// be learnt first.
-    pub ino_order: bool,
-    /// Directories of at least this many bytes (`st_size`), on a file
-    /// system where reading in slices is exact, are offered to
-    /// [`Visitor::take_rest`] once the read of their first entries shows
-    /// they are big (on one thread too).  `None`
-    /// (the default): none is offered, and reading a directory costs no
-    /// more than without the offer.
-    pub offer_big_dirs: Option<u64>,
+    pub(crate) read: ReadOptions,
+    /// Descriptors the walk may hold; `None`: from `RLIMIT_NOFILE` (a
+    /// test knob: [`WalkOptions::test_fd_budget`]).
+    pub(crate) fd_budget: Option<usize>,
+    /// Visit each directory's entries sorted by name.
+    pub(crate) sort: bool,
+    /// Post-order visits come with their parent's descriptor.
+    pub(crate) post_order_parent_fd: bool,
+    /// Directories of at least this many bytes are offered to
+    /// [`Visitor::take_rest`].
+    pub(crate) offer_big_dirs: Option<u64>,
 }
 
 impl Default for WalkOptions {
@@ -312,36 +321,208 @@ impl Default for WalkOptions {
             follow: Follow::Never,
             same_fs: false,
             stat_mask: StatFields::BASIC,
-            #[cfg(feature = "test-knobs")]
             ignore_dtype: false,
             read: ReadOptions::default(),
-            #[cfg(feature = "test-knobs")]
             fd_budget: None,
             sort: false,
             post_order_parent_fd: true,
-            ino_order: false,
             offer_big_dirs: None,
         }
     }
 }
 
 impl WalkOptions {
-    /// Whether every `d_type` is taken as unknown (a test knob; never
-    /// without the `test-knobs` feature).
-    pub(crate) fn ignores_dtype(&self) -> bool {
-        #[cfg(feature = "test-knobs")]
-        return self.ignore_dtype;
-        #[cfg(not(feature = "test-knobs"))]
-        false
+    /// The default options: every entry of every tree, on
+    /// [`default_threads`] workers, in [`Order::Hybrid`], directories
+    /// before their contents, symlinks not followed, [`StatFields::BASIC`]
+    /// fetched by [`Visit::metadata`].
+    pub fn new() -> WalkOptions {
+        WalkOptions::default()
     }
 
-    /// The descriptor budget a test set, if any (a test knob; never
-    /// without the `test-knobs` feature).
+    /// Worker threads; 0 for the default ([`default_threads`]).
+    pub fn threads(mut self, n: usize) -> WalkOptions {
+        self.threads = if n == 0 { default_threads() } else { n };
+        self
+    }
+
+    /// The order directories are read in (default: [`Order::Hybrid`]).
+    pub fn order(mut self, order: Order) -> WalkOptions {
+        self.order = order;
+        self
+    }
+
+    /// Visit directories after their contents (find's `-depth`; walkdir's
+    /// `contents_first`).
+    pub fn contents_first(mut self, yes: bool) -> WalkOptions {
+        self.post_order = yes;
+        self
+    }
+
+    /// Entries shallower than this are not visited (roots are depth 0).
+    pub fn min_depth(mut self, depth: usize) -> WalkOptions {
+        self.min_depth = depth;
+        self
+    }
+
+    /// Entries deeper than this are not visited, nor directories at this
+    /// depth read.
+    pub fn max_depth(mut self, depth: usize) -> WalkOptions {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Which symbolic links are followed (default: [`Follow::Never`]);
+    /// `true` and `false` as walkdir's `follow_links`.
+    pub fn follow_links(mut self, follow: impl Into<Follow>) -> WalkOptions {
+        self.follow = follow.into();
+        self
+    }
+
+    /// Do not read directories on other filesystems than their root's
+    /// (find's `-xdev`).
+    pub fn same_file_system(mut self, yes: bool) -> WalkOptions {
+        self.same_fs = yes;
+        self
+    }
+
+    /// Fields [`Visit::metadata`] fetches (default: [`StatFields::BASIC`]);
+    /// the type and mode always.
+    pub fn stat_fields(mut self, fields: StatFields) -> WalkOptions {
+        self.stat_mask = fields;
+        self
+    }
+
+    /// How one huge directory is read (slices, their threads, the read
+    /// buffer).
+    pub fn read_options(mut self, read: ReadOptions) -> WalkOptions {
+        self.read = read;
+        self
+    }
+
+    /// Visit each directory's entries sorted by name (bytes), in an order
+    /// that does not depend on the threads: see
+    /// [`sort mode`](self#sorted-walks).
+    pub fn sort_by_name(mut self, yes: bool) -> WalkOptions {
+        self.sort = yes;
+        self
+    }
+
+    /// Whether post-order visits of directories below a root come with
+    /// their parent's descriptor (the default; reopened for the visit: an
+    /// `openat` and a `close` per directory).  `false` spares those two
+    /// calls for a visitor that learnt what it needs before descending
+    /// (du): the visit's [`Visit::parent_fd`] is then the current
+    /// directory and its [`Visit::at_name`] the whole path, so a stat
+    /// still works, through a path lookup (which fails beyond
+    /// `PATH_MAX`).
+    pub fn post_order_parent_fd(mut self, yes: bool) -> WalkOptions {
+        self.post_order_parent_fd = yes;
+        self
+    }
+
+    /// Directories of at least this many bytes (`st_size`), on a file
+    /// system where reading in slices is exact, are offered to
+    /// [`Visitor::take_rest`] once the read of their first entries shows
+    /// they are big (on one thread too).  `None` (the default): none is
+    /// offered, and reading a directory costs no more than without the
+    /// offer.  **Unstable**, as [`crate::unstable`] (dents-mpi's): it may
+    /// change in any release.
+    pub fn offer_big_dirs(mut self, min_size: Option<u64>) -> WalkOptions {
+        self.offer_big_dirs = min_size;
+        self
+    }
+
+    /// A test knob, in every build so that a Cargo feature does not change
+    /// the struct: treat every `d_type` as unknown, so that the paths for
+    /// file systems without one run anywhere.  Harmless (every type is
+    /// then learnt by the walk's classification, slower).
+    #[doc(hidden)]
+    pub fn test_ignore_dtype(mut self, yes: bool) -> WalkOptions {
+        self.ignore_dtype = yes;
+        self
+    }
+
+    /// A test knob, in every build so that a Cargo feature does not change
+    /// the struct: the descriptors the walk may hold (`None`: from
+    /// `RLIMIT_NOFILE`), to test deep trees with a tiny budget.  Harmless
+    /// (directories beyond it are opened by a path from an ancestor, more
+    /// slowly).
+    #[doc(hidden)]
+    pub fn test_fd_budget(mut self, budget: Option<usize>) -> WalkOptions {
+        self.fd_budget = budget;
+        self
+    }
+
+    /// Worker threads.
+    pub fn get_threads(&self) -> usize {
+        self.threads
+    }
+
+    /// The order directories are read in.
+    pub fn get_order(&self) -> Order {
+        self.order
+    }
+
+    /// Whether directories are visited after their contents.
+    pub fn get_contents_first(&self) -> bool {
+        self.post_order
+    }
+
+    /// The depth above which entries are not visited.
+    pub fn get_min_depth(&self) -> usize {
+        self.min_depth
+    }
+
+    /// The depth below which entries are not visited.
+    pub fn get_max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// Which symbolic links are followed.
+    pub fn get_follow(&self) -> Follow {
+        self.follow
+    }
+
+    /// Whether the walk stays on its roots' file systems.
+    pub fn get_same_file_system(&self) -> bool {
+        self.same_fs
+    }
+
+    /// The fields [`Visit::metadata`] fetches.
+    pub fn get_stat_fields(&self) -> StatFields {
+        self.stat_mask
+    }
+
+    /// How one huge directory is read.
+    pub fn get_read_options(&self) -> &ReadOptions {
+        &self.read
+    }
+
+    /// Whether each directory's entries are visited sorted by name.
+    pub fn get_sort_by_name(&self) -> bool {
+        self.sort
+    }
+
+    /// Whether post-order visits come with their parent's descriptor.
+    pub fn get_post_order_parent_fd(&self) -> bool {
+        self.post_order_parent_fd
+    }
+
+    /// The size from which directories are offered to
+    /// [`Visitor::take_rest`].
+    pub fn get_offer_big_dirs(&self) -> Option<u64> {
+        self.offer_big_dirs
+    }
+
+    /// Whether every `d_type` is taken as unknown (a test knob).
+    pub(crate) fn ignores_dtype(&self) -> bool {
+        self.ignore_dtype
+    }
+
+    /// The descriptor budget a test set, if any (a test knob).
     pub(crate) fn fixed_fd_budget(&self) -> Option<usize> {
-        #[cfg(feature = "test-knobs")]
-        return self.fd_budget;
-        #[cfg(not(feature = "test-knobs"))]
-        None
+        self.fd_budget
     }
 }
 
@@ -395,6 +576,11 @@ pub enum Operation {
 }
 
 /// What went wrong.
+///
+/// Not `#[non_exhaustive]`, unlike [`Operation`]: a visitor words each
+/// kind of problem differently (find and du as GNU's, a snapshot's row),
+/// so a new kind must fail to build every visitor until it is worded,
+/// rather than fall silently into a generic message.
 #[derive(Debug)]
 pub enum WalkErrorKind {
     /// A system call failed (open, read, stat).
@@ -415,7 +601,7 @@ pub enum WalkErrorKind {
 ///
 /// A panic in any of its methods, on any thread, ends the walk: the
 /// workers stop visiting, all are joined, and [`walk`] (or
-/// [`walk_from`], [`walk_slice`]) resumes the panic, with its payload,
+/// [`crate::unstable::walk_from`], [`crate::unstable::walk_slice`]) resumes the panic, with its payload,
 /// on the calling thread.
 pub trait Visitor: Sync {
     /// Per-worker state (an output buffer, counters).
@@ -456,7 +642,9 @@ pub trait Visitor: Sync {
     /// [`WalkOptions::offer_big_dirs`]): `true` takes it, and the walk
     /// then reads no more of that directory, leaving the entries from
     /// [`BigDir::from`] on to the visitor, which reads them elsewhere (in
-    /// slices, with [`walk_slice`]: on other machines, say).  The entries
+    /// slices, with [`crate::unstable::walk_slice`]: on other machines,
+    /// say).  **Unstable**, as everything of [`crate::unstable`]: it may
+    /// change in any release.  The entries
     /// before are visited by this walk, as are the directory's own visits
     /// (before its read, and in post-order after what this walk read of
     /// it).  In a sorted walk only the entries read here are among the
@@ -469,7 +657,7 @@ pub trait Visitor: Sync {
     }
     /// **Unstable** (for dents-snap's refresh; it may change without
     /// notice, as [`Visitor::take_rest`] for dents-mpi): asked, in a
-    /// sorted walk only ([`WalkOptions::sort`]), for the entries of a
+    /// sorted walk only ([`WalkOptions::sort_by_name`]), for the entries of a
     /// directory just opened (`dir`: where it lies in the walk; `fd`: the
     /// directory, to `fstat` it) before it is read.  `Some` listing is
     /// taken instead of reading the directory: its entries are sorted,
@@ -589,7 +777,7 @@ impl<'a> Visit<'a> {
     /// (its target missing, or a file where a directory should be on the
     /// way to it: `ENOTDIR`, as find takes it).
     ///
-    /// The fields fetched are [`WalkOptions::stat_mask`]'s (and the type
+    /// The fields fetched are [`WalkOptions::stat_fields`]'s (and the type
     /// and mode); one `statx` relative to [`Visit::parent_fd`], converted
     /// to dents's own [`Metadata`].
     pub fn metadata(&self) -> io::Result<&Metadata> {
@@ -679,57 +867,6 @@ impl Listing {
     }
 }
 
-/// A big directory being read, offered to [`Visitor::take_rest`]: where
-/// it lies in the walk, its offset space, and how far this walk read it.
-#[derive(Debug)]
-pub struct BigDir<'a> {
-    start: Start<'a>,
-    size: u64,
-    space: OffsetSpace,
-    from: u64,
-}
-
-impl<'a> BigDir<'a> {
-    /// The directory as [`walk_slice`] takes it: its path, its starting
-    /// point's length and its depth in the walk.
-    pub fn start(&self) -> Start<'a> {
-        self.start
-    }
-
-    /// The directory's path, as the walk built it.
-    pub fn path(&self) -> &'a [u8] {
-        self.start.path
-    }
-
-    /// The starting point the directory was reached from ([`Visit::root`]).
-    pub fn root(&self) -> &'a [u8] {
-        &self.start.path[..self.start.root_len]
-    }
-
-    /// The directory's depth below its starting point.
-    pub fn depth(&self) -> usize {
-        self.start.depth
-    }
-
-    /// Its size in bytes (`st_size`).
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-
-    /// Its offset space, where slicing is exact.
-    pub fn space(&self) -> OffsetSpace {
-        self.space
-    }
-
-    /// The position the rest begins at: every entry before it was read
-    /// (and is visited) by this walk, every entry present for the whole
-    /// read from it on is the taker's, as the slices of
-    /// [`crate::slice::slice_starts_from`]`(space, from, n)` read them.
-    pub fn from(&self) -> u64 {
-        self.from
-    }
-}
-
 /// What a walk did.
 #[derive(Debug, Default)]
 pub struct WalkStats {
@@ -796,40 +933,12 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> W
     walk_from(&starts, opts, visitor)
 }
 
-/// Where a walk starts: a starting point (a root), or a directory below
-/// one that another walk met and left out (through
-/// [`Visitor::excluded`]) to be walked apart, on another thread or
-/// another machine (`dents-mpi`).
-#[derive(Copy, Clone, Debug)]
-pub struct Start<'a> {
-    /// The path, as the walk that met it built it.
-    pub path: &'a [u8],
-    /// The length of the starting point at its head ([`Visit::root`]).
-    pub root_len: usize,
-    /// Its depth below that starting point (0: a root).
-    pub depth: usize,
-}
-
-impl<'a> Start<'a> {
-    /// A starting point.
-    pub fn root(path: &'a [u8]) -> Start<'a> {
-        Start {
-            path,
-            root_len: path.len(),
-            depth: 0,
-        }
-    }
-}
-
-/// Walks from each of `starts` as [`walk`] from roots, each visit with
-/// the path, root and depth it has in the walk of the whole tree: a
-/// start below a root is visited (and its tree walked) as that walk
-/// would have, its depth counting against [`WalkOptions::min_depth`] and
-/// [`WalkOptions::max_depth`], its symlinks not followed under
-/// [`Follow::Roots`].  Its ancestors are unknown here: loops through
-/// them (`-L`) are not found, nor is a start on another filesystem than
-/// its root checked for [`WalkOptions::same_fs`] (the caller's part).
-pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+/// Walks from each of `starts` ([`crate::unstable::walk_from`]).
+pub(crate) fn walk_from<V: Visitor>(
+    starts: &[Start<'_>],
+    opts: &WalkOptions,
+    visitor: &V,
+) -> WalkStats {
     run(opts, visitor, |shared| {
         let mut state = visitor.state();
         let mut starts = starts.to_vec();
@@ -846,19 +955,8 @@ pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: 
     })
 }
 
-/// Walks one slice of a huge directory: the entries `dents::slice`
-/// reads from `[lo, hi)` of its offset space (`hi` = `None`: to the end;
-/// see [`crate::slice::read_slice_range`]), each visited with what the
-/// read gave (name, `d_type`, inode: no stat unless the visitor asks for
-/// [`Visit::metadata`]), as [`walk_from`] would visit them below `dir`,
-/// and the trees of those that are directories walked.  The directory
-/// itself (open as `fd`) is not visited, before or after (its visit is
-/// the caller's, once for all its slices); its entries are visited in the
-/// order read, even in a sorted walk.
-///
-/// For a caller that spreads the slices of one directory over processes
-/// (`dents-mpi`): each entry then costs what it costs in a whole walk.
-pub fn walk_slice<V: Visitor>(
+/// Walks one slice of a huge directory ([`crate::unstable::walk_slice`]).
+pub(crate) fn walk_slice<V: Visitor>(
     dir: &Start<'_>,
     fd: OwnedFd,
     (lo, hi): (u64, Option<u64>),

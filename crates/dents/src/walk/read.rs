@@ -33,18 +33,6 @@ const FIRST_READ: usize = 8 * 1024;
 /// threads from this many on.
 const PARALLEL_VISIT_MIN: usize = 16 * 1024;
 
-/// Entries gathered, then visited sorted by inode, at most, under
-/// [`super::WalkOptions::ino_order`]: the bound on what a thread holds.
-const INO_RUN: usize = 256;
-
-thread_local! {
-    /// A worker's run buffer between directories: reused rather than
-    /// grown again for each (one arena: a new run per directory left
-    /// freed pieces between the other allocations and raised the peak
-    /// RSS: docs/history/benchmarks.md#cold-inode-order-the-seeds-homework).
-    static SPARE_RUN: std::cell::Cell<Batch> = std::cell::Cell::new(Batch::default());
-}
-
 /// Where the name of a start's visit begins: the whole path for a root
 /// (as find shows it), the last component below one.
 pub(super) fn start_name(start: &Start<'_>) -> usize {
@@ -220,8 +208,7 @@ impl<V: Visitor> Shared<'_, V> {
             state: Some(self.visitor.state()),
             dv: DirVisit::new(&node, path),
         };
-        let read =
-            slice::read_slice_range(fd.as_fd(), lo, hi, self.opts.read.buffer_size, &mut sink);
+        let read = slice::read_slice(fd.as_fd(), lo, hi, self.opts.read.buffer_size, &mut sink);
         if let Some(st) = sink.state.take() {
             self.visitor.finish(st);
         }
@@ -266,14 +253,7 @@ impl<V: Visitor> Shared<'_, V> {
         self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
-        if self.opts.ino_order {
-            dv.ino_run = SPARE_RUN.take();
-        }
         let fd = self.read(state, fd, &path, buf, &mut dv);
-        self.visit_ino_run(state, &mut dv, fd.as_fd());
-        if self.opts.ino_order {
-            SPARE_RUN.set(std::mem::take(&mut dv.ino_run));
-        }
         dv.unknown.retain(|b| !b.entries.is_empty());
         if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
             let mut batches = std::mem::take(&mut dv.unknown);
@@ -383,8 +363,7 @@ impl<V: Visitor> Shared<'_, V> {
                 self.read_error(state, dv, path, e, true);
             }
             for mut s in outcome.sinks {
-                if let Some(mut st) = s.state.take() {
-                    self.visit_ino_run(&mut st, &mut s.dv, fd.as_fd());
+                if let Some(st) = s.state.take() {
                     self.visitor.finish(st);
                 }
                 dv.join(s.dv);
@@ -489,30 +468,9 @@ impl<V: Visitor> Shared<'_, V> {
                 dv.unknown.push(Batch::default());
             }
             dv.unknown[0].push(name, ino, t);
-        } else if self.opts.ino_order {
-            dv.ino_run.push_kind(name, ino, kind);
-            if dv.ino_run.entries.len() >= INO_RUN {
-                self.visit_ino_run(state, dv, dir);
-            }
         } else {
             self.visit_entry(state, dv, dir, name, ino, kind);
         }
-    }
-
-    /// Visits the entries gathered in `dv.ino_run`, by inode number, and
-    /// empties it (keeping its memory for the next run).
-    fn visit_ino_run(&self, state: &mut V::State, dv: &mut DirVisit<'_>, dir: BorrowedFd<'_>) {
-        if dv.ino_run.entries.is_empty() {
-            return;
-        }
-        let mut run = std::mem::take(&mut dv.ino_run);
-        run.entries.sort_unstable_by_key(|e| e.ino);
-        for e in &run.entries {
-            self.visit_entry(state, dv, dir, run.name(e), e.ino, e.kind);
-        }
-        run.entries.clear();
-        run.names.clear();
-        dv.ino_run = run;
     }
 
     /// Visits one entry of the directory of `dv` and, if it is to be
@@ -679,8 +637,6 @@ pub(super) struct DirVisit<'n> {
     pub(super) by_dtype: u64,
     /// Sorted walks: read errors, reported on the directory's turn.
     pub(super) deferred: Vec<(Operation, WalkErrorKind)>,
-    /// Under `ino_order`: entries read and not yet visited.
-    pub(super) ino_run: Batch,
 }
 
 impl<'n> DirVisit<'n> {
@@ -700,7 +656,6 @@ impl<'n> DirVisit<'n> {
             known_dirs: 0,
             by_dtype: 0,
             deferred: Vec::new(),
-            ino_run: Batch::default(),
         }
     }
 
@@ -716,7 +671,6 @@ impl<'n> DirVisit<'n> {
             known_dirs: 0,
             by_dtype: 0,
             deferred: Vec::new(),
-            ino_run: Batch::default(),
         }
     }
 
@@ -739,7 +693,7 @@ struct SliceVisit<'s, 'v, 'n, V: Visitor> {
 }
 
 impl<V: Visitor> EntrySink for SliceVisit<'_, '_, '_, V> {
-    fn entry(&mut self, dir: BorrowedFd<'_>, e: &crate::dir::Entry<'_>) {
+    fn entry(&mut self, dir: BorrowedFd<'_>, e: &crate::dir::RawEntry<'_>) {
         if let Some(state) = self.state.as_mut() {
             self.shared.take(
                 state,
