@@ -13,7 +13,7 @@ use crate::sys;
 
 use super::node::{build_path, Node};
 use super::queue::Taken;
-use super::read::{Batch, BatchEntry, DirVisit};
+use super::read::{name_bytes, Batch, DirVisit};
 use super::{Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
@@ -243,28 +243,24 @@ impl<V: Visitor> Shared<'_, V> {
         dv: &mut DirVisit<'_>,
         read_started: i64,
     ) -> [Batch; 1] {
-        let batches = std::mem::take(&mut dv.unknown);
-        let mut all = if batches.len() == 1 {
-            batches.into_iter().next().expect("one batch")
-        } else {
-            let mut all = Batch::default();
-            for b in &batches {
-                for e in &b.entries {
-                    all.push_kind(b.name(e), e.ino, e.kind);
-                }
-            }
-            all
-        };
+        // One batch a slice of the read: appended to the first, each freed
+        // once copied, so that the peak is the listing and one slice, not
+        // twice the listing.
+        let mut batches = std::mem::take(&mut dv.unknown).into_iter();
+        let mut all = batches.next().unwrap_or_default();
+        let rest: Vec<Batch> = batches.collect();
+        all.names
+            .reserve_exact(rest.iter().map(|b| b.names.len()).sum());
+        all.entries
+            .reserve_exact(rest.iter().map(|b| b.entries.len()).sum());
+        for b in rest {
+            all.append(b);
+        }
+        // By the stored lengths: a comparison is one `memcmp` of the two
+        // names, not a search for each one's terminator first.
         let names = &all.names;
-        let name = |e: &BatchEntry| &names[e.name_start as usize..];
-        // Names are NUL-terminated and hold no NUL: comparing from the
-        // start up to the terminator is comparing the names as bytes.
-        all.entries.sort_unstable_by(|a, b| {
-            let (x, y) = (name(a), name(b));
-            let x = &x[..x.iter().position(|&c| c == 0).unwrap_or(x.len())];
-            let y = &y[..y.iter().position(|&c| c == 0).unwrap_or(y.len())];
-            x.cmp(y)
-        });
+        all.entries
+            .sort_unstable_by(|a, b| name_bytes(names, a).cmp(name_bytes(names, b)));
         if dv.depth >= self.opts.max_depth || self.quit.load(Ordering::Relaxed) {
             return [all];
         }
