@@ -2,6 +2,7 @@
 //! classified ahead, and visited in ticket order by one worker at a time
 //! (see [the module docs](super#sorted-walks)).
 
+use std::collections::BTreeMap;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -18,14 +19,27 @@ use super::{Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
-#[derive(Default)]
 pub(super) struct Ready {
     /// The ticket whose turn it is.
     turn: u64,
     /// Prepared directories by ticket.
-    items: std::collections::BTreeMap<u64, (Arc<Node>, Prepared)>,
+    items: BTreeMap<u64, (Arc<Node>, Prepared)>,
     /// Workers held back for being too far ahead of the turn.
     held: usize,
+    /// The turn at which the first of the held workers may go on
+    /// (`u64::MAX`: none is waiting for one).
+    wake_at: u64,
+}
+
+impl Default for Ready {
+    fn default() -> Ready {
+        Ready {
+            turn: 0,
+            items: Default::default(),
+            held: 0,
+            wake_at: u64::MAX,
+        }
+    }
 }
 
 /// A directory of a sorted walk, read, sorted and classified (or found
@@ -84,12 +98,24 @@ impl<V: Visitor> Shared<'_, V> {
     /// the budget of those kept for children, so their number is bounded
     /// by a share of it too: a low `RLIMIT_NOFILE` slows the read-ahead
     /// down rather than running out of descriptors.
+    ///
+    /// A worker held back goes on only once its ticket is half the limit
+    /// from the turn, not as soon as it is within it: the visits then
+    /// wake the held workers once every half limit of turns rather than
+    /// at each turn (a wake-up, and a wait again, per directory for every
+    /// held worker: 42% of the futex calls of a scan of the real-tree
+    /// shape, docs/history/benchmarks.md#sorted-walk-speed-issues-25-and-27).
     fn hold_back(&self, ticket: u64) {
         let limit = (4 * self.opts.threads.max(2))
             .min(self.fd_budget / 4)
             .max(1) as u64;
+        let low = (limit - limit / 2).max(1);
         let mut r = self.ready.lock().expect("ready lock");
-        while ticket >= r.turn + limit && !self.quit.load(Ordering::Relaxed) {
+        if ticket < r.turn + limit {
+            return;
+        }
+        while ticket >= r.turn + low && !self.quit.load(Ordering::Relaxed) {
+            r.wake_at = r.wake_at.min(ticket + 1 - low);
             r.held += 1;
             r = self.ahead.wait(r).expect("ready lock");
             r.held -= 1;
@@ -133,7 +159,9 @@ impl<V: Visitor> Shared<'_, V> {
                 self.hand_in(&node, children);
                 let mut r = self.ready.lock().expect("ready lock");
                 r.turn += 1;
-                if r.held > 0 {
+                if r.held > 0 && (r.turn >= r.wake_at || self.quit.load(Ordering::Relaxed)) {
+                    // Those still too far ahead say again when they may go.
+                    r.wake_at = u64::MAX;
                     self.ahead.notify_all();
                 }
             }
