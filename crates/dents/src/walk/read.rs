@@ -517,7 +517,7 @@ impl<V: Visitor> Shared<'_, V> {
 
     /// Visits one entry of the directory of `dv` and, if it is to be
     /// walked, makes it a child.
-    fn visit_entry(
+    pub(super) fn visit_entry(
         &self,
         state: &mut V::State,
         dv: &mut DirVisit<'_>,
@@ -526,6 +526,8 @@ impl<V: Visitor> Shared<'_, V> {
         ino: u64,
         kind: Kind,
     ) {
+        // Taken first, so that it never stays for the next entry.
+        let meta = dv.stat_ahead.take();
         if self.quit.load(Ordering::Relaxed) {
             return;
         }
@@ -546,7 +548,8 @@ impl<V: Visitor> Shared<'_, V> {
             follow: self.opts.follow == Follow::Always,
             post_order: false,
             mask: self.opts.stat_mask,
-            meta: OnceLock::new(),
+            // Stat'ed ahead by a sorted walk ([`Visitor::stat_ahead`]).
+            meta: meta.map_or_else(OnceLock::new, OnceLock::from),
         };
         if self.visitor.excluded(state, &v) {
             return;
@@ -681,6 +684,9 @@ pub(super) struct DirVisit<'n> {
     pub(super) deferred: Vec<(Operation, WalkErrorKind)>,
     /// Under `ino_order`: entries read and not yet visited.
     pub(super) ino_run: Batch,
+    /// Sorted walks: the metadata of the entry about to be visited, if
+    /// stat'ed ahead ([`super::Visitor::stat_ahead`]); taken by its visit.
+    pub(super) stat_ahead: Option<Result<Metadata, i32>>,
 }
 
 impl<'n> DirVisit<'n> {
@@ -701,6 +707,7 @@ impl<'n> DirVisit<'n> {
             by_dtype: 0,
             deferred: Vec::new(),
             ino_run: Batch::default(),
+            stat_ahead: None,
         }
     }
 
@@ -717,6 +724,7 @@ impl<'n> DirVisit<'n> {
             by_dtype: 0,
             deferred: Vec::new(),
             ino_run: Batch::default(),
+            stat_ahead: None,
         }
     }
 

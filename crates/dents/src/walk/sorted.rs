@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::Scope;
 
 use crate::dir::FileType;
@@ -14,8 +14,9 @@ use crate::sys;
 
 use super::node::{build_path, Node};
 use super::queue::Taken;
-use super::read::{name_bytes, Batch, DirVisit};
-use super::{Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
+use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
+use super::{known_type, stat_entry, Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
+use crate::metadata::Metadata;
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
@@ -55,7 +56,56 @@ enum Prepared {
         fd: OwnedFd,
         entries: [Batch; 1],
         errors: Vec<(Operation, WalkErrorKind)>,
+        /// The stats of its first entries, where the visitor wants them
+        /// ahead ([`Visitor::stat_ahead`]).
+        ahead: Vec<Stat>,
     },
+}
+
+/// An entry's stat made ahead of its visit: `None` where the visitor
+/// did not want it, else the metadata or the errno.
+type Stat = Option<Result<Metadata, i32>>;
+
+/// Entries of a directory stat'ed while it is prepared, at most: what a
+/// prepared directory holds of metadata (about 150 bytes an entry) while
+/// it waits for its turn is bounded by this, whatever its size.
+const STAT_AHEAD: usize = 1024;
+
+/// Entries stat'ed together on a helper thread when the rest of a big
+/// directory is stat'ed during its visits.
+const STAT_CHUNK: usize = 2048;
+
+/// Chunks stat'ed and not yet visited, at most: the memory a big
+/// directory's stats take during its visits.
+const STAT_WINDOW: usize = 8;
+
+/// Entries left after [`STAT_AHEAD`] from which the rest of a directory
+/// is stat'ed on helper threads during its visits (below, each visit
+/// stats its own entry: starting threads would cost more).
+const STREAM_MIN: usize = 2 * STAT_CHUNK;
+
+/// The chunks of a big directory being stat'ed on helper threads
+/// ([`Shared::visit_sorted`]).
+#[derive(Default)]
+struct Window {
+    /// The next chunk to stat.
+    next: usize,
+    /// Chunks visited (all before this one).
+    visited: usize,
+    /// Chunks stat'ed and not yet visited, by index.
+    done: BTreeMap<usize, Vec<Stat>>,
+    /// The visits are over: the helpers leave.
+    stop: bool,
+}
+
+/// Tells the helpers of [`Shared::visit_sorted`] to leave when dropped.
+struct StopOnDrop<'a>(&'a Mutex<Window>, &'a Condvar);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).stop = true;
+        self.1.notify_all();
+    }
 }
 
 impl<V: Visitor> Shared<'_, V> {
@@ -225,19 +275,27 @@ impl<V: Visitor> Shared<'_, V> {
         dv.unknown.retain(|b| !b.entries.is_empty());
         let entries = self.sort_and_classify(fd.as_fd(), &mut dv, read_started);
         let errors = std::mem::take(&mut dv.deferred);
+        let ahead = if self.stats_ahead(dv.depth) {
+            let b = &entries[0];
+            let n = b.entries.len().min(STAT_AHEAD);
+            self.stat_entries(fd.as_fd(), b, &b.entries[..n])
+        } else {
+            Vec::new()
+        };
         drop(dv);
         Prepared::Read {
             path,
             fd,
             entries,
             errors,
+            ahead,
         }
     }
 
     /// Sorted walks: on its turn, reports a prepared directory's errors,
     /// visits its entries and returns its subdirectories.
     fn complete(&self, state: &mut V::State, node: &Arc<Node>, p: Prepared) -> Vec<Arc<Node>> {
-        let (path, fd, entries, errors) = match p {
+        let (path, fd, entries, errors, ahead) = match p {
             Prepared::Failed(path, kind) => {
                 self.report(state, (&path, node.depth), Operation::Open, kind);
                 self.finish_one(state, node, None);
@@ -252,14 +310,126 @@ impl<V: Visitor> Shared<'_, V> {
                 fd,
                 entries,
                 errors,
-            } => (path, fd, entries, errors),
+                ahead,
+            } => (path, fd, entries, errors, ahead),
         };
         for (op, kind) in errors {
             self.report(state, (&path, node.depth), op, kind);
         }
         let mut dv = DirVisit::new(node, &path);
-        self.visit_batches(state, &mut dv, fd.as_fd(), &entries);
+        self.visit_sorted(state, &mut dv, fd.as_fd(), &entries[0], ahead);
         self.adopt_children(state, node, fd, &mut dv)
+    }
+
+    /// Whether the entries at `depth` are stat'ed ahead of their visits:
+    /// the visitor wants some stat'ed ([`Visitor::stat_ahead`]) and they
+    /// are visited at all.
+    fn stats_ahead(&self, depth: usize) -> bool {
+        depth >= self.opts.min_depth && !self.quit.load(Ordering::Relaxed)
+    }
+
+    /// The stats of `entries` (of `batch`, in the directory `dir`) that
+    /// the visitor wants ahead, in order.
+    fn stat_entries(
+        &self,
+        dir: BorrowedFd<'_>,
+        batch: &Batch,
+        entries: &[BatchEntry],
+    ) -> Vec<Stat> {
+        let follow = self.opts.follow == Follow::Always;
+        entries
+            .iter()
+            .map(|e| {
+                self.visitor
+                    .stat_ahead(known_type(e.kind))
+                    .then(|| stat_entry(dir, batch.name(e), follow, self.opts.stat_mask))
+            })
+            .collect()
+    }
+
+    /// Visits a prepared directory's sorted entries, `ahead` the stats of
+    /// its first ones.  The rest of a big directory is stat'ed on helper
+    /// threads, in chunks, at most [`STAT_WINDOW`] chunks ahead of the
+    /// visits: the stats run in parallel while memory stays bounded.
+    fn visit_sorted(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        batch: &Batch,
+        ahead: Vec<Stat>,
+    ) {
+        let (first, rest) = batch.entries.split_at(ahead.len());
+        for (e, st) in first.iter().zip(ahead) {
+            dv.stat_ahead = st;
+            self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+        }
+        let helpers = self.opts.read.threads.min(self.opts.threads).max(1);
+        let stream = first.len() == STAT_AHEAD
+            && rest.len() >= STREAM_MIN
+            && helpers > 1
+            && self.stats_ahead(dv.depth);
+        if !stream {
+            for e in rest {
+                self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+            }
+            return;
+        }
+        let chunks: Vec<&[BatchEntry]> = rest.chunks(STAT_CHUNK).collect();
+        let window = Mutex::new(Window::default());
+        let moved = Condvar::new();
+        let helper = || loop {
+            let i = {
+                let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
+                while !w.stop && w.next < chunks.len() && w.next >= w.visited + STAT_WINDOW {
+                    w = moved.wait(w).unwrap_or_else(PoisonError::into_inner);
+                }
+                if w.stop || w.next >= chunks.len() {
+                    return;
+                }
+                w.next += 1;
+                w.next - 1
+            };
+            let stats = self.stat_entries(dir, batch, chunks[i]);
+            let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
+            w.done.insert(i, stats);
+            moved.notify_all();
+        };
+        std::thread::scope(|scope| {
+            let started = (0..helpers)
+                .filter(|_| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, helper)
+                        .is_ok()
+                })
+                .count();
+            // Whatever ends the visits (the end, a quit, a panic of the
+            // visitor) lets the helpers go, so that the scope can end.
+            let _stop = StopOnDrop(&window, &moved);
+            for (i, chunk) in chunks.iter().enumerate() {
+                let stats = if started == 0 {
+                    // No thread: each visit stats its own entry.
+                    vec![None; chunk.len()]
+                } else {
+                    let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
+                    loop {
+                        if let Some(s) = w.done.remove(&i) {
+                            w.visited = i + 1;
+                            moved.notify_all();
+                            break s;
+                        }
+                        w = moved.wait(w).unwrap_or_else(PoisonError::into_inner);
+                    }
+                };
+                for (e, st) in chunk.iter().zip(stats) {
+                    dv.stat_ahead = st;
+                    self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+                }
+                if self.quit.load(Ordering::Relaxed) || self.panicked.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+        });
     }
 
     /// Sorted walks: the directory's entries (all gathered in `dv.unknown`
