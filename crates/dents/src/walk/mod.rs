@@ -106,8 +106,12 @@
 //! runs on one worker.  When a worker stops visiting it tells the visitor
 //! ([`Visitor::turn_done`]), which must then write what it has buffered.
 //! The costs: a directory's entries are held in memory until visited
-//! (names and 24 bytes each; at most a few directories per worker ahead
+//! (names and 16 bytes each; at most a few directories per worker ahead
 //! of the visits), and the visits, and so the visitor's work, are serial.
+//! A visitor that stats entries says which ([`Visitor::stat_ahead`]): the
+//! workers then stat them in parallel before the visits (a directory's
+//! first entries while it is prepared, the rest of a big one in chunks on
+//! helper threads, a bounded window ahead of its visits).
 //!
 //! # Parts
 //!
