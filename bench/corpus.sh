@@ -30,24 +30,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 B=${DENTS_BENCH_DIR:-/var/tmp/dents-bench}
 SIZES=${SIZES:-"1000 3000 10000 30000 100000 300000"}
 mkdir -p "$B"
-
-# image NAME MKFS-COMMAND...: creates $B/NAME.img (sparse, $SIZE or 4 GiB) with the
-# command unless it exists, and mounts it on $B/NAME unless mounted.
-image() {
-    local name=$1; shift
-    local img=$B/$name.img mnt=$B/$name
-    mkdir -p "$mnt"
-    if mountpoint -q "$mnt"; then
-        return
-    fi
-    if [ ! -f "$img" ]; then
-        echo "corpus: making $img"
-        truncate -s "${SIZE:-4G}" "$img.tmp"
-        "$@" "$img.tmp" >/dev/null
-        mv "$img.tmp" "$img"
-    fi
-    mount -o loop "$img" "$mnt"
-}
+BENCH_WHO=corpus
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 
 # fill DIR N: N files in DIR by mkflat.py, unless DIR was completed before
 # (a marker next to DIR, not in it, so the entry count stays N) or already
@@ -68,20 +53,6 @@ fill() {
     touch "$mark"
 }
 
-# once DIR COMMAND...: runs COMMAND to build DIR unless DIR was completed
-# before (marked next to it); a half-built DIR is removed first.
-once() {
-    local dir=$1; shift
-    local mark
-    mark="$(dirname "$dir")/.$(basename "$dir").done"
-    [ -f "$mark" ] && return
-    rm -rf "$dir"
-    echo "corpus: $dir: $*"
-    "$@"
-    sync
-    touch "$mark"
-}
-
 # files100k DIR: 100 directories of 1,000 empty files.
 files100k() {
     local i
@@ -92,14 +63,6 @@ files100k() {
     done
 }
 
-# Trees whose shape is copied: the system's and the toolchains' (those present).
-shape_sources() {
-    local d
-    for d in /usr "$HOME/.rustup" "$HOME/.pyenv" "$HOME/.cargo"; do
-        [ -d "$d" ] && echo "$d"
-    done
-}
-
 # shape DIR: the shape copy of shape_sources, plus the depth-3 needle.
 shape() {
     # shellcheck disable=SC2046  # one word per source directory
@@ -107,11 +70,11 @@ shape() {
     touch "$1/usr/share/dents-needle"
 }
 
-image ext4 mkfs.ext4 -q -F -N 2500000
-image xfs mkfs.xfs -q -f
-image noft mkfs.ext4 -q -F -O ^filetype -N 2000000
+image ext4 4G mkfs.ext4 -q -F -N 2500000
+image xfs 4G mkfs.xfs -q -f
+image noft 4G mkfs.ext4 -q -F -O ^filetype -N 2000000
 # tree holds more inodes and directories: a larger (sparse) image.
-SIZE=8G image tree mkfs.ext4 -q -F -N 4500000
+image tree 8G mkfs.ext4 -q -F -N 4500000
 
 once "$B/noft/flat1m" python3 "$here/mkflat.py" "$B/noft/flat1m" 1000000 --subdirs 1
 once "$B/noft/shape" shape "$B/noft/shape"

@@ -7,19 +7,14 @@ The names are what a phone or camera dump looks like; with --subdirs K,
 K subdirectories (named like `.thumbnails`, `raw`, ...) are added among them.
 """
 import os
-import sys
+
+from benchlib import integers, parse_args
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    subdirs = 0
-    if "--subdirs" in args:
-        i = args.index("--subdirs")
-        subdirs = int(args[i + 1])
-        del args[i : i + 2]
-    if len(args) != 2:
-        sys.exit(__doc__)
-    root, n = args[0], int(args[1])
+    (root, count), options = parse_args(__doc__, 2, numbers={"--subdirs": 0})
+    (n,) = integers(__doc__, [count])
+    subdirs = options["--subdirs"]
     os.makedirs(root, exist_ok=True)
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL

@@ -21,6 +21,8 @@ import shutil
 import stat
 import sys
 
+from benchlib import integers, parse_args
+
 
 def fill_top(job):
     """Builds DIR/d<t> (under a temporary name first)."""
@@ -50,19 +52,12 @@ def fill_top(job):
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    links = "--links" in args
-    if links:
-        args.remove("--links")
-    jobs = os.cpu_count() or 1
-    if "--jobs" in args:
-        i = args.index("--jobs")
-        jobs = int(args[i + 1])
-        del args[i : i + 2]
-    if len(args) != 4:
-        sys.exit(__doc__)
+    args, options = parse_args(
+        __doc__, 4, flags=("--links",), numbers={"--jobs": os.cpu_count() or 1}
+    )
     root = args[0]
-    top, mid, leaf = (int(a) for a in args[1:])
+    top, mid, leaf = integers(__doc__, args[1:])
+    links, jobs = options["--links"], options["--jobs"]
     os.makedirs(root, exist_ok=True)
     work = [(root, t, mid, leaf, links) for t in range(top)]
     with multiprocessing.Pool(jobs) as pool:

@@ -43,7 +43,8 @@
 #              ls, ls -l), the real-tree shape at ~1M and ~10M, and 1M
 #              directories in one directory.  IDs scale-CORPUS-WORKLOAD.
 #              Hot only unless SCALE_TEMPS; SCALE_SIZES (default: every
-#              grid size built) picks sizes, e.g. "1m 10m".
+#              grid size built) picks sizes among 1m 3m 10m 50m, e.g.
+#              "1m 10m"; another word, or a size not built, is an error.
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -481,6 +482,14 @@ entries() {
     cp "$cache" "$OUT/scale-$1.entries"
 }
 
+# The grid sizes bench/scale.sh builds, the words SCALE_SIZES accepts.
+SCALE_GRID_SIZES="1m 3m 10m 50m"
+
+# grid_built SIZE: true if bench/scale.sh completed the grid of SIZE.
+grid_built() {
+    [ -f "$B/grid/.g$1.done" ] || [ -f "$B/big/.g$1.done" ]
+}
+
 # Issue 29: cost per entry and peak RSS from 1M to 10M entries and beyond,
 # on the corpora of bench/scale.sh.  ID scale-CORPUS-WORKLOAD, CORPUS one of
 # g1m g3m g10m g50m (the grid), flat1m flat10m (one directory), r1m r10m
@@ -493,11 +502,17 @@ group_scale() {
     local sizes=${SCALE_SIZES:-} s d c
     local TEMPS=${SCALE_TEMPS:-hot}
     if [ -z "$sizes" ]; then
-        for s in 1m 3m 10m 50m; do
-            if [ -f "$B/grid/.g$s.done" ] || [ -f "$B/big/.g$s.done" ]; then sizes+=" $s"; fi
+        for s in $SCALE_GRID_SIZES; do
+            if grid_built "$s"; then sizes+=" $s"; fi
         done
     fi
     for s in $sizes; do
+        if ! grid_built "$s"; then
+            local how="bench/scale.sh"
+            [ "$s" = 50m ] && how="SCALE_50M=1 bench/scale.sh"
+            echo "run.sh: SCALE_SIZES: the g$s grid is not built: $how" >&2
+            exit 1
+        fi
         d=$B/grid/g$s
         [ -d "$d" ] || d=$B/big/g$s
         entries "g$s" "$d"
@@ -572,6 +587,15 @@ group_scale() {
 for g in "$@"; do
     declare -F "group_$g" >/dev/null || { echo "run.sh: no group $g" >&2; exit 2; }
 done
+# A size the scale group does not know would measure nothing, quietly.
+if [[ " $* " == *" scale "* ]]; then
+    for s in ${SCALE_SIZES:-}; do
+        if [[ " $SCALE_GRID_SIZES " != *" $s "* ]]; then
+            echo "run.sh: SCALE_SIZES: unknown size '$s' (accepted, separated by spaces: $SCALE_GRID_SIZES)" >&2
+            exit 2
+        fi
+    done
+fi
 if [[ " $* " == *" threshold "* ]] && [ -z "${SLICER:-}" ]; then
     cargo build --release --offline --manifest-path "$root/bench/slicer/Cargo.toml" >&2
 fi

@@ -21,7 +21,7 @@
 #     g50m/             50 x 1,000 x 1,000 empty files
 # Images are sparse and made with lazy_itable_init and mounted with
 # noinit_itable, so no background thread zeroes inode tables during a
-# measurement; their loop devices use direct I/O (see image).  "Hot" at
+# measurement; their loop devices use direct I/O (see IMAGE_DIRECT_IO).  "Hot" at
 # 10M entries means as hot as the kernel keeps it: ext4 holds about 1.1 KB
 # of inode cache and 0.2 KB of dentry per entry, so a 10M-entry tree needs
 # about 13 GB of the machine's memory to stay cached.
@@ -33,41 +33,18 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 B=${DENTS_BENCH_DIR:-/var/tmp/dents-bench}
 mkdir -p "$B"
-
-# image NAME SIZE MKFS-ARGS...: $B/NAME.img made by mkfs.ext4 unless it
-# exists, mounted on $B/NAME unless mounted.
-image() {
-    local name=$1 size=$2; shift 2
-    local img=$B/$name.img mnt=$B/$name dev
-    mkdir -p "$mnt"
-    mountpoint -q "$mnt" && return
-    if [ ! -f "$img" ]; then
-        echo "scale: making $img"
-        truncate -s "$size" "$img.tmp"
-        mkfs.ext4 -q -F -E lazy_itable_init=1 "$@" "$img.tmp"
-        mv "$img.tmp" "$img"
-    fi
-    # Direct I/O on the loop device: without it every block read through
-    # the filesystem is cached twice, once for the loop device and once
-    # for the image file, and a 10M-entry tree's metadata (about 13 GB
-    # of inodes and dentries in the kernel's caches) no longer fits hot.
-    dev=$(losetup --find --show --direct-io=on "$img")
-    mount -o noinit_itable "$dev" "$mnt"
-}
-
-# once DIR COMMAND...: runs COMMAND to build DIR unless DIR was completed
-# before (a marker next to it); a half-built DIR is removed first.
-once() {
-    local dir=$1; shift
-    local mark
-    mark="$(dirname "$dir")/.$(basename "$dir").done"
-    [ -f "$mark" ] && return
-    rm -rf "$dir"
-    echo "scale: $dir: $*"
-    "$@"
-    sync
-    touch "$mark"
-}
+BENCH_WHO=scale
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+# Direct I/O on the loop devices: without it every block read through
+# the filesystem is cached twice, once for the loop device and once for
+# the image file, and a 10M-entry tree's metadata (about 13 GB of inodes
+# and dentries in the kernel's caches) no longer fits hot.  No background
+# thread zeroes inode tables during a measurement: images are made with
+# lazy_itable_init and mounted with noinit_itable.
+IMAGE_DIRECT_IO=1
+IMAGE_MOUNT_OPTIONS=noinit_itable
+mkfs=(mkfs.ext4 -q -F -E lazy_itable_init=1)
 
 # copies DIR N: N copies c00.. of the shape of /usr and the toolchains; the
 # first is made by shape.py, the others by cp -a from it (the same names,
@@ -75,10 +52,7 @@ once() {
 copies() {
     local dir=$1 n=$2 k src
     mkdir -p "$dir"
-    src=()
-    for d in /usr "$HOME/.rustup" "$HOME/.pyenv" "$HOME/.cargo"; do
-        [ -d "$d" ] && src+=("$d")
-    done
+    mapfile -t src < <(shape_sources)
     python3 "$here/shape.py" "$dir/c00" "${src[@]}"
     for ((k = 1; k < n; k++)); do
         cp -a "$dir/c00" "$dir/$(printf 'c%02d' "$k")"
@@ -96,22 +70,22 @@ for i in range(int(sys.argv[2])):
 ' "$1" "$2"
 }
 
-image grid 120G -N 15000000
+image grid 120G "${mkfs[@]}" -N 15000000
 for t in 1 3 10; do
     once "$B/grid/g${t}m" python3 "$here/mkgrid.py" "$B/grid/g${t}m" "$t" 1000 1000
 done
 
-image huge 60G -O large_dir -N 11500000
+image huge 60G "${mkfs[@]}" -O large_dir -N 11500000
 once "$B/huge/flat1m" python3 "$here/mkflat.py" "$B/huge/flat1m" 1000000
 once "$B/huge/flat10m" python3 "$here/mkflat.py" "$B/huge/flat10m" 10000000
 
-image real 120G -N 13000000
+image real 120G "${mkfs[@]}" -N 13000000
 once "$B/real/r1m" copies "$B/real/r1m" 2
 once "$B/real/r10m" copies "$B/real/r10m" 22
 once "$B/real/wide" wide "$B/real/wide" 1000000
 
 if [ "${SCALE_50M:-}" = 1 ]; then
-    image big 400G -N 52000000
+    image big 400G "${mkfs[@]}" -N 52000000
     once "$B/big/g50m" python3 "$here/mkgrid.py" "$B/big/g50m" 50 1000 1000
 fi
 

@@ -3,7 +3,8 @@
 //! order), the same messages (program name normalised) and the same exit
 //! status; and dents's lines must be in post-order.
 //!
-//! Run one case alone: `cargo test -p dents-cli --test du -- hard_links_across_arguments`.
+//! Run one case alone, or one table (its module's name, `bad_input::`):
+//! `cargo test --release -p dents-cli --test du -- bad_input::nonexistent --exact`.
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -226,86 +227,94 @@ mod option_sets: &[&str] => check_options;
     all_separate_dirs_human_max_depth_1: &["-aSh", "-d1"],
 }
 
-#[test]
-fn several_arguments_and_default_argument() {
+/// One case of `several_arguments`: `du ARGS` run in `DIR` (the
+/// temporary directory, or `t` in it) on a fresh tree.
+fn check_several_arguments(case: (&str, &[&str])) {
+    let (dir, args) = case;
     let tmp = tempfile::tempdir().unwrap();
     build_tree(tmp.path());
-    for args in [
-        &["t/a", "t/e", "t"][..],
-        &["t", "t/a"],
-        &["-s", "t", "t"],
-        &["-c", "t/top", "t/a/one", "t"],
-        &["-a", "t/e/many01", "t/e"],
-        &["-s", "t/a/b/c/big", "t/a/b"],
-        &["-sc", "t/e", "t/a"],
-        &["t/link_to_dir", "-H"],
-        &["-a", "t//", "t/a/"],
-        &["-s", "./t/", "t/e///"],
-        &["t/link_to_dir"],
-        &["-L", "t/link_to_dir", "t/e"],
-    ] {
-        same(tmp.path(), args);
-    }
-    same(&tmp.path().join("t"), &[]);
-    same(&tmp.path().join("t"), &["-a"]);
+    same(&tmp.path().join(dir), args);
 }
 
-#[test]
-fn bad_input_is_reported_as_gnu() {
+test_cases! {
+/// Several arguments (nested, repeated, files and directories, links,
+/// slashes), and none: `.`.
+mod several_arguments: (&str, &[&str]) => check_several_arguments;
+    directories_then_their_parent: (".", &["t/a", "t/e", "t"]),
+    parent_then_its_directory: (".", &["t", "t/a"]),
+    summarized_twice: (".", &["-s", "t", "t"]),
+    files_then_their_directory_total: (".", &["-c", "t/top", "t/a/one", "t"]),
+    file_then_its_directory_all: (".", &["-a", "t/e/many01", "t/e"]),
+    summarized_file_then_directory: (".", &["-s", "t/a/b/c/big", "t/a/b"]),
+    summarized_total: (".", &["-sc", "t/e", "t/a"]),
+    link_to_directory_then_dereference_args: (".", &["t/link_to_dir", "-H"]),
+    trailing_slashes_all: (".", &["-a", "t//", "t/a/"]),
+    dot_slash_and_slashes_summarized: (".", &["-s", "./t/", "t/e///"]),
+    link_to_directory: (".", &["t/link_to_dir"]),
+    link_to_directory_dereferenced: (".", &["-L", "t/link_to_dir", "t/e"]),
+    no_argument: ("t", &[]),
+    no_argument_all: ("t", &["-a"]),
+}
+
+/// One case of `bad_input`: `du ARGS` on a fresh tree, refused or
+/// complained about as GNU du does.
+fn check_bad_input(args: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     build_tree(tmp.path());
-    for args in [
-        &["nonexistent"][..],
-        &["nonexistent", "t/a"],
-        &[""],
-        &["-d", "-1", "t"],
-        &["-d", "x", "t"],
-        &["-s", "-d1", "t"],
-        &["-s", "-d0", "t"],
-        &["-sa", "t"],
-        &["-BX", "t"],
-        &["-B0", "t"],
-        &["-B", "1Q", "t"],
-        &["-t", "1Q", "t"],
-        &["-t", "-0", "t"],
-        &["-t", "99999999999999999999", "t"],
-        &["--block-size=99999999999999999999", "t"],
-        &["-q", "t"],
-        &["--bogus", "t"],
-        &["--s", "t"],
-        &["--all=x", "t"],
-        &["-d"],
-        &["--max-depth"],
-        &["--time=bogus", "t"],
-        &["--time", "--time-style=bogus", "t"],
-        &["--inodes", "-b", "t"],
-        &["--files0-from=nonexistent"],
-        &["--files0-from=list", "t"],
-        &["-X", "nonexistent", "t"],
-        &["-L", "t"],
-        // Ambiguous (an empty word is a prefix of all), not invalid.
-        &["--time=", "t"],
-        &["--time", "--time-style=", "t"],
-        // A list that opens but cannot be read: a read error, and the
-        // total all the same.
-        &["--files0-from=t"],
-        &["-c", "--files0-from=t"],
-        // Nothing counted: the total's time is GNU's time 0.
-        &["-c", "--time", "--files0-from=t"],
-        // getopt goes on after a bad option, and du says every error
-        // before it stops.
-        &["--b", "--s", "t"],
-        &["-qa", "--bogus", "-d", "x", "--all=x", "-X", "nosuch", "t"],
-        &["-d", "x", "--max-depth"],
-        // GNU du 9.1 has no -A.
-        &["-A", "t"],
-        // No number: a suffix counts only where the value starts.
-        &["-t", "-kxBK", "t"],
-        &["-t", "-Y", "t"],
-        &["-t", "-P", "t"],
-    ] {
-        same(tmp.path(), args);
-    }
+    same(tmp.path(), args);
+}
+
+test_cases! {
+/// Bad arguments and options: GNU's messages and status.
+mod bad_input: &[&str] => check_bad_input;
+    nonexistent: &["nonexistent"],
+    nonexistent_then_existing: &["nonexistent", "t/a"],
+    empty_name: &[""],
+    max_depth_negative: &["-d", "-1", "t"],
+    max_depth_not_a_number: &["-d", "x", "t"],
+    summarize_and_max_depth_1: &["-s", "-d1", "t"],
+    summarize_and_max_depth_0: &["-s", "-d0", "t"],
+    summarize_and_all: &["-sa", "t"],
+    block_size_letter_x: &["-BX", "t"],
+    block_size_zero: &["-B0", "t"],
+    block_size_suffix_q: &["-B", "1Q", "t"],
+    threshold_suffix_q: &["-t", "1Q", "t"],
+    threshold_minus_zero: &["-t", "-0", "t"],
+    threshold_overflow: &["-t", "99999999999999999999", "t"],
+    block_size_overflow: &["--block-size=99999999999999999999", "t"],
+    unknown_short_option: &["-q", "t"],
+    unknown_long_option: &["--bogus", "t"],
+    ambiguous_long_option: &["--s", "t"],
+    value_given_to_a_flag: &["--all=x", "t"],
+    max_depth_without_value: &["-d"],
+    max_depth_long_without_value: &["--max-depth"],
+    time_word_unknown: &["--time=bogus", "t"],
+    time_style_unknown: &["--time", "--time-style=bogus", "t"],
+    inodes_and_bytes: &["--inodes", "-b", "t"],
+    files0_from_missing: &["--files0-from=nonexistent"],
+    files0_from_and_an_argument: &["--files0-from=list", "t"],
+    exclude_from_missing: &["-X", "nonexistent", "t"],
+    dereference_dangling_link: &["-L", "t"],
+    // Ambiguous (an empty word is a prefix of all), not invalid.
+    time_word_empty: &["--time=", "t"],
+    time_style_empty: &["--time", "--time-style=", "t"],
+    // A list that opens but cannot be read: a read error, and the
+    // total all the same.
+    files0_from_a_directory: &["--files0-from=t"],
+    files0_from_a_directory_total: &["-c", "--files0-from=t"],
+    // Nothing counted: the total's time is GNU's time 0.
+    files0_from_a_directory_total_time: &["-c", "--time", "--files0-from=t"],
+    // getopt goes on after a bad option, and du says every error
+    // before it stops.
+    two_ambiguous_options: &["--b", "--s", "t"],
+    every_error_before_stopping: &["-qa", "--bogus", "-d", "x", "--all=x", "-X", "nosuch", "t"],
+    max_depth_bad_then_without_value: &["-d", "x", "--max-depth"],
+    // GNU du 9.1 has no -A.
+    short_a_unknown: &["-A", "t"],
+    // No number: a suffix counts only where the value starts.
+    threshold_suffixes_without_number: &["-t", "-kxBK", "t"],
+    threshold_letter_y: &["-t", "-Y", "t"],
+    threshold_letter_p: &["-t", "-P", "t"],
 }
 
 /// GNU's words for an empty `TIME_STYLE` (ambiguous) and for a full
@@ -337,25 +346,29 @@ fn empty_time_style_and_full_output() {
     assert_eq!((d.stderr, d.status), (g.stderr, g.status), ">/dev/full");
 }
 
-#[test]
-fn files0_from_and_exclude_from() {
+/// One case of `files0_and_exclude_from`: `du ARGS` on a fresh tree
+/// beside `list` (names for `--files0-from`) and `pats` (for `-X`).
+fn check_files0_and_exclude_from(args: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     build_tree(tmp.path());
     fs::write(tmp.path().join("list"), b"t/a\0\0t/e\0t/a\0").unwrap();
     fs::write(tmp.path().join("pats"), b"*.hidden\nmany1*\n").unwrap();
-    same(tmp.path(), &["--files0-from=list"]);
-    same(tmp.path(), &["-s", "--files0-from", "list"]);
-    same(tmp.path(), &["-a", "-X", "pats", "t"]);
-    same(
-        tmp.path(),
-        &["-a", "--exclude-from=pats", "--exclude=d", "t"],
-    );
+    same(tmp.path(), args);
+}
+
+test_cases! {
+/// `--files0-from`, `-X`, `--exclude-from` and `--exclude`.
+mod files0_and_exclude_from: &[&str] => check_files0_and_exclude_from;
+    files0_from_joined: &["--files0-from=list"],
+    files0_from_apart_summarized: &["-s", "--files0-from", "list"],
+    exclude_from_short: &["-a", "-X", "pats", "t"],
+    exclude_from_long_and_exclude: &["-a", "--exclude-from=pats", "--exclude=d", "t"],
     // An excluded argument is skipped before its stat: no message for a
     // missing one, nor for one under a file.
-    same(tmp.path(), &["--exclude=*", "--", "nosuch", "t"]);
-    same(tmp.path(), &["--exclude=a*", "t/a/one/x", "t/e", ""]);
+    excluded_missing_argument: &["--exclude=*", "--", "nosuch", "t"],
+    excluded_argument_under_a_file: &["--exclude=a*", "t/a/one/x", "t/e", ""],
     // An empty pattern matches the tail after a final `/`.
-    same(tmp.path(), &["--exclude=", "t/", "t/a", "t/e/"]);
+    empty_pattern_after_final_slash: &["--exclude=", "t/", "t/a", "t/e/"],
 }
 
 /// One case of `exclude_files`: an `-X` file's bytes (in `pats`, and
@@ -520,63 +533,80 @@ mod max_depths: &str => check_max_depth;
     empty: "",
 }
 
-#[test]
-fn environment_block_sizes() {
+/// One case of `environment_block_sizes`: `du t` with one variable set,
+/// the lines (sorted) as GNU's.
+fn check_environment_block_size(case: (&str, &str)) {
+    let (var, val) = case;
     let tmp = tempfile::tempdir().unwrap();
     build_tree(tmp.path());
-    for (var, val) in [
-        ("BLOCK_SIZE", "human-readable"),
-        ("BLOCK_SIZE", "1M"),
-        ("DU_BLOCK_SIZE", "si"),
-        ("BLOCKSIZE", "512"),
-        ("POSIXLY_CORRECT", "1"),
-        ("BLOCK_SIZE", "'1"),
-    ] {
-        let mut g = gnu(tmp.path(), &["t"]);
-        let mut d = dents(tmp.path(), &["t"]);
-        let gr = {
-            g.env(var, val);
-            let mut c = g;
-            c.env("LC_ALL", "C");
-            c.output().unwrap()
-        };
-        let dr = {
-            d.env(var, val);
-            d.env("LC_ALL", "C");
-            d.output().unwrap()
-        };
-        let sorted = |o: &[u8]| {
-            let mut v: Vec<&[u8]> = o.split(|&c| c == b'\n').collect();
-            v.sort();
-            v.concat()
-        };
-        assert_eq!(sorted(&dr.stdout), sorted(&gr.stdout), "{var}={val}");
-    }
+    let mut g = gnu(tmp.path(), &["t"]);
+    let mut d = dents(tmp.path(), &["t"]);
+    let gr = {
+        g.env(var, val);
+        let mut c = g;
+        c.env("LC_ALL", "C");
+        c.output().unwrap()
+    };
+    let dr = {
+        d.env(var, val);
+        d.env("LC_ALL", "C");
+        d.output().unwrap()
+    };
+    let sorted = |o: &[u8]| {
+        let mut v: Vec<&[u8]> = o.split(|&c| c == b'\n').collect();
+        v.sort();
+        v.concat()
+    };
+    assert_eq!(sorted(&dr.stdout), sorted(&gr.stdout), "{var}={val}");
 }
 
-/// Hard links: counted once, by (dev, ino), only for link counts above 1.
-#[test]
-fn hard_links_inside_one_directory() {
-    let tmp = tempfile::tempdir().unwrap();
-    let t = tmp.path().join("h");
+test_cases! {
+/// The block size from the environment.
+mod environment_block_sizes: (&str, &str) => check_environment_block_size;
+    block_size_human_readable: ("BLOCK_SIZE", "human-readable"),
+    block_size_1m: ("BLOCK_SIZE", "1M"),
+    du_block_size_si: ("DU_BLOCK_SIZE", "si"),
+    blocksize_512: ("BLOCKSIZE", "512"),
+    posixly_correct: ("POSIXLY_CORRECT", "1"),
+    block_size_thousands_separators: ("BLOCK_SIZE", "'1"),
+}
+
+/// `h/d`: a 50 KB file with six links, and a file with one.
+fn build_links_in_one_directory(root: &Path) {
+    let t = root.join("h");
     fs::create_dir_all(t.join("d")).unwrap();
     fs::write(t.join("d/orig"), vec![1u8; 50_000]).unwrap();
     for i in 0..5 {
         fs::hard_link(t.join("d/orig"), t.join(format!("d/link{i}"))).unwrap();
     }
     fs::write(t.join("d/single"), vec![1u8; 9000]).unwrap();
-    // Without -a the lines do not depend on which link is seen first.
-    for args in [
-        &["h"][..],
-        &["-s", "h"],
-        &["-l", "h"],
-        &["-la", "h"],
-        &["--inodes", "h"],
-        &["-b", "h"],
-    ] {
-        same(tmp.path(), args);
-    }
-    // With -a exactly one of the links is listed (GNU: the first seen).
+}
+
+/// One case of `links_in_one_directory`: `du ARGS` on
+/// [`build_links_in_one_directory`]'s tree.
+fn check_links_in_one_directory(args: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    build_links_in_one_directory(tmp.path());
+    same(tmp.path(), args);
+}
+
+test_cases! {
+/// Hard links: counted once, by (dev, ino), only for link counts above
+/// 1.  Without -a the lines do not depend on which link is seen first.
+mod links_in_one_directory: &[&str] => check_links_in_one_directory;
+    plain: &["h"],
+    summarize: &["-s", "h"],
+    count_links: &["-l", "h"],
+    count_links_all: &["-la", "h"],
+    inodes: &["--inodes", "h"],
+    bytes: &["-b", "h"],
+}
+
+/// With -a exactly one of a file's links is listed (GNU: the first seen).
+#[test]
+fn hard_links_inside_one_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    build_links_in_one_directory(tmp.path());
     let d = run(dents(tmp.path(), &["-a", "h"]), false);
     let links = d.lines.iter().filter(|l| {
         let p = path_of(l, false);
@@ -585,10 +615,9 @@ fn hard_links_inside_one_directory() {
     assert_eq!(links.count(), 1, "{:?}", d.lines);
 }
 
-#[test]
-fn hard_links_across_directories_and_arguments() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path();
+/// `backup.1` and `backup.2`, sharing most of their files by hard
+/// links, as rsnapshot's copies do, and a link of one in `backup.2/y`.
+fn build_shared_backups(root: &Path) {
     for d in ["backup.1/x", "backup.2/x", "backup.2/y"] {
         fs::create_dir_all(root.join(d)).unwrap();
     }
@@ -603,17 +632,32 @@ fn hard_links_across_directories_and_arguments() {
         }
     }
     fs::hard_link(root.join("backup.1/x/f1"), root.join("backup.2/y/again")).unwrap();
-    // Arguments are walked one after the other: exact lines.
-    for args in [
-        &["-s", "backup.1", "backup.2"][..],
-        &["-s", "backup.2", "backup.1"],
-        &["backup.1", "backup.2"],
-        &["-c", "backup.1", "backup.2"],
-        &["-sl", "backup.1", "backup.2"],
-        &["-s", "--inodes", "backup.1", "backup.2"],
-    ] {
-        same(root, args);
-    }
+}
+
+/// One case of `links_across_arguments`: `du ARGS` on
+/// [`build_shared_backups`]'s tree.
+fn check_links_across_arguments(args: &[&str]) {
+    let tmp = tempfile::tempdir().unwrap();
+    build_shared_backups(tmp.path());
+    same(tmp.path(), args);
+}
+
+test_cases! {
+/// Arguments are walked one after the other: exact lines.
+mod links_across_arguments: &[&str] => check_links_across_arguments;
+    summarize: &["-s", "backup.1", "backup.2"],
+    summarize_reversed: &["-s", "backup.2", "backup.1"],
+    plain: &["backup.1", "backup.2"],
+    total: &["-c", "backup.1", "backup.2"],
+    summarize_count_links: &["-sl", "backup.1", "backup.2"],
+    summarize_inodes: &["-s", "--inodes", "backup.1", "backup.2"],
+}
+
+#[test]
+fn hard_links_across_directories_and_arguments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    build_shared_backups(root);
     // Inside one argument, which directory holds a shared inode depends on
     // the walk's order; the argument's total must not.
     same(root, &["-s", "."]);
@@ -632,8 +676,9 @@ fn hard_links_across_directories_and_arguments() {
     assert_eq!(listed, 30, "{:?}", d.lines);
 }
 
-#[test]
-fn symlink_loops_under_dereference() {
+/// One case of `symlink_loops`: `du ARGS` on a tree whose symlinks
+/// lead back up it, and one to itself.
+fn check_symlink_loops(args: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     fs::create_dir_all(root.join("l/a/b")).unwrap();
@@ -641,16 +686,18 @@ fn symlink_loops_under_dereference() {
     symlink("..", root.join("l/a/b/up")).unwrap();
     symlink("../..", root.join("l/a/b/upup")).unwrap();
     symlink("self", root.join("l/self")).unwrap();
-    for args in [
-        &["l"][..],
-        &["-L", "l"],
-        &["-La", "l"],
-        &["-Ls", "l"],
-        &["-L", "-l", "l"],
-        &["-aL", "-b", "l"],
-    ] {
-        same(root, args);
-    }
+    same(root, args);
+}
+
+test_cases! {
+/// Symlink loops, followed under `-L`.
+mod symlink_loops: &[&str] => check_symlink_loops;
+    plain: &["l"],
+    dereference: &["-L", "l"],
+    dereference_all: &["-La", "l"],
+    dereference_summarize: &["-Ls", "l"],
+    dereference_count_links: &["-L", "-l", "l"],
+    all_dereference_bytes: &["-aL", "-b", "l"],
 }
 
 /// A dangling link named as an argument under `-D`, `-H` or `-L` after a
@@ -678,11 +725,11 @@ dents_testfs::test_cases! {
     before_its_directory: &["-H", "t/broken", "t"],
 }
 
-/// Unreadable directories: message, status 1, sizes of the rest (and the
+/// One case of `unreadable_directories`: `du ARGS` as nobody on a tree
+/// with unreadable directories: message, status 1, sizes of the rest (and the
 /// directory's own) still counted.  As an unprivileged user (root reads
 /// everything).
-#[test]
-fn unreadable_directories() {
+fn check_unreadable_directories(args: &[&str]) {
     if !dents_testfs::needs_root("cannot switch to another user with setpriv") {
         return;
     }
@@ -709,25 +756,27 @@ fn unreadable_directories() {
         let _ = &mut c;
         w
     };
-    for args in [
-        &["t"][..],
-        &["-s", "t"],
-        &["-sc", "t", "t/e"],
-        &["-a", "t"],
-        &["t/locked"],
-    ] {
-        let g = run(as_nobody(gnu(root, args)), false);
-        let d = run(as_nobody(dents(root, args)), false);
-        let mut gl = g.lines.clone();
-        let mut dl = d.lines.clone();
-        gl.sort();
-        dl.sort();
-        assert_post_order(&d.lines, false);
-        assert_eq!(dl, gl, "lines of du {args:?}");
-        assert_eq!(d.stderr, g.stderr, "messages of du {args:?}");
-        assert_eq!(d.status, g.status, "status of du {args:?}");
-        assert_eq!(d.status, 1);
-    }
+    let g = run(as_nobody(gnu(root, args)), false);
+    let d = run(as_nobody(dents(root, args)), false);
+    let mut gl = g.lines.clone();
+    let mut dl = d.lines.clone();
+    gl.sort();
+    dl.sort();
+    assert_post_order(&d.lines, false);
+    assert_eq!(dl, gl, "lines of du {args:?}");
+    assert_eq!(d.stderr, g.stderr, "messages of du {args:?}");
+    assert_eq!(d.status, g.status, "status of du {args:?}");
+    assert_eq!(d.status, 1);
+}
+
+test_cases! {
+/// Unreadable directories, as nobody.
+mod unreadable_directories: &[&str] => check_unreadable_directories;
+    plain: &["t"],
+    summarize: &["-s", "t"],
+    summarize_total_two_arguments: &["-sc", "t", "t/e"],
+    all: &["-a", "t"],
+    the_locked_directory_itself: &["t/locked"],
 }
 
 /// The same differential on real filesystems of each kind.

@@ -817,12 +817,9 @@ test_cases! { mod deletions: &str => check_deletion;
     l_t_name_d_delete: "-L t -name d -delete",
 }
 
-#[test]
-fn exec_children_see_exact_argument_lists() {
-    let Some(fx) = Fixture::new_or_skip() else {
-        return;
-    };
-    // A script that records its whole argv, one call per line group.
+/// `argv.sh` beside the tree: a script that records its whole argv, one
+/// call per line group.
+fn argv_script(fx: &Fixture) {
     let script = fx.path("argv.sh");
     fs::write(
         &script,
@@ -830,6 +827,14 @@ fn exec_children_see_exact_argument_lists() {
     )
     .unwrap();
     fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn exec_children_see_exact_argument_lists() {
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
+    argv_script(&fx);
     let cases = [
         "t -name 's*' -exec ./argv.sh {} ;",
         "t -name 's*' -exec ./argv.sh pre {} post ;",
@@ -839,33 +844,42 @@ fn exec_children_see_exact_argument_lists() {
         "t -name 'new*' -exec ./argv.sh {} ;",
     ];
     check_all(&fx, &cases, &|c| c);
-    // With `+`, one call gets all the paths: compare the sets of
-    // arguments and the fixed ones.
-    for case in [
-        "t -name 's*' -exec ./argv.sh {} +",
-        "t -name 's*' -exec ./argv.sh first second {} +",
-    ] {
-        let args = words(case);
-        let d = run(dents(), fx.root(), &args, None);
-        let g = run(gnu(), fx.root(), &args, None);
-        let norm = |o: &Output| {
-            let s = String::from_utf8_lossy(&o.stdout).into_owned();
-            let lines: Vec<&str> = s.lines().collect();
-            assert_eq!(lines.len(), 1, "one call for {case}: {s}");
-            let mut parts: Vec<String> = lines[0]
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .split("][")
-                .map(str::to_string)
-                .collect();
-            let fixed = parts.len() - fx_count(&parts);
-            let mut paths = parts.split_off(fixed);
-            paths.sort();
-            (parts, paths)
-        };
-        assert_eq!(norm(&d), norm(&g), "{case}");
-        assert_eq!(d.status.code(), g.status.code(), "{case}");
-    }
+}
+
+/// One case of `exec_plus`: with `+`, one call gets all the paths:
+/// compare the sets of arguments and the fixed ones.
+fn check_exec_plus(case: &str) {
+    let Some(fx) = Fixture::new_or_skip() else {
+        return;
+    };
+    argv_script(&fx);
+    let args = words(case);
+    let d = run(dents(), fx.root(), &args, None);
+    let g = run(gnu(), fx.root(), &args, None);
+    let norm = |o: &Output| {
+        let s = String::from_utf8_lossy(&o.stdout).into_owned();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 1, "one call for {case}: {s}");
+        let mut parts: Vec<String> = lines[0]
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split("][")
+            .map(str::to_string)
+            .collect();
+        let fixed = parts.len() - fx_count(&parts);
+        let mut paths = parts.split_off(fixed);
+        paths.sort();
+        (parts, paths)
+    };
+    assert_eq!(norm(&d), norm(&g), "{case}");
+    assert_eq!(d.status.code(), g.status.code(), "{case}");
+}
+
+test_cases! {
+/// `-exec ... {} +`: the arguments of the one call, against GNU's.
+mod exec_plus: &str => check_exec_plus;
+    paths_only: "t -name 's*' -exec ./argv.sh {} +",
+    fixed_words_then_paths: "t -name 's*' -exec ./argv.sh first second {} +",
 }
 
 /// How many of the recorded arguments are paths of the tree.
@@ -873,28 +887,31 @@ fn fx_count(parts: &[String]) -> usize {
     parts.iter().filter(|p| p.starts_with("t/")).count()
 }
 
-#[test]
-fn execdir_refuses_a_relative_path_in_path_like_gnu() {
+/// One case of `execdir_path`: `-execdir` with `PATH` set to `path`
+/// (refused when it holds a relative directory), as GNU find.
+fn check_execdir_path(path: &str) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for path in [
-        "/usr/bin:.:/bin",
-        "/usr/bin::/bin",
-        ":/bin",
-        "/bin:rel",
-        "/usr/bin:/bin",
-    ] {
-        let args = words("t -maxdepth 0 -execdir echo {} ;");
-        let mut out = Vec::new();
-        for mut tool in [dents(), gnu()] {
-            tool.env("PATH", path);
-            out.push(run(tool, fx.root(), &args, None));
-        }
-        if let Some(f) = compare(path, &args, &out[0], &out[1]) {
-            panic!("{f}");
-        }
+    let args = words("t -maxdepth 0 -execdir echo {} ;");
+    let mut out = Vec::new();
+    for mut tool in [dents(), gnu()] {
+        tool.env("PATH", path);
+        out.push(run(tool, fx.root(), &args, None));
     }
+    if let Some(f) = compare(path, &args, &out[0], &out[1]) {
+        panic!("{f}");
+    }
+}
+
+test_cases! {
+/// `-execdir` refuses a `PATH` with a relative directory, as GNU find.
+mod execdir_path: &str => check_execdir_path;
+    dot_inside: "/usr/bin:.:/bin",
+    empty_inside: "/usr/bin::/bin",
+    empty_first: ":/bin",
+    relative_last: "/bin:rel",
+    absolute_only: "/usr/bin:/bin",
 }
 
 /// `-ok`/`-okdir` with the answers on standard input, against GNU find:
@@ -959,109 +976,151 @@ fn have_strace(what: &str) -> bool {
     ok
 }
 
-#[test]
-fn name_and_type_tests_do_not_stat() {
+/// The stat calls `dents find CASE` makes on the entries under `t/sub`,
+/// and how many entries there are; `None` (the test skipped) without
+/// strace.
+fn sub_entry_stats(case: &str) -> Option<(usize, usize)> {
     if !have_strace("the no-stat check") {
-        return;
+        return None;
     }
-    let Some(fx) = Fixture::new_or_skip() else {
-        return;
-    };
+    let fx = Fixture::new_or_skip()?;
     let entries = entry_names_and_paths(fx.root(), "t/sub").1.len();
     assert_eq!(entries, 11, "t/sub changed: update the counts below");
-    let stats = |case: &str| entry_stats(fx.root(), "t/sub", &words(case), &[]);
-    // The test's filesystem gives every entry's type: no test below needs
-    // a stat, and the walk itself needs none.
-    for case in [
-        "-j1 t/sub -false",
-        "-j1 t/sub",
-        "-j1 t/sub -name '*.c'",
-        "-j1 t/sub -type f",
-        "-j1 t/sub -path '*deep*' -o -type d",
-        "-j1 t/sub -regex '.*x'",
-        "t/sub -type d -name 'd*'",
-    ] {
-        assert_eq!(stats(case), 0, "{case}");
-    }
-    // -size needs one stat of each entry, no more.
-    for case in [
-        "-j1 t/sub -size +1",
-        "t/sub -size -1k -print",
-        "-S dfs t/sub -size +0",
-    ] {
-        assert_eq!(stats(case), entries, "{case}");
+    Some((entry_stats(fx.root(), "t/sub", &words(case), &[]), entries))
+}
+
+/// One case of `no_stats`: no stat of any entry.
+fn check_no_stats(case: &str) {
+    if let Some((stats, _)) = sub_entry_stats(case) {
+        assert_eq!(stats, 0, "{case}");
     }
 }
 
-#[test]
-fn threads_and_order_change_nothing_but_order() {
+test_cases! {
+/// The test's filesystem gives every entry's type: no test below needs
+/// a stat, and the walk itself needs none.
+mod no_stats: &str => check_no_stats;
+    false_: "-j1 t/sub -false",
+    print: "-j1 t/sub",
+    name: "-j1 t/sub -name '*.c'",
+    type_f: "-j1 t/sub -type f",
+    path_or_type_d: "-j1 t/sub -path '*deep*' -o -type d",
+    regex: "-j1 t/sub -regex '.*x'",
+    type_d_name_parallel: "t/sub -type d -name 'd*'",
+}
+
+/// One case of `one_stat_each`: one stat of each entry, no more.
+fn check_one_stat_each(case: &str) {
+    if let Some((stats, entries)) = sub_entry_stats(case) {
+        assert_eq!(stats, entries, "{case}");
+    }
+}
+
+test_cases! {
+/// -size needs one stat of each entry, no more.
+mod one_stat_each: &str => check_one_stat_each;
+    size_over_1: "-j1 t/sub -size +1",
+    size_under_1k_parallel: "t/sub -size -1k -print",
+    size_over_0_dfs: "-S dfs t/sub -size +0",
+}
+
+/// One case of `threads_and_order`: `dents find EXTRA CASE` against GNU
+/// `find CASE`: the threads, the search order, the optimisation level
+/// and `-D tree` change nothing but the order.
+fn check_threads_and_order((case, extra): (&str, &str)) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for case in ["t", "t -name '*e*'", "t -depth -type d", "-L t -type l"] {
-        let args = words(case);
-        let g = run(gnu(), fx.root(), &args, None);
-        for extra in [
-            "-j1",
-            "-j 3",
-            "-S dfs",
-            "-S bfs -j2",
-            "-O0",
-            "-O3",
-            "-D tree",
-        ] {
-            let mut with = words(extra);
-            with.extend(args.iter().cloned());
-            let d = run(dents(), fx.root(), &with, None);
-            let mut d_err = d.stderr.clone();
-            if extra == "-D tree" {
-                // The tree is an extra line of ours.
-                let s = String::from_utf8_lossy(&d.stderr).into_owned();
-                assert!(s.contains("optimised expression: "), "{s}");
-                d_err = s
-                    .lines()
-                    .filter(|l| !l.contains("optimised expression: "))
-                    .flat_map(|l| format!("{l}\n").into_bytes())
-                    .collect();
-            }
-            let d = Output { stderr: d_err, ..d };
-            if let Some(f) = compare(case, &with, &d, &g) {
-                panic!("with {extra}: {f}");
-            }
-        }
+    let args = words(case);
+    let g = run(gnu(), fx.root(), &args, None);
+    let mut with = words(extra);
+    with.extend(args.iter().cloned());
+    let d = run(dents(), fx.root(), &with, None);
+    let mut d_err = d.stderr.clone();
+    if extra == "-D tree" {
+        // The tree is an extra line of ours.
+        let s = String::from_utf8_lossy(&d.stderr).into_owned();
+        assert!(s.contains("optimised expression: "), "{s}");
+        d_err = s
+            .lines()
+            .filter(|l| !l.contains("optimised expression: "))
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect();
+    }
+    let d = Output { stderr: d_err, ..d };
+    if let Some(f) = compare(case, &with, &d, &g) {
+        panic!("with {extra}: {f}");
     }
 }
 
-#[test]
-fn print_on_a_terminal_shows_unprintables_as_question_marks() {
+test_cases! {
+/// Each of four expressions with each option that must change nothing
+/// but the order: `-j1`, `-j 3`, `-S dfs`, `-S bfs -j2`, `-O0`, `-O3`,
+/// `-D tree`.
+mod threads_and_order: (&str, &str) => check_threads_and_order;
+    all_j1: ("t", "-j1"),
+    all_j3: ("t", "-j 3"),
+    all_dfs: ("t", "-S dfs"),
+    all_bfs_j2: ("t", "-S bfs -j2"),
+    all_o0: ("t", "-O0"),
+    all_o3: ("t", "-O3"),
+    all_debug_tree: ("t", "-D tree"),
+    name_j1: ("t -name '*e*'", "-j1"),
+    name_j3: ("t -name '*e*'", "-j 3"),
+    name_dfs: ("t -name '*e*'", "-S dfs"),
+    name_bfs_j2: ("t -name '*e*'", "-S bfs -j2"),
+    name_o0: ("t -name '*e*'", "-O0"),
+    name_o3: ("t -name '*e*'", "-O3"),
+    name_debug_tree: ("t -name '*e*'", "-D tree"),
+    depth_j1: ("t -depth -type d", "-j1"),
+    depth_j3: ("t -depth -type d", "-j 3"),
+    depth_dfs: ("t -depth -type d", "-S dfs"),
+    depth_bfs_j2: ("t -depth -type d", "-S bfs -j2"),
+    depth_o0: ("t -depth -type d", "-O0"),
+    depth_o3: ("t -depth -type d", "-O3"),
+    depth_debug_tree: ("t -depth -type d", "-D tree"),
+    follow_j1: ("-L t -type l", "-j1"),
+    follow_j3: ("-L t -type l", "-j 3"),
+    follow_dfs: ("-L t -type l", "-S dfs"),
+    follow_bfs_j2: ("-L t -type l", "-S bfs -j2"),
+    follow_o0: ("-L t -type l", "-O0"),
+    follow_o3: ("-L t -type l", "-O3"),
+    follow_debug_tree: ("-L t -type l", "-D tree"),
+}
+
+/// One case of `print_on_a_terminal`: `-print` on a terminal shows
+/// unprintable bytes as question marks, as GNU find, in `locale`.
+fn check_print_on_a_terminal((locale, expr): (&str, &str)) {
     if Command::new("script").arg("-V").output().is_err() {
         return dents_testfs::skip("script(1) not installed; the terminal check did not run");
     }
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for (locale, expr) in [
-        ("C", "t -name 'new*' -o -name 'bad*' -o -name 'caf*'"),
-        ("C", "t -name 'new*' -print0"),
-        ("C.UTF-8", "t -name 'new*' -o -name 'bad*' -o -name 'caf*'"),
-    ] {
-        let on_tty = |prog: &str| {
-            let out = Command::new("script")
-                .args(["-qc", &format!("{prog} {expr}"), "/dev/null"])
-                .current_dir(fx.root())
-                .env("LC_ALL", locale)
-                // dents colors paths on a terminal (as bfs); GNU does not.
-                .env("NO_COLOR", "1")
-                .stdin(Stdio::null())
-                .output()
-                .unwrap();
-            sorted_records(&out.stdout, b'\n')
-        };
-        let dents = format!("{} find", env!("CARGO_BIN_EXE_dents"));
-        let (d, g) = (on_tty(&dents), on_tty("find"));
-        assert!(g.concat().len() > 10, "{locale}: {expr}: {g:?}");
-        assert_eq!(d, g, "{locale}: {expr}");
-    }
+    let on_tty = |prog: &str| {
+        let out = Command::new("script")
+            .args(["-qc", &format!("{prog} {expr}"), "/dev/null"])
+            .current_dir(fx.root())
+            .env("LC_ALL", locale)
+            // dents colors paths on a terminal (as bfs); GNU does not.
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        sorted_records(&out.stdout, b'\n')
+    };
+    let dents = format!("{} find", env!("CARGO_BIN_EXE_dents"));
+    let (d, g) = (on_tty(&dents), on_tty("find"));
+    assert!(g.concat().len() > 10, "{locale}: {expr}: {g:?}");
+    assert_eq!(d, g, "{locale}: {expr}");
+}
+
+test_cases! {
+/// `-print` and `-print0` on a terminal, in the C and a UTF-8 locale.
+mod print_on_a_terminal: (&str, &str) => check_print_on_a_terminal;
+    c_print: ("C", "t -name 'new*' -o -name 'bad*' -o -name 'caf*'"),
+    c_print0: ("C", "t -name 'new*' -print0"),
+    utf8_print: ("C.UTF-8", "t -name 'new*' -o -name 'bad*' -o -name 'caf*'"),
 }
 
 // ---------------------------------------------------------------------
@@ -1252,25 +1311,28 @@ fn same_but_program_name(d: &Output, g: &Output, case: &str) {
     assert_eq!(d.status.code(), g.status.code(), "{case}: status");
 }
 
-#[test]
-fn debug_option_errors_match_gnu() {
+/// One case of `debug_option_errors`: `-D` without or with bad words,
+/// GNU's messages and status.
+fn check_debug_option_error(case: &str) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for case in [
-        "-D",
-        "-D ,",
-        "-D ''",
-        "-D ,, t",
-        "-D exec, t -maxdepth 0",
-        "-D ,stat t -maxdepth 0",
-        "-D foo,quux,x t -maxdepth 0",
-    ] {
-        let args = words(case);
-        let d = run(dents(), fx.root(), &args, None);
-        let g = run(gnu(), fx.root(), &args, None);
-        same_but_program_name(&d, &g, case);
-    }
+    let args = words(case);
+    let d = run(dents(), fx.root(), &args, None);
+    let g = run(gnu(), fx.root(), &args, None);
+    same_but_program_name(&d, &g, case);
+}
+
+test_cases! {
+/// `-D` errors match GNU's.
+mod debug_option_errors: &str => check_debug_option_error;
+    missing: "-D",
+    comma: "-D ,",
+    empty: "-D ''",
+    two_commas: "-D ,, t",
+    trailing_comma: "-D exec, t -maxdepth 0",
+    leading_comma: "-D ,stat t -maxdepth 0",
+    unknown_words: "-D foo,quux,x t -maxdepth 0",
 }
 
 #[test]
@@ -1731,24 +1793,31 @@ fn squeeze(bytes: &[u8]) -> Vec<Vec<u8>> {
     v
 }
 
-#[test]
-fn ls_whole_tree_matches_gnu_but_for_column_widths() {
+/// One case of `ls_whole_tree`: `-ls` lines as GNU's, runs of blanks
+/// aside (the column widths).
+fn check_ls_whole_tree(case: &str) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for case in ["t -ls", "-L t -ls", "t -fls /dev/stdout"] {
-        let args = words(case);
-        let d = run(dents(), fx.root(), &args, None);
-        let g = run(gnu(), fx.root(), &args, None);
-        assert!(g.stdout.len() > 1000, "{case}");
-        assert_eq!(squeeze(&d.stdout), squeeze(&g.stdout), "{case}");
-        assert_eq!(d.status.code(), g.status.code(), "{case}");
-        assert_eq!(
-            stderr_lines(&d.stderr, "dents:"),
-            stderr_lines(&g.stderr, "find:"),
-            "{case}"
-        );
-    }
+    let args = words(case);
+    let d = run(dents(), fx.root(), &args, None);
+    let g = run(gnu(), fx.root(), &args, None);
+    assert!(g.stdout.len() > 1000, "{case}");
+    assert_eq!(squeeze(&d.stdout), squeeze(&g.stdout), "{case}");
+    assert_eq!(d.status.code(), g.status.code(), "{case}");
+    assert_eq!(
+        stderr_lines(&d.stderr, "dents:"),
+        stderr_lines(&g.stderr, "find:"),
+        "{case}"
+    );
+}
+
+test_cases! {
+/// `-ls` and `-fls` on the whole tree match GNU but for column widths.
+mod ls_whole_tree: &str => check_ls_whole_tree;
+    ls: "t -ls",
+    ls_following: "-L t -ls",
+    fls_stdout: "t -fls /dev/stdout",
 }
 
 test_cases! {
@@ -1951,31 +2020,59 @@ fn birth_times_are_the_filesystems() {
     }
 }
 
-#[test]
-fn printf_stats_only_what_its_directives_read() {
+/// The stat calls `dents find CASE` makes on the entries under `t/sub`,
+/// and how many entries there are; `None` (the test skipped) without
+/// strace.
+fn printf_entry_stats(case: &str) -> Option<(usize, usize)> {
+    if !have_strace("the stat-mask check") {
+        return None;
+    }
+    let fx = Fixture::new_or_skip()?;
+    let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
+    Some((n, entry_names_and_paths(fx.root(), "t/sub").1.len()))
+}
+
+/// One case of `printf_no_stats`: directives that need no stat.
+fn check_printf_no_stats(case: &str) {
+    if let Some((n, _)) = printf_entry_stats(case) {
+        assert_eq!(n, 0, "{case}: {n} stats of entries");
+    }
+}
+
+test_cases! {
+/// `-printf` stats only what its directives read: names, depths, types
+/// and link targets need none, nor does `-fprint`.
+mod printf_no_stats: &str => check_printf_no_stats;
+    names_depth_type_link: "-j1 t/sub -printf '%p|%f|%h|%d|%y|%l\\x5cn'",
+    relative_names_parallel: "t/sub -printf '%P %H %y\\x5cn'",
+    fprint: "-j1 t/sub -fprint out-x",
+}
+
+/// One case of `printf_one_stat_each`: directives that need a stat, one
+/// of each entry.
+fn check_printf_one_stat_each(case: &str) {
+    if let Some((n, n_entries)) = printf_entry_stats(case) {
+        assert_eq!(n, n_entries, "{case}: {n} stats of {n_entries} entries");
+    }
+}
+
+test_cases! {
+/// Sizes, modes and owners need one stat of each entry.
+mod printf_one_stat_each: &str => check_printf_one_stat_each;
+    size: "-j1 t/sub -printf '%s\\x5cn'",
+    mode_and_owner_parallel: "t/sub -printf '%p %m %u\\x5cn'",
+}
+
+/// One case of `printf_stat_masks`: the `statx` calls of `dents find
+/// ARGS` on entries ask for `mask` alone.
+fn check_printf_stat_mask((args, mask): (&str, &str)) {
     if !have_strace("the stat-mask check") {
         return;
     }
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for case in [
-        "-j1 t/sub -printf '%p|%f|%h|%d|%y|%l\\x5cn'",
-        "t/sub -printf '%P %H %y\\x5cn'",
-        "-j1 t/sub -fprint out-x",
-    ] {
-        let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
-        assert_eq!(n, 0, "{case}: {n} stats of entries");
-    }
     let n_entries = entry_names_and_paths(fx.root(), "t/sub").1.len();
-    for case in [
-        "-j1 t/sub -printf '%s\\x5cn'",
-        "t/sub -printf '%p %m %u\\x5cn'",
-    ] {
-        let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
-        assert_eq!(n, n_entries, "{case}: {n} stats of {n_entries} entries");
-    }
-    // %s asks for the size alone.
     let log = |args: &str| {
         let out = Command::new("strace")
             .args(["-f", "-qq", "-e", "trace=statx", "-o"])
@@ -1990,30 +2087,34 @@ fn printf_stats_only_what_its_directives_read() {
         assert!(out.success());
         fs::read_to_string(fx.path("strace.out")).unwrap()
     };
-    for (args, mask) in [
-        (
-            "-j1 t/sub -printf '%p %s\\x5cn'",
-            "STATX_TYPE|STATX_MODE|STATX_SIZE,",
-        ),
-        (
-            "-j1 t/sub -printf '%TY %u\\x5cn'",
-            "STATX_TYPE|STATX_MODE|STATX_UID|STATX_MTIME,",
-        ),
-    ] {
-        let text = log(args);
-        let entries: Vec<&str> = text
-            .lines()
-            .filter(|l| l.contains("statx(") && !l.contains("AT_FDCWD") && !l.contains("\"\""))
-            .collect();
-        assert_eq!(entries.len(), n_entries, "{args}: {text}");
-        for l in entries {
-            assert!(l.contains(mask), "{args}: {l}");
-        }
+    let text = log(args);
+    let entries: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("statx(") && !l.contains("AT_FDCWD") && !l.contains("\"\""))
+        .collect();
+    assert_eq!(entries.len(), n_entries, "{args}: {text}");
+    for l in entries {
+        assert!(l.contains(mask), "{args}: {l}");
     }
 }
 
-#[test]
-fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
+test_cases! {
+/// `%s` asks for the size alone; `%TY %u` for the time and owner.
+mod printf_stat_masks: (&str, &str) => check_printf_stat_mask;
+    size: (
+        "-j1 t/sub -printf '%p %s\\x5cn'",
+        "STATX_TYPE|STATX_MODE|STATX_SIZE,",
+    ),
+    mtime_and_owner: (
+        "-j1 t/sub -printf '%TY %u\\x5cn'",
+        "STATX_TYPE|STATX_MODE|STATX_UID|STATX_MTIME,",
+    ),
+}
+
+/// One case of `printf_on_a_terminal`: `EXPR` (its `{NAMES}` the names
+/// with unprintable bytes) on a terminal in `locale`: unprintables shown
+/// as question marks, as GNU find.
+fn check_printf_on_a_terminal((locale, expr): (&str, &str)) {
     if Command::new("script").arg("-V").output().is_err() {
         return dents_testfs::skip("script(1) not installed; the terminal check did not run");
     }
@@ -2021,68 +2122,78 @@ fn printf_on_a_terminal_shows_unprintables_as_question_marks() {
         return;
     };
     let names = "-name 'new*' -o -name 'bad*' -o -name 'caf*' -o -name 'link-one'";
-    for (locale, expr) in [
-        (
-            "C",
-            format!("t \\( {names} \\) -printf '%p|%f|%h|%P|%H|%l|%u|%10f|%-12p|\\n'"),
-        ),
-        (
-            "C.UTF-8",
-            format!("t \\( {names} \\) -printf '%p|%f|%.4f|%F|\\n'"),
-        ),
-        ("C", format!("t \\( {names} \\) -ls")),
-        (
-            "C",
-            format!("t \\( {names} \\) -fprint /dev/stdout -fprint0 /dev/stdout"),
-        ),
-    ] {
-        let on_tty = |prog: &str| {
-            let out = Command::new("script")
-                .args(["-qc", &format!("{prog} {expr}"), "/dev/null"])
-                .current_dir(fx.root())
-                .env("LC_ALL", locale)
-                .env("TZ", "UTC")
-                // GNU find never colors; dents does on a terminal.
-                .env("NO_COLOR", "1")
-                .stdin(Stdio::null())
-                .output()
-                .unwrap();
-            sorted_records(&out.stdout, b'\n')
-        };
-        let dents = format!("{} find", env!("CARGO_BIN_EXE_dents"));
-        let (d, g) = (on_tty(&dents), on_tty("find"));
-        assert!(g.concat().len() > 10, "{locale}: {expr}: {g:?}");
-        assert_eq!(d, g, "{locale}: {expr}");
-    }
+    let expr = expr.replace("{NAMES}", names);
+    let on_tty = |prog: &str| {
+        let out = Command::new("script")
+            .args(["-qc", &format!("{prog} {expr}"), "/dev/null"])
+            .current_dir(fx.root())
+            .env("LC_ALL", locale)
+            .env("TZ", "UTC")
+            // GNU find never colors; dents does on a terminal.
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        sorted_records(&out.stdout, b'\n')
+    };
+    let dents = format!("{} find", env!("CARGO_BIN_EXE_dents"));
+    let (d, g) = (on_tty(&dents), on_tty("find"));
+    assert!(g.concat().len() > 10, "{locale}: {expr}: {g:?}");
+    assert_eq!(d, g, "{locale}: {expr}");
 }
 
-#[test]
-fn ls_counts_512_byte_blocks_when_posixly_correct() {
+test_cases! {
+/// `-printf`'s directives, `-ls`, `-fprint` and `-fprint0` on a terminal.
+mod printf_on_a_terminal: (&str, &str) => check_printf_on_a_terminal;
+    c_printf: (
+        "C",
+        "t \\( {NAMES} \\) -printf '%p|%f|%h|%P|%H|%l|%u|%10f|%-12p|\\n'",
+    ),
+    utf8_printf: (
+        "C.UTF-8",
+        "t \\( {NAMES} \\) -printf '%p|%f|%.4f|%F|\\n'",
+    ),
+    c_ls: ("C", "t \\( {NAMES} \\) -ls"),
+    c_fprint_fprint0: (
+        "C",
+        "t \\( {NAMES} \\) -fprint /dev/stdout -fprint0 /dev/stdout",
+    ),
+}
+
+/// One case of `posixly_correct_blocks`: `-ls` and `%k` count 512-byte
+/// blocks under `POSIXLY_CORRECT`, as GNU find.
+fn check_posixly_correct_blocks(case: &str) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    for case in ["t ! -name orphan -ls", "t -printf '%k %b %p\\x5cn'"] {
-        let args = words(case);
-        let mut out = Vec::new();
-        for mut tool in [dents(), gnu()] {
-            tool.env("POSIXLY_CORRECT", "1");
-            let mut cmd = tool;
-            cmd.current_dir(fx.root())
-                .env("LC_ALL", "C")
-                .env("TZ", "UTC")
-                .args(args.iter().map(|a| OsStr::from_bytes(a)))
-                .stdin(Stdio::null());
-            out.push(cmd.output().unwrap());
-        }
-        assert!(out[1].stdout.len() > 500, "{case}");
-        if let Some(f) = compare(case, &args, &out[0], &out[1]) {
-            panic!("{f}");
-        }
+    let args = words(case);
+    let mut out = Vec::new();
+    for mut tool in [dents(), gnu()] {
+        tool.env("POSIXLY_CORRECT", "1");
+        let mut cmd = tool;
+        cmd.current_dir(fx.root())
+            .env("LC_ALL", "C")
+            .env("TZ", "UTC")
+            .args(args.iter().map(|a| OsStr::from_bytes(a)))
+            .stdin(Stdio::null());
+        out.push(cmd.output().unwrap());
+    }
+    assert!(out[1].stdout.len() > 500, "{case}");
+    if let Some(f) = compare(case, &args, &out[0], &out[1]) {
+        panic!("{f}");
     }
 }
 
-#[test]
-fn a_closed_pipe_ends_find_at_once_and_quietly_like_gnu() {
+test_cases! {
+/// 512-byte blocks when `POSIXLY_CORRECT` is set.
+mod posixly_correct_blocks: &str => check_posixly_correct_blocks;
+    ls: "t ! -name orphan -ls",
+    printf_k_b: "t -printf '%k %b %p\\x5cn'",
+}
+
+/// One case of `closed_pipe`: `find d d ... EXPR` whose reader closes the
+/// pipe after the first record ends at once and quietly, as GNU find.
+fn check_closed_pipe(expr: &[&str]) {
     use std::os::unix::process::ExitStatusExt;
     let tmp = tempfile::tempdir().unwrap();
     dents_testfs::fill_flat(&tmp.path().join("d"), 20_000, |i| format!("f{i:06}"));
@@ -2091,55 +2202,57 @@ fn a_closed_pipe_ends_find_at_once_and_quietly_like_gnu() {
     // project's machines), far beyond the bound.
     let bound = std::time::Duration::from_secs(2);
     let starts = vec!["d"; 2000];
-    for expr in [
-        &[][..],
-        &["-printf", "%p %y\\n"],
-        &["-type", "f", "-print0"],
-    ] {
-        let mut results = Vec::new();
-        for mut cmd in [dents(), gnu()] {
-            cmd.current_dir(tmp.path())
-                .env("LC_ALL", "C")
-                .args(&starts)
-                .args(expr);
-            let sep = if expr.contains(&"-print0") { 0 } else { b'\n' };
-            results.push(dents_testfs::first_line_then_close(cmd, sep, bound));
-        }
-        let (g_line, g_status, g_err, _) = results.pop().unwrap();
-        let (d_line, d_status, d_err, took) = results.pop().unwrap();
-        // GNU is killed by SIGPIPE at its next write, and says nothing.
-        assert_eq!(g_status.and_then(|s| s.signal()), Some(13), "GNU {expr:?}");
-        assert!(
-            g_err.is_empty(),
-            "GNU {expr:?}: {}",
-            String::from_utf8_lossy(&g_err)
-        );
-        assert!(
-            d_status.is_some(),
-            "dents find {expr:?} still running {took:?} after its output was closed"
-        );
-        assert_eq!(
-            d_status.and_then(|s| s.signal()),
-            g_status.and_then(|s| s.signal()),
-            "{expr:?}: {d_status:?}"
-        );
-        assert!(
-            d_err.is_empty(),
-            "{expr:?}: {}",
-            String::from_utf8_lossy(&d_err)
-        );
-        // The first record is whole (which entry it is depends on the walk).
-        let end: &[u8] = if expr.contains(&"-print0") {
-            b"\0"
-        } else {
-            b"\n"
-        };
-        for line in [&d_line, &g_line] {
-            assert!(
-                line.starts_with(b"d") && line.ends_with(end),
-                "{expr:?}: {:?}",
-                String::from_utf8_lossy(line)
-            );
-        }
+    let mut results = Vec::new();
+    for mut cmd in [dents(), gnu()] {
+        cmd.current_dir(tmp.path())
+            .env("LC_ALL", "C")
+            .args(&starts)
+            .args(expr);
+        let sep = if expr.contains(&"-print0") { 0 } else { b'\n' };
+        results.push(dents_testfs::first_line_then_close(cmd, sep, bound));
     }
+    let (g_line, g_status, g_err, _) = results.pop().unwrap();
+    let (d_line, d_status, d_err, took) = results.pop().unwrap();
+    // GNU is killed by SIGPIPE at its next write, and says nothing.
+    assert_eq!(g_status.and_then(|s| s.signal()), Some(13), "GNU {expr:?}");
+    assert!(
+        g_err.is_empty(),
+        "GNU {expr:?}: {}",
+        String::from_utf8_lossy(&g_err)
+    );
+    assert!(
+        d_status.is_some(),
+        "dents find {expr:?} still running {took:?} after its output was closed"
+    );
+    assert_eq!(
+        d_status.and_then(|s| s.signal()),
+        g_status.and_then(|s| s.signal()),
+        "{expr:?}: {d_status:?}"
+    );
+    assert!(
+        d_err.is_empty(),
+        "{expr:?}: {}",
+        String::from_utf8_lossy(&d_err)
+    );
+    // The first record is whole (which entry it is depends on the walk).
+    let end: &[u8] = if expr.contains(&"-print0") {
+        b"\0"
+    } else {
+        b"\n"
+    };
+    for line in [&d_line, &g_line] {
+        assert!(
+            line.starts_with(b"d") && line.ends_with(end),
+            "{expr:?}: {:?}",
+            String::from_utf8_lossy(line)
+        );
+    }
+}
+
+test_cases! {
+/// A closed pipe ends find at once and quietly, as GNU's SIGPIPE.
+mod closed_pipe: &[&str] => check_closed_pipe;
+    print: &[],
+    printf: &["-printf", "%p %y\\n"],
+    print0: &["-type", "f", "-print0"],
 }

@@ -12,22 +12,21 @@
 //! Run one case alone: `cargo test -p dents-cli --test find_from -- expressions::size_over_1m --exact`.
 
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::sync::Arc;
 
-use dents_testfs::cli::{sorted_records, touch};
+use dents_testfs::cli::{c_locale_command, sorted_records, touch};
+use dents_testfs::snapshot;
 use dents_testfs::test_cases;
 
-fn dents(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dents"));
-    c.args(args).current_dir(dir);
-    c.env("LC_ALL", "C")
-        .env("TZ", "UTC")
-        .env_remove("POSIXLY_CORRECT");
-    c
-}
+/// The executable under test.
+const DENTS: &str = env!("CARGO_BIN_EXE_dents");
+
+/// What settles the tree's access times before a scan (see
+/// [`snapshot::fresh`]).
+const SETTLE: &[&str] = &["find", "t", "-ls"];
 
 /// A tree with a bit of everything: nested and empty directories, empty
 /// and sparse files, symlinks (to a file, a directory, nowhere), hard
@@ -55,7 +54,7 @@ fn build_tree(root: &Path) {
     fs::hard_link(root.join("t/a/b/mid"), root.join("t/mid_again")).unwrap();
     fs::hard_link(root.join("t/a/b/mid"), root.join("t/odd/mid3")).unwrap();
     for n in dents_testfs::awkward_names() {
-        let p = root.join("t/odd").join(std::ffi::OsStr::from_bytes_ext(&n));
+        let p = root.join("t/odd").join(std::ffi::OsStr::from_bytes(&n));
         fs::write(p, &n).unwrap();
     }
     let mode = |p: &str, m: u32| {
@@ -89,37 +88,6 @@ fn build_tree(root: &Path) {
     touch(&root.join("t/reference"), &["-m", "-d", "2 days ago"]);
 }
 
-trait FromBytes {
-    fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr;
-}
-
-impl FromBytes for std::ffi::OsStr {
-    fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr {
-        std::os::unix::ffi::OsStrExt::from_bytes(b)
-    }
-}
-
-/// Scans `roots` in `dir` to `dir/s.parquet` with `opts`; its path.
-fn scan(dir: &Path, opts: &[&str], roots: &[&str]) -> PathBuf {
-    let snap = dir.join("s.parquet");
-    let mut args = vec!["scan", "-o", "s.parquet"];
-    args.extend_from_slice(opts);
-    args.extend_from_slice(roots);
-    let out = dents(dir, &args).output().unwrap();
-    assert!(out.status.success(), "dents scan: {out:?}");
-    snap
-}
-
-/// A fresh tree, its access times settled (the first walk moves the
-/// directories' ones, relatime), scanned.
-fn fresh() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    build_tree(tmp.path());
-    dents(tmp.path(), &["find", "t", "-ls"]).output().unwrap();
-    let snap = scan(tmp.path(), &[], &["t"]);
-    (tmp, snap)
-}
-
 /// What a run printed, wrote to `out` (the `-fprint` family's file) and
 /// said, and its status.
 #[derive(Debug, PartialEq, Eq)]
@@ -131,7 +99,7 @@ struct Run {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Run {
-    let out: Output = dents(dir, args).output().unwrap();
+    let out: Output = c_locale_command(DENTS, dir, args).output().unwrap();
     let file = fs::read(dir.join("out")).unwrap_or_default();
     let _ = fs::remove_file(dir.join("out"));
     Run {
@@ -224,7 +192,7 @@ fn same(dir: &Path, paths: &[&str], from_paths: &[&str], expr: &[&str]) {
 
 /// One case of `expressions`: the expression on `t`, both ways.
 fn check(expr: &[&str]) {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     same(tmp.path(), &["t"], &["t"], expr);
 }
 
@@ -327,7 +295,7 @@ mod expressions: &[&str] => check;
 /// PATH (the snapshot's roots).
 #[test]
 fn paths_below_the_root_and_the_default() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let dir = tmp.path();
     same(dir, &["t/a"], &["t/a"], &["-type", "f"]);
     same(dir, &["t/a", "t/odd"], &["t/a", "t/odd"], &["-ls"]);
@@ -340,7 +308,7 @@ fn paths_below_the_root_and_the_default() {
 /// status 1, the other PATHs still searched.
 #[test]
 fn a_path_outside_the_roots() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let f = run(
         tmp.path(),
         &[
@@ -366,7 +334,7 @@ fn a_path_outside_the_roots() {
 /// birth times (no snapshot keeps them): refused before anything runs,
 /// naming the primary and `--from`, status 1.
 fn check_refused(expr: &[&str]) {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let mut args = vec!["find", "--from", "s.parquet"];
     args.extend_from_slice(expr);
     let f = run(tmp.path(), &args);
@@ -398,7 +366,7 @@ mod refused: &[&str] => check_refused;
 /// `%%B` is a `%` then a `B`, not a birth time: not refused.
 #[test]
 fn printf_percent_then_b_is_not_birth() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     same(tmp.path(), &["t"], &["t"], &["-printf", "%%B %p\\n"]);
 }
 
@@ -406,7 +374,7 @@ fn printf_percent_then_b_is_not_birth() {
 /// otherwise, and `-xdev` needed on a snapshot scanned with `-x`.
 #[test]
 fn follow_and_xdev_must_be_the_scans() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let dir = tmp.path();
     let f = run(dir, &["find", "--from", "s.parquet", "-L", "t"]);
     assert_eq!(
@@ -415,7 +383,7 @@ fn follow_and_xdev_must_be_the_scans() {
     );
     assert_eq!(f.status, Some(1));
     assert!(f.stdout.is_empty());
-    scan(dir, &["-L"], &["t"]);
+    snapshot::scan(DENTS, dir, &["-L"], &["t"]);
     same(dir, &["-L", "t"], &["-L", "t"], &["-type", "d"]);
     same(
         dir,
@@ -428,7 +396,7 @@ fn follow_and_xdev_must_be_the_scans() {
         String::from_utf8_lossy(&f.stderr),
         "dents: 's.parquet': scanned with -L: find --from answers for -L only\n"
     );
-    scan(dir, &["-x"], &["t"]);
+    snapshot::scan(DENTS, dir, &["-x"], &["t"]);
     same(dir, &["t"], &["t"], &["-xdev", "-type", "f"]);
     let f = run(dir, &["find", "--from", "s.parquet", "t"]);
     assert_eq!(
@@ -446,7 +414,7 @@ fn a_names_only_snapshot() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     build_tree(dir);
-    scan(dir, &["--names-only"], &["t"]);
+    snapshot::scan(DENTS, dir, &["--names-only"], &["t"]);
     same(dir, &["t"], &["t"], &["-name", "*o*", "-type", "f"]);
     let f = run(dir, &["find", "--from", "s.parquet", "-size", "+1k"]);
     assert_eq!(
@@ -458,58 +426,57 @@ fn a_names_only_snapshot() {
     assert!(f.stdout.is_empty());
 }
 
+/// One case of `bad_snapshots`: beside a good snapshot, a truncated one,
+/// a file that is not Parquet, a foreign Parquet file and another schema
+/// version; `find --from FILE t`: status 1, no line, one message that
+/// starts with `says`.
+fn check_bad_snapshot((file, says): (&str, &str)) {
+    let (tmp, snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
+    let dir = tmp.path();
+    snapshot::cut_short(&snap, &dir.join("cut.parquet"));
+    snapshot::not_parquet(&dir.join("text.parquet"));
+    snapshot::foreign_parquet(&dir.join("other.parquet"));
+    snapshot::other_version(&dir.join("v2.parquet"));
+    let f = run(dir, &["find", "--from", file, "t"]);
+    assert_eq!(f.status, Some(1), "{file}");
+    assert!(f.stdout.is_empty(), "{file}");
+    let said = String::from_utf8_lossy(&f.stderr);
+    assert_eq!(said.lines().count(), 1, "{file}: {said}");
+    assert!(said.starts_with(says), "{file}: {said}");
+}
+
+test_cases! {
 /// A truncated snapshot, a file that is not Parquet, a missing one, a
 /// foreign Parquet file, another schema version: one message each,
 /// status 1, no line.
+mod bad_snapshots: (&str, &str) => check_bad_snapshot;
+    cut_short: (
+        "cut.parquet",
+        "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    not_parquet: (
+        "text.parquet",
+        "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    missing: (
+        "missing.parquet",
+        "dents: 'missing.parquet': No such file or directory",
+    ),
+    foreign_parquet: (
+        "other.parquet",
+        "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
+    ),
+    other_version: (
+        "v2.parquet",
+        "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
+    ),
+}
+
+/// `--from` without its argument: find's usage message, status 1.
 #[test]
-fn bad_snapshots_are_refused() {
-    let (tmp, snap) = fresh();
-    let dir = tmp.path();
-    let bytes = fs::read(&snap).unwrap();
-    fs::write(dir.join("cut.parquet"), &bytes[..bytes.len() / 2]).unwrap();
-    fs::write(dir.join("text.parquet"), b"path,size\nt,1\n").unwrap();
-    parquet_with(
-        &dir.join("other.parquet"),
-        "message m { required int64 x; }",
-        &[("owner".into(), "someone".into())],
-    );
-    let mut pairs = dents_snap::ScanRecord {
-        roots: vec![b"t".to_vec()],
-        ..Default::default()
-    }
-    .to_pairs();
-    pairs[0].1 = "2".into();
-    parquet_with(&dir.join("v2.parquet"), dents_snap::schema::MESSAGE, &pairs);
-    for (file, says) in [
-        (
-            "cut.parquet",
-            "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "text.parquet",
-            "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "missing.parquet",
-            "dents: 'missing.parquet': No such file or directory",
-        ),
-        (
-            "other.parquet",
-            "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
-        ),
-        (
-            "v2.parquet",
-            "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
-        ),
-    ] {
-        let f = run(dir, &["find", "--from", file, "t"]);
-        assert_eq!(f.status, Some(1), "{file}");
-        assert!(f.stdout.is_empty(), "{file}");
-        let said = String::from_utf8_lossy(&f.stderr);
-        assert_eq!(said.lines().count(), 1, "{file}: {said}");
-        assert!(said.starts_with(says), "{file}: {said}");
-    }
-    let f = run(dir, &["find", "--from"]);
+fn from_without_a_snapshot_is_a_usage_error() {
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
+    let f = run(tmp.path(), &["find", "--from"]);
     assert_eq!(
         String::from_utf8_lossy(&f.stderr),
         "dents: option '--from' requires an argument\n\
@@ -518,28 +485,11 @@ fn bad_snapshots_are_refused() {
     assert_eq!(f.status, Some(1));
 }
 
-/// A Parquet file with `message` as schema and the key-value pairs `kv`,
-/// written by the parquet crate directly.
-fn parquet_with(path: &Path, message: &str, kv: &[(String, String)]) {
-    use parquet::file::metadata::KeyValue;
-    use parquet::file::properties::WriterProperties;
-    use parquet::file::writer::SerializedFileWriter;
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
-    let file = fs::File::create(path).unwrap();
-    let mut w =
-        SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))
-            .unwrap();
-    for (k, v) in kv {
-        w.append_key_value_metadata(KeyValue::new(k.clone(), v.clone()));
-    }
-    w.close().unwrap();
-}
-
 /// A closed standard output: find's two messages and status 1, as
 /// `dents find` on the tree.
 #[test]
 fn stdout_closed() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let closed = |args: &[&str]| {
         let out = Command::new("sh")
             .arg("-c")
@@ -578,14 +528,18 @@ fn says_what_the_scan_could_not_read() {
     fs::create_dir_all(root.join("t/a/closed/inside")).unwrap();
     fs::write(root.join("t/a/f"), b"x").unwrap();
     fs::set_permissions(root.join("t/a/closed"), fs::Permissions::from_mode(0o000)).unwrap();
-    let scanned = as_nobody(dents(root, &["scan", "-o", "s.parquet", "t"]))
-        .output()
-        .unwrap();
+    let scanned = as_nobody(c_locale_command(
+        DENTS,
+        root,
+        &["scan", "-o", "s.parquet", "t"],
+    ))
+    .output()
+    .unwrap();
     assert_eq!(scanned.status.code(), Some(1), "{scanned:?}");
-    let l = as_nobody(dents(root, &["find", "-s", "t"]))
+    let l = as_nobody(c_locale_command(DENTS, root, &["find", "-s", "t"]))
         .output()
         .unwrap();
-    let f = as_nobody(dents(root, &["find", "--from=s.parquet"]))
+    let f = as_nobody(c_locale_command(DENTS, root, &["find", "--from=s.parquet"]))
         .output()
         .unwrap();
     assert_eq!(
@@ -601,9 +555,9 @@ fn says_what_the_scan_could_not_read() {
 /// Several roots in one snapshot, with hard links between them.
 #[test]
 fn a_snapshot_of_several_roots() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let dir = tmp.path();
-    scan(dir, &[], &["t/odd", "t/a"]);
+    snapshot::scan(DENTS, dir, &[], &["t/odd", "t/a"]);
     same(
         dir,
         &["t/a", "t/odd"],
@@ -646,12 +600,14 @@ fn xdev_with_a_mount_inside() {
     let _guard = Unmount(&mnt);
     fs::create_dir(mnt.join("inside")).unwrap();
     fs::write(mnt.join("inside/file"), vec![b'm'; 50_000]).unwrap();
-    dents(root, &["find", "t", "-ls"]).output().unwrap();
-    scan(root, &[], &["t"]);
+    c_locale_command(DENTS, root, &["find", "t", "-ls"])
+        .output()
+        .unwrap();
+    snapshot::scan(DENTS, root, &[], &["t"]);
     same(root, &["t"], &["t"], &["-xdev"]);
     same(root, &["t"], &["t"], &["-mount", "-type", "d"]);
     same(root, &["t"], &["t"], &["-fstype", "tmpfs"]);
     same(root, &["t"], &["t"], &["-size", "+10k"]);
-    scan(root, &["-x"], &["t"]);
+    snapshot::scan(DENTS, root, &["-x"], &["t"]);
     same(root, &["t"], &["t"], &["-xdev", "-printf", "%p %D\\n"]);
 }

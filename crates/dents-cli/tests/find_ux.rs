@@ -500,50 +500,55 @@ fn sorted_walk_is_breadth_first_with_sorted_directories() {
     assert_eq!(out.stdout, b"t/a\nt/b\n");
 }
 
-#[test]
-fn sorted_walk_is_the_same_on_any_number_of_threads() {
+/// One case of `sorted_walk_any_threads`: `-s` with `extra` gives the
+/// same lines on 8 threads as on one (three times), and the same set as
+/// without `-s`.
+fn check_sorted_walk_any_threads(extra: &[&str]) {
     let t = sort_tree();
-    for extra in [
-        &["-depth"][..],
-        &["-L"],
-        &["-type", "d", "-o", "-name", "a*", "-prune"],
-        &["-S", "dfs"],
-    ] {
-        let run = |j: &str| {
-            let mut a: Vec<&str> = Vec::new();
-            if extra[0] == "-L" || extra[0] == "-S" {
-                a.extend_from_slice(extra);
-                a.extend_from_slice(&[j, "t", "-s"]);
-            } else {
-                a.extend_from_slice(&[j, "t", "-s"]);
-                a.extend_from_slice(extra);
-            }
-            dents(t.path(), &a, &[]).stdout
-        };
-        let one = run("-j1");
-        assert!(lines(&one).len() > 50, "{extra:?}");
-        for _ in 0..3 {
-            let many = run("-j8");
-            assert!(
-                many == one,
-                "{extra:?}: -j8 differs from -j1:\n{}",
-                first_difference(&lines(&many), &lines(&one))
-            );
-        }
-        // The same set of files as without -s.
-        let mut a: Vec<&str> = extra.to_vec();
-        if extra[0] != "-L" && extra[0] != "-S" {
-            a.insert(0, "t");
+    let run = |j: &str| {
+        let mut a: Vec<&str> = Vec::new();
+        if extra[0] == "-L" || extra[0] == "-S" {
+            a.extend_from_slice(extra);
+            a.extend_from_slice(&[j, "t", "-s"]);
         } else {
-            a.insert(extra.len(), "t");
+            a.extend_from_slice(&[j, "t", "-s"]);
+            a.extend_from_slice(extra);
         }
-        let unsorted = dents(t.path(), &a, &[]).stdout;
-        assert_eq!(sorted_lines(&unsorted), sorted_lines(&one), "{extra:?}");
+        dents(t.path(), &a, &[]).stdout
+    };
+    let one = run("-j1");
+    assert!(lines(&one).len() > 50, "{extra:?}");
+    for _ in 0..3 {
+        let many = run("-j8");
+        assert!(
+            many == one,
+            "{extra:?}: -j8 differs from -j1:\n{}",
+            first_difference(&lines(&many), &lines(&one))
+        );
     }
+    // The same set of files as without -s.
+    let mut a: Vec<&str> = extra.to_vec();
+    if extra[0] != "-L" && extra[0] != "-S" {
+        a.insert(0, "t");
+    } else {
+        a.insert(extra.len(), "t");
+    }
+    let unsorted = dents(t.path(), &a, &[]).stdout;
+    assert_eq!(sorted_lines(&unsorted), sorted_lines(&one), "{extra:?}");
 }
 
-#[test]
-fn sorted_walk_writes_output_files_in_the_same_order() {
+dents_testfs::test_cases! {
+/// The sorted walk is the same on any number of threads.
+mod sorted_walk_any_threads: &[&str] => check_sorted_walk_any_threads;
+    depth: &["-depth"],
+    follow: &["-L"],
+    prune: &["-type", "d", "-o", "-name", "a*", "-prune"],
+    depth_first: &["-S", "dfs"],
+}
+
+/// One case of `sorted_walk_output_files`: `ACTION out` under `-s` on
+/// 8 threads writes the file in the order `-print` gives on one.
+fn check_sorted_walk_output_file((action, args): (&str, &[&str])) {
     // Big enough that several workers take turns at visiting.
     let t = tmp();
     for d in 0..400 {
@@ -554,23 +559,25 @@ fn sorted_walk_writes_output_files_in_the_same_order() {
     }
     let one = dents(t.path(), &["-j1", "big", "-s"], &[]).stdout;
     assert_eq!(lines(&one).len(), 1 + 400 + 3200);
-    for (action, args) in [
-        ("-fprint", &["-fprint", "out"][..]),
-        ("-fprintf", &["-fprintf", "out", "%p\\n"]),
-    ] {
-        for _ in 0..3 {
-            let mut a = vec!["-j8", "big", "-s"];
-            a.extend_from_slice(args);
-            let o = dents(t.path(), &a, &[]);
-            assert!(o.status.success() && o.stdout.is_empty(), "{action}");
-            let got = fs::read(t.path().join("out")).unwrap();
-            assert!(
-                got == one,
-                "{action}: -j8 differs from -j1:\n{}",
-                first_difference(&lines(&got), &lines(&one))
-            );
-        }
+    for _ in 0..3 {
+        let mut a = vec!["-j8", "big", "-s"];
+        a.extend_from_slice(args);
+        let o = dents(t.path(), &a, &[]);
+        assert!(o.status.success() && o.stdout.is_empty(), "{action}");
+        let got = fs::read(t.path().join("out")).unwrap();
+        assert!(
+            got == one,
+            "{action}: -j8 differs from -j1:\n{}",
+            first_difference(&lines(&got), &lines(&one))
+        );
     }
+}
+
+dents_testfs::test_cases! {
+/// The sorted walk writes output files in the same order.
+mod sorted_walk_output_files: (&str, &[&str]) => check_sorted_walk_output_file;
+    fprint: ("-fprint", &["-fprint", "out"]),
+    fprintf: ("-fprintf", &["-fprintf", "out", "%p\\n"]),
 }
 
 fn first_difference(got: &[Vec<u8>], want: &[Vec<u8>]) -> String {
@@ -671,21 +678,25 @@ fn filters_match_gnu_find_equivalents() {
     assert!(bad.is_empty(), "{}", bad.join("\n\n"));
 }
 
-#[test]
-fn exclusions_take_tests_only() {
+/// One case of `exclusions_take_tests_only`: `-exclude` before what is
+/// not a test (or before nothing) is refused, status 1, and deletes
+/// nothing.
+fn check_exclusion_refused(bad: &[&str]) {
     let t = filter_tree();
-    for bad in [
-        &["t", "-exclude", "-print"][..],
-        &["t", "-exclude", "-exclude", "-name", "a"],
-        &["t", "-exclude", "(", "-name", "a", "-delete", ")"],
-        &["t", "-exclude"],
-    ] {
-        let out = dents(t.path(), bad, &[]);
-        assert_eq!(out.status.code(), Some(1), "{bad:?}");
-        assert!(out.stdout.is_empty(), "{bad:?}");
-        assert!(out.stderr.starts_with(b"dents: "), "{bad:?}");
-    }
+    let out = dents(t.path(), bad, &[]);
+    assert_eq!(out.status.code(), Some(1), "{bad:?}");
+    assert!(out.stdout.is_empty(), "{bad:?}");
+    assert!(out.stderr.starts_with(b"dents: "), "{bad:?}");
     assert!(t.path().join("t/a").exists());
+}
+
+dents_testfs::test_cases! {
+/// `-exclude` takes tests only.
+mod exclusions_take_tests_only: &[&str] => check_exclusion_refused;
+    an_action: &["t", "-exclude", "-print"],
+    another_exclude: &["t", "-exclude", "-exclude", "-name", "a"],
+    a_group_with_an_action: &["t", "-exclude", "(", "-name", "a", "-delete", ")"],
+    nothing: &["t", "-exclude"],
 }
 
 #[test]
@@ -711,16 +722,23 @@ fn limit_stops_after_n_evaluations() {
     // More than there is: everything.
     let out = dents(t.path(), &["t", "-print", "-limit", "1000"], &[]);
     assert_eq!(sorted_lines(&out.stdout), sorted_lines(&all));
-    // No action to count, or no count.
-    for bad in [
-        &["t", "-limit", "2"][..],
-        &["t", "-print", "-limit", "0"],
-        &["t", "-print", "-limit", "x"],
-    ] {
-        let out = dents(t.path(), bad, &[]);
-        assert_eq!(out.status.code(), Some(1), "{bad:?}");
-        assert!(out.stdout.is_empty(), "{bad:?}");
-    }
+}
+
+/// One case of `limit_refused`: `-limit` with no action to count, or no
+/// count: status 1, nothing printed.
+fn check_limit_refused(bad: &[&str]) {
+    let t = filter_tree();
+    let out = dents(t.path(), bad, &[]);
+    assert_eq!(out.status.code(), Some(1), "{bad:?}");
+    assert!(out.stdout.is_empty(), "{bad:?}");
+}
+
+dents_testfs::test_cases! {
+/// `-limit` without an action to count, or without a count.
+mod limit_refused: &[&str] => check_limit_refused;
+    no_action: &["t", "-limit", "2"],
+    zero: &["t", "-print", "-limit", "0"],
+    not_a_number: &["t", "-print", "-limit", "x"],
 }
 
 /// Whether `tty` shows a status line.

@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use dents_testfs::{deep_chain, DeepTmp};
+use dents_testfs::{deep_chain, test_cases, DeepTmp};
 
 fn dents_bin() -> &'static str {
     env!("CARGO_BIN_EXE_dents")
@@ -239,10 +239,12 @@ fn sorted_run(mut cmd: Command) -> (BTreeSet<Vec<u8>>, Option<i32>, String) {
     )
 }
 
-#[test]
-fn a_loop_through_a_bind_mount_is_reported_as_gnu_reports_it() {
+/// `a` bind-mounted on `a/b/c` in a new temporary directory (a loop
+/// through a mount); the directory and the mount, unmounted on drop.
+/// `None` (the test skipped) without root.
+fn bind_mount_loop() -> Option<(tempfile::TempDir, Mounted)> {
     if !dents_testfs::needs_root("cannot bind-mount") {
-        return;
+        return None;
     }
     let tmp = tempfile::tempdir().unwrap();
     let a = tmp.path().join("a");
@@ -255,39 +257,59 @@ fn a_loop_through_a_bind_mount_is_reported_as_gnu_reports_it() {
             .arg(&a)
             .arg(a.join("b/c")),
     );
-    let _m = Mounted(a.join("b/c"));
+    let m = Mounted(a.join("b/c"));
+    Some((tmp, m))
+}
+
+/// One case of `bind_mount_loop`: `find ARGS` (plain, on one thread,
+/// depth first) on the loop through a bind mount, as GNU reports it.
+fn check_bind_mount_loop(args: &[&str]) {
+    let Some((tmp, _m)) = bind_mount_loop() else {
+        return;
+    };
     let cwd = tmp.path();
-    for args in [
-        &["a"][..],
-        &["a", "-depth"],
-        &["a", "-maxdepth", "2"],
-        &["a", "-maxdepth", "1"],
-        &["a", "-mindepth", "3"],
-        &["a", "-xdev"],
-        &["a/b"],
-        &["a/b/c"],
-        &["-L", "a"],
-        &["a", "-name", "f"],
-    ] {
-        let want = sorted_run(gnu_find(cwd, args));
-        for j in [&[][..], &["-j", "1"], &["-S", "dfs"]] {
-            let mut all = j.to_vec();
-            all.extend_from_slice(args);
-            assert_eq!(
-                sorted_run(dents_find(cwd, &all)),
-                want,
-                "dents find {all:?}"
-            );
-        }
+    let want = sorted_run(gnu_find(cwd, args));
+    for j in [&[][..], &["-j", "1"], &["-S", "dfs"]] {
+        let mut all = j.to_vec();
+        all.extend_from_slice(args);
+        assert_eq!(
+            sorted_run(dents_find(cwd, &all)),
+            want,
+            "dents find {all:?}"
+        );
     }
-    // The loop is found even where GNU's message is the only output.
+}
+
+test_cases! {
+/// A loop through a bind mount is reported as GNU reports it.
+mod bind_mount_loop: &[&str] => check_bind_mount_loop;
+    plain: &["a"],
+    depth: &["a", "-depth"],
+    maxdepth_2: &["a", "-maxdepth", "2"],
+    maxdepth_1: &["a", "-maxdepth", "1"],
+    mindepth_3: &["a", "-mindepth", "3"],
+    xdev: &["a", "-xdev"],
+    from_b: &["a/b"],
+    from_the_mount: &["a/b/c"],
+    follow: &["-L", "a"],
+    name: &["a", "-name", "f"],
+}
+
+/// The loop is found even where GNU's message is the only output.
+#[test]
+fn a_loop_through_a_bind_mount_is_found_with_no_other_output() {
+    let Some((tmp, _m)) = bind_mount_loop() else {
+        return;
+    };
+    let cwd = tmp.path();
     let (_, status, err) = sorted_run(dents_find(cwd, &["a", "-mindepth", "3"]));
     assert_eq!(status, Some(1));
     assert!(err.contains("File system loop detected"), "{err}");
 }
 
-#[test]
-fn xdev_stops_at_a_real_mount_point() {
+/// One case of `xdev_at_a_mount_point`: `find ARGS` on a tree with a
+/// tmpfs mounted inside, as GNU's.
+fn check_xdev_at_a_mount_point(args: &[&str]) {
     if !dents_testfs::needs_root("cannot mount a tmpfs") {
         return;
     }
@@ -305,25 +327,29 @@ fn xdev_stops_at_a_real_mount_point() {
     std::fs::create_dir_all(t.join("mnt/inside/more")).unwrap();
     std::fs::File::create(t.join("mnt/inside/g")).unwrap();
     let cwd = tmp.path();
-    for args in [
-        &["t", "-xdev"][..],
-        &["t", "-mount"],
-        &["t"],
-        &["t", "-xdev", "-depth"],
-        &["t/mnt", "-xdev"],
-    ] {
-        let want = sorted_run(gnu_find(cwd, args));
-        assert_eq!(want.1, Some(0));
-        assert_eq!(
-            sorted_run(dents_find(cwd, args)),
-            want,
-            "dents find {args:?}"
-        );
-    }
+    let want = sorted_run(gnu_find(cwd, args));
+    assert_eq!(want.1, Some(0));
+    assert_eq!(
+        sorted_run(dents_find(cwd, args)),
+        want,
+        "dents find {args:?}"
+    );
 }
 
-#[test]
-fn a_deleted_working_directory_is_empty_not_an_error() {
+test_cases! {
+/// `-xdev` and `-mount` stop at a real mount point.
+mod xdev_at_a_mount_point: &[&str] => check_xdev_at_a_mount_point;
+    xdev: &["t", "-xdev"],
+    mount: &["t", "-mount"],
+    plain: &["t"],
+    xdev_depth: &["t", "-xdev", "-depth"],
+    from_the_mount_point: &["t/mnt", "-xdev"],
+}
+
+/// One case of `deleted_working_directory`: `dents OURS` run in a
+/// directory removed meanwhile prints what GNU's `THEIRS` prints there
+/// (nothing, no error).
+fn check_deleted_working_directory((ours, theirs): (&str, &str)) {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path().join("d");
     std::fs::create_dir(&d).unwrap();
@@ -337,32 +363,34 @@ fn a_deleted_working_directory_is_empty_not_an_error() {
             .output()
             .unwrap()
     };
-    let dents = dents_bin();
-    for (ours, theirs) in [
-        (format!("{dents} find ."), "find ."),
-        (format!("{dents} find . -depth"), "find . -depth"),
-        (format!("{dents} ls"), "ls"),
-        (format!("{dents} ls --sort=name"), "ls"),
-        (format!("{dents} ls -l"), "ls -l"),
-    ] {
-        std::fs::create_dir_all(&d).unwrap();
-        let want = in_removed(theirs, "");
-        std::fs::create_dir_all(&d).unwrap();
-        let got = in_removed(&ours, "");
-        assert_eq!(
-            (
-                got.status.code(),
-                String::from_utf8_lossy(&got.stdout),
-                String::from_utf8_lossy(&got.stderr)
-            ),
-            (
-                want.status.code(),
-                String::from_utf8_lossy(&want.stdout),
-                String::from_utf8_lossy(&want.stderr)
-            ),
-            "{ours}"
-        );
-    }
+    let ours = format!("{} {ours}", dents_bin());
+    std::fs::create_dir_all(&d).unwrap();
+    let want = in_removed(theirs, "");
+    std::fs::create_dir_all(&d).unwrap();
+    let got = in_removed(&ours, "");
+    assert_eq!(
+        (
+            got.status.code(),
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&got.stderr)
+        ),
+        (
+            want.status.code(),
+            String::from_utf8_lossy(&want.stdout),
+            String::from_utf8_lossy(&want.stderr)
+        ),
+        "{ours}"
+    );
+}
+
+test_cases! {
+/// A deleted working directory is empty, not an error.
+mod deleted_working_directory: (&str, &str) => check_deleted_working_directory;
+    find: ("find .", "find ."),
+    find_depth: ("find . -depth", "find . -depth"),
+    ls: ("ls", "ls"),
+    ls_sorted_by_name: ("ls --sort=name", "ls"),
+    ls_long: ("ls -l", "ls -l"),
 }
 
 #[test]
@@ -437,8 +465,9 @@ fn a_small_address_space_is_walked_or_refused_cleanly() {
     }
 }
 
-#[test]
-fn a_loop_of_links_is_reported_at_every_depth_limit_as_gnu_reports_it() {
+/// One case of `loop_of_links`: `find ARGS` (plain, on one thread,
+/// sorted) on a tree with loops of symlinks, as GNU reports them.
+fn check_loop_of_links(args: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let a = tmp.path().join("a");
     std::fs::create_dir_all(a.join("b/c")).unwrap();
@@ -446,24 +475,26 @@ fn a_loop_of_links_is_reported_at_every_depth_limit_as_gnu_reports_it() {
     std::os::unix::fs::symlink("..", a.join("b/up")).unwrap();
     std::os::unix::fs::symlink("../..", a.join("b/c/top")).unwrap();
     let cwd = tmp.path();
-    for args in [
-        &["-L", "a"][..],
-        &["-L", "a", "-maxdepth", "1"],
-        &["-L", "a", "-maxdepth", "2"],
-        &["-L", "a", "-maxdepth", "3"],
-        &["-L", "a", "-mindepth", "3"],
-        &["-L", "a", "-depth"],
-        &["-L", "a", "-type", "d"],
-    ] {
-        let want = sorted_run(gnu_find(cwd, args));
-        for j in [&[][..], &["-j", "1"], &["-s"]] {
-            let mut all = j.to_vec();
-            all.extend_from_slice(args);
-            assert_eq!(
-                sorted_run(dents_find(cwd, &all)),
-                want,
-                "dents find {all:?}"
-            );
-        }
+    let want = sorted_run(gnu_find(cwd, args));
+    for j in [&[][..], &["-j", "1"], &["-s"]] {
+        let mut all = j.to_vec();
+        all.extend_from_slice(args);
+        assert_eq!(
+            sorted_run(dents_find(cwd, &all)),
+            want,
+            "dents find {all:?}"
+        );
     }
+}
+
+test_cases! {
+/// A loop of links is reported at every depth limit as GNU reports it.
+mod loop_of_links: &[&str] => check_loop_of_links;
+    follow: &["-L", "a"],
+    maxdepth_1: &["-L", "a", "-maxdepth", "1"],
+    maxdepth_2: &["-L", "a", "-maxdepth", "2"],
+    maxdepth_3: &["-L", "a", "-maxdepth", "3"],
+    mindepth_3: &["-L", "a", "-mindepth", "3"],
+    depth: &["-L", "a", "-depth"],
+    type_d: &["-L", "a", "-type", "d"],
 }

@@ -467,8 +467,10 @@ fn same_as_nobody(dir: &Path, dargs: &[&str], gargs: &[&str]) -> Output {
     g
 }
 
-#[test]
-fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
+/// One case of `unreadable_and_unsearchable`: `dents ls DARGS` against
+/// GNU `ls GARGS`, both as nobody, beside a directory that cannot be read
+/// (`locked`), one that cannot be searched (`noexec`) and an open one.
+fn check_unreadable_and_unsearchable((dargs, gargs): (&[&str], &[&str])) {
     if !dents_testfs::needs_root("cannot switch to another user") {
         return;
     }
@@ -487,29 +489,24 @@ fn unreadable_and_unsearchable_directories_are_reported_like_gnu() {
     let open = tmp.path().join("open");
     fs::create_dir(&open).unwrap();
     fs::File::create(open.join("x")).unwrap();
-
-    for (dargs, gargs) in [
-        (
-            vec!["ls", "--sort=name", "locked", "open"],
-            vec!["locked", "open"],
-        ),
-        (
-            vec!["ls", "-l", "--sort=name", "noexec"],
-            vec!["-l", "noexec"],
-        ),
-        (
-            vec!["ls", "-F", "--sort=name", "noexec"],
-            vec!["-F", "noexec"],
-        ),
-    ] {
-        same_as_nobody(tmp.path(), &dargs, &gargs);
-    }
+    same_as_nobody(tmp.path(), dargs, gargs);
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
     fs::set_permissions(&noexec, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-#[test]
-fn a_sliced_directory_that_cannot_be_searched_is_listed_like_gnu() {
+dents_testfs::test_cases! {
+/// Unreadable and unsearchable directories are reported as GNU reports
+/// them: (dents's arguments, GNU's).
+mod unreadable_and_unsearchable: (&[&str], &[&str]) => check_unreadable_and_unsearchable;
+    unreadable_beside_open: (&["ls", "--sort=name", "locked", "open"], &["locked", "open"]),
+    unsearchable_long: (&["ls", "-l", "--sort=name", "noexec"], &["-l", "noexec"]),
+    unsearchable_classify: (&["ls", "-F", "--sort=name", "noexec"], &["-F", "noexec"]),
+}
+
+/// One case of `sliced_unsearchable`: `dents ls DARGS` against GNU
+/// `ls GARGS`, as nobody, on a directory of 30,000 entries read in slices
+/// that cannot be searched.
+fn check_sliced_unsearchable((dargs, gargs): (&[&str], &[&str])) {
     // Each slice reads on a descriptor of its own, opened from the
     // directory's; `openat(dir, ".")` needs search permission, which a
     // `r--` directory refuses: every name must still be listed (and with
@@ -524,61 +521,66 @@ fn a_sliced_directory_that_cannot_be_searched_is_listed_like_gnu() {
         return;
     }
     fs::set_permissions(&big, fs::Permissions::from_mode(0o644)).unwrap();
-    for (dargs, gargs) in [
-        (vec!["ls", "--sort=name", "-j4", "big"], vec!["big"]),
-        (
-            vec!["ls", "-l", "--sort=name", "-j4", "big"],
-            vec!["-l", "big"],
-        ),
-        (
-            vec!["ls", "-F", "--sort=name", "-j4", "big"],
-            vec!["-F", "big"],
-        ),
-    ] {
-        let g = same_as_nobody(tmp.path(), &dargs, &gargs);
-        assert!(g.stdout.len() >= 30_000 * 16, "GNU listed {gargs:?} whole");
-    }
+    let g = same_as_nobody(tmp.path(), dargs, gargs);
+    assert!(g.stdout.len() >= 30_000 * 16, "GNU listed {gargs:?} whole");
     fs::set_permissions(&big, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-#[test]
-fn a_closed_pipe_ends_the_listing_at_once_and_quietly() {
+dents_testfs::test_cases! {
+/// A sliced directory that cannot be searched is listed as GNU lists it:
+/// (dents's arguments, GNU's).
+mod sliced_unsearchable: (&[&str], &[&str]) => check_sliced_unsearchable;
+    plain: (&["ls", "--sort=name", "-j4", "big"], &["big"]),
+    long: (&["ls", "-l", "--sort=name", "-j4", "big"], &["-l", "big"]),
+    classify: (&["ls", "-F", "--sort=name", "-j4", "big"], &["-F", "big"]),
+}
+
+/// One case of `closed_pipe`: `dents ls ARGS` on 50,000 entries, its
+/// output closed after 16 bytes, ends at once, killed by SIGPIPE, quietly.
+fn check_closed_pipe(args: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let big = big_dir(tmp.path(), 50_000);
-    for args in [vec!["ls"], vec!["ls", "-l"]] {
-        let mut child = dents()
-            .args(&args)
-            .arg(&big)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let mut first = [0u8; 16];
-        std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
-        drop(stdout);
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.stderr.is_empty(),
-            "stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(
-            out.status.signal(),
-            Some(libc_sigpipe()),
-            "{args:?}: {:?}",
-            out.status
-        );
-    }
+    let mut child = dents()
+        .args(args)
+        .arg(&big)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        out.status.signal(),
+        Some(libc_sigpipe()),
+        "{args:?}: {:?}",
+        out.status
+    );
+}
+
+dents_testfs::test_cases! {
+/// A closed pipe ends the listing at once and quietly.
+mod closed_pipe: &[&str] => check_closed_pipe;
+    streamed: &["ls"],
+    long: &["ls", "-l"],
 }
 
 fn libc_sigpipe() -> i32 {
     13
 }
 
-#[test]
-fn a_closed_pipe_ends_a_long_listing_at_once_and_quietly_like_gnu() {
+/// One case of `closed_pipe_like_gnu`: `dents ls OPTS` and GNU `ls` on
+/// 2,000 operands of 20,000 entries, their output closed after the first
+/// line: both killed by SIGPIPE within the bound, quietly.
+fn check_closed_pipe_like_gnu(opts: &[&str]) {
     use std::os::unix::process::ExitStatusExt;
     let tmp = tempfile::tempdir().unwrap();
     dents_testfs::fill_flat(&tmp.path().join("d"), 20_000, |i| format!("f{i:06}"));
@@ -587,46 +589,53 @@ fn a_closed_pipe_ends_a_long_listing_at_once_and_quietly_like_gnu() {
     // machines), far beyond the bound.
     let bound = std::time::Duration::from_secs(2);
     let operands = vec!["d"; 2000];
-    for opts in [&[][..], &["-l"], &["--sort=name", "-F"]] {
-        let gnu_opts: Vec<&str> = opts
-            .iter()
-            .copied()
-            .filter(|o| *o != "--sort=name")
-            .collect();
-        let mut d = dents();
-        d.current_dir(tmp.path())
-            .arg("ls")
-            .args(opts)
-            .args(&operands);
-        let mut g = gnu_ls();
-        g.current_dir(tmp.path()).args(&gnu_opts).args(&operands);
-        let (d_line, d_status, d_err, took) = dents_testfs::first_line_then_close(d, b'\n', bound);
-        let (g_line, g_status, g_err, _) = dents_testfs::first_line_then_close(g, b'\n', bound);
-        // GNU is killed by SIGPIPE at its next write, and says nothing.
-        assert_eq!(
-            g_status.and_then(|s| s.signal()),
-            Some(libc_sigpipe()),
-            "GNU ls {gnu_opts:?}"
-        );
-        assert!(g_err.is_empty(), "GNU ls {gnu_opts:?}");
-        assert!(
-            d_status.is_some(),
-            "dents ls {opts:?} still running {took:?} after its output was closed"
-        );
-        assert_eq!(
-            d_status.and_then(|s| s.signal()),
-            Some(libc_sigpipe()),
-            "dents ls {opts:?}: {d_status:?}"
-        );
-        assert!(
-            d_err.is_empty(),
-            "dents ls {opts:?}: {}",
-            String::from_utf8_lossy(&d_err)
-        );
-        // Both begin with the first operand's heading.
-        assert_eq!(d_line, b"d:\n", "dents ls {opts:?}");
-        assert_eq!(g_line, b"d:\n", "GNU ls {gnu_opts:?}");
-    }
+    let gnu_opts: Vec<&str> = opts
+        .iter()
+        .copied()
+        .filter(|o| *o != "--sort=name")
+        .collect();
+    let mut d = dents();
+    d.current_dir(tmp.path())
+        .arg("ls")
+        .args(opts)
+        .args(&operands);
+    let mut g = gnu_ls();
+    g.current_dir(tmp.path()).args(&gnu_opts).args(&operands);
+    let (d_line, d_status, d_err, took) = dents_testfs::first_line_then_close(d, b'\n', bound);
+    let (g_line, g_status, g_err, _) = dents_testfs::first_line_then_close(g, b'\n', bound);
+    // GNU is killed by SIGPIPE at its next write, and says nothing.
+    assert_eq!(
+        g_status.and_then(|s| s.signal()),
+        Some(libc_sigpipe()),
+        "GNU ls {gnu_opts:?}"
+    );
+    assert!(g_err.is_empty(), "GNU ls {gnu_opts:?}");
+    assert!(
+        d_status.is_some(),
+        "dents ls {opts:?} still running {took:?} after its output was closed"
+    );
+    assert_eq!(
+        d_status.and_then(|s| s.signal()),
+        Some(libc_sigpipe()),
+        "dents ls {opts:?}: {d_status:?}"
+    );
+    assert!(
+        d_err.is_empty(),
+        "dents ls {opts:?}: {}",
+        String::from_utf8_lossy(&d_err)
+    );
+    // Both begin with the first operand's heading.
+    assert_eq!(d_line, b"d:\n", "dents ls {opts:?}");
+    assert_eq!(g_line, b"d:\n", "GNU ls {gnu_opts:?}");
+}
+
+dents_testfs::test_cases! {
+/// A closed pipe ends a long listing (many operands) at once and quietly,
+/// as GNU's.
+mod closed_pipe_like_gnu: &[&str] => check_closed_pipe_like_gnu;
+    plain: &[],
+    long: &["-l"],
+    sorted_classify: &["--sort=name", "-F"],
 }
 
 #[test]
@@ -643,35 +652,26 @@ fn bad_options_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
-fn symlink_arguments_follow_gnu_rules() {
+/// One case of `symlink_arguments`: `dents ls DARGS` against GNU
+/// `ls GARGS` in the fixture.
+fn check_symlink_argument((dargs, gargs): (&[&str], &[&str])) {
     let Some(fx) = Fixture::new_or_skip() else {
         return;
     };
-    // Without -l a symlink to a directory is listed as the directory;
-    // with -l, -F or -d it is shown as the link.
-    for (dargs, gargs) in [
-        (vec!["--sort=name", "d/link-dir"], vec!["d/link-dir"]),
-        (
-            vec!["-l", "--sort=name", "d/link-dir"],
-            vec!["-l", "d/link-dir"],
-        ),
-        (
-            vec!["-F", "--sort=name", "d/link-dir"],
-            vec!["-F", "d/link-dir"],
-        ),
-        (
-            vec!["-l", "--sort=name", "d/link-dir/"],
-            vec!["-l", "d/link-dir/"],
-        ),
-        (
-            vec!["--sort=name", "d/link-dangling"],
-            vec!["d/link-dangling"],
-        ),
-    ] {
-        let (d, g) = both(fx.tmp.path(), &dargs, &gargs);
-        assert_same(&dargs, &d, &g);
-    }
+    let (d, g) = both(fx.tmp.path(), dargs, gargs);
+    assert_same(dargs, &d, &g);
+}
+
+dents_testfs::test_cases! {
+/// Symlink arguments follow GNU's rules: without -l a symlink to a
+/// directory is listed as the directory; with -l, -F or -d it is shown
+/// as the link.
+mod symlink_arguments: (&[&str], &[&str]) => check_symlink_argument;
+    to_directory: (&["--sort=name", "d/link-dir"], &["d/link-dir"]),
+    to_directory_long: (&["-l", "--sort=name", "d/link-dir"], &["-l", "d/link-dir"]),
+    to_directory_classify: (&["-F", "--sort=name", "d/link-dir"], &["-F", "d/link-dir"]),
+    to_directory_with_slash_long: (&["-l", "--sort=name", "d/link-dir/"], &["-l", "d/link-dir/"]),
+    dangling: (&["--sort=name", "d/link-dangling"], &["d/link-dangling"]),
 }
 
 /// The `--debug` counters line of a dents run, as `(name, value)` pairs.
@@ -778,8 +778,9 @@ fn read_in_slices(dir: &Path) -> bool {
     sliced
 }
 
-#[test]
-fn a_sliced_long_listing_stated_while_read_is_gnus() {
+/// One case of `sliced_long_listing`: `dents ls ARGS` against GNU's on a
+/// directory of 30,000 entries and more, read in slices.
+fn check_sliced_long_listing(args: &[&str]) {
     // The slices' readers stat their own entries, so symlinks' targets
     // (kept per slice, renumbered at the join), hidden entries, types and
     // modes come from every slice: all must land on the right lines.
@@ -798,29 +799,31 @@ fn a_sliced_long_listing_stated_while_read_is_gnus() {
     if !read_in_slices(&big) {
         return;
     }
-    for args in [
-        &["-l"][..],
-        &["-la"],
-        &["-lF"],
-        &["-li"],
-        &["-ln", "--time-style=full-iso"],
-        &["-lS"],
-        &["-ltr"],
-        &["-lp"],
-        &["-lR"],
-    ] {
-        // dents's default order is the directory's: named first, so that
-        // a sort letter of `args` overrides it as GNU's does its default.
-        let dargs: Vec<&str> = ["--sort=name"]
-            .into_iter()
-            .chain(args.iter().copied())
-            .chain(["-j4", "big"])
-            .collect();
-        let gargs: Vec<&str> = args.iter().copied().chain(["big"]).collect();
-        let (d, g) = both(tmp.path(), &dargs, &gargs);
-        assert!(g.stdout.len() > 30_000 * 40, "GNU listed {args:?} whole");
-        assert_same(&dargs, &d, &g);
-    }
+    // dents's default order is the directory's: named first, so that
+    // a sort letter of `args` overrides it as GNU's does its default.
+    let dargs: Vec<&str> = ["--sort=name"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .chain(["-j4", "big"])
+        .collect();
+    let gargs: Vec<&str> = args.iter().copied().chain(["big"]).collect();
+    let (d, g) = both(tmp.path(), &dargs, &gargs);
+    assert!(g.stdout.len() > 30_000 * 40, "GNU listed {args:?} whole");
+    assert_same(&dargs, &d, &g);
+}
+
+dents_testfs::test_cases! {
+/// A sliced long listing, stated while read, is GNU's.
+mod sliced_long_listing: &[&str] => check_sliced_long_listing;
+    long: &["-l"],
+    long_all: &["-la"],
+    long_classify: &["-lF"],
+    long_inode: &["-li"],
+    long_numeric_full_iso: &["-ln", "--time-style=full-iso"],
+    long_by_size: &["-lS"],
+    long_by_time_reversed: &["-ltr"],
+    long_slash: &["-lp"],
+    long_recursive: &["-lR"],
 }
 
 /// Runs one case of a table: `dents ls DARGS` against GNU `ls GARGS` in

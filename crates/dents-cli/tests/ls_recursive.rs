@@ -155,34 +155,42 @@ fn mixed_tree(root: &Path) {
     assert!(st.success());
 }
 
-#[test]
-fn sorted_recursive_listings_are_gnus_at_any_thread_count() {
+/// One case of `sorted_recursive`: `ls SET tree` on [`mixed_tree`], in
+/// every locale compared, at every thread count.
+fn check_sorted_recursive(set: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     mixed_tree(tmp.path());
-    let sets: &[&[&str]] = &[
-        &["-R"],
-        &["-R", "-a"],
-        &["-R", "-A", "-r"],
-        &["-R", "-C", "-w", "100"],
-        &["-R", "-x"],
-        &["-R", "-m"],
-        &["-lR"],
-        &["-R", "-F"],
-        &["-R", "-p"],
-        &["-R", "--indicator-style=file-type"],
-        &["-R", "-i"],
-        &["-R", "--group-directories-first"],
-        &["-R", "-S"],
-        &["-R", "-X"],
-    ];
     for lc in locales() {
-        for set in sets {
-            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-            args.push(b"tree");
-            same_at_all_threads(tmp.path(), lc, &[], &args);
-        }
+        let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+        args.push(b"tree");
+        same_at_all_threads(tmp.path(), lc, &[], &args);
     }
-    // Several operands: each tree in turn, files first.
+}
+
+dents_testfs::test_cases! {
+/// Sorted recursive listings are GNU's at any thread count.
+mod sorted_recursive: &[&str] => check_sorted_recursive;
+    recursive: &["-R"],
+    all: &["-R", "-a"],
+    almost_all_reversed: &["-R", "-A", "-r"],
+    columns_width_100: &["-R", "-C", "-w", "100"],
+    across: &["-R", "-x"],
+    commas: &["-R", "-m"],
+    long: &["-lR"],
+    classify: &["-R", "-F"],
+    slash: &["-R", "-p"],
+    indicator_file_type: &["-R", "--indicator-style=file-type"],
+    inode: &["-R", "-i"],
+    group_directories_first: &["-R", "--group-directories-first"],
+    by_size: &["-R", "-S"],
+    by_extension: &["-R", "-X"],
+}
+
+/// Several operands: each tree in turn, files first.
+#[test]
+fn sorted_recursive_listings_of_several_operands_are_gnus() {
+    let tmp = tempfile::tempdir().unwrap();
+    mixed_tree(tmp.path());
     touch(&tmp.path().join("file-operand"));
     same_at_all_threads(
         tmp.path(),
@@ -198,8 +206,11 @@ fn sorted_recursive_listings_are_gnus_at_any_thread_count() {
     );
 }
 
-#[test]
-fn colored_recursive_listings_put_the_first_reset_where_gnu_does() {
+/// One case of `colored_recursive`: `ls -R --color=always` with one
+/// `LS_COLORS` table (or none), in every layout, of operands with
+/// nothing to paint before the tree: the first paint, and so the run's
+/// reset, is in a later block.
+fn check_colored_recursive(table: Option<&str>) {
     let tmp = tempfile::tempdir().unwrap();
     mixed_tree(tmp.path());
     // An operand with nothing to paint before the tree: the first paint,
@@ -212,25 +223,27 @@ fn colored_recursive_listings_put_the_first_reset_where_gnu_does() {
     let exe = tmp.path().join("exe");
     touch(&exe);
     fs::set_permissions(&exe, fs::Permissions::from_mode(0o755)).unwrap();
-    let tables = [
-        None,
-        Some("di=01;34:ln=01;36:ex=01;32:*.gz=01;31:or=40;31;01:mi=05;37;41"),
-        Some("no=33:fi=00:*.RS=35"),
-        Some("ln=target:di=4"),
-        Some("lc=<:rc=>:di=1"),
-        Some("ec=\\e[0m:lc=\\e[:rc=m:di=1"),
-    ];
-    for table in tables {
-        let env: Vec<(&str, &str)> = table.map(|t| ("LS_COLORS", t)).into_iter().collect();
-        for set in [&["-C"][..], &["-1"], &["-l"], &["-x", "-F"]] {
-            for operands in [&["tree"][..], &["plain", "tree"], &["exe", "plain", "tree"]] {
-                let mut args: Vec<&[u8]> = vec![b"-R", b"--color=always"];
-                args.extend(set.iter().map(|s| s.as_bytes()));
-                args.extend(operands.iter().map(|s| s.as_bytes()));
-                same_at_all_threads(tmp.path(), "C.UTF-8", &env, &args);
-            }
+    let env: Vec<(&str, &str)> = table.map(|t| ("LS_COLORS", t)).into_iter().collect();
+    for set in [&["-C"][..], &["-1"], &["-l"], &["-x", "-F"]] {
+        for operands in [&["tree"][..], &["plain", "tree"], &["exe", "plain", "tree"]] {
+            let mut args: Vec<&[u8]> = vec![b"-R", b"--color=always"];
+            args.extend(set.iter().map(|s| s.as_bytes()));
+            args.extend(operands.iter().map(|s| s.as_bytes()));
+            same_at_all_threads(tmp.path(), "C.UTF-8", &env, &args);
         }
     }
+}
+
+dents_testfs::test_cases! {
+/// Colored recursive listings put the first reset where GNU does: one
+/// test per `LS_COLORS` table.
+mod colored_recursive: Option<&str> => check_colored_recursive;
+    no_table: None,
+    types_extensions_orphans_missing: Some("di=01;34:ln=01;36:ex=01;32:*.gz=01;31:or=40;31;01:mi=05;37;41"),
+    normal_file_and_uppercase_extension: Some("no=33:fi=00:*.RS=35"),
+    links_as_their_targets: Some("ln=target:di=4"),
+    odd_left_and_right_codes: Some("lc=<:rc=>:di=1"),
+    end_and_indicator_codes: Some("ec=\\e[0m:lc=\\e[:rc=m:di=1"),
 }
 
 /// The blocks of a `-R` listing (separated by blank lines), each with its
@@ -251,28 +264,35 @@ fn blocks_as_set(out: &[u8]) -> Vec<Vec<String>> {
     blocks
 }
 
-#[test]
-fn unsorted_recursive_listings_hold_gnus_blocks() {
+/// One case of `unsorted_recursive`: `ls SET tree` on [`mixed_tree`]
+/// holds GNU's blocks, in another order, at every thread count.
+fn check_unsorted_recursive(set: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     mixed_tree(tmp.path());
-    for set in [&["-U", "-R"][..], &["-U", "-R", "-a"], &["-f", "-R"]] {
-        let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-        args.push(b"tree");
-        let g = run(gnu(tmp.path(), "C", &args));
-        for t in THREADS {
-            let d = run(dents(tmp.path(), "C", t, false, &args));
-            let what = format!("{set:?}, {t} threads");
-            assert_eq!(blocks_as_set(&d.stdout), blocks_as_set(&g.stdout), "{what}");
-            assert_eq!(d.stdout.len(), g.stdout.len(), "{what}");
-            assert_eq!(d.stderr, g.stderr, "stderr of {what}");
-            assert_eq!(d.status.code(), g.status.code(), "status of {what}");
-        }
-        // The default off a terminal (no -U given) is the same listing.
-        let d = run(dents(tmp.path(), "C", "4", false, &args[1..]));
-        if !set.contains(&"-f") && !set.contains(&"-a") {
-            assert_eq!(blocks_as_set(&d.stdout), blocks_as_set(&g.stdout));
-        }
+    let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+    args.push(b"tree");
+    let g = run(gnu(tmp.path(), "C", &args));
+    for t in THREADS {
+        let d = run(dents(tmp.path(), "C", t, false, &args));
+        let what = format!("{set:?}, {t} threads");
+        assert_eq!(blocks_as_set(&d.stdout), blocks_as_set(&g.stdout), "{what}");
+        assert_eq!(d.stdout.len(), g.stdout.len(), "{what}");
+        assert_eq!(d.stderr, g.stderr, "stderr of {what}");
+        assert_eq!(d.status.code(), g.status.code(), "status of {what}");
     }
+    // The default off a terminal (no -U given) is the same listing.
+    let d = run(dents(tmp.path(), "C", "4", false, &args[1..]));
+    if !set.contains(&"-f") && !set.contains(&"-a") {
+        assert_eq!(blocks_as_set(&d.stdout), blocks_as_set(&g.stdout));
+    }
+}
+
+dents_testfs::test_cases! {
+/// Unsorted recursive listings hold GNU's blocks.
+mod unsorted_recursive: &[&str] => check_unsorted_recursive;
+    unsorted: &["-U", "-R"],
+    unsorted_all: &["-U", "-R", "-a"],
+    f_option: &["-f", "-R"],
 }
 
 /// Runs a command as the unprivileged user `nobody`, standard input empty.
@@ -282,8 +302,9 @@ fn as_nobody(cmd: Command) -> Command {
     wrapped
 }
 
-#[test]
-fn unreadable_subdirectories_are_reported_in_gnus_order_and_status() {
+/// One case of `unreadable_subdirectories`: `ls SET OPERANDS` as nobody
+/// on [`mixed_tree`] with unreadable directories in several subtrees.
+fn check_unreadable_subdirectories((set, operands): (&[&str], &[&str])) {
     if !dents_testfs::is_root() {
         return dents_testfs::skip("not root: cannot switch to another user");
     }
@@ -299,32 +320,38 @@ fn unreadable_subdirectories_are_reported_in_gnus_order_and_status() {
         fs::set_permissions(t.join(l), fs::Permissions::from_mode(0o000)).unwrap();
     }
     fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o644)).unwrap();
-    for set in [
-        &["-R"][..],
-        &["-lR"],
-        &["-R", "-F"],
-        &["-R", "--color=always", "-C"],
-        &["-R", "-p"],
-    ] {
-        for operands in [&["tree"][..], &["tree/c7", "tree/b12", "tree/_c6"]] {
-            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-            args.extend(operands.iter().map(|s| s.as_bytes()));
-            let g = run(as_nobody(gnu(tmp.path(), "C", &args)));
-            assert!(!g.stderr.is_empty());
-            for th in THREADS {
-                let d = run(as_nobody(dents(tmp.path(), "C", th, true, &args)));
-                assert_same(
-                    &format!("{set:?} {operands:?} as nobody, {th} threads"),
-                    &d,
-                    &g,
-                );
-            }
-        }
+    let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+    args.extend(operands.iter().map(|s| s.as_bytes()));
+    let g = run(as_nobody(gnu(tmp.path(), "C", &args)));
+    assert!(!g.stderr.is_empty());
+    for th in THREADS {
+        let d = run(as_nobody(dents(tmp.path(), "C", th, true, &args)));
+        assert_same(
+            &format!("{set:?} {operands:?} as nobody, {th} threads"),
+            &d,
+            &g,
+        );
     }
     for l in locked {
         fs::set_permissions(t.join(l), fs::Permissions::from_mode(0o755)).unwrap();
     }
     fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+dents_testfs::test_cases! {
+/// Unreadable subdirectories are reported in GNU's order, with its
+/// status: (options, operands).
+mod unreadable_subdirectories: (&[&str], &[&str]) => check_unreadable_subdirectories;
+    recursive: (&["-R"], &["tree"]),
+    recursive_operands: (&["-R"], &["tree/c7", "tree/b12", "tree/_c6"]),
+    long: (&["-lR"], &["tree"]),
+    long_operands: (&["-lR"], &["tree/c7", "tree/b12", "tree/_c6"]),
+    classify: (&["-R", "-F"], &["tree"]),
+    classify_operands: (&["-R", "-F"], &["tree/c7", "tree/b12", "tree/_c6"]),
+    colored_columns: (&["-R", "--color=always", "-C"], &["tree"]),
+    colored_columns_operands: (&["-R", "--color=always", "-C"], &["tree/c7", "tree/b12", "tree/_c6"]),
+    slash: (&["-R", "-p"], &["tree"]),
+    slash_operands: (&["-R", "-p"], &["tree/c7", "tree/b12", "tree/_c6"]),
 }
 
 /// Unmounts a bind mount when dropped (also when the test fails).
@@ -336,8 +363,9 @@ impl Drop for Bind {
     }
 }
 
-#[test]
-fn a_loop_through_a_bind_mount_is_not_listed_again_as_gnu() {
+/// One case of `bind_mount_loop`: `ls SET OPERAND` where `top/a/b/loop`
+/// shows `top` again, through a bind mount.
+fn check_bind_mount_loop((set, operand): (&[&str], &str)) {
     if !dents_testfs::is_root() {
         return dents_testfs::skip("not root: cannot bind-mount");
     }
@@ -358,17 +386,26 @@ fn a_loop_through_a_bind_mount_is_not_listed_again_as_gnu() {
         return dents_testfs::skip("mount --bind failed");
     }
     let _bind = Bind(t.join("a/b/loop"));
-    for set in [&["-R"][..], &["-lR"], &["-R", "-a"]] {
-        for operand in ["top", "top/a"] {
-            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-            args.push(operand.as_bytes());
-            same_at_all_threads(tmp.path(), "C", &[], &args);
-        }
-    }
+    let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+    args.push(operand.as_bytes());
+    same_at_all_threads(tmp.path(), "C", &[], &args);
 }
 
-#[test]
-fn odd_names_in_headings_and_listings_are_gnus() {
+dents_testfs::test_cases! {
+/// A loop through a bind mount is not listed again, as GNU's: (options,
+/// operand).
+mod bind_mount_loop: (&[&str], &str) => check_bind_mount_loop;
+    recursive: (&["-R"], "top"),
+    recursive_below: (&["-R"], "top/a"),
+    long: (&["-lR"], "top"),
+    long_below: (&["-lR"], "top/a"),
+    all: (&["-R", "-a"], "top"),
+    all_below: (&["-R", "-a"], "top/a"),
+}
+
+/// One case of `odd_names`: `ls SET odd` on directories of awkward
+/// names, in C and C.UTF-8, at every thread count.
+fn check_odd_names(set: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path().join("odd");
     mkdir(&t);
@@ -386,26 +423,29 @@ fn odd_names_in_headings_and_listings_are_gnus() {
         touch(&d.join("x:y\nz").join(OsStr::from_bytes(&n)));
     }
     for lc in ["C", "C.UTF-8"] {
-        for set in [
-            &["-R"][..],
-            &["-R", "-a"],
-            &["-R", "-b"],
-            &["-R", "-Q"],
-            &["-R", "-q"],
-            &["-R", "--quoting-style=shell-escape"],
-            &["-R", "--quoting-style=c"],
-            &["-R", "-C", "--color=always"],
-            &["-lR", "-N"],
-        ] {
-            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-            args.push(b"odd");
-            same_at_all_threads(tmp.path(), lc, &[], &args);
-        }
+        let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+        args.push(b"odd");
+        same_at_all_threads(tmp.path(), lc, &[], &args);
     }
 }
 
-#[test]
-fn many_blocks_done_ahead_of_a_slow_one_come_out_in_order() {
+dents_testfs::test_cases! {
+/// Odd names in headings and listings are GNU's.
+mod odd_names: &[&str] => check_odd_names;
+    recursive: &["-R"],
+    all: &["-R", "-a"],
+    escape: &["-R", "-b"],
+    quote_name: &["-R", "-Q"],
+    hide_control_chars: &["-R", "-q"],
+    quoting_shell_escape: &["-R", "--quoting-style=shell-escape"],
+    quoting_c: &["-R", "--quoting-style=c"],
+    colored_columns: &["-R", "-C", "--color=always"],
+    long_literal: &["-lR", "-N"],
+}
+
+/// One case of `many_blocks_ahead`: `ls SET wide`, many small blocks
+/// done ahead of a slow one.
+fn check_many_blocks_ahead(set: &[&str]) {
     // The first subdirectory is large (its block takes longest); the many
     // small ones after it are listed meanwhile and held, past the bound
     // on what is held: the output must still be GNU's.
@@ -424,11 +464,16 @@ fn many_blocks_done_ahead_of_a_slow_one_come_out_in_order() {
             touch(&d.join(format!("a-file-name-long-enough-{j:03}")));
         }
     }
-    for set in [&["-R"][..], &["-R", "--color=always", "-C"]] {
-        let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-        args.push(b"wide");
-        same_at_all_threads(tmp.path(), "C", &[], &args);
-    }
+    let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+    args.push(b"wide");
+    same_at_all_threads(tmp.path(), "C", &[], &args);
+}
+
+dents_testfs::test_cases! {
+/// Many blocks done ahead of a slow one come out in order.
+mod many_blocks_ahead: &[&str] => check_many_blocks_ahead;
+    recursive: &["-R"],
+    colored_columns: &["-R", "--color=always", "-C"],
 }
 
 /// A filesystem of `kind` holding the issue's tree (`small`: `a/b/f`,
@@ -521,32 +566,46 @@ fn dot_entries_do_not_count_as_subdirectories_on_ext4_without_filetype() {
     }
 }
 
-/// Issue 24.14: below the operand `.` (or none), GNU names subdirectories
-/// `./dir` (headings and messages), and joins an operand's trailing
-/// slashes into one.
-#[test]
-fn subdirectories_of_the_current_directory_are_named_as_gnu() {
+/// One case of `current_directory`: `ls ARGS` in `DIR` (`tree`, or the
+/// temporary directory holding it), at every thread count.
+fn check_current_directory((dir, args): (&str, &[&str])) {
     let tmp = tempfile::tempdir().unwrap();
     mixed_tree(tmp.path());
-    let tree = tmp.path().join("tree");
-    for operands in [&[][..], &["."], &["./"], &[".//"], &["b4", "."], &["./b5/"]] {
-        for set in [&["-R"][..], &["-lR"], &["-R", "-a"]] {
-            let mut args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-            args.extend(operands.iter().map(|s| s.as_bytes()));
-            same_at_all_threads(&tree, "C", &[], &args);
-        }
-    }
-    for operands in [&["tree//"][..], &["tree/./"], &["tree/b5//", "tree/c3///"]] {
-        let mut args: Vec<&[u8]> = vec![b"-R"];
-        args.extend(operands.iter().map(|s| s.as_bytes()));
-        same_at_all_threads(tmp.path(), "C", &[], &args);
-    }
+    let args: Vec<&[u8]> = args.iter().map(|s| s.as_bytes()).collect();
+    same_at_all_threads(&tmp.path().join(dir), "C", &[], &args);
 }
 
-/// Issue 24.14, messages: an unreadable subdirectory below `.` is
-/// `'./dir'` in GNU's message.
-#[test]
-fn messages_below_the_current_directory_are_gnus() {
+dents_testfs::test_cases! {
+/// Issue 24.14: below the operand `.` (or none), GNU names
+/// subdirectories `./dir` (headings and messages), and joins an
+/// operand's trailing slashes into one: (directory, arguments).
+mod current_directory: (&str, &[&str]) => check_current_directory;
+    none_recursive: ("tree", &["-R"]),
+    none_long: ("tree", &["-lR"]),
+    none_all: ("tree", &["-R", "-a"]),
+    dot_recursive: ("tree", &["-R", "."]),
+    dot_long: ("tree", &["-lR", "."]),
+    dot_all: ("tree", &["-R", "-a", "."]),
+    dot_slash_recursive: ("tree", &["-R", "./"]),
+    dot_slash_long: ("tree", &["-lR", "./"]),
+    dot_slash_all: ("tree", &["-R", "-a", "./"]),
+    dot_slashes_recursive: ("tree", &["-R", ".//"]),
+    dot_slashes_long: ("tree", &["-lR", ".//"]),
+    dot_slashes_all: ("tree", &["-R", "-a", ".//"]),
+    operand_then_dot_recursive: ("tree", &["-R", "b4", "."]),
+    operand_then_dot_long: ("tree", &["-lR", "b4", "."]),
+    operand_then_dot_all: ("tree", &["-R", "-a", "b4", "."]),
+    dot_slash_subdirectory_recursive: ("tree", &["-R", "./b5/"]),
+    dot_slash_subdirectory_long: ("tree", &["-lR", "./b5/"]),
+    dot_slash_subdirectory_all: ("tree", &["-R", "-a", "./b5/"]),
+    trailing_slashes: (".", &["-R", "tree//"]),
+    trailing_dot_slash: (".", &["-R", "tree/./"]),
+    several_with_slashes: (".", &["-R", "tree/b5//", "tree/c3///"]),
+}
+
+/// One case of `messages_below_current_directory`: `ls SET` as nobody in
+/// `tree`, whose `c7` cannot be read and `_c6` searched.
+fn check_messages_below_current_directory(set: &[&str]) {
     if !dents_testfs::is_root() {
         return dents_testfs::skip("not root: cannot switch to another user");
     }
@@ -556,15 +615,23 @@ fn messages_below_the_current_directory_are_gnus() {
     let t = tmp.path().join("tree");
     fs::set_permissions(t.join("c7"), fs::Permissions::from_mode(0o000)).unwrap();
     fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o644)).unwrap();
-    for set in [&["-R"][..], &["-lR"], &["-R", "."], &["-R", "./"]] {
-        let args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
-        let g = run(as_nobody(gnu(&t, "C", &args)));
-        assert!(!g.stderr.is_empty());
-        for th in THREADS {
-            let d = run(as_nobody(dents(&t, "C", th, true, &args)));
-            assert_same(&format!("{set:?} as nobody, {th} threads"), &d, &g);
-        }
+    let args: Vec<&[u8]> = set.iter().map(|s| s.as_bytes()).collect();
+    let g = run(as_nobody(gnu(&t, "C", &args)));
+    assert!(!g.stderr.is_empty());
+    for th in THREADS {
+        let d = run(as_nobody(dents(&t, "C", th, true, &args)));
+        assert_same(&format!("{set:?} as nobody, {th} threads"), &d, &g);
     }
     fs::set_permissions(t.join("c7"), fs::Permissions::from_mode(0o755)).unwrap();
     fs::set_permissions(t.join("_c6"), fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+dents_testfs::test_cases! {
+/// Issue 24.14, messages: an unreadable subdirectory below `.` is
+/// `'./dir'` in GNU's message.
+mod messages_below_current_directory: &[&str] => check_messages_below_current_directory;
+    recursive: &["-R"],
+    long: &["-lR"],
+    dot: &["-R", "."],
+    dot_slash: &["-R", "./"],
 }

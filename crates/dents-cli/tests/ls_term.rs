@@ -138,28 +138,47 @@ fn touch(p: &Path) {
 // ---------------------------------------------------------------------
 // Issue 10, defect 7: inode numbers.
 
-#[test]
-fn inode_numbers_are_the_stats_as_gnu() {
+/// A file `f` and a directory `dir` holding a file.
+fn inode_tree() -> tempfile::TempDir {
     let t = tmp();
     let d = t.path();
     touch(&d.join("f"));
     fs::create_dir(d.join("dir")).unwrap();
     touch(&d.join("dir/x"));
+    t
+}
+
+/// One case of `inode_numbers`: `ls ARGS` beside [`inode_tree`]'s
+/// files, in C and C.UTF-8.
+fn check_inode_numbers(args: &[&str]) {
+    let t = inode_tree();
     for lc in ["C", "C.UTF-8"] {
-        // File operands and -d: the stat's number, not 0.
-        same_s(d, lc, &[], &["-i", "f"]);
-        same_s(d, lc, &[], &["-id", "dir"]);
-        same_s(d, lc, &[], &["-id", "--sort=name", "dir", "f", "."]);
-        // `.` and `..` in a sorted listing.
-        same_s(d, lc, &[], &["-ia", "--sort=name", "dir"]);
-        // At a mount point: the mounted root's number (/proc is 1).
-        same_s(d, lc, &[], &["-id", "--sort=name", "/proc", "/"]);
-        same_s(d, lc, &[], &["-i", "--sort=name", "/"]);
-        // Padded to the widest, as GNU pads in a gathered listing.
-        same_s(d, lc, &[], &["-i", "--sort=name", "f", "/"]);
+        same_s(t.path(), lc, &[], args);
     }
-    // Streamed (unsorted): GNU's `-U` streams too and pads nothing; only
-    // the order of lines may differ.
+}
+
+dents_testfs::test_cases! {
+/// Inode numbers are the stats' as GNU's.
+mod inode_numbers: &[&str] => check_inode_numbers;
+    // File operands and -d: the stat's number, not 0.
+    file: &["-i", "f"],
+    directory_itself: &["-id", "dir"],
+    directory_file_and_dot: &["-id", "--sort=name", "dir", "f", "."],
+    // `.` and `..` in a sorted listing.
+    dot_and_dot_dot: &["-ia", "--sort=name", "dir"],
+    // At a mount point: the mounted root's number (/proc is 1).
+    mount_points: &["-id", "--sort=name", "/proc", "/"],
+    root_listed: &["-i", "--sort=name", "/"],
+    // Padded to the widest, as GNU pads in a gathered listing.
+    padded_to_the_widest: &["-i", "--sort=name", "f", "/"],
+}
+
+/// Streamed (unsorted): GNU's `-U` streams too and pads nothing; only
+/// the order of lines may differ.
+#[test]
+fn inode_numbers_streamed_are_gnus_unsorted() {
+    let t = inode_tree();
+    let d = t.path();
     let (dn, g) = both(d, "C", &[], &[b"-i", b"/"]);
     let (_, gu) = both(d, "C", &[], &[b"-i", b"-U", b"/"]);
     let lines = |b: &[u8]| {
@@ -174,32 +193,35 @@ fn inode_numbers_are_the_stats_as_gnu() {
 // ---------------------------------------------------------------------
 // Issue 10, defect 13: ls's own descriptors in /proc/self/fd.
 
-#[test]
-fn proc_self_fd_lists_without_errors() {
-    for args in [
-        &["-l", "/proc/self/fd"][..],
-        &["-l", "--sort=name", "/proc/self/fd/"],
-    ] {
-        let mut c = Command::new(dents_bin());
-        clean_ls_env(&mut c, "C");
-        let o = c.arg("ls").args(args).output().unwrap();
-        assert_eq!(show(&o.stderr), "", "{args:?}");
-        assert_eq!(o.status.code(), Some(0), "{args:?}");
-        let out = String::from_utf8(o.stdout).unwrap();
-        assert!(out.starts_with("total 0\n"), "{out}");
-        // Every descriptor listed could be read: a link with its target.
-        for line in out.lines().skip(1) {
-            assert!(line.starts_with('l') && line.contains(" -> "), "{out}");
-        }
+/// One case of `proc_self_fd`: `dents ls ARGS` of its own descriptors.
+fn check_proc_self_fd(args: &[&str]) {
+    let mut c = Command::new(dents_bin());
+    clean_ls_env(&mut c, "C");
+    let o = c.arg("ls").args(args).output().unwrap();
+    assert_eq!(show(&o.stderr), "", "{args:?}");
+    assert_eq!(o.status.code(), Some(0), "{args:?}");
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("total 0\n"), "{out}");
+    // Every descriptor listed could be read: a link with its target.
+    for line in out.lines().skip(1) {
+        assert!(line.starts_with('l') && line.contains(" -> "), "{out}");
     }
+}
+
+dents_testfs::test_cases! {
+/// `/proc/self/fd` lists without errors.
+mod proc_self_fd: &[&str] => check_proc_self_fd;
+    long: &["-l", "/proc/self/fd"],
+    long_sorted_with_slash: &["-l", "--sort=name", "/proc/self/fd/"],
 }
 
 // ---------------------------------------------------------------------
 // Issue 10, defect 14: widths of the files' listing count the
 // directory operands.
 
-#[test]
-fn long_widths_count_directory_operands() {
+/// One case of `long_widths`: `ls ARGS` beside a file `f` and a
+/// directory `big` of wider sizes and link counts, in C and C.UTF-8.
+fn check_long_widths(args: &[&str]) {
     let t = tmp();
     let d = t.path();
     touch(&d.join("f"));
@@ -209,10 +231,16 @@ fn long_widths_count_directory_operands() {
     }
     fs::write(d.join("big/large"), vec![0u8; 123_456]).unwrap();
     for lc in ["C", "C.UTF-8"] {
-        same_s(d, lc, &[], &["-l", "--sort=name", "f", "big"]);
-        same_s(d, lc, &[], &["-li", "--sort=name", "f", "big"]);
-        same_s(d, lc, &[], &["-l", "-t", "big", "f"]);
+        same_s(d, lc, &[], args);
     }
+}
+
+dents_testfs::test_cases! {
+/// The widths of the files' listing count the directory operands.
+mod long_widths: &[&str] => check_long_widths;
+    long: &["-l", "--sort=name", "f", "big"],
+    long_inode: &["-li", "--sort=name", "f", "big"],
+    long_by_time: &["-l", "-t", "big", "f"],
 }
 
 // ---------------------------------------------------------------------
@@ -275,78 +303,79 @@ fn odd_tree() -> tempfile::TempDir {
     t
 }
 
-/// The options of issue 14, each checked against GNU ls.
-const OPTION_SETS: &[&[&str]] = &[
-    &["-C"],
-    &["-x"],
-    &["-m"],
-    &["-1"],
-    &["-C", "-w", "30"],
-    &["-x", "-w", "45"],
-    &["-C", "-w", "0"],
-    &["-C", "-T", "0"],
-    &["-C", "-T", "4"],
-    &["-C", "-N"],
-    &["-C", "-b"],
-    &["-C", "-q"],
-    &["-C", "-Q"],
-    &["-C", "--show-control-chars"],
-    &["-C", "--quoting-style=literal"],
-    &["-C", "--quoting-style=shell"],
-    &["-C", "--quoting-style=shell-always"],
-    &["-C", "--quoting-style=shell-escape"],
-    &["-C", "--quoting-style=shell-escape-always"],
-    &["-C", "--quoting-style=c"],
-    &["-C", "--quoting-style=c-maybe"],
-    &["-C", "--quoting-style=escape"],
-    &["-C", "--quoting-style=locale"],
-    &["-C", "--quoting-style=clocale"],
-    &["-C", "-F"],
-    &["-C", "-p"],
-    &["-C", "--indicator-style=file-type"],
-    &["-C", "--indicator-style=slash"],
-    &["-C", "-i"],
-    &["-C", "-r"],
-    &["-C", "-A"],
-    &["-C", "-a"],
-    &["-C", "-v"],
-    &["-C", "-X"],
-    &["-C", "--group-directories-first"],
-    &["-C", "--sort=width"],
-    &["-C", "--color=always"],
-    &["-x", "--color=always", "-F"],
-    &["-1", "--color=always"],
-    &["-l", "--color=always"],
-    &["-l", "--quoting-style=shell-escape"],
-    &["-C", "-R"],
-    &["-R"],
-    &["-lR"],
-    &["-C", "--color=never"],
-    // Options given again: the last wins, as GNU's getopt.
-    &["-x", "-x", "-w", "50", "-w", "60"],
-    &["-C", "--sort=size", "--sort=time"],
-    &["-l", "-l", "-1", "-C"],
-    &["--quoting-style=c", "--quoting-style=escape", "-C"],
-];
-
-#[test]
-fn pipe_options_match_gnu_in_c_and_utf8() {
+/// One case of `pipe_options`: `ls SET d` on [`odd_tree`], into a pipe,
+/// in every locale compared; after `--sort=name` unless `SET` names an
+/// order of its own.
+fn check_pipe_options(set: &[&str]) {
     let t = odd_tree();
     for lc in locales() {
-        for set in OPTION_SETS {
-            let mut args: Vec<&str> = vec!["--sort=name"];
-            // An explicit order replaces the name order.
-            if set
-                .iter()
-                .any(|a| matches!(*a, "-v" | "-X" | "--sort=width"))
-            {
-                args.clear();
-            }
-            args.extend_from_slice(set);
-            args.push("d");
-            same_s(t.path(), lc, &[], &args);
+        let mut args: Vec<&str> = vec!["--sort=name"];
+        // An explicit order replaces the name order.
+        if set
+            .iter()
+            .any(|a| matches!(*a, "-v" | "-X" | "--sort=width"))
+        {
+            args.clear();
         }
+        args.extend_from_slice(set);
+        args.push("d");
+        same_s(t.path(), lc, &[], &args);
     }
+}
+
+dents_testfs::test_cases! {
+/// The options of issue 14, each checked against GNU ls into a pipe.
+mod pipe_options: &[&str] => check_pipe_options;
+    columns: &["-C"],
+    across: &["-x"],
+    commas: &["-m"],
+    one_per_line: &["-1"],
+    columns_width_30: &["-C", "-w", "30"],
+    across_width_45: &["-x", "-w", "45"],
+    columns_width_0: &["-C", "-w", "0"],
+    columns_tabsize_0: &["-C", "-T", "0"],
+    columns_tabsize_4: &["-C", "-T", "4"],
+    columns_literal: &["-C", "-N"],
+    columns_escape: &["-C", "-b"],
+    columns_hide_control_chars: &["-C", "-q"],
+    columns_quote_name: &["-C", "-Q"],
+    columns_show_control_chars: &["-C", "--show-control-chars"],
+    columns_quoting_literal: &["-C", "--quoting-style=literal"],
+    columns_quoting_shell: &["-C", "--quoting-style=shell"],
+    columns_quoting_shell_always: &["-C", "--quoting-style=shell-always"],
+    columns_quoting_shell_escape: &["-C", "--quoting-style=shell-escape"],
+    columns_quoting_shell_escape_always: &["-C", "--quoting-style=shell-escape-always"],
+    columns_quoting_c: &["-C", "--quoting-style=c"],
+    columns_quoting_c_maybe: &["-C", "--quoting-style=c-maybe"],
+    columns_quoting_escape: &["-C", "--quoting-style=escape"],
+    columns_quoting_locale: &["-C", "--quoting-style=locale"],
+    columns_quoting_clocale: &["-C", "--quoting-style=clocale"],
+    columns_classify: &["-C", "-F"],
+    columns_slash: &["-C", "-p"],
+    columns_indicator_file_type: &["-C", "--indicator-style=file-type"],
+    columns_indicator_slash: &["-C", "--indicator-style=slash"],
+    columns_inode: &["-C", "-i"],
+    columns_reverse: &["-C", "-r"],
+    columns_almost_all: &["-C", "-A"],
+    columns_all: &["-C", "-a"],
+    columns_version_sort: &["-C", "-v"],
+    columns_extension_sort: &["-C", "-X"],
+    columns_group_directories_first: &["-C", "--group-directories-first"],
+    columns_sort_width: &["-C", "--sort=width"],
+    columns_color_always: &["-C", "--color=always"],
+    across_color_always_classify: &["-x", "--color=always", "-F"],
+    one_per_line_color_always: &["-1", "--color=always"],
+    long_color_always: &["-l", "--color=always"],
+    long_quoting_shell_escape: &["-l", "--quoting-style=shell-escape"],
+    columns_recursive: &["-C", "-R"],
+    recursive: &["-R"],
+    long_recursive: &["-lR"],
+    columns_color_never: &["-C", "--color=never"],
+    // Options given again: the last wins, as GNU's getopt.
+    across_twice_widths_twice: &["-x", "-x", "-w", "50", "-w", "60"],
+    sort_size_then_time: &["-C", "--sort=size", "--sort=time"],
+    long_twice_one_then_columns: &["-l", "-l", "-1", "-C"],
+    quoting_c_then_escape: &["--quoting-style=c", "--quoting-style=escape", "-C"],
 }
 
 /// One LS_COLORS table, in every locale and layout, against GNU ls.
@@ -417,29 +446,32 @@ fn long_colors_clear_to_eol_where_gnu_does_as_nobody() {
     }
 }
 
-#[test]
-fn argument_errors_in_gnus_words() {
+/// One case of `argument_errors`: `ls ARGS`, refused in GNU's words, in
+/// C and C.UTF-8 (GNU's quotes differ).
+fn check_argument_errors(args: &[&str]) {
     let t = tmp();
     for lc in ["C", "C.UTF-8"] {
-        for args in [
-            &["--sort=bogus"][..],
-            &["--format=x"],
-            &["--color=x"],
-            &["--quoting-style=x"],
-            &["--indicator-style=x"],
-            &["--classify=x"],
-            &["-w", "x"],
-            &["-T", "x"],
-            &["-y"],
-            &["--bogus"],
-            &["--sort"],
-            &["--sort=ti", "-1"],
-            &["--color=al", "-1"],
-            &["--format=ac"],
-        ] {
-            same_s(t.path(), lc, &[], args);
-        }
+        same_s(t.path(), lc, &[], args);
     }
+}
+
+dents_testfs::test_cases! {
+/// Argument errors in GNU's words.
+mod argument_errors: &[&str] => check_argument_errors;
+    sort_word_unknown: &["--sort=bogus"],
+    format_word_unknown: &["--format=x"],
+    color_word_unknown: &["--color=x"],
+    quoting_style_unknown: &["--quoting-style=x"],
+    indicator_style_unknown: &["--indicator-style=x"],
+    classify_word_unknown: &["--classify=x"],
+    width_not_a_number: &["-w", "x"],
+    tabsize_not_a_number: &["-T", "x"],
+    unknown_short_option: &["-y"],
+    unknown_long_option: &["--bogus"],
+    sort_without_word: &["--sort"],
+    sort_word_abbreviated: &["--sort=ti", "-1"],
+    color_word_abbreviated: &["--color=al", "-1"],
+    format_word_ambiguous: &["--format=ac"],
 }
 
 /// Runs `sh -c SCRIPT` on a pseudo-terminal of 80 columns (util-linux
@@ -478,32 +510,36 @@ fn on_pty(cwd: &Path, lc: &str, script: &str) -> Option<Vec<u8>> {
     Some(ts)
 }
 
-#[test]
-fn terminal_default_is_gnus_output() {
+/// One case of `terminal_default`: `ls OPTS d` (or `ls OPTS` for `-d`
+/// with its operands) on [`odd_tree`], on a pseudo-terminal, in every
+/// locale compared.
+fn check_terminal_default(opts: &str) {
     let t = odd_tree();
     for lc in locales() {
-        for opts in [
-            "",
-            "-x",
-            "-1",
-            "-l",
-            "-F",
-            "--color=auto",
-            "--color=auto -l",
-            "-R",
-            "-N",
-            "-q",
-            "-b",
-            "-i",
-            "-d d/sub d/a",
-        ] {
-            let target = if opts.starts_with("-d") { "" } else { "d" };
-            let d = on_pty(t.path(), lc, &format!("\"$DENTS\" ls {opts} {target}"));
-            let Some(d) = d else { return };
-            let g = on_pty(t.path(), lc, &format!("ls {opts} {target}")).unwrap();
-            assert_eq!(show(&d), show(&g), "ls {opts} on a terminal in {lc}");
-        }
+        let target = if opts.starts_with("-d") { "" } else { "d" };
+        let d = on_pty(t.path(), lc, &format!("\"$DENTS\" ls {opts} {target}"));
+        let Some(d) = d else { return };
+        let g = on_pty(t.path(), lc, &format!("ls {opts} {target}")).unwrap();
+        assert_eq!(show(&d), show(&g), "ls {opts} on a terminal in {lc}");
     }
+}
+
+dents_testfs::test_cases! {
+/// On a terminal, the default is GNU's output.
+mod terminal_default: &str => check_terminal_default;
+    no_options: "",
+    across: "-x",
+    one_per_line: "-1",
+    long: "-l",
+    classify: "-F",
+    color_auto: "--color=auto",
+    color_auto_long: "--color=auto -l",
+    recursive: "-R",
+    literal: "-N",
+    hide_control_chars: "-q",
+    escape: "-b",
+    inode: "-i",
+    directories_themselves: "-d d/sub d/a",
 }
 
 #[test]

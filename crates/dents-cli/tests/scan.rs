@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use dents_snap::{Row, SnapshotReader};
+use dents_testfs::snapshot::rows;
 use dents_testfs::{cli::as_nobody, FsKind, LoopFs};
 
 fn dents(dir: &Path, args: &[&str]) -> Command {
@@ -21,11 +22,6 @@ fn dents(dir: &Path, args: &[&str]) -> Command {
 
 fn run(mut c: Command) -> Output {
     c.output().expect("dents runs")
-}
-
-fn rows(snapshot: &Path) -> Vec<Row> {
-    let r = SnapshotReader::open(snapshot).expect("a snapshot");
-    r.rows().collect::<Result<_, _>>().expect("rows")
 }
 
 /// A tree with every kind of entry the scan must record: sizes, a sparse

@@ -7,12 +7,13 @@
 //! Run one case alone: `cargo test -p dents-cli --test scan_from -- du_option_sets::all --exact`.
 
 use std::fs;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::Command;
-use std::sync::Arc;
 
-use dents_testfs::{test_cases, FsKind, LoopFs};
+use dents_testfs::cli::c_locale_command;
+use dents_testfs::{snapshot, test_cases, FsKind, LoopFs};
 
 /// One run's output: lines sorted, stderr lines sorted, status.
 #[derive(Debug, PartialEq, Eq)]
@@ -22,21 +23,12 @@ struct Run {
     status: i32,
 }
 
-fn dents(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dents"));
-    c.args(args).current_dir(dir);
-    c.env("LC_ALL", "C").env("TZ", "UTC");
-    for v in [
-        "BLOCK_SIZE",
-        "DU_BLOCK_SIZE",
-        "BLOCKSIZE",
-        "POSIXLY_CORRECT",
-        "TIME_STYLE",
-    ] {
-        c.env_remove(v);
-    }
-    c
-}
+/// The executable under test.
+const DENTS: &str = env!("CARGO_BIN_EXE_dents");
+
+/// What settles the tree's access times before a scan (see
+/// [`snapshot::fresh`]).
+const SETTLE: &[&str] = &["du", "-a", "t"];
 
 fn run(mut c: Command, nul: bool) -> Run {
     let out = c.output().expect("dents runs");
@@ -92,30 +84,9 @@ fn build_tree(root: &Path) {
     fs::hard_link(root.join("t/a/b/c/big"), root.join("t/with space/big3")).unwrap();
     fs::hard_link(root.join("t/e/f/g"), root.join("t/e/f/g2")).unwrap();
     for n in dents_testfs::awkward_names() {
-        let p = root.join("t/e/f").join(std::ffi::OsStr::from_bytes_ext(&n));
+        let p = root.join("t/e/f").join(std::ffi::OsStr::from_bytes(&n));
         fs::write(p, &n).unwrap();
     }
-}
-
-trait FromBytes {
-    fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr;
-}
-
-impl FromBytes for std::ffi::OsStr {
-    fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr {
-        std::os::unix::ffi::OsStrExt::from_bytes(b)
-    }
-}
-
-/// Scans `roots` in `dir` to `dir/s.parquet` with `opts`; its path.
-fn scan(dir: &Path, opts: &[&str], roots: &[&str]) -> std::path::PathBuf {
-    let snap = dir.join("s.parquet");
-    let mut args = vec!["scan", "-o", snap.to_str().unwrap()];
-    args.extend_from_slice(opts);
-    args.extend_from_slice(roots);
-    let out = dents(dir, &args).output().unwrap();
-    assert!(out.status.success(), "dents scan: {out:?}");
-    snap
 }
 
 /// `dents du ARGS FILES` on the tree against `dents du --from S ARGS
@@ -129,25 +100,15 @@ fn same(dir: &Path, snap: &Path, args: &[&str], files: &[&str], from_files: &[&s
     let mut from: Vec<&str> = vec!["du", &from_arg];
     from.extend_from_slice(args);
     from.extend_from_slice(from_files);
-    let l = run(dents(dir, &live), nul);
-    let f = run(dents(dir, &from), nul);
+    let l = run(c_locale_command(DENTS, dir, &live), nul);
+    let f = run(c_locale_command(DENTS, dir, &from), nul);
     assert!(!l.lines.is_empty(), "no lines from du {live:?}");
     assert_eq!(f, l, "du {from:?} against du {live:?}");
 }
 
-/// A fresh tree, its access times settled (the first walk moves them,
-/// relatime), scanned.
-fn fresh() -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    build_tree(tmp.path());
-    run(dents(tmp.path(), &["du", "-a", "t"]), false);
-    let snap = scan(tmp.path(), &[], &["t"]);
-    (tmp, snap)
-}
-
 /// One case of `du_option_sets`: `du ARGS t` both ways.
 fn check_options(args: &[&str]) {
-    let (tmp, snap) = fresh();
+    let (tmp, snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     same(tmp.path(), &snap, args, &["t"], &["t"]);
 }
 
@@ -191,7 +152,7 @@ mod du_option_sets: &[&str] => check_options;
 /// One case of `du_files`: FILE operands (a subset of the snapshot,
 /// several, overlapping, spelt with slashes).
 fn check_files(files: &[&str]) {
-    let (tmp, snap) = fresh();
+    let (tmp, snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let (args, files): (Vec<&str>, Vec<&str>) = files.iter().partition(|a| a.starts_with('-'));
     same(tmp.path(), &snap, &args, &files, &files);
 }
@@ -216,9 +177,9 @@ mod du_files: &[&str] => check_files;
 /// No FILE: the snapshot's roots, as `dents du ROOTS`.
 #[test]
 fn du_defaults_to_the_snapshot_roots() {
-    let (tmp, snap) = fresh();
+    let (tmp, snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     same(tmp.path(), &snap, &["-a"], &["t"], &[]);
-    let snap2 = scan(tmp.path(), &[], &["t/e", "t/a"]);
+    let snap2 = snapshot::scan(DENTS, tmp.path(), &[], &["t/e", "t/a"]);
     same(tmp.path(), &snap2, &["-c"], &["t/a", "t/e"], &[]);
 }
 
@@ -242,8 +203,8 @@ fn check_links_on(kind: FsKind) {
             fs::hard_link(&orig, l).unwrap();
         }
     }
-    run(dents(root, &["du", "-a", "t"]), false);
-    let snap = scan(root, &[], &["t"]);
+    run(c_locale_command(DENTS, root, &["du", "-a", "t"]), false);
+    let snap = snapshot::scan(DENTS, root, &[], &["t"]);
     for args in [&[][..], &["-a"], &["-S"], &["--inodes", "-a"], &["-l"]] {
         same(root, &snap, args, &["t"], &["t"]);
     }
@@ -276,19 +237,25 @@ fn du_dereference_needs_a_snapshot_scanned_so() {
     fs::create_dir(root.join("t/other")).unwrap();
     symlink("../real", root.join("t/other/to_real")).unwrap();
     symlink("real/sub/f", root.join("t/to_f")).unwrap();
-    run(dents(root, &["du", "-a", "t"]), false);
-    let snap = scan(root, &["-L"], &["t"]);
+    run(c_locale_command(DENTS, root, &["du", "-a", "t"]), false);
+    let snap = snapshot::scan(DENTS, root, &["-L"], &["t"]);
     same(root, &snap, &["-L", "-s"], &["t"], &["t"]);
     same(root, &snap, &["-L", "-s"], &["t/other"], &["t/other"]);
-    let f = run(dents(root, &["du", "--from", "s.parquet", "-s"]), false);
+    let f = run(
+        c_locale_command(DENTS, root, &["du", "--from", "s.parquet", "-s"]),
+        false,
+    );
     assert_eq!(f.status, 1);
     assert_eq!(
         f.stderr,
         ["dents: 's.parquet': scanned with -L: du --from answers for -L only"]
     );
     assert!(f.lines.is_empty());
-    let plain = scan(root, &[], &["t"]);
-    let f = run(dents(root, &["du", "--from", "s.parquet", "-L"]), false);
+    let plain = snapshot::scan(DENTS, root, &[], &["t"]);
+    let f = run(
+        c_locale_command(DENTS, root, &["du", "--from", "s.parquet", "-L"]),
+        false,
+    );
     assert_eq!(
         f.stderr,
         ["dents: 's.parquet': scanned with -P: du --from answers for -P only"]
@@ -324,13 +291,16 @@ fn du_one_file_system_with_a_mount_inside() {
     let _guard = Unmount(&mnt);
     fs::create_dir(mnt.join("inside")).unwrap();
     fs::write(mnt.join("inside/file"), vec![b'm'; 50_000]).unwrap();
-    run(dents(root, &["du", "-a", "t"]), false);
-    let snap = scan(root, &[], &["t"]);
+    run(c_locale_command(DENTS, root, &["du", "-a", "t"]), false);
+    let snap = snapshot::scan(DENTS, root, &[], &["t"]);
     same(root, &snap, &["-x", "-a"], &["t"], &["t"]);
     same(root, &snap, &["-a"], &["t"], &["t"]);
-    let snap = scan(root, &["-x"], &["t"]);
+    let snap = snapshot::scan(DENTS, root, &["-x"], &["t"]);
     same(root, &snap, &["-x"], &["t"], &["t"]);
-    let f = run(dents(root, &["du", "--from", "s.parquet"]), false);
+    let f = run(
+        c_locale_command(DENTS, root, &["du", "--from", "s.parquet"]),
+        false,
+    );
     assert_eq!(
         f.stderr,
         ["dents: 's.parquet': scanned with -x (other file systems left out): du --from needs -x"]
@@ -342,9 +312,10 @@ fn du_one_file_system_with_a_mount_inside() {
 /// the other FILEs still counted.
 #[test]
 fn du_file_outside_the_roots() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let f = run(
-        dents(
+        c_locale_command(
+            DENTS,
             tmp.path(),
             &[
                 "du",
@@ -366,7 +337,10 @@ fn du_file_outside_the_roots() {
             "dents: cannot access 't/nothing': not in the snapshot 's.parquet'",
         ]
     );
-    let live = run(dents(tmp.path(), &["du", "-s", "t/a"]), false);
+    let live = run(
+        c_locale_command(DENTS, tmp.path(), &["du", "-s", "t/a"]),
+        false,
+    );
     assert_eq!(f.lines, live.lines);
 }
 
@@ -375,8 +349,11 @@ fn du_file_outside_the_roots() {
 fn du_refuses_a_names_only_snapshot() {
     let tmp = tempfile::tempdir().unwrap();
     build_tree(tmp.path());
-    scan(tmp.path(), &["--names-only"], &["t"]);
-    let f = run(dents(tmp.path(), &["du", "--from", "s.parquet"]), false);
+    snapshot::scan(DENTS, tmp.path(), &["--names-only"], &["t"]);
+    let f = run(
+        c_locale_command(DENTS, tmp.path(), &["du", "--from", "s.parquet"]),
+        false,
+    );
     assert_eq!(
         f.stderr,
         ["dents: 's.parquet': a snapshot of names only (scanned with --names-only): du needs sizes"]
@@ -385,41 +362,46 @@ fn du_refuses_a_names_only_snapshot() {
     assert!(f.lines.is_empty());
 }
 
+/// One case of `bad_snapshots`: beside a good snapshot, a truncated one
+/// and a file that is not Parquet; `du --from FILE t`: status 1, no line,
+/// one message that starts with `says`.
+fn check_bad_snapshot((file, says): (&str, &str)) {
+    let (tmp, snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
+    let dir = tmp.path();
+    snapshot::cut_short(&snap, &dir.join("cut.parquet"));
+    snapshot::not_parquet(&dir.join("text.parquet"));
+    let f = run(
+        c_locale_command(DENTS, dir, &["du", "--from", file, "t"]),
+        false,
+    );
+    assert_eq!(f.status, 1, "{file}");
+    assert!(f.lines.is_empty(), "{file}");
+    assert_eq!(f.stderr.len(), 1, "{file}: {:?}", f.stderr);
+    assert!(f.stderr[0].starts_with(says), "{file}: {:?}", f.stderr);
+}
+
+test_cases! {
 /// A truncated snapshot, a file that is not Parquet, a missing one:
 /// one message each, status 1, no line.
-#[test]
-fn du_refuses_bad_snapshots() {
-    let (tmp, snap) = fresh();
-    let dir = tmp.path();
-    let bytes = fs::read(&snap).unwrap();
-    fs::write(dir.join("cut.parquet"), &bytes[..bytes.len() / 2]).unwrap();
-    fs::write(dir.join("text.parquet"), b"path,size\nt,1\n").unwrap();
-    for (file, says) in [
-        (
-            "cut.parquet",
-            "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "text.parquet",
-            "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
-        ),
-        (
-            "missing.parquet",
-            "dents: 'missing.parquet': No such file or directory",
-        ),
-    ] {
-        let f = run(dents(dir, &["du", "--from", file, "t"]), false);
-        assert_eq!(f.status, 1, "{file}");
-        assert!(f.lines.is_empty(), "{file}");
-        assert_eq!(f.stderr.len(), 1, "{file}: {:?}", f.stderr);
-        assert!(f.stderr[0].starts_with(says), "{file}: {:?}", f.stderr);
-    }
+mod du_bad_snapshots: (&str, &str) => check_bad_snapshot;
+    cut_short: (
+        "cut.parquet",
+        "dents: 'cut.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    not_parquet: (
+        "text.parquet",
+        "dents: 'text.parquet': not a snapshot: not a Parquet file, or cut short",
+    ),
+    missing: (
+        "missing.parquet",
+        "dents: 'missing.parquet': No such file or directory",
+    ),
 }
 
 /// A closed standard output: du's `write error`, status 1, as `dents du`.
 #[test]
 fn du_from_with_stdout_closed() {
-    let (tmp, _snap) = fresh();
+    let (tmp, _snap) = snapshot::fresh(DENTS, build_tree, SETTLE);
     let closed = |args: &[&str]| {
         // A closed descriptor 1, not /dev/null: the shell's `>&-`.
         let mut sh = Command::new("sh");
@@ -439,56 +421,32 @@ fn du_from_with_stdout_closed() {
     assert_eq!(f, l);
 }
 
-/// A Parquet file with `message` as schema and the key-value pairs `kv`,
-/// written by the parquet crate directly.
-fn parquet_with(path: &Path, message: &str, kv: &[(String, String)]) {
-    use parquet::file::metadata::KeyValue;
-    use parquet::file::properties::WriterProperties;
-    use parquet::file::writer::SerializedFileWriter;
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
-    let file = fs::File::create(path).unwrap();
-    let mut w =
-        SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))
-            .unwrap();
-    for (k, v) in kv {
-        w.append_key_value_metadata(KeyValue::new(k.clone(), v.clone()));
-    }
-    w.close().unwrap();
-}
-
-/// A Parquet file of someone else, and a snapshot of another schema
-/// version: refused by name, status 1.
-#[test]
-fn du_refuses_foreign_parquet_and_other_versions() {
+/// One case of `du_foreign_snapshots`: a Parquet file of someone else
+/// and a snapshot of another schema version; `du --from FILE`: refused
+/// by name, status 1, no line.
+fn check_foreign((file, says): (&str, &str)) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    parquet_with(
-        &dir.join("other.parquet"),
-        "message m { required int64 x; }",
-        &[("owner".into(), "someone".into())],
-    );
-    let mut pairs = dents_snap::ScanRecord {
-        roots: vec![b"t".to_vec()],
-        ..Default::default()
-    }
-    .to_pairs();
-    pairs[0].1 = "2".into();
-    parquet_with(&dir.join("v2.parquet"), dents_snap::schema::MESSAGE, &pairs);
-    for (file, says) in [
-        (
-            "other.parquet",
-            "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
-        ),
-        (
-            "v2.parquet",
-            "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
-        ),
-    ] {
-        let f = run(dents(dir, &["du", "--from", file]), false);
-        assert_eq!(f.stderr, [says], "{file}");
-        assert_eq!(f.status, 1, "{file}");
-        assert!(f.lines.is_empty(), "{file}");
-    }
+    snapshot::foreign_parquet(&dir.join("other.parquet"));
+    snapshot::other_version(&dir.join("v2.parquet"));
+    let f = run(c_locale_command(DENTS, dir, &["du", "--from", file]), false);
+    assert_eq!(f.stderr, [says], "{file}");
+    assert_eq!(f.status, 1, "{file}");
+    assert!(f.lines.is_empty(), "{file}");
+}
+
+test_cases! {
+/// A Parquet file of someone else, and a snapshot of another schema
+/// version: refused by name, status 1.
+mod du_foreign_snapshots: (&str, &str) => check_foreign;
+    foreign_parquet: (
+        "other.parquet",
+        "dents: 'other.parquet': not a dents snapshot (a Parquet file without dents.snapshot.version)",
+    ),
+    other_version: (
+        "v2.parquet",
+        "dents: 'v2.parquet': snapshot schema version 2; this dents reads version 1",
+    ),
 }
 
 /// What the scan could not read: said again by du --from, in du's words,
@@ -506,13 +464,24 @@ fn du_says_what_the_scan_could_not_read() {
     build_tree(root);
     fs::set_permissions(root.join("t/a/b"), fs::Permissions::from_mode(0o000)).unwrap();
     use dents_testfs::cli::as_nobody;
-    let scanned = as_nobody(dents(root, &["scan", "-o", "s.parquet", "t"]))
-        .output()
-        .unwrap();
+    let scanned = as_nobody(c_locale_command(
+        DENTS,
+        root,
+        &["scan", "-o", "s.parquet", "t"],
+    ))
+    .output()
+    .unwrap();
     assert_eq!(scanned.status.code(), Some(1), "{scanned:?}");
-    let l = run(as_nobody(dents(root, &["du", "-a", "t"])), false);
+    let l = run(
+        as_nobody(c_locale_command(DENTS, root, &["du", "-a", "t"])),
+        false,
+    );
     let f = run(
-        as_nobody(dents(root, &["du", "--from=s.parquet", "-a"])),
+        as_nobody(c_locale_command(
+            DENTS,
+            root,
+            &["du", "--from=s.parquet", "-a"],
+        )),
         false,
     );
     assert_eq!(

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use dents_snap::{Row, ScanRecord, SnapshotReader};
+use dents_testfs::snapshot::read;
 use dents_testfs::{cli::as_nobody, FsKind, LoopFs};
 
 /// A small deterministic generator (xorshift64*): the same seed, the
@@ -179,12 +179,6 @@ fn scan(dir: &Path, args: &[&str]) -> String {
         "dents scan {args:?}: {o:?}"
     );
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn read(p: &Path) -> (ScanRecord, Vec<Row>) {
-    let r = SnapshotReader::open(p).expect("a snapshot");
-    let rows = r.rows().collect::<Result<_, _>>().expect("rows");
-    (r.record().clone(), rows)
 }
 
 /// NEW against the full scan FULL: every row, every field; the record

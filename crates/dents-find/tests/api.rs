@@ -143,35 +143,50 @@ fn starting_points() {
     assert_eq!(c.paths(), [b".".to_vec()]);
 }
 
-#[test]
-fn misspelt_primaries_get_a_hint_beside_gnus_message() {
-    for (word, meant) in [
-        ("-nmae", "-name"),
-        ("-prnit", "-print"),
-        ("-maxdepht", "-maxdepth"),
-        ("-exectuable", "-executable"),
-        ("-tpye", "-type"),
-    ] {
-        let e = Command::parse([".", word, "x"]).unwrap_err();
-        assert_eq!(e.message, format!("unknown predicate `{word}'").as_bytes());
-        let hint = String::from_utf8(e.hint.clone().expect(word)).unwrap();
-        assert!(
-            hint.starts_with("did you mean ") && hint.contains(meant),
-            "{word}: {hint}"
-        );
-        let shown = e.to_string();
-        let mut lines = shown.lines();
-        assert_eq!(
-            lines.next(),
-            Some(format!("unknown predicate `{word}'").as_str())
-        );
-        assert_eq!(lines.next(), Some(hint.as_str()));
-    }
-    for word in ["-foo", "-x", "-Dtree", "-frobnicate"] {
-        let e = Command::parse([".", word]).unwrap_err();
-        assert_eq!(e.message, format!("unknown predicate `{word}'").as_bytes());
-        assert_eq!(e.hint, None, "{word}");
-    }
+/// One case of `misspelt_primaries`: `WORD`, a misspelling of `MEANT`,
+/// gets GNU's message and a hint naming `MEANT` on a line of its own.
+fn check_misspelt_primary((word, meant): (&str, &str)) {
+    let e = Command::parse([".", word, "x"]).unwrap_err();
+    assert_eq!(e.message, format!("unknown predicate `{word}'").as_bytes());
+    let hint = String::from_utf8(e.hint.clone().expect(word)).unwrap();
+    assert!(
+        hint.starts_with("did you mean ") && hint.contains(meant),
+        "{word}: {hint}"
+    );
+    let shown = e.to_string();
+    let mut lines = shown.lines();
+    assert_eq!(
+        lines.next(),
+        Some(format!("unknown predicate `{word}'").as_str())
+    );
+    assert_eq!(lines.next(), Some(hint.as_str()));
+}
+
+dents_testfs::test_cases! {
+/// Misspelt primaries get a hint beside GNU's message.
+mod misspelt_primaries: (&str, &str) => check_misspelt_primary;
+    nmae: ("-nmae", "-name"),
+    prnit: ("-prnit", "-print"),
+    maxdepht: ("-maxdepht", "-maxdepth"),
+    exectuable: ("-exectuable", "-executable"),
+    tpye: ("-tpye", "-type"),
+}
+
+/// One case of `unknown_primaries`: `WORD`, like no primary, gets GNU's
+/// message and no hint.
+fn check_unknown_primary(word: &str) {
+    let e = Command::parse([".", word]).unwrap_err();
+    assert_eq!(e.message, format!("unknown predicate `{word}'").as_bytes());
+    assert_eq!(e.hint, None, "{word}");
+}
+
+dents_testfs::test_cases! {
+/// Words far from every primary: no hint.
+mod unknown_primaries: &str => check_unknown_primary;
+    foo: "-foo",
+    x: "-x",
+    d_tree: "-Dtree",
+    frobnicate: "-frobnicate",
 }
 
 #[test]
@@ -183,33 +198,37 @@ fn gnu_messages_for_bad_lines() {
     assert_eq!(e.message, b"expected an expression after '-o'");
 }
 
-#[test]
-fn parse_print0_ends_the_implicit_print_with_nul() {
+/// One case of `parse_print0`: `Command::parse_print0` ends the
+/// implicit `-print` with a NUL (an explicit `-print` keeps its newline),
+/// as GNU find with `-print0` added.
+fn check_parse_print0(expr: &[&str]) {
     let t = tree();
     let root = t.path().to_str().unwrap();
     std::fs::write(t.path().join("new\nline.h"), b"").unwrap();
-    for expr in [
-        &["-name", "*.h"][..],
-        &[][..],
-        &["-name", "*.h", "-print"][..],
-    ] {
-        let args: Vec<&str> = [root].iter().copied().chain(expr.iter().copied()).collect();
-        let sink = Gathered::default();
-        let status = Command::parse_print0(&args).unwrap().run_to(sink.clone());
-        assert!(status.success());
-        let out = sink.0.lock().unwrap().clone();
-        // An explicit -print keeps its newline; the implicit one is -print0.
-        let sep = if expr.contains(&"-print") {
-            b'\n'
-        } else {
-            b'\0'
-        };
-        let mut gnu_args = args.clone();
-        if sep == b'\0' {
-            gnu_args.push("-print0");
-        }
-        assert_eq!(records(&out, sep), gnu(&gnu_args, sep), "{expr:?}");
+    let args: Vec<&str> = [root].iter().copied().chain(expr.iter().copied()).collect();
+    let sink = Gathered::default();
+    let status = Command::parse_print0(&args).unwrap().run_to(sink.clone());
+    assert!(status.success());
+    let out = sink.0.lock().unwrap().clone();
+    // An explicit -print keeps its newline; the implicit one is -print0.
+    let sep = if expr.contains(&"-print") {
+        b'\n'
+    } else {
+        b'\0'
+    };
+    let mut gnu_args = args.clone();
+    if sep == b'\0' {
+        gnu_args.push("-print0");
     }
+    assert_eq!(records(&out, sep), gnu(&gnu_args, sep), "{expr:?}");
+}
+
+dents_testfs::test_cases! {
+/// `parse_print0` ends the implicit print with NUL.
+mod parse_print0: &[&str] => check_parse_print0;
+    name: &["-name", "*.h"],
+    nothing: &[],
+    name_and_explicit_print: &["-name", "*.h", "-print"],
 }
 
 /// A sink that takes `left` writes, then fails as a closed pipe does.

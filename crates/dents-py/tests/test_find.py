@@ -68,10 +68,17 @@ def test_several_starting_points_and_pathlike(tree, tmp_path):
     assert sorted(os.fsencode(p) for p in dents.find(other)) == gnu([os.fspath(other)], [])
 
 
-def test_lines_of_printf_and_print(tree):
-    for expression in (["-printf", "%s %p\n"], ["-type", "d", "-print"], ["-name", "*.txt*", "-printf", "%f\n"]):
-        want = gnu([tree], expression, sep=b"\n")
-        assert sorted(dents.find(os.fsencode(tree), *expression)) == want
+@pytest.mark.parametrize(
+    "expression",
+    [["-printf", "%s %p\n"], ["-type", "d", "-print"], ["-name", "*.txt*", "-printf", "%f\n"]],
+    ids=["printf_size_path", "type_d_print", "name_printf_basename"],
+)
+def test_lines_of_printf_and_print(tree, expression):
+    want = gnu([tree], expression, sep=b"\n")
+    assert sorted(dents.find(os.fsencode(tree), *expression)) == want
+
+
+def test_printf_without_newline_is_one_record(tree):
     # A -printf without a newline: the whole output as one record.
     assert list(dents.find(tree, "-maxdepth", "0", "-printf", "%p|")) == [tree + "|"]
 
@@ -289,8 +296,9 @@ def test_an_exception_in_onerror_ends_the_iteration(tmp_path):
     it.close()
 
 
+@pytest.mark.parametrize("start", ["t", "top"])
 @pytest.mark.parametrize("follow, gnu_option", [("P", "-P"), ("H", "-H"), ("L", "-L")])
-def test_follow_is_finds_option(tmp_path, follow, gnu_option):
+def test_follow_is_finds_option(tmp_path, follow, gnu_option, start):
     """follow='P'/'H'/'L' walks as find -P/-H/-L (today's ValueError:
     unknown predicate '-L' gone)."""
     real = tmp_path / "real"
@@ -299,9 +307,10 @@ def test_follow_is_finds_option(tmp_path, follow, gnu_option):
     (tmp_path / "t").mkdir()
     os.symlink(real, tmp_path / "t" / "link")
     os.symlink(real, tmp_path / "top")
-    for start in [tmp_path / "t", tmp_path / "top"]:
-        got = sorted(os.fsencode(p) for p in dents.find(start, follow=follow))
-        assert got == gnu_with_option(gnu_option, start)
+    # t holds a link to real; top is itself a link to real.
+    start = tmp_path / start
+    got = sorted(os.fsencode(p) for p in dents.find(start, follow=follow))
+    assert got == gnu_with_option(gnu_option, start)
 
 
 def gnu_with_option(option, start):

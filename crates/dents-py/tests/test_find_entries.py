@@ -65,12 +65,19 @@ def test_entries_are_the_printed_paths_with_os_fields(tree, expression):
         check_entry(e, False)
 
 
-def test_entries_of_printing_actions(tree):
+@pytest.mark.parametrize(
+    "expression",
+    [["-name", "*.txt*", "-printf", "%f\n"], ["-type", "d", "-ls"]],
+    ids=["printf", "ls"],
+)
+def test_entries_of_printing_actions(tree, expression):
     # -printf and -ls: the entries they printed for, whatever the text.
-    for expression in (["-name", "*.txt*", "-printf", "%f\n"], ["-type", "d", "-ls"]):
-        want = sorted(p for p in gnu([tree], [*expression[:2], "-print0"]))
-        got = sorted(os.fsencode(e.path) for e in dents.find(tree, *expression, entries=True))
-        assert got == want
+    want = sorted(p for p in gnu([tree], [*expression[:2], "-print0"]))
+    got = sorted(os.fsencode(e.path) for e in dents.find(tree, *expression, entries=True))
+    assert got == want
+
+
+def test_entries_of_printing_twice_and_pruning(tree):
     # Printed twice: one entry.
     got = [e.path for e in dents.find(tree, "-name", "plain", "-print", "-print", entries=True)]
     assert got == [os.path.join(tree, "plain")]

@@ -50,10 +50,18 @@ def test_no_dtype_there(noft):
     assert repr(e) == "<DirEntry 'f'>"
 
 
-def test_walk_same_as_os(noft):
-    root = make_tree(os.path.join(noft, "tree"), seed=11)
-    for kw in ({}, {"topdown": False}, {"followlinks": True}):
-        assert list(dents.walk(root, **kw)) == list(os.walk(root, **kw))
+@pytest.mark.parametrize(
+    "kw", [{}, {"topdown": False}, {"followlinks": True}], ids=["default", "bottom_up", "followlinks"]
+)
+def test_walk_same_as_os(noft, kw):
+    # One tree (the same seed) per case: the filesystem is the module's.
+    name = "tree-" + "-".join(kw) if kw else "tree"
+    root = make_tree(os.path.join(noft, name), seed=11)
+    assert list(dents.walk(root, **kw)) == list(os.walk(root, **kw))
+
+
+def test_walk_of_bytes_same_as_os(noft):
+    root = make_tree(os.path.join(noft, "tree-bytes"), seed=11)
     assert list(dents.walk(os.fsencode(root))) == list(os.walk(os.fsencode(root)))
 
 

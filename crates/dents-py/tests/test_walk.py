@@ -108,11 +108,18 @@ def test_pruning_clears_everything(tree):
     assert got == want and len(got[0]) == 1
 
 
-def test_onerror_missing_and_not_a_directory(tree):
-    for top in [os.path.join(tree, "nope"), os.path.join(tree, "plain"), b"/nonexistent/x"]:
-        want, got = both(top)
-        assert got == want
-        assert len(want[1]) == 1
+@pytest.mark.parametrize(
+    "top", ["nope", "plain", b"/nonexistent/x"], ids=["missing", "not_a_directory", "missing_bytes"]
+)
+def test_onerror_missing_and_not_a_directory(tree, top):
+    if isinstance(top, str):
+        top = os.path.join(tree, top)
+    want, got = both(top)
+    assert got == want
+    assert len(want[1]) == 1
+
+
+def test_onerror_not_a_directory_error_and_none_without_onerror(tree):
     assert both(os.path.join(tree, "plain"))[1][1][0][0] is NotADirectoryError
     # Without onerror errors are ignored, as os.walk ignores them.
     assert list(dents.walk(os.path.join(tree, "nope"))) == []

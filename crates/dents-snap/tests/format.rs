@@ -3,12 +3,12 @@
 //! version with a clear error.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use dents_snap::reader::SnapshotReader;
 use dents_snap::record::{ScanRecord, Time};
 use dents_snap::writer::{SnapshotWriter, ROW_GROUP_ROWS};
 use dents_snap::{schema, Error, Row};
+use dents_testfs::snapshot::{foreign_parquet, parquet_with};
 
 fn row(i: u64) -> Row {
     Row {
@@ -90,21 +90,45 @@ fn a_writer_not_finished_leaves_nothing() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
-#[test]
-fn a_truncated_snapshot_is_refused() {
+/// How much of a whole snapshot a truncated one keeps.
+#[derive(Clone, Copy, Debug)]
+enum Keep {
+    /// The first bytes.
+    First(usize),
+    /// Half of the file.
+    Half,
+    /// All but its last byte.
+    AllButOne,
+}
+
+/// One case of `truncated`: a snapshot of 1000 rows cut to `keep`:
+/// refused as not Parquet, or cut short.
+fn check_truncated(keep: Keep) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("s.parquet");
     write(&p, 1000);
     let bytes = std::fs::read(&p).unwrap();
-    for keep in [0, 3, bytes.len() / 2, bytes.len() - 1] {
-        std::fs::write(&p, &bytes[..keep]).unwrap();
-        let e = SnapshotReader::open(&p).unwrap_err();
-        assert!(matches!(e, Error::NotParquet(..)), "{keep} bytes: {e:?}");
-        assert!(
-            e.to_string().contains("not a Parquet file, or cut short"),
-            "{e}"
-        );
-    }
+    let keep = match keep {
+        Keep::First(n) => n,
+        Keep::Half => bytes.len() / 2,
+        Keep::AllButOne => bytes.len() - 1,
+    };
+    std::fs::write(&p, &bytes[..keep]).unwrap();
+    let e = SnapshotReader::open(&p).unwrap_err();
+    assert!(matches!(e, Error::NotParquet(..)), "{keep} bytes: {e:?}");
+    assert!(
+        e.to_string().contains("not a Parquet file, or cut short"),
+        "{e}"
+    );
+}
+
+dents_testfs::test_cases! {
+/// A truncated snapshot is refused, wherever it was cut.
+mod truncated: super::Keep => check_truncated;
+    empty: super::Keep::First(0),
+    three_bytes: super::Keep::First(3),
+    half: super::Keep::Half,
+    all_but_the_last_byte: super::Keep::AllButOne,
 }
 
 #[test]
@@ -118,32 +142,11 @@ fn a_text_file_is_refused() {
     ));
 }
 
-/// A Parquet file with the snapshot's schema and the given key-value
-/// pairs, written by the parquet crate directly.
-fn parquet_with(path: &Path, message: &str, kv: &[(&str, &str)]) {
-    use parquet::file::metadata::KeyValue;
-    use parquet::file::properties::WriterProperties;
-    use parquet::file::writer::SerializedFileWriter;
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(message).unwrap());
-    let file = std::fs::File::create(path).unwrap();
-    let mut w =
-        SerializedFileWriter::new(file, schema, Arc::new(WriterProperties::builder().build()))
-            .unwrap();
-    for (k, v) in kv {
-        w.append_key_value_metadata(KeyValue::new(k.to_string(), v.to_string()));
-    }
-    w.close().unwrap();
-}
-
 #[test]
 fn a_foreign_parquet_file_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("other.parquet");
-    parquet_with(
-        &p,
-        "message m { required int64 x; }",
-        &[("owner", "someone")],
-    );
+    foreign_parquet(&p);
     let e = SnapshotReader::open(&p).unwrap_err();
     assert!(matches!(e, Error::Foreign(..)), "{e:?}");
     assert_eq!(
@@ -159,11 +162,7 @@ fn another_schema_version_is_refused() {
     let p = dir.path().join("v2.parquet");
     let mut pairs: Vec<(String, String)> = record().to_pairs();
     pairs[0].1 = "2".into();
-    let kv: Vec<(&str, &str)> = pairs
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    parquet_with(&p, schema::MESSAGE, &kv);
+    parquet_with(&p, schema::MESSAGE, &pairs);
     let e = SnapshotReader::open(&p).unwrap_err();
     assert!(matches!(e, Error::Version(..)), "{e:?}");
     assert!(
@@ -178,10 +177,6 @@ fn a_version_1_file_with_other_columns_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("cols.parquet");
     let pairs = record().to_pairs();
-    let kv: Vec<(&str, &str)> = pairs
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
-    parquet_with(&p, "message m { required binary path; }", &kv);
+    parquet_with(&p, "message m { required binary path; }", &pairs);
     assert!(matches!(SnapshotReader::open(&p), Err(Error::Schema(..))));
 }

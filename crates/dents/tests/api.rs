@@ -285,29 +285,39 @@ fn contents_first_yields_each_directory_after_its_contents() {
     assert!(dirs >= 8);
 }
 
-#[test]
-fn depth_limits_match_the_filtered_reference() {
+/// One case of `depth_limits`: the walk between depths `MIN` and `MAX`,
+/// by the iterator and by the closure, is the reference's rows at those
+/// depths.
+fn check_depth_limits((min, max): (usize, usize)) {
     let tmp = make_tree();
     let all = reference(tmp.path());
-    for (min, max) in [(0, 0), (1, 1), (1, 2), (2, usize::MAX), (3, 4)] {
-        let want = sorted(
-            all.iter()
-                .filter(|r| r.1 >= min && r.1 <= max)
-                .cloned()
-                .collect(),
-        );
-        let w = Walker::new(tmp.path()).min_depth(min).max_depth(max);
-        assert_eq!(
-            sorted(iter_rows(w.clone())),
-            want,
-            "iterator, depths {min}..={max}"
-        );
-        assert_eq!(
-            sorted(closure_rows(&w)),
-            want,
-            "closure, depths {min}..={max}"
-        );
-    }
+    let want = sorted(
+        all.iter()
+            .filter(|r| r.1 >= min && r.1 <= max)
+            .cloned()
+            .collect(),
+    );
+    let w = Walker::new(tmp.path()).min_depth(min).max_depth(max);
+    assert_eq!(
+        sorted(iter_rows(w.clone())),
+        want,
+        "iterator, depths {min}..={max}"
+    );
+    assert_eq!(
+        sorted(closure_rows(&w)),
+        want,
+        "closure, depths {min}..={max}"
+    );
+}
+
+dents_testfs::test_cases! {
+/// Depth limits match the filtered reference: (min, max).
+mod depth_limits: (usize, usize) => check_depth_limits;
+    root_only: (0, 0),
+    first_level: (1, 1),
+    first_two_levels: (1, 2),
+    from_the_second_level: (2, usize::MAX),
+    third_and_fourth_levels: (3, 4),
 }
 
 #[test]

@@ -94,8 +94,11 @@ impl Drop for Tmp {
     }
 }
 
-#[test]
-fn a_chain_of_20000_levels_is_walked_in_every_mode() {
+/// One case of `chain_of_20000_levels`: a chain of 20,000 levels is
+/// walked whole, with no error, in this mode.
+fn check_chain_of_20000_levels(
+    (threads, order, post, sort, follow): (usize, Order, bool, bool, Follow),
+) {
     const LEVELS: usize = 20_000;
     let tmp = Tmp::new();
     deep_chain(tmp.0.path(), LEVELS);
@@ -103,38 +106,41 @@ fn a_chain_of_20000_levels_is_walked_in_every_mode() {
     let mut leaf = root.clone();
     leaf.extend_from_slice("/a".repeat(LEVELS).as_bytes());
     leaf.extend_from_slice(b"/f");
-    for (threads, order, post, sort, follow) in [
-        (1, Order::BreadthFirst, false, false, Follow::Never),
-        (4, Order::BreadthFirst, false, false, Follow::Never),
-        (4, Order::BreadthFirst, true, false, Follow::Never),
-        (1, Order::DepthFirst, true, false, Follow::Never),
-        (4, Order::DepthFirst, false, false, Follow::Never),
-        (4, Order::BreadthFirst, false, true, Follow::Never),
-        (4, Order::BreadthFirst, true, true, Follow::Never),
-        (4, Order::BreadthFirst, false, false, Follow::Always),
-        (2, Order::BreadthFirst, true, false, Follow::Always),
-    ] {
-        let what = format!("threads {threads} {order:?} post {post} sort {sort} {follow:?}");
-        let t = Tally {
-            keep: b"f".to_vec(),
-            ..Tally::default()
-        };
-        let opts = WalkOptions {
-            threads,
-            order,
-            post_order: post,
-            sort,
-            follow,
-            ..WalkOptions::default()
-        };
-        walk(std::slice::from_ref(&root), &opts, &t);
-        assert_eq!(*t.errors.lock().unwrap(), Vec::<String>::new(), "{what}");
-        assert_eq!(t.visits.load(Ordering::Relaxed), LEVELS + 2, "{what}");
-        let post_visits = if post { LEVELS + 1 } else { 0 };
-        assert_eq!(t.post.load(Ordering::Relaxed), post_visits, "{what}");
-        assert_eq!(t.deepest.load(Ordering::Relaxed), LEVELS + 1, "{what}");
-        assert_eq!(*t.kept.lock().unwrap(), vec![leaf.clone()], "{what}");
-    }
+    let what = format!("threads {threads} {order:?} post {post} sort {sort} {follow:?}");
+    let t = Tally {
+        keep: b"f".to_vec(),
+        ..Tally::default()
+    };
+    let opts = WalkOptions {
+        threads,
+        order,
+        post_order: post,
+        sort,
+        follow,
+        ..WalkOptions::default()
+    };
+    walk(std::slice::from_ref(&root), &opts, &t);
+    assert_eq!(*t.errors.lock().unwrap(), Vec::<String>::new(), "{what}");
+    assert_eq!(t.visits.load(Ordering::Relaxed), LEVELS + 2, "{what}");
+    let post_visits = if post { LEVELS + 1 } else { 0 };
+    assert_eq!(t.post.load(Ordering::Relaxed), post_visits, "{what}");
+    assert_eq!(t.deepest.load(Ordering::Relaxed), LEVELS + 1, "{what}");
+    assert_eq!(*t.kept.lock().unwrap(), vec![leaf.clone()], "{what}");
+}
+
+dents_testfs::test_cases! {
+/// A chain of 20,000 levels is walked in every mode: (threads, order,
+/// post-order, sorted, symlinks followed).
+mod chain_of_20000_levels: (usize, dents::walk::Order, bool, bool, dents::walk::Follow) => check_chain_of_20000_levels;
+    one_thread: (1, dents::walk::Order::BreadthFirst, false, false, dents::walk::Follow::Never),
+    four_threads: (4, dents::walk::Order::BreadthFirst, false, false, dents::walk::Follow::Never),
+    post_order: (4, dents::walk::Order::BreadthFirst, true, false, dents::walk::Follow::Never),
+    depth_first_post_order_one_thread: (1, dents::walk::Order::DepthFirst, true, false, dents::walk::Follow::Never),
+    depth_first: (4, dents::walk::Order::DepthFirst, false, false, dents::walk::Follow::Never),
+    sorted: (4, dents::walk::Order::BreadthFirst, false, true, dents::walk::Follow::Never),
+    sorted_post_order: (4, dents::walk::Order::BreadthFirst, true, true, dents::walk::Follow::Never),
+    following_links: (4, dents::walk::Order::BreadthFirst, false, false, dents::walk::Follow::Always),
+    following_links_post_order: (2, dents::walk::Order::BreadthFirst, true, false, dents::walk::Follow::Always),
 }
 
 /// Runs this binary's test `name` again under `prlimit --nofile=LIMIT`,

@@ -189,70 +189,90 @@ fn opts(threads: usize, order: Order, post: bool, ignore_dtype: bool) -> WalkOpt
     }
 }
 
-#[test]
-fn every_configuration_reports_exactly_the_reference() {
+/// One case of `every_configuration`: the walk in this configuration
+/// (order, post-order, `d_type` ignored, descriptor budget), at 1, 2 and 8
+/// threads, reports exactly the reference's paths and no error.
+fn check_every_configuration((order, post, ignore, budget): (Order, bool, bool, Option<usize>)) {
     let (_tmp, _root, root_b, want) = fixture();
     for threads in [1, 2, 8] {
-        for order in [Order::BreadthFirst, Order::DepthFirst] {
-            for post in [false, true] {
-                for ignore in [false, true] {
-                    for budget in [None, Some(1)] {
-                        let mut o = opts(threads, order, post, ignore);
-                        o.fd_budget = budget;
-                        let r = Recorder::default();
-                        walk(std::slice::from_ref(&root_b), &o, &r);
-                        let what = format!(
-                            "{threads} {order:?} post={post} ignore={ignore} budget={budget:?}"
-                        );
-                        assert_same_paths(&sorted(r.paths()), &want, &what);
-                        assert!(r.errors.lock().unwrap().is_empty());
-                    }
-                }
+        let mut o = opts(threads, order, post, ignore);
+        o.fd_budget = budget;
+        let r = Recorder::default();
+        walk(std::slice::from_ref(&root_b), &o, &r);
+        let what = format!("{threads} {order:?} post={post} ignore={ignore} budget={budget:?}");
+        assert_same_paths(&sorted(r.paths()), &want, &what);
+        assert!(r.errors.lock().unwrap().is_empty());
+    }
+}
+
+dents_testfs::test_cases! {
+/// Every configuration reports exactly the reference: (order,
+/// post-order, `d_type` ignored, descriptor budget).
+mod every_configuration: (dents::walk::Order, bool, bool, Option<usize>) => check_every_configuration;
+    breadth_first_pre_typed_unbounded: (dents::walk::Order::BreadthFirst, false, false, None),
+    breadth_first_pre_typed_one_descriptor: (dents::walk::Order::BreadthFirst, false, false, Some(1)),
+    breadth_first_pre_untyped_unbounded: (dents::walk::Order::BreadthFirst, false, true, None),
+    breadth_first_pre_untyped_one_descriptor: (dents::walk::Order::BreadthFirst, false, true, Some(1)),
+    breadth_first_post_typed_unbounded: (dents::walk::Order::BreadthFirst, true, false, None),
+    breadth_first_post_typed_one_descriptor: (dents::walk::Order::BreadthFirst, true, false, Some(1)),
+    breadth_first_post_untyped_unbounded: (dents::walk::Order::BreadthFirst, true, true, None),
+    breadth_first_post_untyped_one_descriptor: (dents::walk::Order::BreadthFirst, true, true, Some(1)),
+    depth_first_pre_typed_unbounded: (dents::walk::Order::DepthFirst, false, false, None),
+    depth_first_pre_typed_one_descriptor: (dents::walk::Order::DepthFirst, false, false, Some(1)),
+    depth_first_pre_untyped_unbounded: (dents::walk::Order::DepthFirst, false, true, None),
+    depth_first_pre_untyped_one_descriptor: (dents::walk::Order::DepthFirst, false, true, Some(1)),
+    depth_first_post_typed_unbounded: (dents::walk::Order::DepthFirst, true, false, None),
+    depth_first_post_typed_one_descriptor: (dents::walk::Order::DepthFirst, true, false, Some(1)),
+    depth_first_post_untyped_unbounded: (dents::walk::Order::DepthFirst, true, true, None),
+    depth_first_post_untyped_one_descriptor: (dents::walk::Order::DepthFirst, true, true, Some(1)),
+}
+
+/// One case of `parents_and_contents`: directories come before their
+/// contents, or after them in post-order (`post`).
+fn check_parents_and_contents(post: bool) {
+    let (_tmp, _root, root_b, _) = fixture();
+    let r = Recorder::default();
+    walk(
+        std::slice::from_ref(&root_b),
+        &opts(4, Order::BreadthFirst, post, false),
+        &r,
+    );
+    let visits = r.visits.lock().unwrap();
+    let index: HashMap<&[u8], usize> = visits
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (p.as_slice(), i))
+        .collect();
+    for (i, (p, _)) in visits.iter().enumerate() {
+        let Some(slash) = p.iter().rposition(|&b| b == b'/') else {
+            continue;
+        };
+        let parent = &p[..slash];
+        if let Some(&pi) = index.get(parent) {
+            if post {
+                assert!(
+                    pi > i,
+                    "{:?} after its parent in post-order",
+                    String::from_utf8_lossy(p)
+                );
+            } else {
+                assert!(pi < i, "{:?} before its parent", String::from_utf8_lossy(p));
             }
+        }
+    }
+    // Post-order visits are marked as such, and only directories get them.
+    for (p, is_post) in visits.iter() {
+        if *is_post {
+            assert!(fs::symlink_metadata(OsStr::from_bytes(p)).unwrap().is_dir());
         }
     }
 }
 
-#[test]
-fn directories_come_before_their_contents_and_after_them_in_post_order() {
-    let (_tmp, _root, root_b, _) = fixture();
-    for post in [false, true] {
-        let r = Recorder::default();
-        walk(
-            std::slice::from_ref(&root_b),
-            &opts(4, Order::BreadthFirst, post, false),
-            &r,
-        );
-        let visits = r.visits.lock().unwrap();
-        let index: HashMap<&[u8], usize> = visits
-            .iter()
-            .enumerate()
-            .map(|(i, (p, _))| (p.as_slice(), i))
-            .collect();
-        for (i, (p, _)) in visits.iter().enumerate() {
-            let Some(slash) = p.iter().rposition(|&b| b == b'/') else {
-                continue;
-            };
-            let parent = &p[..slash];
-            if let Some(&pi) = index.get(parent) {
-                if post {
-                    assert!(
-                        pi > i,
-                        "{:?} after its parent in post-order",
-                        String::from_utf8_lossy(p)
-                    );
-                } else {
-                    assert!(pi < i, "{:?} before its parent", String::from_utf8_lossy(p));
-                }
-            }
-        }
-        // Post-order visits are marked as such, and only directories get them.
-        for (p, is_post) in visits.iter() {
-            if *is_post {
-                assert!(fs::symlink_metadata(OsStr::from_bytes(p)).unwrap().is_dir());
-            }
-        }
-    }
+dents_testfs::test_cases! {
+/// Directories come before their contents, and after them in post-order.
+mod parents_and_contents: bool => check_parents_and_contents;
+    pre_order: false,
+    post_order: true,
 }
 
 #[test]
@@ -349,8 +369,10 @@ fn deep_chain(root: &Path, levels: usize) -> usize {
     root.as_os_str().len() + levels * (name.len() + 1) + "/leaf".len()
 }
 
-#[test]
-fn a_tree_deeper_than_path_max_is_walked_with_a_tiny_fd_budget() {
+/// A chain of 70 levels under a temporary directory, deeper than
+/// `PATH_MAX`: the directory, the root's path as bytes, the levels and
+/// the leaf's path length.
+fn path_max_chain() -> (tempfile::TempDir, Vec<u8>, usize, usize) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("t");
     fs::create_dir(&root).unwrap();
@@ -358,27 +380,48 @@ fn a_tree_deeper_than_path_max_is_walked_with_a_tiny_fd_budget() {
     let leaf_len = deep_chain(&root, levels);
     assert!(leaf_len > 3 * 4096);
     let root_b = root.as_os_str().as_bytes().to_vec();
-    for budget in [Some(1), Some(4), None] {
-        for order in [Order::BreadthFirst, Order::DepthFirst] {
-            let mut o = opts(2, order, false, false);
-            o.fd_budget = budget;
-            let r = Recorder::default();
-            walk(std::slice::from_ref(&root_b), &o, &r);
-            assert!(
-                r.errors.lock().unwrap().is_empty(),
-                "{:?}",
-                r.errors.lock().unwrap()
-            );
-            let paths = r.paths();
-            assert_eq!(paths.len(), 1 + levels + 1, "{budget:?} {order:?}");
-            let longest = paths.iter().map(Vec::len).max().unwrap();
-            assert_eq!(longest, leaf_len);
-            assert!(paths
-                .iter()
-                .any(|p| p.ends_with(b"/leaf") && p.len() == leaf_len));
-        }
-    }
-    // Post-order visits need the parent again: also beyond PATH_MAX.
+    (tmp, root_b, levels, leaf_len)
+}
+
+/// One case of `deeper_than_path_max`: a tree deeper than `PATH_MAX` is
+/// walked whole, with no error, with this descriptor budget and order.
+fn check_deeper_than_path_max((budget, order): (Option<usize>, Order)) {
+    let (_tmp, root_b, levels, leaf_len) = path_max_chain();
+    let mut o = opts(2, order, false, false);
+    o.fd_budget = budget;
+    let r = Recorder::default();
+    walk(std::slice::from_ref(&root_b), &o, &r);
+    assert!(
+        r.errors.lock().unwrap().is_empty(),
+        "{:?}",
+        r.errors.lock().unwrap()
+    );
+    let paths = r.paths();
+    assert_eq!(paths.len(), 1 + levels + 1, "{budget:?} {order:?}");
+    let longest = paths.iter().map(Vec::len).max().unwrap();
+    assert_eq!(longest, leaf_len);
+    assert!(paths
+        .iter()
+        .any(|p| p.ends_with(b"/leaf") && p.len() == leaf_len));
+}
+
+dents_testfs::test_cases! {
+/// A tree deeper than `PATH_MAX` is walked with a tiny descriptor
+/// budget: (budget, order).
+mod deeper_than_path_max: (Option<usize>, dents::walk::Order) => check_deeper_than_path_max;
+    one_descriptor_breadth_first: (Some(1), dents::walk::Order::BreadthFirst),
+    one_descriptor_depth_first: (Some(1), dents::walk::Order::DepthFirst),
+    four_descriptors_breadth_first: (Some(4), dents::walk::Order::BreadthFirst),
+    four_descriptors_depth_first: (Some(4), dents::walk::Order::DepthFirst),
+    unbounded_breadth_first: (None, dents::walk::Order::BreadthFirst),
+    unbounded_depth_first: (None, dents::walk::Order::DepthFirst),
+}
+
+/// Post-order visits need the parent again: also beyond `PATH_MAX`, with
+/// one descriptor.
+#[test]
+fn a_tree_deeper_than_path_max_is_walked_in_post_order_with_one_descriptor() {
+    let (_tmp, root_b, levels, _) = path_max_chain();
     let mut o = opts(2, Order::BreadthFirst, true, false);
     o.fd_budget = Some(1);
     let r = Recorder::default();
@@ -709,37 +752,45 @@ fn sorted_reference(root: &Path) -> Vec<Vec<u8>> {
     out
 }
 
-#[test]
-fn sorted_walks_visit_in_one_order_whatever_the_threads() {
+/// One case of `sorted_walks`: a sorted walk without `d_type` or with
+/// (`ignore`), in pre- or post-order (`post`), visits in the same order at
+/// 1, 2 and 8 threads, in pre-order the sorted reference's.
+fn check_sorted_walks((ignore, post): (bool, bool)) {
     let (_tmp, root, root_b, _) = fixture();
     let want = sorted_reference(&root);
-    for ignore in [false, true] {
-        for post in [false, true] {
-            let mut first: Option<Vec<(Vec<u8>, bool)>> = None;
-            for threads in [1, 2, 8] {
-                let mut o = opts(threads, Order::BreadthFirst, post, ignore);
-                o.sort = true;
-                let r = Recorder::default();
-                walk(std::slice::from_ref(&root_b), &o, &r);
-                let visits = r.visits.into_inner().unwrap();
-                let what = format!("threads {threads}, post {post}, no d_type {ignore}");
-                if !post {
-                    let got: Vec<Vec<u8>> = visits.iter().map(|(p, _)| p.clone()).collect();
-                    let at = got.iter().zip(&want).position(|(a, b)| a != b);
-                    assert!(
-                        got == want,
-                        "{what}: first difference at {at:?} of {} / {}",
-                        got.len(),
-                        want.len()
-                    );
-                }
-                match &first {
-                    None => first = Some(visits),
-                    Some(f) => assert!(*f == visits, "{what}: differs from one thread"),
-                }
-            }
+    let mut first: Option<Vec<(Vec<u8>, bool)>> = None;
+    for threads in [1, 2, 8] {
+        let mut o = opts(threads, Order::BreadthFirst, post, ignore);
+        o.sort = true;
+        let r = Recorder::default();
+        walk(std::slice::from_ref(&root_b), &o, &r);
+        let visits = r.visits.into_inner().unwrap();
+        let what = format!("threads {threads}, post {post}, no d_type {ignore}");
+        if !post {
+            let got: Vec<Vec<u8>> = visits.iter().map(|(p, _)| p.clone()).collect();
+            let at = got.iter().zip(&want).position(|(a, b)| a != b);
+            assert!(
+                got == want,
+                "{what}: first difference at {at:?} of {} / {}",
+                got.len(),
+                want.len()
+            );
+        }
+        match &first {
+            None => first = Some(visits),
+            Some(f) => assert!(*f == visits, "{what}: differs from one thread"),
         }
     }
+}
+
+dents_testfs::test_cases! {
+/// Sorted walks visit in one order whatever the threads: (`d_type`
+/// ignored, post-order).
+mod sorted_walks: (bool, bool) => check_sorted_walks;
+    typed_pre_order: (false, false),
+    typed_post_order: (false, true),
+    untyped_pre_order: (true, false),
+    untyped_post_order: (true, true),
 }
 
 /// Leaves out entries by name, counting how often it was asked.
@@ -764,38 +815,45 @@ impl Visitor for Excluder {
     }
 }
 
-#[test]
-fn excluded_entries_are_neither_visited_nor_walked() {
+/// One case of `excluded_entries`: an excluded directory is neither
+/// visited nor walked, in pre- or post-order, at minimum depth 0 or 3.
+fn check_excluded_entries((post, min_depth): (bool, usize)) {
     let (_tmp, _root, root_b, want) = fixture();
     let kept: Vec<Vec<u8>> = want
         .iter()
         .filter(|p| !p.windows(4).any(|w| w == b"/b1/") && !p.ends_with(b"/b1"))
         .cloned()
         .collect();
-    for post in [false, true] {
-        for min_depth in [0, 3] {
-            let mut o = opts(4, Order::BreadthFirst, post, false);
-            o.min_depth = min_depth;
-            let x = Excluder {
-                rec: Recorder::default(),
-                name: b"b1",
-                asked: Default::default(),
-            };
-            walk(std::slice::from_ref(&root_b), &o, &x);
-            let depth = |p: &Vec<u8>| {
-                p.len() > root_b.len() && {
-                    let rel = &p[root_b.len()..];
-                    rel.iter().filter(|&&b| b == b'/').count() >= min_depth
-                } || min_depth == 0
-            };
-            let want: Vec<Vec<u8>> = kept.iter().filter(|p| depth(p)).cloned().collect();
-            assert_same_paths(
-                &sorted(x.rec.paths()),
-                &want,
-                &format!("post {post}, min depth {min_depth}"),
-            );
-            // Asked of everything walked, below the minimum depth too.
-            assert!(x.asked.load(Ordering::Relaxed) >= kept.len());
-        }
-    }
+    let mut o = opts(4, Order::BreadthFirst, post, false);
+    o.min_depth = min_depth;
+    let x = Excluder {
+        rec: Recorder::default(),
+        name: b"b1",
+        asked: Default::default(),
+    };
+    walk(std::slice::from_ref(&root_b), &o, &x);
+    let depth = |p: &Vec<u8>| {
+        p.len() > root_b.len() && {
+            let rel = &p[root_b.len()..];
+            rel.iter().filter(|&&b| b == b'/').count() >= min_depth
+        } || min_depth == 0
+    };
+    let want: Vec<Vec<u8>> = kept.iter().filter(|p| depth(p)).cloned().collect();
+    assert_same_paths(
+        &sorted(x.rec.paths()),
+        &want,
+        &format!("post {post}, min depth {min_depth}"),
+    );
+    // Asked of everything walked, below the minimum depth too.
+    assert!(x.asked.load(Ordering::Relaxed) >= kept.len());
+}
+
+dents_testfs::test_cases! {
+/// Excluded entries are neither visited nor walked: (post-order,
+/// minimum depth).
+mod excluded_entries: (bool, usize) => check_excluded_entries;
+    pre_order: (false, 0),
+    pre_order_min_depth_3: (false, 3),
+    post_order: (true, 0),
+    post_order_min_depth_3: (true, 3),
 }

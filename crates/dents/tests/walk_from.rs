@@ -81,8 +81,10 @@ fn walk_whole(root: &[u8], opts: &WalkOptions) -> Record {
     whole
 }
 
-#[test]
-fn starts_below_roots_visit_as_the_whole_walk() {
+/// One case of `starts_below_roots`: a walk cut at depth 1 or 2, then
+/// resumed from what it left out, visits as the whole walk does, with
+/// these options.
+fn check_starts_below_roots((post_order, min_depth, max_depth): (bool, usize, usize)) {
     let tmp = tempfile::tempdir().unwrap();
     for a in 0..4 {
         for b in 0..3 {
@@ -93,44 +95,48 @@ fn starts_below_roots_visit_as_the_whole_walk() {
         }
     }
     let root = format!("{}/t", tmp.path().display()).into_bytes();
-    for (post_order, min_depth, max_depth) in [
-        (false, 0, usize::MAX),
-        (true, 0, usize::MAX),
-        (false, 3, 3),
-        (true, 2, 4),
-    ] {
-        let opts = options(post_order, min_depth, max_depth);
-        let whole = walk_whole(&root, &opts);
-        for cut in [1, 2] {
-            let parts = Record::new(Some(cut));
-            walk(std::slice::from_ref(&root), &opts, &parts);
-            let left = parts.left_out.lock().unwrap().clone();
-            assert!(!left.is_empty());
-            let starts: Vec<Start<'_>> = left
-                .iter()
-                .map(|(p, root_len, depth)| Start {
-                    path: p,
-                    root_len: *root_len,
-                    depth: *depth,
-                })
-                .collect();
-            let rest = Record {
-                cut: None,
-                seen: Mutex::new(std::mem::take(&mut *parts.seen.lock().unwrap())),
-                left_out: Mutex::new(Vec::new()),
-            };
-            walk_from(&starts, &opts, &rest);
-            assert_eq!(
-                *rest.seen.lock().unwrap(),
-                *whole.seen.lock().unwrap(),
-                "cut at {cut}, post-order {post_order}, depths {min_depth}..={max_depth}"
-            );
-        }
+    let opts = options(post_order, min_depth, max_depth);
+    let whole = walk_whole(&root, &opts);
+    for cut in [1, 2] {
+        let parts = Record::new(Some(cut));
+        walk(std::slice::from_ref(&root), &opts, &parts);
+        let left = parts.left_out.lock().unwrap().clone();
+        assert!(!left.is_empty());
+        let starts: Vec<Start<'_>> = left
+            .iter()
+            .map(|(p, root_len, depth)| Start {
+                path: p,
+                root_len: *root_len,
+                depth: *depth,
+            })
+            .collect();
+        let rest = Record {
+            cut: None,
+            seen: Mutex::new(std::mem::take(&mut *parts.seen.lock().unwrap())),
+            left_out: Mutex::new(Vec::new()),
+        };
+        walk_from(&starts, &opts, &rest);
+        assert_eq!(
+            *rest.seen.lock().unwrap(),
+            *whole.seen.lock().unwrap(),
+            "cut at {cut}, post-order {post_order}, depths {min_depth}..={max_depth}"
+        );
     }
 }
 
-#[test]
-fn slices_of_a_directory_visit_as_the_whole_walk_below_it() {
+dents_testfs::test_cases! {
+/// Starts below roots visit as the whole walk: (post-order, min depth,
+/// max depth).
+mod starts_below_roots: (bool, usize, usize) => check_starts_below_roots;
+    pre_order: (false, 0, usize::MAX),
+    post_order: (true, 0, usize::MAX),
+    pre_order_depth_3: (false, 3, 3),
+    post_order_depths_2_to_4: (true, 2, 4),
+}
+
+/// One case of `slices_of_a_directory`: a directory walked in four
+/// slices visits as the whole walk below it does, with these options.
+fn check_slices_of_a_directory((post_order, min_depth, max_depth): (bool, usize, usize)) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("t/big");
     for i in 0..300 {
@@ -160,38 +166,41 @@ fn slices_of_a_directory_visit_as_the_whole_walk_below_it() {
     assert_eq!(cuts.len(), 3);
     let mut bounds = vec![0];
     bounds.extend(&cuts);
-    for (post_order, min_depth, max_depth) in [
-        (false, 0, usize::MAX),
-        (true, 0, usize::MAX),
-        (false, 2, 2),
-        (true, 2, 3),
-    ] {
-        let opts = options(post_order, min_depth, max_depth);
-        let whole = walk_whole(&root, &opts);
-        let want: BTreeSet<Seen> = whole
-            .seen
-            .into_inner()
-            .unwrap()
-            .into_iter()
-            .filter(|s| s.0.starts_with(&dir_path) && s.0 != dir_path)
-            .collect();
-        assert!(want.len() >= 300);
-        let slices = Record::new(None);
-        let start = Start {
-            path: &dir_path,
-            root_len: root.len(),
-            depth: 1,
-        };
-        for (i, &lo) in bounds.iter().enumerate() {
-            let hi = bounds.get(i + 1).copied();
-            walk_slice(&start, open(), (lo, hi), &opts, &slices);
-        }
-        assert_eq!(
-            slices.seen.into_inner().unwrap(),
-            want,
-            "post-order {post_order}, depths {min_depth}..={max_depth}"
-        );
+    let opts = options(post_order, min_depth, max_depth);
+    let whole = walk_whole(&root, &opts);
+    let want: BTreeSet<Seen> = whole
+        .seen
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .filter(|s| s.0.starts_with(&dir_path) && s.0 != dir_path)
+        .collect();
+    assert!(want.len() >= 300);
+    let slices = Record::new(None);
+    let start = Start {
+        path: &dir_path,
+        root_len: root.len(),
+        depth: 1,
+    };
+    for (i, &lo) in bounds.iter().enumerate() {
+        let hi = bounds.get(i + 1).copied();
+        walk_slice(&start, open(), (lo, hi), &opts, &slices);
     }
+    assert_eq!(
+        slices.seen.into_inner().unwrap(),
+        want,
+        "post-order {post_order}, depths {min_depth}..={max_depth}"
+    );
+}
+
+dents_testfs::test_cases! {
+/// Slices of a directory visit as the whole walk below it: (post-order,
+/// min depth, max depth).
+mod slices_of_a_directory: (bool, usize, usize) => check_slices_of_a_directory;
+    pre_order: (false, 0, usize::MAX),
+    post_order: (true, 0, usize::MAX),
+    pre_order_depth_2: (false, 2, 2),
+    post_order_depths_2_to_3: (true, 2, 3),
 }
 
 /// Starts deeper than `PATH_MAX` (dents-mpi's items travel as paths): each

@@ -9,6 +9,50 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// What a program did: its output, its messages and its exit status.
+#[derive(Debug)]
+pub struct Run {
+    /// Standard output, as bytes (names are bytes).
+    pub stdout: Vec<u8>,
+    /// Standard error, made text (invalid UTF-8 replaced): messages are
+    /// compared and shown in failures.
+    pub stderr: String,
+    /// The exit status; -1 when a signal ended it.
+    pub status: i32,
+}
+
+/// Runs `cmd` to its end and keeps what it did; panics (naming the
+/// program) only if it cannot be started.
+pub fn run(cmd: &mut Command) -> Run {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{:?}: {e}", cmd.get_program()));
+    Run {
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// `program ARGS` in `dir`, in the C locale and UTC, without the caller's
+/// variables that change what find or du print (`POSIXLY_CORRECT`, the
+/// block sizes, `TIME_STYLE`): the same output wherever the tests run.
+pub fn c_locale_command(program: impl AsRef<OsStr>, dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(program);
+    c.args(args).current_dir(dir);
+    c.env("LC_ALL", "C").env("TZ", "UTC");
+    for v in [
+        "BLOCK_SIZE",
+        "DU_BLOCK_SIZE",
+        "BLOCKSIZE",
+        "POSIXLY_CORRECT",
+        "TIME_STYLE",
+    ] {
+        c.env_remove(v);
+    }
+    c
+}
+
 /// Runs a command that must succeed.
 pub fn run_ok(cmd: &mut Command) {
     let st = cmd.status().unwrap();
