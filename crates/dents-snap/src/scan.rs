@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 
+use dents::dir::FileType;
 use dents::unstable::Start;
 use dents::walk::{Listing, Visit, Visitor, WalkError};
 use dents::{ErrorKind, Flow, Follow, Walker};
@@ -168,6 +169,7 @@ pub fn scan(
     let visitor = ScanVisitor {
         walker: &walker,
         names_only: opts.names_only,
+        follow_all: opts.follow == Follow::Always,
         index: index.as_ref(),
         // The visits of a sorted walk are serial (one worker at a
         // time): the lock is never contended, and keeps their order.
@@ -233,6 +235,8 @@ pub fn scan(
 struct ScanVisitor<'a> {
     walker: &'a Walker,
     names_only: bool,
+    /// `-L`: every symlink followed (a names-only row stats it).
+    follow_all: bool,
     index: Option<&'a Index>,
     handoff: Mutex<Handoff>,
     /// The writer is gone (it failed): leave everything out.
@@ -280,6 +284,13 @@ impl Visitor for ScanVisitor<'_> {
             Err(p) => h.batch.problems.push(p),
         }
         self.sent_if_full(&mut h)
+    }
+
+    /// Every row but a names-only one of known type (not a directory,
+    /// not a followed link) stats its entry ([`fill_row`]): on the
+    /// walk's workers, in parallel, rather than in the serial visits.
+    fn stat_ahead(&self, known: Option<FileType>) -> bool {
+        !self.names_only || self.follow_all || known.is_none_or(|t| t.is_dir())
     }
 
     fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {

@@ -106,8 +106,12 @@
 //! runs on one worker.  When a worker stops visiting it tells the visitor
 //! ([`Visitor::turn_done`]), which must then write what it has buffered.
 //! The costs: a directory's entries are held in memory until visited
-//! (names and 24 bytes each; at most a few directories per worker ahead
+//! (names and 16 bytes each; at most a few directories per worker ahead
 //! of the visits), and the visits, and so the visitor's work, are serial.
+//! A visitor that stats entries says which ([`Visitor::stat_ahead`]): the
+//! workers then stat them in parallel before the visits (a directory's
+//! first entries while it is prepared, the rest of a big one in chunks on
+//! helper threads, a bounded window ahead of its visits).
 //!
 //! # Parts
 //!
@@ -674,6 +678,20 @@ pub trait Visitor: Sync {
     ) -> Option<Listing> {
         None
     }
+    /// Sorted walks only ([`WalkOptions::sort`]): whether the visit of
+    /// an entry whose type is `known` (as [`Visit::known_type`] gives
+    /// it) will ask for its [`Visit::metadata`].  `true` has the workers
+    /// stat such entries in parallel, ahead of the visits, which are
+    /// serial (one worker at a time): a directory's first entries while
+    /// it is prepared, the rest of a big one in chunks on threads of
+    /// their own a little ahead of its visits, so that memory does not
+    /// grow with its size.  The metadata is then from a moment before
+    /// the visit, and an entry the visit does not look at (excluded,
+    /// say) is stat'ed all the same.  The default: `false`, entries are
+    /// stat'ed when the visit asks.  Walks that are not sorted never ask.
+    fn stat_ahead(&self, _known: Option<FileType>) -> bool {
+        false
+    }
     /// Hears of a problem (an unreadable directory, a loop).
     fn error(&self, state: &mut Self::State, e: &WalkError);
     /// Takes back a worker's state at the end.
@@ -752,11 +770,7 @@ impl<'a> Visit<'a> {
     /// entry, or the walk's own classification); `None` if only a stat
     /// would tell.
     pub fn known_type(&self) -> Option<FileType> {
-        match self.known {
-            Kind::Dir => Some(FileType::DIRECTORY),
-            Kind::NotDir(t) if !t.is_unknown() => Some(t),
-            _ => None,
-        }
+        known_type(self.known)
     }
 
     /// The file type, from the directory entry where it said, else from a
@@ -781,21 +795,9 @@ impl<'a> Visit<'a> {
     /// and mode); one `statx` relative to [`Visit::parent_fd`], converted
     /// to dents's own [`Metadata`].
     pub fn metadata(&self) -> io::Result<&Metadata> {
-        let r = self.meta.get_or_init(|| {
-            let mask = self.mask.statx_mask();
-            let r = if self.follow {
-                match sys::statx_follow_at(self.dir, self.at_name, mask) {
-                    Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
-                        sys::statx_at(self.dir, self.at_name, mask)
-                    }
-                    r => r,
-                }
-            } else {
-                sys::statx_at(self.dir, self.at_name, mask)
-            };
-            r.map(|st| Metadata::from_statx(&st))
-                .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
-        });
+        let r = self
+            .meta
+            .get_or_init(|| stat_entry(self.dir, self.at_name, self.follow, self.mask));
         r.as_ref().map_err(|&e| io::Error::from_raw_os_error(e))
     }
 
@@ -813,6 +815,42 @@ impl<'a> Visit<'a> {
         sys::statx_at(self.dir, self.at_name, self.mask.statx_mask())
             .map(|st| Metadata::from_statx(&st))
     }
+}
+
+/// The type a [`Kind`] tells without a system call ([`Visit::known_type`]).
+fn known_type(kind: Kind) -> Option<FileType> {
+    match kind {
+        Kind::Dir => Some(FileType::DIRECTORY),
+        Kind::NotDir(t) if !t.is_unknown() => Some(t),
+        _ => None,
+    }
+}
+
+/// The stat behind [`Visit::metadata`] (an errno for a failure): one
+/// `statx` of `name` in `dir`, following a symlink if `follow`, and then
+/// the link itself if it is broken (its target missing, or a file where
+/// a directory should be on the way to it: `ENOTDIR`, as find takes it).
+/// Sorted walks that stat ahead ([`Visitor::stat_ahead`]) call it on
+/// their workers, so that a visit's metadata is the same either way.
+fn stat_entry(
+    dir: BorrowedFd<'_>,
+    name: &CStr,
+    follow: bool,
+    fields: StatFields,
+) -> Result<Metadata, i32> {
+    let mask = fields.statx_mask();
+    let r = if follow {
+        match sys::statx_follow_at(dir, name, mask) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
+                sys::statx_at(dir, name, mask)
+            }
+            r => r,
+        }
+    } else {
+        sys::statx_at(dir, name, mask)
+    };
+    r.map(|st| Metadata::from_statx(&st))
+        .map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
 }
 
 /// A directory's entries supplied by the visitor instead of a read

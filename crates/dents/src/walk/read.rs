@@ -475,7 +475,7 @@ impl<V: Visitor> Shared<'_, V> {
 
     /// Visits one entry of the directory of `dv` and, if it is to be
     /// walked, makes it a child.
-    fn visit_entry(
+    pub(super) fn visit_entry(
         &self,
         state: &mut V::State,
         dv: &mut DirVisit<'_>,
@@ -484,6 +484,8 @@ impl<V: Visitor> Shared<'_, V> {
         ino: u64,
         kind: Kind,
     ) {
+        // Taken first, so that it never stays for the next entry.
+        let meta = dv.stat_ahead.take();
         if self.quit.load(Ordering::Relaxed) {
             return;
         }
@@ -504,7 +506,8 @@ impl<V: Visitor> Shared<'_, V> {
             follow: self.opts.follow == Follow::Always,
             post_order: false,
             mask: self.opts.stat_mask,
-            meta: OnceLock::new(),
+            // Stat'ed ahead by a sorted walk ([`Visitor::stat_ahead`]).
+            meta: meta.map_or_else(OnceLock::new, OnceLock::from),
         };
         if self.visitor.excluded(state, &v) {
             return;
@@ -637,6 +640,9 @@ pub(super) struct DirVisit<'n> {
     pub(super) by_dtype: u64,
     /// Sorted walks: read errors, reported on the directory's turn.
     pub(super) deferred: Vec<(Operation, WalkErrorKind)>,
+    /// Sorted walks: the metadata of the entry about to be visited, if
+    /// stat'ed ahead ([`super::Visitor::stat_ahead`]); taken by its visit.
+    pub(super) stat_ahead: Option<Result<Metadata, i32>>,
 }
 
 impl<'n> DirVisit<'n> {
@@ -656,6 +662,7 @@ impl<'n> DirVisit<'n> {
             known_dirs: 0,
             by_dtype: 0,
             deferred: Vec::new(),
+            stat_ahead: None,
         }
     }
 
@@ -671,6 +678,7 @@ impl<'n> DirVisit<'n> {
             known_dirs: 0,
             by_dtype: 0,
             deferred: Vec::new(),
+            stat_ahead: None,
         }
     }
 
@@ -720,22 +728,71 @@ impl Batch {
     }
 
     pub(super) fn push_kind(&mut self, name: &CStr, ino: u64, kind: Kind) {
+        let bytes = name.to_bytes_with_nul();
         self.entries.push(BatchEntry {
             name_start: self.names.len() as u32,
+            name_len: u16::try_from(bytes.len() - 1).unwrap_or(u16::MAX),
             ino,
             kind,
         });
-        self.names.extend_from_slice(name.to_bytes_with_nul());
+        self.names.extend_from_slice(bytes);
     }
 
+    /// The entry's name, NUL-terminated.
     pub(super) fn name(&self, e: &BatchEntry) -> &CStr {
-        CStr::from_bytes_until_nul(&self.names[e.name_start as usize..]).expect("NUL-terminated")
+        CStr::from_bytes_with_nul(name_with_nul(&self.names, e)).expect("NUL-terminated")
+    }
+
+    /// Appends every entry of `other` (renumbering its names), leaving it
+    /// empty: its memory is freed as soon as it is copied.
+    pub(super) fn append(&mut self, mut other: Batch) {
+        let shift = self.names.len() as u32;
+        self.names.extend_from_slice(&other.names);
+        other.names = Vec::new();
+        self.entries
+            .extend(other.entries.iter().map(|&e| BatchEntry {
+                name_start: e.name_start + shift,
+                ..e
+            }));
     }
 }
 
+/// The name of `e` in the arena `names`, as bytes without its NUL: what
+/// sorted walks compare (a comparison then does not look for the
+/// terminator).
+pub(super) fn name_bytes<'a>(names: &'a [u8], e: &BatchEntry) -> &'a [u8] {
+    let with_nul = name_with_nul(names, e);
+    &with_nul[..with_nul.len() - 1]
+}
+
+/// The name of `e` and its NUL, by the stored length (no search for the
+/// terminator) unless the name is too long to have it stored.
+fn name_with_nul<'a>(names: &'a [u8], e: &BatchEntry) -> &'a [u8] {
+    let from = e.name_start as usize;
+    let len = if e.name_len < u16::MAX {
+        e.name_len as usize
+    } else {
+        names[from..]
+            .iter()
+            .position(|&c| c == 0)
+            .expect("NUL-terminated")
+    };
+    &names[from..from + len + 1]
+}
+
+/// One entry of a [`Batch`]: 16 bytes (the length fits what the
+/// alignment of `ino` would otherwise pad), as sorted walks hold one for
+/// every entry of a directory until it is visited.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct BatchEntry {
     pub(super) name_start: u32,
-    pub(super) ino: u64,
+    /// The name's length, or `u16::MAX` for a name that long or longer
+    /// (no filesystem's, but a [`super::Listing`]'s may be).
+    pub(super) name_len: u16,
     pub(super) kind: Kind,
+    pub(super) ino: u64,
 }
+
+/// The size promised above: a larger entry would grow a huge sorted
+/// directory's memory by as much per entry.
+const _: () = assert!(std::mem::size_of::<BatchEntry>() == 16);

@@ -2,9 +2,10 @@
 //! classified ahead, and visited in ticket order by one worker at a time
 //! (see [the module docs](super#sorted-walks)).
 
+use std::collections::BTreeMap;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::Scope;
 
 use crate::dir::FileType;
@@ -13,19 +14,33 @@ use crate::sys;
 
 use super::node::{build_path, Node};
 use super::queue::Taken;
-use super::read::{Batch, BatchEntry, DirVisit};
-use super::{Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
+use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
+use super::{known_type, stat_entry, Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
+use crate::metadata::Metadata;
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
-#[derive(Default)]
 pub(super) struct Ready {
     /// The ticket whose turn it is.
     turn: u64,
     /// Prepared directories by ticket.
-    items: std::collections::BTreeMap<u64, (Arc<Node>, Prepared)>,
+    items: BTreeMap<u64, (Arc<Node>, Prepared)>,
     /// Workers held back for being too far ahead of the turn.
     held: usize,
+    /// The turn at which the first of the held workers may go on
+    /// (`u64::MAX`: none is waiting for one).
+    wake_at: u64,
+}
+
+impl Default for Ready {
+    fn default() -> Ready {
+        Ready {
+            turn: 0,
+            items: Default::default(),
+            held: 0,
+            wake_at: u64::MAX,
+        }
+    }
 }
 
 /// A directory of a sorted walk, read, sorted and classified (or found
@@ -41,7 +56,56 @@ enum Prepared {
         fd: OwnedFd,
         entries: [Batch; 1],
         errors: Vec<(Operation, WalkErrorKind)>,
+        /// The stats of its first entries, where the visitor wants them
+        /// ahead ([`Visitor::stat_ahead`]).
+        ahead: Vec<Stat>,
     },
+}
+
+/// An entry's stat made ahead of its visit: `None` where the visitor
+/// did not want it, else the metadata or the errno.
+type Stat = Option<Result<Metadata, i32>>;
+
+/// Entries of a directory stat'ed while it is prepared, at most: what a
+/// prepared directory holds of metadata (about 150 bytes an entry) while
+/// it waits for its turn is bounded by this, whatever its size.
+const STAT_AHEAD: usize = 1024;
+
+/// Entries stat'ed together on a helper thread when the rest of a big
+/// directory is stat'ed during its visits.
+const STAT_CHUNK: usize = 2048;
+
+/// Chunks stat'ed and not yet visited, at most: the memory a big
+/// directory's stats take during its visits.
+const STAT_WINDOW: usize = 8;
+
+/// Entries left after [`STAT_AHEAD`] from which the rest of a directory
+/// is stat'ed on helper threads during its visits (below, each visit
+/// stats its own entry: starting threads would cost more).
+const STREAM_MIN: usize = 2 * STAT_CHUNK;
+
+/// The chunks of a big directory being stat'ed on helper threads
+/// ([`Shared::visit_sorted`]).
+#[derive(Default)]
+struct Window {
+    /// The next chunk to stat.
+    next: usize,
+    /// Chunks visited (all before this one).
+    visited: usize,
+    /// Chunks stat'ed and not yet visited, by index.
+    done: BTreeMap<usize, Vec<Stat>>,
+    /// The visits are over: the helpers leave.
+    stop: bool,
+}
+
+/// Tells the helpers of [`Shared::visit_sorted`] to leave when dropped.
+struct StopOnDrop<'a>(&'a Mutex<Window>, &'a Condvar);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).stop = true;
+        self.1.notify_all();
+    }
 }
 
 impl<V: Visitor> Shared<'_, V> {
@@ -84,12 +148,24 @@ impl<V: Visitor> Shared<'_, V> {
     /// the budget of those kept for children, so their number is bounded
     /// by a share of it too: a low `RLIMIT_NOFILE` slows the read-ahead
     /// down rather than running out of descriptors.
+    ///
+    /// A worker held back goes on only once its ticket is half the limit
+    /// from the turn, not as soon as it is within it: the visits then
+    /// wake the held workers once every half limit of turns rather than
+    /// at each turn (a wake-up, and a wait again, per directory for every
+    /// held worker: 42% of the futex calls of a scan of the real-tree
+    /// shape, docs/history/benchmarks.md#sorted-walk-speed-issues-25-and-27).
     fn hold_back(&self, ticket: u64) {
         let limit = (4 * self.opts.threads.max(2))
             .min(self.fd_budget / 4)
             .max(1) as u64;
+        let low = (limit - limit / 2).max(1);
         let mut r = self.ready.lock().expect("ready lock");
-        while ticket >= r.turn + limit && !self.quit.load(Ordering::Relaxed) {
+        if ticket < r.turn + limit {
+            return;
+        }
+        while ticket >= r.turn + low && !self.quit.load(Ordering::Relaxed) {
+            r.wake_at = r.wake_at.min(ticket + 1 - low);
             r.held += 1;
             r = self.ahead.wait(r).expect("ready lock");
             r.held -= 1;
@@ -133,7 +209,9 @@ impl<V: Visitor> Shared<'_, V> {
                 self.hand_in(&node, children);
                 let mut r = self.ready.lock().expect("ready lock");
                 r.turn += 1;
-                if r.held > 0 {
+                if r.held > 0 && (r.turn >= r.wake_at || self.quit.load(Ordering::Relaxed)) {
+                    // Those still too far ahead say again when they may go.
+                    r.wake_at = u64::MAX;
                     self.ahead.notify_all();
                 }
             }
@@ -197,19 +275,27 @@ impl<V: Visitor> Shared<'_, V> {
         dv.unknown.retain(|b| !b.entries.is_empty());
         let entries = self.sort_and_classify(fd.as_fd(), &mut dv, read_started);
         let errors = std::mem::take(&mut dv.deferred);
+        let ahead = if self.stats_ahead(dv.depth) {
+            let b = &entries[0];
+            let n = b.entries.len().min(STAT_AHEAD);
+            self.stat_entries(fd.as_fd(), b, &b.entries[..n])
+        } else {
+            Vec::new()
+        };
         drop(dv);
         Prepared::Read {
             path,
             fd,
             entries,
             errors,
+            ahead,
         }
     }
 
     /// Sorted walks: on its turn, reports a prepared directory's errors,
     /// visits its entries and returns its subdirectories.
     fn complete(&self, state: &mut V::State, node: &Arc<Node>, p: Prepared) -> Vec<Arc<Node>> {
-        let (path, fd, entries, errors) = match p {
+        let (path, fd, entries, errors, ahead) = match p {
             Prepared::Failed(path, kind) => {
                 self.report(state, (&path, node.depth), Operation::Open, kind);
                 self.finish_one(state, node, None);
@@ -224,14 +310,126 @@ impl<V: Visitor> Shared<'_, V> {
                 fd,
                 entries,
                 errors,
-            } => (path, fd, entries, errors),
+                ahead,
+            } => (path, fd, entries, errors, ahead),
         };
         for (op, kind) in errors {
             self.report(state, (&path, node.depth), op, kind);
         }
         let mut dv = DirVisit::new(node, &path);
-        self.visit_batches(state, &mut dv, fd.as_fd(), &entries);
+        self.visit_sorted(state, &mut dv, fd.as_fd(), &entries[0], ahead);
         self.adopt_children(state, node, fd, &mut dv)
+    }
+
+    /// Whether the entries at `depth` are stat'ed ahead of their visits:
+    /// the visitor wants some stat'ed ([`Visitor::stat_ahead`]) and they
+    /// are visited at all.
+    fn stats_ahead(&self, depth: usize) -> bool {
+        depth >= self.opts.min_depth && !self.quit.load(Ordering::Relaxed)
+    }
+
+    /// The stats of `entries` (of `batch`, in the directory `dir`) that
+    /// the visitor wants ahead, in order.
+    fn stat_entries(
+        &self,
+        dir: BorrowedFd<'_>,
+        batch: &Batch,
+        entries: &[BatchEntry],
+    ) -> Vec<Stat> {
+        let follow = self.opts.follow == Follow::Always;
+        entries
+            .iter()
+            .map(|e| {
+                self.visitor
+                    .stat_ahead(known_type(e.kind))
+                    .then(|| stat_entry(dir, batch.name(e), follow, self.opts.stat_mask))
+            })
+            .collect()
+    }
+
+    /// Visits a prepared directory's sorted entries, `ahead` the stats of
+    /// its first ones.  The rest of a big directory is stat'ed on helper
+    /// threads, in chunks, at most [`STAT_WINDOW`] chunks ahead of the
+    /// visits: the stats run in parallel while memory stays bounded.
+    fn visit_sorted(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        batch: &Batch,
+        ahead: Vec<Stat>,
+    ) {
+        let (first, rest) = batch.entries.split_at(ahead.len());
+        for (e, st) in first.iter().zip(ahead) {
+            dv.stat_ahead = st;
+            self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+        }
+        let helpers = self.opts.read.threads.min(self.opts.threads).max(1);
+        let stream = first.len() == STAT_AHEAD
+            && rest.len() >= STREAM_MIN
+            && helpers > 1
+            && self.stats_ahead(dv.depth);
+        if !stream {
+            for e in rest {
+                self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+            }
+            return;
+        }
+        let chunks: Vec<&[BatchEntry]> = rest.chunks(STAT_CHUNK).collect();
+        let window = Mutex::new(Window::default());
+        let moved = Condvar::new();
+        let helper = || loop {
+            let i = {
+                let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
+                while !w.stop && w.next < chunks.len() && w.next >= w.visited + STAT_WINDOW {
+                    w = moved.wait(w).unwrap_or_else(PoisonError::into_inner);
+                }
+                if w.stop || w.next >= chunks.len() {
+                    return;
+                }
+                w.next += 1;
+                w.next - 1
+            };
+            let stats = self.stat_entries(dir, batch, chunks[i]);
+            let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
+            w.done.insert(i, stats);
+            moved.notify_all();
+        };
+        std::thread::scope(|scope| {
+            let started = (0..helpers)
+                .filter(|_| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, helper)
+                        .is_ok()
+                })
+                .count();
+            // Whatever ends the visits (the end, a quit, a panic of the
+            // visitor) lets the helpers go, so that the scope can end.
+            let _stop = StopOnDrop(&window, &moved);
+            for (i, chunk) in chunks.iter().enumerate() {
+                let stats = if started == 0 {
+                    // No thread: each visit stats its own entry.
+                    vec![None; chunk.len()]
+                } else {
+                    let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
+                    loop {
+                        if let Some(s) = w.done.remove(&i) {
+                            w.visited = i + 1;
+                            moved.notify_all();
+                            break s;
+                        }
+                        w = moved.wait(w).unwrap_or_else(PoisonError::into_inner);
+                    }
+                };
+                for (e, st) in chunk.iter().zip(stats) {
+                    dv.stat_ahead = st;
+                    self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+                }
+                if self.quit.load(Ordering::Relaxed) || self.panicked.load(Ordering::Relaxed) {
+                    break;
+                }
+            }
+        });
     }
 
     /// Sorted walks: the directory's entries (all gathered in `dv.unknown`
@@ -243,28 +441,24 @@ impl<V: Visitor> Shared<'_, V> {
         dv: &mut DirVisit<'_>,
         read_started: i64,
     ) -> [Batch; 1] {
-        let batches = std::mem::take(&mut dv.unknown);
-        let mut all = if batches.len() == 1 {
-            batches.into_iter().next().expect("one batch")
-        } else {
-            let mut all = Batch::default();
-            for b in &batches {
-                for e in &b.entries {
-                    all.push_kind(b.name(e), e.ino, e.kind);
-                }
-            }
-            all
-        };
+        // One batch a slice of the read: appended to the first, each freed
+        // once copied, so that the peak is the listing and one slice, not
+        // twice the listing.
+        let mut batches = std::mem::take(&mut dv.unknown).into_iter();
+        let mut all = batches.next().unwrap_or_default();
+        let rest: Vec<Batch> = batches.collect();
+        all.names
+            .reserve_exact(rest.iter().map(|b| b.names.len()).sum());
+        all.entries
+            .reserve_exact(rest.iter().map(|b| b.entries.len()).sum());
+        for b in rest {
+            all.append(b);
+        }
+        // By the stored lengths: a comparison is one `memcmp` of the two
+        // names, not a search for each one's terminator first.
         let names = &all.names;
-        let name = |e: &BatchEntry| &names[e.name_start as usize..];
-        // Names are NUL-terminated and hold no NUL: comparing from the
-        // start up to the terminator is comparing the names as bytes.
-        all.entries.sort_unstable_by(|a, b| {
-            let (x, y) = (name(a), name(b));
-            let x = &x[..x.iter().position(|&c| c == 0).unwrap_or(x.len())];
-            let y = &y[..y.iter().position(|&c| c == 0).unwrap_or(y.len())];
-            x.cmp(y)
-        });
+        all.entries
+            .sort_unstable_by(|a, b| name_bytes(names, a).cmp(name_bytes(names, b)));
         if dv.depth >= self.opts.max_depth || self.quit.load(Ordering::Relaxed) {
             return [all];
         }
