@@ -163,16 +163,14 @@ fn check(c: Case) {
     let root = fs.path().join("t");
     fs::create_dir(&root).unwrap();
     make_tree(&root);
-    let opts = WalkOptions {
-        threads: c.threads,
-        sort: true,
-        follow: if c.follow {
+    let opts = WalkOptions::new()
+        .threads(c.threads)
+        .sort_by_name(true)
+        .follow_links(if c.follow {
             Follow::Always
         } else {
             Follow::Never
-        },
-        ..WalkOptions::default()
-    };
+        });
     let v = Record {
         seen: Mutex::new(Vec::new()),
         known: Mutex::default(),
@@ -237,11 +235,7 @@ fn visitor_panic_while_streaming_reaches_the_caller() {
     let (tx, rx) = std::sync::mpsc::channel();
     let roots = vec![root.as_os_str().as_bytes().to_vec()];
     std::thread::spawn(move || {
-        let opts = WalkOptions {
-            threads: 8,
-            sort: true,
-            ..WalkOptions::default()
-        };
+        let opts = WalkOptions::new().threads(8).sort_by_name(true);
         let v = Record {
             seen: Mutex::new(Vec::new()),
             known: Mutex::default(),
