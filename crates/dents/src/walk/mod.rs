@@ -678,7 +678,7 @@ pub trait Visitor: Sync {
     ) -> Option<Listing> {
         None
     }
-    /// Sorted walks only ([`WalkOptions::sort`]): whether the visit of
+    /// Sorted walks only ([`WalkOptions::sort_by_name`]): whether the visit of
     /// an entry whose type is `known` (as [`Visit::known_type`] gives
     /// it) will ask for its [`Visit::metadata`].  `true` has the workers
     /// stat such entries in parallel, ahead of the visits, which are
