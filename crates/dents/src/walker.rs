@@ -851,6 +851,11 @@ type Predicate = Arc<dyn Fn(&DirEntry) -> bool + Send + Sync>;
 /// the channel closed at their next entry, leave what they were reading
 /// and stop; the drop returns once every thread of the walk has ended.
 ///
+/// A panic on the walk's threads (in a [`IntoIter::filter_entry`] or
+/// [`Walker::sort_by`] closure) reaches the caller from `next`, after the
+/// entries handed over before it; entries a worker had gathered in a
+/// batch not yet handed over are not yielded.
+///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// for i in 0..100 {
