@@ -1,7 +1,7 @@
 //! Prints every path under the roots, one per line, with the library's
 //! walker: a minimal `find ROOT...` built on `dents::walk`.
 //!
-//! usage: walkcount [-j N] [--dfs] [--depth] [--ignore-dtype] ROOT...
+//! usage: walkprint [-j N] [--dfs] [--depth] [--ignore-dtype] ROOT...
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -25,7 +25,7 @@ impl Visitor for Print {
         Flow::Continue
     }
     fn error(&self, _: &mut Vec<u8>, e: &WalkError) {
-        eprintln!("walkcount: {:?}", e);
+        eprintln!("walkprint: {:?}", e);
     }
     fn finish(&self, buf: Vec<u8>) {
         self.0.lock().unwrap().write_all(&buf).unwrap();
