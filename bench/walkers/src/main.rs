@@ -11,7 +11,11 @@
 //! `dents-foreach`, `dents-visit` (counts only), `dents-visit-owned`
 //! (makes the iterator's owned entry of each visit, so that against
 //! `dents-iter` only the hand-over differs), `walkdir`, `ignore`
-//! (serial), `ignore-par`, `jwalk`.  THREADS: the walk's workers for
+//! (serial), `ignore-par`, `jwalk`; sorted walks: `dents-sorted`
+//! (`Walker::sort_by_file_name`, walkdir's order), `dents-visit-sorted`
+//! (the visitor of `Walker::sort_by_name`: level order, as `dents scan`
+//! walks), `walkdir-sorted` (`sort_by_file_name`), `jwalk-sorted`
+//! (`sort(true)`).  THREADS: the walk's workers for
 //! dents, ignore-par and jwalk (0 or absent: each one's default).
 //! Every walker sees every entry, the root included, hidden ones too, no
 //! ignore file read, links not followed.
@@ -75,6 +79,26 @@ fn main() {
             walker.visit(&c);
             c.total.into_inner()
         }
+        // Sorted walks: walkdir's order by the iterator, level order (the
+        // order `dents scan` uses) by the visitor.
+        "dents-sorted" => walker.sort_by_file_name().into_iter().count() as u64,
+        "dents-visit-sorted" => {
+            let c = Count {
+                total: AtomicU64::new(0),
+                owned: false,
+            };
+            walker.sort_by_name(true).visit(&c);
+            c.total.into_inner()
+        }
+        "walkdir-sorted" => walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .count() as u64,
+        "jwalk-sorted" => jwalk::WalkDir::new(root)
+            .skip_hidden(false)
+            .sort(true)
+            .into_iter()
+            .count() as u64,
         "walkdir" => walkdir::WalkDir::new(root).into_iter().count() as u64,
         "ignore" => ignore::WalkBuilder::new(root)
             .standard_filters(false)
