@@ -42,9 +42,7 @@ fn main() {
             std::process::exit(1);
         }
     };
-    let opts = ReadOptions::new()
-        .threads(threads)
-        .min_sliced_size(0);
+    let opts = ReadOptions::new().threads(threads).min_sliced_size(0);
     let out = read_dir(dir.as_fd(), &opts, |_| Count::default());
     for e in &out.errors {
         eprintln!("dents-slicer: {}: {e}", args[1]);
