@@ -978,9 +978,9 @@ fn have_strace(what: &str) -> bool {
 
 /// The stat calls `dents find CASE` makes on the entries under `t/sub`,
 /// and how many entries there are; `None` (the test skipped) without
-/// strace.
-fn sub_entry_stats(case: &str) -> Option<(usize, usize)> {
-    if !have_strace("the no-stat check") {
+/// strace (`check` names what is skipped).
+fn sub_entry_stats(check: &str, case: &str) -> Option<(usize, usize)> {
+    if !have_strace(check) {
         return None;
     }
     let fx = Fixture::new_or_skip()?;
@@ -991,7 +991,7 @@ fn sub_entry_stats(case: &str) -> Option<(usize, usize)> {
 
 /// One case of `no_stats`: no stat of any entry.
 fn check_no_stats(case: &str) {
-    if let Some((stats, _)) = sub_entry_stats(case) {
+    if let Some((stats, _)) = sub_entry_stats("the no-stat check", case) {
         assert_eq!(stats, 0, "{case}");
     }
 }
@@ -1011,7 +1011,7 @@ mod no_stats: &str => check_no_stats;
 
 /// One case of `one_stat_each`: one stat of each entry, no more.
 fn check_one_stat_each(case: &str) {
-    if let Some((stats, entries)) = sub_entry_stats(case) {
+    if let Some((stats, entries)) = sub_entry_stats("the no-stat check", case) {
         assert_eq!(stats, entries, "{case}");
     }
 }
@@ -2027,21 +2027,9 @@ fn birth_times_are_the_filesystems() {
     }
 }
 
-/// The stat calls `dents find CASE` makes on the entries under `t/sub`,
-/// and how many entries there are; `None` (the test skipped) without
-/// strace.
-fn printf_entry_stats(case: &str) -> Option<(usize, usize)> {
-    if !have_strace("the stat-mask check") {
-        return None;
-    }
-    let fx = Fixture::new_or_skip()?;
-    let n = entry_stats(fx.root(), "t/sub", &words(case), &[]);
-    Some((n, entry_names_and_paths(fx.root(), "t/sub").1.len()))
-}
-
 /// One case of `printf_no_stats`: directives that need no stat.
 fn check_printf_no_stats(case: &str) {
-    if let Some((n, _)) = printf_entry_stats(case) {
+    if let Some((n, _)) = sub_entry_stats("the stat-mask check", case) {
         assert_eq!(n, 0, "{case}: {n} stats of entries");
     }
 }
@@ -2058,7 +2046,7 @@ mod printf_no_stats: &str => check_printf_no_stats;
 /// One case of `printf_one_stat_each`: directives that need a stat, one
 /// of each entry.
 fn check_printf_one_stat_each(case: &str) {
-    if let Some((n, n_entries)) = printf_entry_stats(case) {
+    if let Some((n, n_entries)) = sub_entry_stats("the stat-mask check", case) {
         assert_eq!(n, n_entries, "{case}: {n} stats of {n_entries} entries");
     }
 }
