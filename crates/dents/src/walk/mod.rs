@@ -660,16 +660,19 @@ pub trait Visitor: Sync {
         false
     }
     /// **Unstable** (for dents-snap's refresh; it may change without
-    /// notice, as [`Visitor::take_rest`] for dents-mpi): asked, in a
-    /// sorted walk only ([`WalkOptions::sort_by_name`]), for the entries of a
-    /// directory just opened (`dir`: where it lies in the walk; `fd`: the
-    /// directory, to `fstat` it) before it is read.  `Some` listing is
-    /// taken instead of reading the directory: its entries are sorted,
-    /// classified and visited as if read, its subdirectories walked.  The
-    /// caller answers for the listing being the directory's (a stale one
-    /// is walked as given); an entry of [`FileType::UNKNOWN`] type is
-    /// classified as an unknown `d_type` is.  The default reads.  Walks
-    /// that are not sorted never ask.
+    /// notice, as [`Visitor::take_rest`] for dents-mpi): asked for the
+    /// entries of a directory just opened (`dir`: where it lies in the
+    /// walk; `fd`: the directory, to `fstat` it) before it is read.
+    /// `Some` listing is taken instead of reading the directory: its
+    /// entries are classified and visited as if read (sorted first in a
+    /// sorted walk), its subdirectories walked.  The caller answers for
+    /// the listing being the directory's (a stale one is walked as
+    /// given); an entry of [`FileType::UNKNOWN`] type is classified as an
+    /// unknown `d_type` is.  The default reads.  A slice of a directory
+    /// ([`crate::unstable::walk_slice`]) is always read: the listing is
+    /// the whole directory's, so it is asked for where the directory is
+    /// opened whole, and a directory whose listing is taken is never
+    /// offered to [`Visitor::take_rest`].
     fn listing(
         &self,
         _state: &mut Self::State,

@@ -250,10 +250,28 @@ impl<V: Visitor> Shared<'_, V> {
                 return Vec::new();
             }
         };
-        self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
-        let fd = self.read(state, fd, &path, buf, &mut dv);
+        let start = Start {
+            path: &path,
+            root_len: node.root_len,
+            depth: node.depth,
+        };
+        // A listing the visitor supplies (a refresh's, per rank in
+        // dents-mpi) is taken as a read would be: entries of known type
+        // visited at once, the others classified below.
+        let fd = match self.visitor.listing(state, &start, fd.as_fd()) {
+            Some(listing) => {
+                for (name, t, ino) in listing.iter() {
+                    self.take(state, &mut dv, fd.as_fd(), name, ino, t);
+                }
+                fd
+            }
+            None => {
+                self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
+                self.read(state, fd, &path, buf, &mut dv)
+            }
+        };
         dv.unknown.retain(|b| !b.entries.is_empty());
         if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
             let mut batches = std::mem::take(&mut dv.unknown);
