@@ -41,6 +41,7 @@ mod cases;
 pub mod cli;
 mod deep;
 pub mod layers;
+pub mod refresh;
 mod skip;
 pub mod snapshot;
 

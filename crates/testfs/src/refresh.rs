@@ -1,0 +1,164 @@
+//! Random changes to a tree for the refresh tests (`dents scan --since`
+//! in dents-cli, `dents-mpi scan --since` in dents-mpi): the same seed
+//! makes the same tree and the same changes, so that both test the
+//! refresh against the same histories.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// A small deterministic generator (xorshift64*): the same seed, the
+/// same changes.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The generator of a test's seed (any `u64`; never the state 0,
+    /// which xorshift cannot leave).
+    pub fn seeded(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+}
+
+/// Every directory under `root` (itself included) and every file, as
+/// paths, sorted; directories that cannot be read are listed, not
+/// entered.
+pub fn inventory(root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut dirs = vec![root.to_path_buf()];
+    let mut files = Vec::new();
+    let mut i = 0;
+    while i < dirs.len() {
+        let d = dirs[i].clone();
+        i += 1;
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        let mut names: Vec<_> = rd.map(|e| e.unwrap().path()).collect();
+        names.sort();
+        for p in names {
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                dirs.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    (dirs, files)
+}
+
+/// The first tree: `dirs` directories in a random shape, files in each
+/// (some with content), a few symlinks.
+pub fn build(root: &Path, rng: &mut Rng) {
+    fs::create_dir(root).unwrap();
+    let mut dirs = vec![root.to_path_buf()];
+    for i in 0..40 {
+        let parent = dirs[rng.below(dirs.len())].clone();
+        let d = parent.join(format!("d{i}"));
+        fs::create_dir(&d).unwrap();
+        dirs.push(d);
+    }
+    for (i, d) in dirs.iter().enumerate() {
+        for j in 0..rng.below(8) {
+            fs::write(d.join(format!("f{i}_{j}")), vec![b'x'; rng.below(3000)]).unwrap();
+        }
+        if rng.below(4) == 0 {
+            std::os::unix::fs::symlink(format!("f{i}_0"), d.join(format!("l{i}"))).unwrap();
+        }
+    }
+    // A directory nobody may search but may list: a full scan lists it
+    // and cannot stat its entries, so OLD's listing of it lacks them
+    // (it must not stand for reading it, though it stays unchanged).
+    let d = &dirs[1 + rng.below(dirs.len() - 1)];
+    fs::write(d.join("unstatable"), b"u").unwrap();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o444)).unwrap();
+}
+
+/// One random change; the directories and files are re-inventoried
+/// each time, so that the changes compose.
+pub fn change(root: &Path, rng: &mut Rng, n: usize) {
+    let (dirs, files) = inventory(root);
+    // Directories nobody can read stay as they are (but for the change
+    // that opens them again): their contents are not what is tested.
+    let open: Vec<&PathBuf> = dirs
+        .iter()
+        .filter(|d| fs::metadata(d).unwrap().permissions().mode() & 0o777 != 0)
+        .collect();
+    let pick_dir = |rng: &mut Rng| open[rng.below(open.len())].clone();
+    match rng.below(10) {
+        // Add a file, or a subtree.
+        0 => {
+            let d = pick_dir(rng);
+            fs::write(d.join(format!("new{n}")), b"added").unwrap();
+        }
+        1 => {
+            let d = pick_dir(rng).join(format!("sub{n}"));
+            fs::create_dir_all(d.join("inner")).unwrap();
+            fs::write(d.join("inner/leaf"), b"leaf").unwrap();
+        }
+        // Remove a file, or a subtree (not the root).
+        2 if !files.is_empty() => {
+            let _ = fs::remove_file(&files[rng.below(files.len())]);
+        }
+        3 if open.len() > 1 => {
+            let d = open[1 + rng.below(open.len() - 1)];
+            let _ = fs::remove_dir_all(d);
+        }
+        // Rename a file across directories.
+        4 if !files.is_empty() => {
+            let f = &files[rng.below(files.len())];
+            let to = pick_dir(rng).join(format!("moved{n}"));
+            let _ = fs::rename(f, to);
+        }
+        // Move a subtree: its descendants keep their times.
+        5 if open.len() > 1 => {
+            let from = open[1 + rng.below(open.len() - 1)].clone();
+            let to = pick_dir(rng);
+            if !to.starts_with(&from) {
+                let _ = fs::rename(&from, to.join(format!("tree{n}")));
+            }
+        }
+        // A file added, then the directory's mtime set back: only its
+        // ctime tells.
+        6 => {
+            let d = pick_dir(rng);
+            let before = fs::metadata(&d).unwrap().modified().unwrap();
+            fs::write(d.join(format!("hidden{n}")), b"h").unwrap();
+            fs::File::open(&d).unwrap().set_modified(before).unwrap();
+        }
+        // A file grown in place: its directory does not change.
+        7 if !files.is_empty() => {
+            let f = &files[rng.below(files.len())];
+            if fs::symlink_metadata(f).unwrap().is_file() {
+                use std::io::Write;
+                let mut w = fs::OpenOptions::new().append(true).open(f).unwrap();
+                w.write_all(&[b'g'; 5000]).unwrap();
+            }
+        }
+        // A directory made unreadable, or one opened again.
+        8 if open.len() > 1 => {
+            let d = open[1 + rng.below(open.len() - 1)];
+            fs::set_permissions(d, fs::Permissions::from_mode(0o000)).unwrap();
+        }
+        _ => {
+            if let Some(d) = dirs
+                .iter()
+                .find(|d| fs::metadata(d).unwrap().permissions().mode() & 0o777 == 0)
+            {
+                fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
+            } else {
+                let d = pick_dir(rng);
+                fs::write(d.join(format!("other{n}")), b"o").unwrap();
+            }
+        }
+    }
+}
