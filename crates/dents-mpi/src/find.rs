@@ -326,6 +326,16 @@ impl<V: Visitor> Visitor for Spill<'_, V> {
         true
     }
 
+    /// The inner visitor's listing (a refresh's: `scan --since`).
+    fn listing(
+        &self,
+        state: &mut V::State,
+        dir: &unstable::Start<'_>,
+        fd: std::os::fd::BorrowedFd<'_>,
+    ) -> Option<walk::Listing> {
+        self.inner.listing(state, dir, fd)
+    }
+
     fn turn_done(&self, state: &mut V::State) {
         self.inner.turn_done(state);
     }

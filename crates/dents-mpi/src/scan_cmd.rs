@@ -15,18 +15,38 @@
 //! The shards are written in `.DIR.PID.tmp` beside DIR (rank 0's PID),
 //! which rank 0 renames to DIR once every rank finished its shard: a
 //! scan that fails leaves no DIR (and no temporary one unless killed).
+//!
+//! A refresh (`--since OLD`, OLD sharded or a single file): every rank
+//! reads OLD itself into the index of `dents scan --since`
+//! (`dents_snap::refresh::Index`) and takes a listing from it for each
+//! directory it opens that is unchanged since, by the same rule.  Each
+//! rank reads the whole of OLD because the rule is by identity, not by
+//! path, and work stealing decides at run time which rank opens which
+//! directory (a subtree moved since OLD may be anywhere): no share of
+//! OLD smaller than the whole is known to suffice for a rank.  Rank 0
+//! reading OLD and broadcasting it would send every rank the same
+//! bytes one after another, in a format of its own, where reading OLD
+//! (from a shared file system, as the trees are) takes the ranks the
+//! time of one read, in parallel.  If any rank cannot use OLD (version,
+//! `-L`, a record that lost errors, a file it cannot read), no rank
+//! does: the scan reads everything, and the lowest such rank says why.
+//! The record counts the directories read and reused (shard 0: all
+//! ranks'; the others: their own).
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
+use std::os::fd::BorrowedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use dents::walk::{Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents::unstable::Start;
+use dents::walk::{Flow, Follow, Listing, Visit, Visitor, WalkError, WalkOptions};
 use dents_find::Walk;
 use dents_snap::record::Time;
+use dents_snap::refresh::{Index, Wanted};
 use dents_snap::scan::Problem;
 use dents_snap::schema::MAX_ERRORS;
 use dents_snap::sharded::{self, ShardWriter};
@@ -54,6 +74,11 @@ visited, in the schema of 'dents scan' (docs/snapshot.md).  'dents du
   -H                     follow symbolic links given as PATHs
   -L                     follow all symbolic links
       --names-only       keep names, types, inodes and directories' times
+      --since=OLD        refresh: take from the snapshot OLD (sharded or a
+                           single file) the entries of each directory
+                           unchanged since (its device, inode and times),
+                           reading only the others; the result is what a
+                           full scan would write
       --help             display this help and exit
 
 Exit status: 0 if every entry was read, 1 if some could not be (they are
@@ -68,6 +93,8 @@ struct Args {
     same_fs: bool,
     follow: Follow,
     names_only: bool,
+    /// `--since`: the old snapshot to refresh from.
+    since: Option<Vec<u8>>,
     /// The options as given, for the record (`dents scan`'s words).
     text: String,
 }
@@ -88,6 +115,7 @@ fn parse(args: &[Vec<u8>], rank0: bool) -> Result<Args, i32> {
         same_fs: false,
         follow: Follow::Never,
         names_only: false,
+        since: None,
         text: String::new(),
     };
     let mut texts: Vec<String> = Vec::new();
@@ -155,6 +183,7 @@ fn parse(args: &[Vec<u8>], rank0: bool) -> Result<Args, i32> {
                 a.names_only = true;
                 texts.push("--names-only".into());
             }
+            b"--since" => a.since = Some(value("since")?),
             b"--help" => {
                 if rank0 {
                     print!("{HELP}");
@@ -208,6 +237,11 @@ struct ScanVisitor<'a> {
     met: &'a Mutex<Met>,
     roots: HashSet<&'a [u8]>,
     names_only: bool,
+    /// `--since`: OLD's listings, if OLD is used.
+    index: Option<&'a Index>,
+    /// Directories this rank read, and took from OLD instead.
+    read: &'a AtomicU64,
+    reused: &'a AtomicU64,
 }
 
 /// Rows a worker holds before it sends them to the shard's writer.
@@ -266,6 +300,20 @@ impl Visitor for ScanVisitor<'_> {
         self.flush(rows);
     }
 
+    /// OLD's listing of a directory unchanged since, as `dents scan
+    /// --since` takes it; every directory opened is counted either way.
+    fn listing(
+        &self,
+        _rows: &mut Vec<Row>,
+        _dir: &Start<'_>,
+        fd: BorrowedFd<'_>,
+    ) -> Option<Listing> {
+        let l = self.index.and_then(|ix| ix.listing(fd));
+        let n = if l.is_some() { self.reused } else { self.read };
+        n.fetch_add(1, Ordering::Relaxed);
+        l
+    }
+
     fn error(&self, _rows: &mut Vec<Row>, e: &WalkError) {
         self.problem(&problem_of_walk(e, self.roots.contains(e.path.as_slice())));
     }
@@ -306,6 +354,46 @@ fn gather_errors(world: &SimpleCommunicator, met: &Met) -> (u64, Vec<Vec<u8>>) {
         }
     }
     (total, messages)
+}
+
+/// OLD's index on every rank, or on none (a collective call): a rank
+/// that cannot use OLD spoils it for all, and the lowest such rank says
+/// why.
+fn open_index(world: &SimpleCommunicator, a: &Args) -> Option<Index> {
+    let old = a.since.as_ref()?;
+    let opened = Index::open(
+        Path::new(OsStr::from_bytes(old)),
+        Wanted {
+            follow_all: a.follow == Follow::Always,
+        },
+    );
+    let me = if opened.is_err() {
+        world.rank()
+    } else {
+        world.size()
+    };
+    let mut first = 0i32;
+    world.all_reduce_into(&me, &mut first, SystemOperation::min());
+    match opened {
+        Ok(ix) if first == world.size() => Some(ix),
+        Ok(_) => None,
+        Err(why) => {
+            if first == world.rank() {
+                let mut m = b"cannot reuse ".to_vec();
+                m.extend_from_slice(&crate::msg::quote(old));
+                m.extend_from_slice(format!(": {}; every directory read", why.0).as_bytes());
+                say(&m);
+            }
+            None
+        }
+    }
+}
+
+/// The sum over the ranks of `mine` (a collective call).
+fn sum(world: &SimpleCommunicator, mine: u64) -> u64 {
+    let mut all = 0u64;
+    world.all_reduce_into(&mine, &mut all, SystemOperation::sum());
+    all
 }
 
 /// Rank 0's temporary directory, made and named to every rank (a
@@ -372,6 +460,7 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     };
     let output = PathBuf::from(OsStr::from_bytes(&a.output));
     let start = Time::now();
+    let index = open_index(world, &a);
     let Some(tmp) = make_temp_dir(world, &output) else {
         return 2;
     };
@@ -390,6 +479,7 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     };
     let stop = AtomicBool::new(false);
     let met = Mutex::new(Met::default());
+    let (read, reused) = (AtomicU64::new(0), AtomicU64::new(0));
     let opts = WalkOptions::new()
         .threads(if a.threads > 0 {
             a.threads
@@ -430,6 +520,9 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
             met: &met,
             roots: a.roots.iter().map(|r| r.as_slice()).collect(),
             names_only: a.names_only,
+            index: index.as_ref(),
+            read: &read,
+            reused: &reused,
         };
         walker.walk(&a.roots, &opts, &visitor);
         drop(visitor);
@@ -439,20 +532,25 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     });
     let met = met.into_inner().unwrap_or_else(|e| e.into_inner());
     let (error_count, errors) = gather_errors(world, &met);
+    let (read, reused) = (read.into_inner(), reused.into_inner());
+    let (all_read, all_reused) = (sum(world, read), sum(world, reused));
     let mut record = ScanRecord {
         roots: a.roots.clone(),
         start,
         end: Time::now(),
         options: a.text.clone(),
         dents_version: env!("CARGO_PKG_VERSION").to_string(),
+        since: a.since.clone(),
         ..ScanRecord::default()
     };
     if rank == 0 {
         record.error_count = error_count;
         record.errors = errors;
+        (record.dirs_read, record.dirs_reused) = (all_read, all_reused);
     } else {
         record.error_count = met.count;
         record.errors = met.messages;
+        (record.dirs_read, record.dirs_reused) = (read, reused);
     }
     let written = written.and_then(|shard| shard.finish(&record, world.size() as u32));
     if let Err(e) = &written {

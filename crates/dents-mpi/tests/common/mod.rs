@@ -277,3 +277,21 @@ pub fn build_chain(dir: &Path, levels: usize) {
         fd = openat(&fd, "ddd", flags, Mode::empty()).unwrap();
     }
 }
+
+/// The `dents` executable beside `dents-mpi` (`cargo build --release -p
+/// dents-cli` builds it; the workspace's build does).
+pub fn dents_bin() -> PathBuf {
+    let p = Path::new(env!("CARGO_BIN_EXE_dents-mpi")).with_file_name("dents");
+    assert!(
+        p.is_file(),
+        "{p:?} missing: build it with cargo build --release -p dents-cli"
+    );
+    p
+}
+
+/// `dents ARGS` in `dir`.
+pub fn dents(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(dents_bin());
+    c.args(args).current_dir(dir).env("LC_ALL", "C");
+    c
+}
