@@ -3,8 +3,9 @@
 //! argument's walk, the first link in GNU's order of each inode met
 //! through several links ([`Owners`]).
 //!
-//! Sharded by inode so that workers inserting at once rarely meet on a
-//! lock.  Which of two workers that meet the same inode at the same time
+//! The set is an [`InodeMap`] (24 bytes an inode in dense tables); the
+//! records are sharded by inode so that workers inserting at once rarely
+//! meet on a lock.  Which of two workers that meet the same inode at the same time
 //! inserts it first is a matter of timing; exactly one of them does, so
 //! totals never count an inode twice.  Which link an inode is charged to
 //! is not: [`Owners`] keeps the first in GNU's order, whatever the
@@ -20,64 +21,19 @@
 //! records shrank from 64 bytes: 176 and 116); docs/history/benchmarks.md,
 //! "Issue 29: the ncdu export and the hard-link set".
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::dui::Dui;
+pub use crate::inodes::InodeMap;
 use crate::order::{cmp_places, Node};
 
 /// Shards: a power of two, a few per worker.
 const SHARDS: usize = 64;
 
-/// A concurrent set of (dev, ino).
-#[derive(Debug)]
-pub struct LinkSet {
-    shards: Vec<Mutex<HashSet<(u64, u64)>>>,
-}
-
-impl Default for LinkSet {
-    fn default() -> LinkSet {
-        LinkSet {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashSet::new())).collect(),
-        }
-    }
-}
-
-impl LinkSet {
-    fn shard(&self, dev: u64, ino: u64) -> &Mutex<HashSet<(u64, u64)>> {
-        let h = ino.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ dev;
-        &self.shards[(h >> 58) as usize % SHARDS]
-    }
-
-    /// Inserts (dev, ino); `true` if it was not there (this caller counts it).
-    pub fn insert(&self, dev: u64, ino: u64) -> bool {
-        self.shard(dev, ino)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert((dev, ino))
-    }
-
-    /// Whether (dev, ino) is there.
-    pub fn contains(&self, dev: u64, ino: u64) -> bool {
-        self.shard(dev, ino)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&(dev, ino))
-    }
-
-    /// How many pairs the set holds.
-    pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).len())
-            .sum()
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+/// The (dev, ino) pairs already counted: an [`InodeMap`] whose words
+/// are 0.
+pub type LinkSet = InodeMap;
 
 /// An inode met through several links in one argument's walk: the first
 /// of its links so far in GNU's order.  Kept to 32 bytes (48 with its
