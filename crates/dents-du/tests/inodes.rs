@@ -1,11 +1,13 @@
-//! The hard-link set's table ([`InodeMap`]) against a plain reference
-//! (std's `HashMap`) over random sequences of (device, inode): answers,
-//! growth, parallel inserts.
+//! The hard-link set's table ([`InodeMap`]) and its words ([`Met`])
+//! against plain references (std's `HashMap`) over random sequences of
+//! (device, inode, argument): answers, growth, parallel inserts, and the
+//! step the walk takes at each link met.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dents_du::inodes::InodeMap;
+use dents_du::links::{Met, Step};
 use proptest::prelude::*;
 
 /// Keys from a small space (so that they repeat and probe sequences
@@ -107,7 +109,67 @@ proptest! {
             prop_assert_eq!(map.get(k.0, k.1), Some(*v), "key {:?}", k);
         }
     }
+
+    /// The walk's steps over arguments, against a reference that
+    /// remembers, for each inode, the argument that first met it, how
+    /// often this argument met it, and where it first met it.
+    #[test]
+    fn steps_over_arguments(
+        args in prop::collection::vec(
+            prop::collection::vec((key(), 0u64..50, prop_oneof![
+                8 => 0u64..100_000,
+                1 => Just(u64::MAX),
+                1 => (u32::MAX as u64 - 2)..(u32::MAX as u64 + 2),
+            ], any::<bool>()), 0..300),
+            1..5,
+        )
+    ) {
+        let map = InodeMap::default();
+        // Inode → (argument that first met it, meetings in the current
+        // argument, the first meeting's word if it fitted).
+        let mut reference: HashMap<(u64, u64), Seen> = HashMap::new();
+        let mut base = 1u64;
+        for (a, meets) in args.iter().enumerate() {
+            for &(k, node, place, time) in meets {
+                let node = base + node;
+                let once = Met::once(node, place).filter(|_| !time);
+                let step = map.update(k.0, k.1, |w, fresh| Met::step(w, fresh, base, node, once));
+                let r = reference.entry(k).or_insert((a, 0, None));
+                let want = if r.0 < a {
+                    Step::Counted
+                } else {
+                    r.1 += 1;
+                    match (r.1, r.2) {
+                        (1, _) => {
+                            r.2 = once.map(|_| (node, place));
+                            if once.is_some() { Step::Once } else { Step::Record }
+                        }
+                        (2, Some((node, place))) => Step::Second { node, place },
+                        _ => Step::Again,
+                    }
+                };
+                prop_assert_eq!(step, want, "argument {}, key {:?}", a, k);
+                let word = map.get(k.0, k.1).unwrap();
+                let met = Met::of(word, base);
+                match want {
+                    Step::Counted => prop_assert_eq!(met, Met::Counted),
+                    Step::Once => prop_assert_eq!(met, Met::Once { node, place }),
+                    _ => prop_assert_eq!(met, Met::Again),
+                }
+            }
+            // The next argument's nodes come after this one's.
+            base += 50;
+            for r in reference.values_mut() {
+                r.1 = 0;
+            }
+        }
+    }
 }
+
+/// The reference's record of an inode: the argument that first met it,
+/// how often the current argument met it, and the (node, place) of its
+/// first meeting there if the word held it.
+type Seen = (usize, u32, Option<(u64, u64)>);
 
 /// Growth over a million keys in runs, as a filesystem numbers its
 /// inodes: each still there once, and the tables between 54% and 81%
