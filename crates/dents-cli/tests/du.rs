@@ -651,6 +651,12 @@ mod links_across_arguments: &[&str] => check_links_across_arguments;
     total: &["-c", "backup.1", "backup.2"],
     summarize_count_links: &["-sl", "backup.1", "backup.2"],
     summarize_inodes: &["-s", "--inodes", "backup.1", "backup.2"],
+    time_all: &["--time", "--time-style=full-iso", "-a", "backup.1", "backup.2"],
+    // One argument: each shared inode charged to its first link in
+    // GNU's order, met once or twice (provisional charges moved).
+    one_argument_all: &["-a", "."],
+    one_argument_separate_dirs: &["-S", "."],
+    one_argument_time_all: &["-a", "--time", "--time-style=full-iso", "."],
 }
 
 #[test]

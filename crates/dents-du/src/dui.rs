@@ -33,6 +33,14 @@ impl Dui {
         self.inodes += o.inodes;
         self.tmax = self.tmax.max(o.tmax);
     }
+
+    /// Adds `o` whose size and count may be negative (as wrapped by
+    /// [`AtomicDui::take_back`]).
+    pub fn add_wrapping(&mut self, o: &Dui) {
+        self.size = self.size.wrapping_add(o.size);
+        self.inodes = self.inodes.wrapping_add(o.inodes);
+        self.tmax = self.tmax.max(o.tmax);
+    }
 }
 
 /// A [`Dui`] that threads add to at once: a directory's running sum
@@ -59,6 +67,14 @@ impl AtomicDui {
         self.size.fetch_add(d.size, Ordering::Relaxed);
         self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
         self.tmax.fetch_max(d.tmax, Ordering::Relaxed);
+    }
+
+    /// Takes `d`'s size and count back (the time stays: a maximum cannot
+    /// be undone); the sum may go below zero, wrapped, until what it is
+    /// added to ([`Dui::add_wrapping`]) holds `d`.
+    pub fn take_back(&self, d: &Dui) {
+        self.size.fetch_sub(d.size, Ordering::Relaxed);
+        self.inodes.fetch_sub(d.inodes, Ordering::Relaxed);
     }
 
     /// The sum so far.

@@ -33,8 +33,8 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use dents::dir::FileType;
 use dents::fs;
@@ -42,7 +42,7 @@ use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOpti
 use dents::{Metadata, StatFields};
 
 pub use crate::dui::{AtomicDui, Dui};
-use crate::links::{LinkSet, LogicalFiles, Owner, Owners};
+use crate::links::{LinkSet, LogicalFiles, Met, Owner, Owners, Step};
 use crate::logical::{self, Alias, DirRec, FileLine, Graph, Replay};
 use crate::ncdu::{Excluded, Export, ExportDir};
 use crate::order::{Node, Places};
@@ -171,6 +171,10 @@ pub struct Du<'s, S: Sink> {
     /// Several arguments: every directory walked (`du a a/b` counts
     /// `a/b` once), as GNU's "hash all".
     dirs: LinkSet,
+    /// The id the next argument's first directory node gets: ids grow
+    /// over the whole run, so that a [`links`](crate::links) word made
+    /// by an earlier argument reads as counted.
+    next_node: AtomicU64,
     /// Some argument that is not a directory was hashed: later walks look
     /// single-link files up too.
     root_files_hashed: AtomicBool,
@@ -189,6 +193,7 @@ impl<'s, S: Sink> Du<'s, S> {
             sink,
             links: LinkSet::default(),
             dirs: LinkSet::default(),
+            next_node: AtomicU64::new(1),
             root_files_hashed: AtomicBool::new(false),
             total: Mutex::new(Dui {
                 tmax: NO_TIME,
@@ -300,9 +305,13 @@ impl<'s, S: Sink> Du<'s, S> {
             graph: Mutex::new(Graph::default()),
             next_id: AtomicUsize::new(0),
             lfiles: LogicalFiles::default(),
+            nodes: RwLock::new(Vec::new()),
+            node_base: self.next_node.load(Ordering::Relaxed),
         };
         walk::walk(&[root.to_vec()], &wopts, &v);
         v.settle();
+        let made = v.nodes.read().unwrap_or_else(|e| e.into_inner()).len() as u64;
+        self.next_node.store(v.node_base + made, Ordering::Relaxed);
         if self.logical() {
             let g = std::mem::take(&mut *v.graph.lock().unwrap_or_else(|e| e.into_inner()));
             let r = Replay {
@@ -437,6 +446,11 @@ struct WalkVisitor<'d, 's, S: Sink> {
     next_id: AtomicUsize,
     /// `-L`: every file met, and the visits of those met more than once.
     lfiles: LogicalFiles,
+    /// The directory nodes made in this argument, by id less `node_base`
+    /// (a link set word names its node by id).
+    nodes: RwLock<Vec<Arc<Node>>>,
+    /// The id of this argument's first node.
+    node_base: u64,
 }
 
 /// A line held back until the links below it are settled, in the order
@@ -451,6 +465,7 @@ enum Held {
         place: u64,
         name: Box<[u8]>,
         dev_ino: (u64, u64),
+        own: Dui,
     },
 }
 
@@ -672,7 +687,8 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
         acc.node
             .get_or_init(|| {
                 if i == 0 {
-                    return Arc::new(Node {
+                    return self.register(|id| Node {
+                        id,
                         parent: None,
                         place: 0,
                         depth: 0,
@@ -701,7 +717,8 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                         .get()
                         .map_or(crate::order::UNKNOWN, |p| p.of(name)),
                 };
-                Arc::new(Node {
+                self.register(|id| Node {
+                    id,
                     parent: Some(parent),
                     place,
                     depth: i,
@@ -710,6 +727,102 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                 })
             })
             .clone()
+    }
+
+    /// A new node, with the next id.
+    fn register(&self, make: impl FnOnce(u64) -> Node) -> Arc<Node> {
+        let mut nodes = self.nodes.write().unwrap_or_else(|e| e.into_inner());
+        let n = Arc::new(make(self.node_base + nodes.len() as u64));
+        nodes.push(n.clone());
+        n
+    }
+
+    /// The node whose id is `id` (made in this argument).
+    fn node_by_id(&self, id: u64) -> Arc<Node> {
+        self.nodes.read().unwrap_or_else(|e| e.into_inner())[(id - self.node_base) as usize].clone()
+    }
+
+    /// Takes back a link's provisional charge from its directory (and
+    /// those above, but with `-S`): the inode was met again, and
+    /// settling charges it to the first of its links in GNU's order.
+    fn take_back(&self, dir: &Node, own: &Dui) {
+        let mut n = Some(dir);
+        while let Some(d) = n {
+            d.extra.take_back(own);
+            n = d.parent.as_deref().filter(|_| !self.du.opts.separate_dirs);
+        }
+    }
+
+    /// A link of an inode with several links, below the argument: counted
+    /// once over the run, charged to the first of its links in GNU's
+    /// order.  The first link this argument meets is charged where it
+    /// is, provisionally (its directory's line held back until the
+    /// walk's end); a second one moves the inode to an [`Owner`] record
+    /// that keeps the earlier link in GNU's order, settled after the walk.
+    fn linked(&self, state: &mut State<S::Tally>, v: &Visit<'_>, st: &Metadata) -> Flow {
+        let du = self.du;
+        let (dev, ino) = (st.dev(), st.ino());
+        let path = v.path();
+        let key = &path[..path.len() - v.name().len()];
+        let acc = self.acc(&mut state.cache, key);
+        // Counted by an earlier argument: known before the directory is
+        // placed, so that a directory whose links were all counted
+        // before is not read again.
+        let counted = |w: u64| Met::of(w, self.node_base) == Met::Counted;
+        if acc.places.get().is_none() && du.links.get(dev, ino).is_some_and(counted) {
+            if let Some(x) = acc.export() {
+                x.push_file(v.name(), st);
+            }
+            return Flow::Continue;
+        }
+        let place = acc
+            .places
+            .get_or_init(|| Box::new(Places::read(v.parent_fd(), false)))
+            .of(v.name());
+        let chain = &state.cache;
+        let dir = self.node_at(chain, chain.dirs.len() - 1, Some(v.parent_fd()));
+        let own = du.dui(st);
+        // With --time a provisional charge could not be taken back (its
+        // time is in a maximum): every such inode gets its record.
+        let once = Met::once(dir.id, place).filter(|_| du.opts.time.is_none());
+        let step = du.links.update(dev, ino, |w, fresh| {
+            let step = Met::step(w, fresh, self.node_base, dir.id, once);
+            match step {
+                Step::Counted | Step::Once => {}
+                Step::Record | Step::Again => self.owners.offer(dev, ino, &dir, place, own),
+                Step::Second { node, place: p } => {
+                    let first = self.node_by_id(node);
+                    self.take_back(&first, &own);
+                    self.owners
+                        .offer_second((dev, ino), (&first, p), &dir, place, own);
+                }
+            }
+            step
+        });
+        let acc = self.acc(&mut state.cache, key);
+        match step {
+            Step::Counted => {}
+            Step::Once => {
+                acc.pending.store(true, Ordering::Relaxed);
+                acc.add(&own);
+                state.total.add(&own);
+                du.sink.counted(&mut state.tally, own.size);
+            }
+            _ => acc.pending.store(true, Ordering::Relaxed),
+        }
+        if let Some(x) = acc.export() {
+            x.push_file(v.name(), st);
+        }
+        if step != Step::Counted && du.opts.all && v.depth() <= du.opts.max_depth {
+            self.lock_held().push(Held::File {
+                dir,
+                place,
+                name: v.name().into(),
+                dev_ino: (dev, ino),
+                own,
+            });
+        }
+        Flow::Continue
     }
 
     /// After the walk of the argument: each inode met through several
@@ -726,20 +839,21 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
     /// hard links.
     fn settle(&self) {
         let held = std::mem::take(&mut *self.lock_held());
-        if self.owners.is_empty() {
+        if held.is_empty() && self.owners.is_empty() {
             return;
         }
         let du = self.du;
         let mut total = Dui::ZERO;
         let mut tally = S::Tally::default();
-        let mut charge = |(dev, ino), o: &mut Owner| {
-            if !du.links.insert(dev, ino) {
-                return;
-            }
+        // Every record is charged: its inode was not counted before this
+        // argument (its word said so when the record was made).
+        let mut charge = |_, o: &mut Owner| {
             o.set_charged();
             let own = o.own();
-            total.add(&own);
-            du.sink.counted(&mut tally, own.size);
+            if !o.moved() {
+                total.add(&own);
+                du.sink.counted(&mut tally, own.size);
+            }
             // Its directories: the one holding it and those above (with
             // -S only the one holding it).
             let mut n = Some(&*o.dir);
@@ -766,7 +880,7 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
             match h {
                 Held::Dir(node, sum) => {
                     let mut sum = *sum;
-                    sum.add(&node.extra.get());
+                    sum.add_wrapping(&node.extra.get());
                     du.line(&sum, &node.path(), true);
                 }
                 Held::File {
@@ -774,12 +888,23 @@ impl<S: Sink> WalkVisitor<'_, '_, S> {
                     place,
                     name,
                     dev_ino,
+                    own,
                 } => {
-                    let own = self.owners.with(*dev_ino, |o| {
-                        (o.charged() && Arc::ptr_eq(&o.dir, dir) && o.place == *place)
-                            .then_some(o.own())
-                    });
-                    if let Some(Some(own)) = own {
+                    let word = du.links.get(dev_ino.0, dev_ino.1).unwrap_or(0);
+                    let own = match Met::of(word, self.node_base) {
+                        Met::Once { node, place: p } => {
+                            (node == dir.id && p == *place).then_some(*own)
+                        }
+                        Met::Again => self
+                            .owners
+                            .with(*dev_ino, |o| {
+                                (o.charged() && Arc::ptr_eq(&o.dir, dir) && o.place == *place)
+                                    .then_some(o.own())
+                            })
+                            .flatten(),
+                        Met::Counted => None,
+                    };
+                    if let Some(own) = own {
                         let mut path = dir.path();
                         if !path.ends_with(b"/") {
                             path.push(b'/');
@@ -951,33 +1076,8 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         let is_dir = st.file_type().is_dir();
         let key_end = path.len() - v.name().len();
         if !is_dir && !opts.count_links {
-            if st.nlink() > 1
-                && depth > 0
-                && opts.follow != Follow::Always
-                && !du.links.contains(dev, st.ino())
-            {
-                // Charged after the walk, to its first link in GNU's order.
-                let acc = self.acc(&mut state.cache, &path[..key_end]);
-                acc.pending.store(true, Ordering::Relaxed);
-                if let Some(x) = acc.export() {
-                    x.push_file(v.name(), st);
-                }
-                let place = acc
-                    .places
-                    .get_or_init(|| Box::new(Places::read(v.parent_fd(), false)))
-                    .of(v.name());
-                let chain = &state.cache;
-                let dir = self.node_at(chain, chain.dirs.len() - 1, Some(v.parent_fd()));
-                self.owners.offer(dev, st.ino(), &dir, place, du.dui(st));
-                if opts.all && depth <= opts.max_depth {
-                    self.lock_held().push(Held::File {
-                        dir,
-                        place,
-                        name: v.name().into(),
-                        dev_ino: (dev, st.ino()),
-                    });
-                }
-                return Flow::Continue;
+            if st.nlink() > 1 && depth > 0 && opts.follow != Follow::Always {
+                return self.linked(state, v, st);
             }
             if du.logical() && depth > 0 {
                 // Met again (at another path, through a symlink or a

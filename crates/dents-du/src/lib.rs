@@ -12,6 +12,7 @@
 //!
 //! | layer | module | concern |
 //! |-------|--------|---------|
+//! | 0 | [`inodes`] | a concurrent map (device, inode) → word in dense open-addressed tables: the hard-link set's storage |
 //! | 0 | [`glob`]   | `--exclude` patterns (`fnmatch` on the path and its tails) |
 //! | 0 | [`ncdu`]   | `--export`: ncdu's JSON format, for `ncdu -f` and `gdu -f` |
 //! | 0 | [`size`]   | `--block-size` and `--threshold` values; sizes written as GNU's `human_readable` writes them |
@@ -42,13 +43,14 @@
 //! have one each too); per directory queued or being walked, the
 //! walker's record (links, identity, counters and the name) and the engine's sum
 //! (three counters, keyed by its name under its parent's: linear in the
-//! depth); and the hard-link set, 16 bytes
-//! (and the table's slack) per file with a link count above 1 (per
-//! directory too with several arguments or `-L`).  An inode met
-//! through several links in one argument adds, until the argument's end,
-//! its first link in GNU's order (a record of 64 bytes and the table's
-//! slack, however many links it has) and a node (about 80 bytes and
-//! the name) per directory on the way to its links; a directory holding
+//! depth); and the hard-link set, 24 bytes
+//! (and the table's slack: 54% to 81% full) per file with a link count
+//! above 1 (per directory too with several arguments or `-L`).  An inode
+//! met through two links or more in one argument adds, until the
+//! argument's end, its first link in GNU's order (a record of 48 bytes
+//! and the table's slack, however many links it has); a directory
+//! holding links adds a node (about 80 bytes and the name) for it and
+//! each directory above it; a directory holding
 //! such links, while it is walked, the places of its entries (16 bytes
 //! and the table's slack an entry).  Under `-L`, every file met adds 40
 //! bytes and the table's slack until the argument's end.  On a tree like /usr
@@ -142,6 +144,7 @@ pub mod dui;
 pub mod engine;
 pub mod files0;
 pub mod glob;
+pub mod inodes;
 pub mod links;
 mod logical;
 pub mod ncdu;

@@ -3,109 +3,174 @@
 //! argument's walk, the first link in GNU's order of each inode met
 //! through several links ([`Owners`]).
 //!
-//! Sharded by inode so that workers inserting at once rarely meet on a
-//! lock.  Which of two workers that meet the same inode at the same time
-//! inserts it first is a matter of timing; exactly one of them does, so
-//! totals never count an inode twice.  Which link an inode is charged to
-//! is not: [`Owners`] keeps the first in GNU's order, whatever the
+//! The set is an [`InodeMap`]: one 24-byte slot an inode (its key and a
+//! word), in 64 shards of open-addressed tables.  The word tells what
+//! the current argument's walk made of the inode ([`Met`]): counted by
+//! an earlier argument (or not through a walk); met once so far in this
+//! argument, at a link whose directory node and place in GNU's order
+//! fit in the word, and charged there provisionally; or met again, its
+//! first link in GNU's order kept in an [`Owner`] record.  So an inode
+//! costs a record only when this argument met it through two links; a
+//! tree whose links lead outside it (backups, package stores) costs the
+//! slot alone.
+//!
+//! Which of two workers that meet the same inode at the same time
+//! inserts it first is a matter of timing; the shard's lock orders them,
+//! so totals never count an inode twice.  Which link an inode is charged
+//! to is not: [`Owners`] keeps the first in GNU's order, whatever the
 //! timing.
 //!
-//! Memory, an inode with several links (issue 29): one [`Owner`] record
-//! during the walk (48 bytes with its key), in hash tables that grow by
-//! doubling (between 7/16 and 7/8 full), then its key (16 bytes) in the
-//! [`LinkSet`] as the records are drained.  Measured (peak resident set
-//! of `dents du -s` less `dents du -sl`'s, which keeps no set, on trees
-//! of files with a second link outside the tree): about 110 bytes an
-//! inode at 1M inodes, 72 at 3M (GNU du: 28 and 24; dents before the
-//! records shrank from 64 bytes: 176 and 116); docs/history/benchmarks.md,
-//! "Issue 29: the ncdu export and the hard-link set".
+//! Memory, an inode with several links (issue 29): its slot, 24 bytes
+//! in tables between 54% and 81% full (30 to 44 bytes an inode); an
+//! inode met through two links in one argument adds an [`Owner`] record
+//! (48 bytes with its key, in hash tables between 7/16 and 7/8 full)
+//! until the argument's end.  Measured figures: docs/history/benchmarks.md,
+//! "Hard-link set at 10M (session 14)" (before: 85 bytes an inode at
+//! 10M inodes, each with an [`Owner`] record drained into a hash set).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::dui::Dui;
+pub use crate::inodes::InodeMap;
 use crate::order::{cmp_places, Node};
 
-/// Shards: a power of two, a few per worker.
+/// Shards of the [`Owners`] records: a power of two, a few per worker.
 const SHARDS: usize = 64;
 
-/// A concurrent set of (dev, ino).
-#[derive(Debug)]
-pub struct LinkSet {
-    shards: Vec<Mutex<HashSet<(u64, u64)>>>,
+/// The (dev, ino) pairs already counted, and what the current
+/// argument's walk made of each ([`Met`]).
+pub type LinkSet = InodeMap;
+
+/// What a [`LinkSet`] word says of an inode, for the walk of the
+/// argument whose first directory node id is `base`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Met {
+    /// Counted before this argument (or by a set used as a plain set:
+    /// its words are 0).
+    Counted,
+    /// Met once so far in this argument, at `place` in the directory
+    /// whose node id is `node`, and charged there for now.
+    Once {
+        /// The link's directory's node id.
+        node: u64,
+        /// The link's place in that directory's fts order.
+        place: u64,
+    },
+    /// Met through two links or more in this argument (or once, where
+    /// its place does not fit in the word): its [`Owner`] record holds
+    /// its first link in GNU's order.
+    Again,
 }
 
-impl Default for LinkSet {
-    fn default() -> LinkSet {
-        LinkSet {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashSet::new())).collect(),
+/// What the walk does with a link it meets ([`Met::step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Nothing: its inode was counted before this argument.
+    Counted,
+    /// Counts the inode, charged to this link for now.
+    Once,
+    /// Records the link as its inode's first ([`Owners::offer`]): the
+    /// inode's first link met, whose place does not fit in a word.
+    Record,
+    /// Takes the provisional charge back from the first link met, at
+    /// `place` in the directory node `node`, and records both
+    /// ([`Owners::offer_second`]).
+    Second {
+        /// The first link's directory's node id.
+        node: u64,
+        /// The first link's place there.
+        place: u64,
+    },
+    /// Offers the link to its inode's record ([`Owners::offer`]).
+    Again,
+}
+
+/// The place a word's low half gives [`Met::Again`].
+const AGAIN: u64 = u32::MAX as u64;
+
+impl Met {
+    /// Reads a word, for the argument whose first node id is `base`
+    /// (at least 1: the word 0 is [`Met::Counted`] for every argument).
+    pub fn of(word: u64, base: u64) -> Met {
+        let (node, place) = (word >> 32, word & AGAIN);
+        if node < base {
+            Met::Counted
+        } else if place == AGAIN {
+            Met::Again
+        } else {
+            Met::Once { node, place }
         }
     }
-}
 
-impl LinkSet {
-    fn shard(&self, dev: u64, ino: u64) -> &Mutex<HashSet<(u64, u64)>> {
-        let h = ino.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ dev;
-        &self.shards[(h >> 58) as usize % SHARDS]
+    /// The word of [`Met::Once`] at (node, place), if both fit (a node id
+    /// below 2³² − 1 — directories holding links, over a whole run — and
+    /// a place below 2³² − 1: a directory of fewer than about 4 billion
+    /// entries, [`crate::order::UNKNOWN`] excluded).
+    pub fn once(node: u64, place: u64) -> Option<u64> {
+        (node < AGAIN && place < AGAIN).then_some(node << 32 | place)
     }
 
-    /// Inserts (dev, ino); `true` if it was not there (this caller counts it).
-    pub fn insert(&self, dev: u64, ino: u64) -> bool {
-        self.shard(dev, ino)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert((dev, ino))
+    /// Meets a link of the inode whose word is `word` (`fresh`: just
+    /// inserted) in the walk of the argument whose first node id is
+    /// `base`, at the directory node `node`; `once`: the word of
+    /// [`Met::Once`] at the link, if it fits and the walk charges
+    /// provisionally.  Sets the word and says what the walk does.
+    pub fn step(word: &mut u64, fresh: bool, base: u64, node: u64, once: Option<u64>) -> Step {
+        let step = match (fresh, Met::of(*word, base)) {
+            (false, Met::Counted) => return Step::Counted,
+            (true, _) => match once {
+                Some(w) => {
+                    *word = w;
+                    return Step::Once;
+                }
+                None => Step::Record,
+            },
+            (false, Met::Once { node, place }) => Step::Second { node, place },
+            (false, Met::Again) => Step::Again,
+        };
+        *word = Met::again(node);
+        step
     }
 
-    /// Whether (dev, ino) is there.
-    pub fn contains(&self, dev: u64, ino: u64) -> bool {
-        self.shard(dev, ino)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&(dev, ino))
-    }
-
-    /// How many pairs the set holds.
-    pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).len())
-            .sum()
-    }
-
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// The word of [`Met::Again`], made in the argument's directory node
+    /// `node` (any of the argument's: it only says which argument).
+    pub fn again(node: u64) -> u64 {
+        node.min(AGAIN - 1) << 32 | AGAIN
     }
 }
 
 /// An inode met through several links in one argument's walk: the first
 /// of its links so far in GNU's order.  Kept to 32 bytes (48 with its
-/// key): there is one for every such inode (see the crate doc's figure).
+/// key): there is one for every such inode.
 #[derive(Debug)]
 pub struct Owner {
     /// The directory holding that link.
     pub dir: Arc<Node>,
     /// The link's place in its directory's fts order.
     pub place: u64,
-    /// What the inode counts (its inode count is 1), in the low 63 bits;
-    /// the top bit: charged in this argument (not counted by an earlier
-    /// one), set when the walk is settled.
-    size_charged: u64,
+    /// What the inode counts (its inode count is 1), in the low 62 bits;
+    /// bit 63: charged in this argument, set when the walk is settled;
+    /// bit 62: counted in the totals already, provisionally charged to
+    /// its first link met ([`Met::Once`]) and taken back from there.
+    size_flags: u64,
     /// The inode's time ([`Dui::tmax`]).
     tmax: i64,
 }
 
-/// [`Owner::size_charged`]'s flag.
+/// [`Owner::size_flags`]'s flag: charged in this argument.
 const CHARGED: u64 = 1 << 63;
 
+/// [`Owner::size_flags`]'s flag: counted in the totals when first met.
+const MOVED: u64 = 1 << 62;
+
 impl Owner {
-    fn new(dir: Arc<Node>, place: u64, own: Dui) -> Owner {
+    fn new(dir: Arc<Node>, place: u64, own: Dui, moved: bool) -> Owner {
         Owner {
             dir,
             place,
-            // No file holds 8 EiB: the top bit is free.
-            size_charged: own.size.min(CHARGED - 1),
+            // No file holds 4 EiB: the top bits are free.
+            size_flags: own.size.min(MOVED - 1) | if moved { MOVED } else { 0 },
             tmax: own.tmax,
         }
     }
@@ -113,7 +178,7 @@ impl Owner {
     /// What the inode counts.
     pub fn own(&self) -> Dui {
         Dui {
-            size: self.size_charged & !CHARGED,
+            size: self.size_flags & (MOVED - 1),
             inodes: 1,
             tmax: self.tmax,
         }
@@ -122,12 +187,19 @@ impl Owner {
     /// Whether it is charged in this argument (not counted by an earlier
     /// one).
     pub fn charged(&self) -> bool {
-        self.size_charged & CHARGED != 0
+        self.size_flags & CHARGED != 0
     }
 
     /// Marks it charged in this argument.
     pub fn set_charged(&mut self) {
-        self.size_charged |= CHARGED;
+        self.size_flags |= CHARGED;
+    }
+
+    /// Whether the walk counted it in the totals already, when it met
+    /// its first link ([`Met::Once`]): settling charges its directories
+    /// only.
+    pub fn moved(&self) -> bool {
+        self.size_flags & MOVED != 0
     }
 }
 
@@ -156,6 +228,36 @@ impl Owners {
     /// A link of (dev, ino) at `place` in `dir`: kept if it comes before
     /// the inode's first link so far in GNU's order.
     pub fn offer(&self, dev: u64, ino: u64, dir: &Arc<Node>, place: u64, own: Dui) {
+        self.offer_with(dev, ino, dir, place, || {
+            Owner::new(dir.clone(), place, own, false)
+        });
+    }
+
+    /// The second link met of an inode first met at `first` (and
+    /// charged there provisionally, taken back by the caller): its
+    /// record, with the earlier of the two in GNU's order.
+    pub fn offer_second(
+        &self,
+        (dev, ino): (u64, u64),
+        first: (&Arc<Node>, u64),
+        dir: &Arc<Node>,
+        place: u64,
+        own: Dui,
+    ) {
+        self.offer_with(dev, ino, first.0, first.1, || {
+            Owner::new(first.0.clone(), first.1, own, true)
+        });
+        self.offer(dev, ino, dir, place, own);
+    }
+
+    fn offer_with(
+        &self,
+        dev: u64,
+        ino: u64,
+        dir: &Arc<Node>,
+        place: u64,
+        new: impl FnOnce() -> Owner,
+    ) {
         let mut map = self
             .shard(dev, ino)
             .lock()
@@ -168,7 +270,7 @@ impl Owners {
                 }
             }
             None => {
-                map.insert((dev, ino), Owner::new(dir.clone(), place, own));
+                map.insert((dev, ino), new());
             }
         }
     }
@@ -184,9 +286,7 @@ impl Owners {
     }
 
     /// Calls `f` on every record, taken out a shard at a time: each
-    /// shard's memory is freed as soon as it is done, so that what `f`
-    /// adds elsewhere (the [`LinkSet`]) grows as the records go rather
-    /// than beside all of them.
+    /// shard's memory is freed as soon as it is done.
     pub fn drain(&self, mut f: impl FnMut((u64, u64), Owner)) {
         for s in &self.shards {
             let map = std::mem::take(&mut *s.lock().unwrap_or_else(|e| e.into_inner()));

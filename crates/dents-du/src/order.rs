@@ -239,6 +239,9 @@ impl Places {
 /// directory, not per path).
 #[derive(Debug)]
 pub struct Node {
+    /// Its id in the run (from 1, in the order nodes are made, over all
+    /// arguments): how a hard-link set word names it.
+    pub id: u64,
     /// The parent's node; `None` for the argument.
     pub parent: Option<Arc<Node>>,
     /// Its place among its parent's entries (0 for the argument).
@@ -248,7 +251,8 @@ pub struct Node {
     /// Its name (the argument's path for the argument).
     pub name: Box<[u8]>,
     /// What the links charged below it add to its line (summed after
-    /// the walk).
+    /// the walk; less, in wrapping arithmetic, what was charged below it
+    /// provisionally and moved to an earlier link).
     pub extra: AtomicDui,
 }
 
