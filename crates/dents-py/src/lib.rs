@@ -14,6 +14,7 @@
 //! | 1 | `scandir` | `dents.scandir`: `os.scandir`'s iterator and entries, a huge directory read in slices |
 //! | 2 | `walk` | `dents.walk`: `os.walk`'s tuples and order, directories read ahead on worker threads |
 //! | 2 | `find` | `dents.find`: a find expression on the engine of `dents find`, its output or its entries streamed |
+//! | 3 | `floor` | `dents._walk_floor` (the `floor` feature, for measuring): `dents.walk`'s tuples from memory, the floor of its Python-thread cost |
 //!
 //! The Python side (`python/dents/__init__.py`) holds the signatures and
 //! docstrings users see; this module is `dents._native`.
@@ -22,6 +23,8 @@
 
 mod du;
 mod find;
+#[cfg(feature = "floor")]
+mod floor;
 mod scandir;
 mod shared;
 mod snap;
@@ -80,6 +83,16 @@ fn py_walk(
         threads.unwrap_or_else(default_threads),
         stat,
     ))
+}
+
+/// `_walk_floor(top)`: `walk(top)`'s tuples from listings read
+/// beforehand (see the `floor` module; the `floor` feature only).
+#[cfg(feature = "floor")]
+#[pyfunction]
+#[pyo3(name = "_walk_floor")]
+fn py_walk_floor(py: Python<'_>, top: &Bound<'_, PyAny>) -> PyResult<floor::Floor> {
+    let p = util::fspath(py, top)?;
+    floor::load(py, p)
 }
 
 /// `scandir_split(path, threads)` → `(dirs, nondirs, counters)`: see
@@ -244,6 +257,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // look for it: reading an entry named `dents-test-panic` panics.
     #[cfg(feature = "test-knobs")]
     m.add("_TEST_KNOBS", true)?;
+    #[cfg(feature = "floor")]
+    m.add_function(wrap_pyfunction!(py_walk_floor, m)?)?;
     m.add_function(wrap_pyfunction!(py_scandir, m)?)?;
     m.add_function(wrap_pyfunction!(py_walk, m)?)?;
     m.add_function(wrap_pyfunction!(py_scandir_split, m)?)?;

@@ -975,8 +975,12 @@ impl IntoIter {
                 waiting: std::collections::HashMap::new(),
             });
         }
+        // A sorted depth-first walk runs on one worker (see
+        // `walk::run`): every visit goes through one state, in order.
+        let one_visitor = opts.sort && opts.order == Order::DepthFirst;
         let visitor = ChannelVisitor {
             tx,
+            one_visitor,
             cancel: Arc::clone(&self.cancel),
             fields: w.fields,
             filters: std::mem::take(&mut self.filters),
@@ -1098,6 +1102,10 @@ impl Batches {
 /// worker and sends each batch down the channel.
 struct ChannelVisitor {
     tx: SyncSender<Vec<Item>>,
+    /// Every visit is made by one worker, on one state, in the walk's
+    /// order (a sorted depth-first walk): the end of a turn hands nothing
+    /// over to another worker, so the batch goes on filling.
+    one_visitor: bool,
     cancel: Arc<AtomicBool>,
     /// [`Walker::stat_fields`]: every entry stat'ed here with these.
     fields: Option<StatFields>,
@@ -1182,8 +1190,17 @@ impl Visitor for ChannelVisitor {
 
     /// The order others' visits must follow (a sorted walk's turn, a top
     /// level of the hybrid order): this worker's entries go first.
+    ///
+    /// With one visitor, no other worker's visits can come next: sending
+    /// here would hand over each directory's entries on their own (a
+    /// sorted depth-first walk ends a turn at nearly every directory), and
+    /// wake the consumer, which waits for the next batch, once for each:
+    /// 1.6 context switches a directory, more CPU than walkdir's sorted
+    /// walk (docs/benchmarks.md, "Embedding").
     fn turn_done(&self, batch: &mut Vec<Item>) {
-        self.send(batch);
+        if !self.one_visitor {
+            self.send(batch);
+        }
     }
 
     /// The worker is about to wait, or others' visits may have to come
