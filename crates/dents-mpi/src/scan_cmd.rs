@@ -24,7 +24,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use dents::walk::{Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{Flow, Follow, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents_find::Walk;
 use dents_snap::record::Time;
 use dents_snap::scan::Problem;
@@ -266,8 +267,8 @@ impl Visitor for ScanVisitor<'_> {
         self.flush(rows);
     }
 
-    fn error(&self, _rows: &mut Vec<Row>, e: &WalkError) {
-        self.problem(&problem_of_walk(e, self.roots.contains(e.path.as_slice())));
+    fn error(&self, _rows: &mut Vec<Row>, e: Error) {
+        self.problem(&problem_of_walk(&e, self.roots.contains(e.path_bytes())));
     }
 
     fn finish(&self, mut rows: Vec<Row>) {

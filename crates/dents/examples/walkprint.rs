@@ -6,7 +6,8 @@
 use std::io::Write;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkOptions};
+use dents::Error;
 
 struct Print(Mutex<std::io::Stdout>);
 
@@ -24,8 +25,8 @@ impl Visitor for Print {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut Vec<u8>, e: &WalkError) {
-        eprintln!("walkprint: {:?}", e);
+    fn error(&self, _: &mut Vec<u8>, e: Error) {
+        eprintln!("walkprint: {e}");
     }
     fn finish(&self, buf: Vec<u8>) {
         self.0.lock().unwrap().write_all(&buf).unwrap();

@@ -9,9 +9,9 @@
 //! |---|-----------|---------|
 //! | 5 | [`walker`] | the walker API: a builder over [`walk`], as an iterator, a closure or a visitor |
 //! | 4 | [`unstable`] | what dents-mpi needs of the walker and the slice reader; may change in any release |
-//! | 4 | [`error`]  | the walker API's error: path, depth, kind |
 //! | 3 | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | 3 | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
+//! | 2 | [`error`]  | a walk's error, in every form: path, depth, the step that failed, what went wrong |
 //! | 2 | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
 //! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |

@@ -52,7 +52,7 @@ use std::thread::JoinHandle;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::fs;
 use crate::metadata::{FileType, Metadata, StatFields};
-use crate::walk::{self, Order, Visit, Visitor, WalkError, WalkOptions, WalkStats};
+use crate::walk::{self, Order, Visit, Visitor, WalkOptions, WalkStats};
 
 use crate::walk::{Flow, Follow};
 
@@ -359,12 +359,12 @@ impl Walker {
     /// A panic of the visitor ends the walk as one of
     /// [`Walker::for_each`]'s closure does: it goes on from here.
     ///
-    /// `Entry::from(visit)` gives the comfortable view of a visit, and
-    /// [`Walker::convert_error`] turns the walk's error report into an [`Error`].
+    /// `Entry::from(visit)` gives the comfortable view of a visit; a
+    /// visitor hears of problems as the other forms do, as an [`Error`].
     ///
     /// ```
-    /// use dents::walk::{Visit, Visitor, WalkError};
-    /// use dents::{Entry, Flow, Walker};
+    /// use dents::walk::{Visit, Visitor};
+    /// use dents::{Entry, Error, Flow, Walker};
     /// use std::sync::atomic::{AtomicU64, Ordering};
     ///
     /// /// Adds up the sizes of regular files, with a per-worker subtotal.
@@ -379,7 +379,7 @@ impl Walker {
     ///         }
     ///         Flow::Continue
     ///     }
-    ///     fn error(&self, _: &mut u64, e: &WalkError) { panic!("{e:?}") }
+    ///     fn error(&self, _: &mut u64, e: Error) { panic!("{e}") }
     ///     fn finish(&self, subtotal: u64) { self.0.fetch_add(subtotal, Ordering::Relaxed); }
     /// }
     ///
@@ -393,12 +393,6 @@ impl Walker {
     /// ```
     pub fn visit<V: Visitor>(&self, visitor: &V) -> Stats {
         Stats::from_walk(&walk::walk(&self.roots, &self.walk_options(), visitor))
-    }
-
-    /// The walk's report of a problem (as a [`Visitor`] hears it) as an
-    /// [`Error`] of this walk, with its depth.
-    pub fn convert_error(&self, e: &WalkError) -> Error {
-        Error::from_walk(e)
     }
 
     /// Runs the walk, calling `f` with every entry (`Ok`) and every
@@ -826,8 +820,8 @@ where
         (self.f)(Ok(Entry::from(v)))
     }
 
-    fn error(&self, _: &mut (), e: &WalkError) {
-        if (self.f)(Err(Error::from_walk(e))) == Flow::Quit {
+    fn error(&self, _: &mut (), e: Error) {
+        if (self.f)(Err(e)) == Flow::Quit {
             self.quit.store(true, Ordering::Relaxed);
         }
     }
@@ -1176,8 +1170,8 @@ impl Visitor for ChannelVisitor {
         }
     }
 
-    fn error(&self, batch: &mut Vec<Item>, e: &WalkError) {
-        self.push(batch, Err(Error::from_walk(e)));
+    fn error(&self, batch: &mut Vec<Item>, e: Error) {
+        self.push(batch, Err(e));
     }
 
     /// The order others' visits must follow (a sorted walk's turn, a top

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use dents::walk::{Visit, Visitor, WalkError};
+use dents::walk::{Visit, Visitor};
 use dents::{DirEntry, Entry, ErrorKind, FileType, Flow, Follow, Metadata, StatFields, Walker};
 
 /// What the tests compare for each entry: path bytes, depth, type, inode.
@@ -152,7 +152,7 @@ impl Visitor for Rows {
         rows.push(row_of_entry(&Entry::from(v)));
         Flow::Continue
     }
-    fn error(&self, _: &mut Vec<Row>, e: &WalkError) {
+    fn error(&self, _: &mut Vec<Row>, e: dents::Error) {
         panic!("unexpected error {e:?}");
     }
     fn finish(&self, rows: Vec<Row>) {
@@ -510,27 +510,22 @@ fn errors_carry_path_depth_and_kind_in_every_form() {
         1,
         "the missing root comes first and quits"
     );
-    // Visitor: the walk's report converted by the walker.
-    struct Keep<'w> {
-        walker: &'w Walker,
+    // Visitor: the same error, handed over.
+    struct Keep {
         errors: Mutex<Vec<dents::Error>>,
     }
-    impl Visitor for Keep<'_> {
+    impl Visitor for Keep {
         type State = ();
         fn state(&self) {}
         fn visit(&self, _: &mut (), _: &Visit<'_>) -> Flow {
             Flow::Continue
         }
-        fn error(&self, _: &mut (), e: &WalkError) {
-            self.errors
-                .lock()
-                .unwrap()
-                .push(self.walker.convert_error(e));
+        fn error(&self, _: &mut (), e: dents::Error) {
+            self.errors.lock().unwrap().push(e);
         }
     }
     let w = Walker::new(tmp.path()).root(&missing);
     let keep = Keep {
-        walker: &w,
         errors: Mutex::new(Vec::new()),
     };
     w.visit(&keep);

@@ -10,9 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use dents::dir::DirReader;
-use dents::walk::{
-    walk, Flow, Follow, Order, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
-};
+use dents::walk::{walk, Flow, Follow, Order, Visit, Visitor, WalkOptions};
+use dents::{Error, ErrorKind, Operation};
 use rustix::fs::{Mode, OFlags};
 
 /// Counts visits (pre- and post-order), keeps the deepest depth, the
@@ -41,16 +40,18 @@ impl Visitor for Tally {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
-        let what = match &e.kind {
-            WalkErrorKind::Io(io) => io.to_string(),
-            WalkErrorKind::ReadCut(io) => format!("read cut: {io}"),
-            WalkErrorKind::Loop(a) => format!("loop to {}", String::from_utf8_lossy(a)),
+    fn error(&self, _: &mut (), e: Error) {
+        let what = match e.kind() {
+            ErrorKind::Io(io) if e.operation() == Operation::ReadCut => format!("read cut: {io}"),
+            ErrorKind::Io(io) => io.to_string(),
+            ErrorKind::Loop { ancestor } => {
+                format!("loop to {}", String::from_utf8_lossy(ancestor))
+            }
         };
-        self.errors
-            .lock()
-            .unwrap()
-            .push(format!("{}: {what}", String::from_utf8_lossy(&e.path)));
+        self.errors.lock().unwrap().push(format!(
+            "{}: {what}",
+            String::from_utf8_lossy(e.path_bytes())
+        ));
     }
 }
 

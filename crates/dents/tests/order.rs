@@ -13,7 +13,8 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents::Walker;
 
 /// Entries down to this depth come first (the documented guarantee).
@@ -71,7 +72,7 @@ impl Visitor for Depths {
             Flow::Continue
         }
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("walk error: {e:?}");
     }
 }

@@ -16,9 +16,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use dents::walk::{
-    walk, Flow, Follow, Order, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
-};
+use dents::walk::{walk, Flow, Follow, Order, Visit, Visitor, WalkOptions};
+use dents::{Error, ErrorKind, Operation};
 
 /// Records every visit in order, and every error.
 #[derive(Default)]
@@ -45,16 +44,18 @@ impl Visitor for Recorder {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
-        let what = match &e.kind {
-            WalkErrorKind::Io(io) => io.to_string(),
-            WalkErrorKind::ReadCut(io) => format!("read cut: {io}"),
-            WalkErrorKind::Loop(a) => format!("loop to {}", String::from_utf8_lossy(a)),
+    fn error(&self, _: &mut (), e: Error) {
+        let what = match e.kind() {
+            ErrorKind::Io(io) if e.operation() == Operation::ReadCut => format!("read cut: {io}"),
+            ErrorKind::Io(io) => io.to_string(),
+            ErrorKind::Loop { ancestor } => {
+                format!("loop to {}", String::from_utf8_lossy(ancestor))
+            }
         };
-        self.errors
-            .lock()
-            .unwrap()
-            .push(format!("{}: {what}", String::from_utf8_lossy(&e.path)));
+        self.errors.lock().unwrap().push(format!(
+            "{}: {what}",
+            String::from_utf8_lossy(e.path_bytes())
+        ));
     }
 }
 
@@ -814,7 +815,7 @@ impl Visitor for Excluder {
         self.asked.fetch_add(1, Ordering::Relaxed);
         v.name() == self.name
     }
-    fn error(&self, s: &mut (), e: &WalkError) {
+    fn error(&self, s: &mut (), e: Error) {
         self.rec.error(s, e)
     }
 }

@@ -10,7 +10,8 @@ use std::sync::Mutex;
 
 use dents::dir::DirReader;
 use dents::unstable::{walk_from, walk_slice, Start};
-use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Flow, Visit, Visitor, WalkOptions};
+use dents::Error;
 
 type Seen = (Vec<u8>, Vec<u8>, Vec<u8>, usize, bool);
 
@@ -57,7 +58,7 @@ impl Visitor for Record {
         );
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("{e:?}");
     }
 }

@@ -8,7 +8,8 @@ use std::os::fd::BorrowedFd;
 use std::sync::Mutex;
 
 use dents::unstable::Start;
-use dents::walk::{walk, Flow, Listing, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Flow, Listing, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents::FileType;
 
 /// Records visits (path and type); supplies a listing for directories
@@ -41,7 +42,7 @@ impl Visitor for Supply {
         assert!(!l.push(b"", FileType::REGULAR, 1));
         Some(l)
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("{e:?}")
     }
 }

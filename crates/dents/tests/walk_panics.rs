@@ -19,7 +19,8 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents::Walker;
 use dents_testfs::{FsKind, LoopFs};
 
@@ -151,7 +152,7 @@ impl Visitor for Panicky {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut Vec<u8>, _: &WalkError) {
+    fn error(&self, _: &mut Vec<u8>, _: Error) {
         if self.on_error {
             panic::panic_any(Boom(2));
         }

@@ -8,7 +8,8 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkOptions};
+use dents::Error;
 
 #[derive(Default)]
 struct Dirs {
@@ -38,7 +39,7 @@ impl Visitor for Dirs {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         self.errors.lock().unwrap().push(format!("{e:?}"));
     }
 }

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents::FileType;
 use dents_testfs::{fill_flat, FsKind, LoopFs};
 
@@ -66,7 +67,7 @@ impl Visitor for Record {
     fn stat_ahead(&self, known: Option<FileType>) -> bool {
         !self.only_dirs || known.map_or(true, |t| t.is_dir())
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("{e:?}")
     }
 }

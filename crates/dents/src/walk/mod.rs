@@ -170,6 +170,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::dir::FileType;
+use crate::error::{Error, ErrorKind, Operation};
 use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
 use crate::slice::ReadOptions;
@@ -543,64 +544,6 @@ pub fn default_threads() -> usize {
     (sys::cores() * 4).clamp(4, 64)
 }
 
-/// A problem met during the walk; the walk goes on.
-#[derive(Debug)]
-pub struct WalkError {
-    /// The path it concerns.
-    pub path: Vec<u8>,
-    /// The path's depth below the starting point it was reached from
-    /// (roots are 0), as the walk knew it: not re-derived from the path,
-    /// which roots inside other roots would make ambiguous.
-    pub depth: usize,
-    /// What the walk was doing at that path.
-    pub op: Operation,
-    /// What went wrong.
-    pub kind: WalkErrorKind,
-}
-
-/// What the walk was doing when a problem came up: which of its steps
-/// failed at the error's path.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Operation {
-    /// Opening a directory to read it (or reopening one: a post-order
-    /// visit's parent, a huge directory's slice).
-    Open,
-    /// Reading a directory: nothing of it was read.
-    Read,
-    /// Reading a directory failed part way, after some of its entries
-    /// were read and visited ([`WalkErrorKind::ReadCut`]).
-    ReadCut,
-    /// Stat'ing an entry: a starting point, or an entry's metadata that
-    /// was asked for.
-    Stat,
-    /// Entering a directory reached by following a link: it is one of its
-    /// own ancestors ([`WalkErrorKind::Loop`]).
-    Enter,
-}
-
-/// What went wrong.
-///
-/// Not `#[non_exhaustive]`, unlike [`Operation`]: a visitor words each
-/// kind of problem differently (find and du as GNU's, a snapshot's row),
-/// so a new kind must fail to build every visitor until it is worded,
-/// rather than fall silently into a generic message.
-#[derive(Debug)]
-pub enum WalkErrorKind {
-    /// A system call failed (open, read, stat).
-    Io(io::Error),
-    /// Reading a directory failed part way, after some of its entries
-    /// (or, in slices, the part before the failing one) were read and
-    /// visited: what follows the failure in the directory's own order was
-    /// not read.  GNU's fts calls this `FTS_ERR` where a directory that
-    /// gave nothing is `FTS_DNR` ([`WalkErrorKind::Io`] here), and du
-    /// words the two apart (`du: DIR: CAUSE` against `du: cannot read
-    /// directory 'DIR': CAUSE`).  A corrupt block of a directory does it.
-    ReadCut(io::Error),
-    /// Following links (`-L`) led back to an ancestor, whose path is given.
-    Loop(Vec<u8>),
-}
-
 /// Visits the entries of a walk; shared by all workers.
 ///
 /// A panic in any of its methods, on any thread, ends the walk: the
@@ -692,8 +635,9 @@ pub trait Visitor: Sync {
     fn stat_ahead(&self, _known: Option<FileType>) -> bool {
         false
     }
-    /// Hears of a problem (an unreadable directory, a loop).
-    fn error(&self, state: &mut Self::State, e: &WalkError);
+    /// Hears of a problem (an unreadable directory, a loop): the error is
+    /// the visitor's to keep, as the iterator's `Err` is its consumer's.
+    fn error(&self, state: &mut Self::State, e: Error);
     /// Takes back a worker's state at the end.
     fn finish(&self, _state: Self::State) {}
 }
@@ -947,7 +891,8 @@ struct Shared<'v, V: Visitor> {
 /// with `visitor`.
 ///
 /// ```no_run
-/// use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
+/// use dents::walk::{walk, Visit, Visitor, WalkOptions};
+/// use dents::{Error, Flow};
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 ///
 /// struct Count(AtomicUsize);
@@ -958,8 +903,8 @@ struct Shared<'v, V: Visitor> {
 ///         self.0.fetch_add(1, Ordering::Relaxed);
 ///         Flow::Continue
 ///     }
-///     fn error(&self, _: &mut (), e: &WalkError) {
-///         eprintln!("{:?}", e);
+///     fn error(&self, _: &mut (), e: Error) {
+///         eprintln!("{e}");
 ///     }
 /// }
 /// let count = Count(AtomicUsize::new(0));
@@ -1074,14 +1019,9 @@ impl<V: Visitor> Shared<'_, V> {
         state: &mut V::State,
         (path, depth): (&[u8], usize),
         op: Operation,
-        kind: WalkErrorKind,
+        kind: ErrorKind,
     ) {
-        let e = WalkError {
-            path: path.to_vec(),
-            depth,
-            op,
-            kind,
-        };
-        self.visitor.error(state, &e);
+        let e = Error::new(path.to_vec(), depth, op, kind);
+        self.visitor.error(state, e);
     }
 }
