@@ -47,13 +47,5 @@ fn main() {
         }
     }
     let stats = walk(&roots, &opts, &Print(Mutex::new(std::io::stdout())));
-    eprintln!(
-        "{} directories read, {} in slices, {} opened by a path; types: {}",
-        stats.dirs_read.load(std::sync::atomic::Ordering::Relaxed),
-        stats.dirs_sliced.load(std::sync::atomic::Ordering::Relaxed),
-        stats
-            .reopened_by_path
-            .load(std::sync::atomic::Ordering::Relaxed),
-        stats.types.summary()
-    );
+    eprintln!("{stats:?}");
 }

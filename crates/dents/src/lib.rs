@@ -12,6 +12,7 @@
 //! | 3 | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | 3 | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
 //! | 2 | [`error`]  | a walk's error, in every form: path, depth, the step that failed, what went wrong |
+//! | 2 | `stats`   | (private; [`Stats`] at the root) what a walk did, in plain numbers, for every form of walk |
 //! | 2 | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
 //! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
@@ -126,6 +127,7 @@ pub mod metadata;
 pub mod mountinfo;
 pub mod scan;
 pub mod slice;
+mod stats;
 #[allow(unsafe_code)]
 mod sys;
 pub mod unstable;
@@ -136,5 +138,6 @@ pub use error::{Error, ErrorKind, Operation};
 pub use metadata::{FileType, Metadata, StatFields};
 // Flow and Follow are the walk's (its visitors answer with them), here
 // for the Walker's users; the walker module no longer re-exports them.
+pub use stats::Stats;
 pub use walk::{Flow, Follow};
-pub use walker::{DirEntry, Entry, IntoIter, Stats, Walker};
+pub use walker::{DirEntry, Entry, IntoIter, Walker};

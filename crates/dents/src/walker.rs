@@ -52,7 +52,8 @@ use std::thread::JoinHandle;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::fs;
 use crate::metadata::{FileType, Metadata, StatFields};
-use crate::walk::{self, Order, Visit, Visitor, WalkOptions, WalkStats};
+use crate::stats::Stats;
+use crate::walk::{self, Order, Visit, Visitor, WalkOptions};
 
 use crate::walk::{Flow, Follow};
 
@@ -392,7 +393,7 @@ impl Walker {
     /// assert_eq!(stats.dirs_read, 1);
     /// ```
     pub fn visit<V: Visitor>(&self, visitor: &V) -> Stats {
-        Stats::from_walk(&walk::walk(&self.roots, &self.walk_options(), visitor))
+        walk::walk(&self.roots, &self.walk_options(), visitor)
     }
 
     /// Runs the walk, calling `f` with every entry (`Ok`) and every
@@ -744,55 +745,6 @@ impl DirEntry {
     }
 }
 
-/// What a walk did, in plain numbers.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::create_dir(dir.path().join("d")).unwrap();
-/// let stats = dents::Walker::new(dir.path()).for_each(|_| dents::Flow::Continue);
-/// assert_eq!(stats.dirs_read, 2);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stats {
-    /// Directories read.
-    pub dirs_read: u64,
-    /// Directories read in slices on several threads (huge ext4 or XFS
-    /// ones).
-    pub dirs_sliced: u64,
-    /// Directories opened by a path from an ancestor rather than from
-    /// their parent's descriptor (descriptor budget, very deep trees).
-    pub reopened_by_path: u64,
-    /// `statx` calls made to tell directories from the rest where the
-    /// filesystem gave no type.
-    pub type_stats: u64,
-    /// Entries whose type came from the directory entry (`d_type`).
-    pub types_from_dtype: u64,
-    /// Entries known not to be directories from their parent's link count.
-    pub types_from_nlink: u64,
-    /// Entries whose type came from a stat.
-    pub types_from_stat: u64,
-    /// Entries that vanished between being read and being stat'ed.
-    pub vanished: u64,
-}
-
-impl Stats {
-    fn from_walk(s: &WalkStats) -> Stats {
-        let u = |a: &std::sync::atomic::AtomicUsize| a.load(Ordering::Relaxed) as u64;
-        let g = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
-        Stats {
-            dirs_read: u(&s.dirs_read),
-            dirs_sliced: u(&s.dirs_sliced),
-            reopened_by_path: u(&s.reopened_by_path),
-            type_stats: g(&s.types.stats),
-            types_from_dtype: g(&s.types.by_dtype),
-            types_from_nlink: g(&s.types.by_nlink),
-            types_from_stat: g(&s.types.by_stat),
-            vanished: g(&s.types.vanished),
-        }
-    }
-}
-
 /// [`Walker::for_each`]'s visitor: the closure for entries and errors.
 struct ClosureVisitor<F> {
     f: F,
@@ -981,7 +933,7 @@ impl IntoIter {
         let first = roots.first().cloned().unwrap_or_default();
         let spawned = std::thread::Builder::new()
             .name("dents-walk".into())
-            .spawn(move || Stats::from_walk(&walk::walk(&roots, &opts, &visitor)));
+            .spawn(move || walk::walk(&roots, &opts, &visitor));
         match spawned {
             Ok(h) => self.walk = Some(h),
             // No thread to walk on: the walk could not start reading.

@@ -640,6 +640,45 @@ fn iterator_stats_come_at_the_end() {
     assert!(stats.types_from_dtype + stats.types_from_stat + stats.types_from_nlink > 0);
 }
 
+/// One statistics type for every form of walk: the low-level walk, the
+/// visitor, the closure and the iterator each return a `dents::Stats`,
+/// and on one thread the same counts.
+#[test]
+fn every_form_returns_the_same_stats() {
+    struct Nothing;
+    impl Visitor for Nothing {
+        type State = ();
+        fn state(&self) {}
+        fn visit(&self, _: &mut (), _: &Visit<'_>) -> Flow {
+            Flow::Continue
+        }
+        fn error(&self, _: &mut (), e: dents::Error) {
+            panic!("{e}");
+        }
+    }
+    let tmp = make_tree();
+    let w = Walker::new(tmp.path()).threads(1);
+    let root = tmp.path().as_os_str().as_bytes().to_vec();
+    let low: dents::Stats = dents::walk::walk(
+        &[root],
+        &dents::walk::WalkOptions::new().threads(1),
+        &Nothing,
+    );
+    let visited: dents::Stats = w.visit(&Nothing);
+    let closure: dents::Stats = w.for_each(|_| Flow::Continue);
+    let mut it = w.into_iter();
+    it.by_ref().for_each(drop);
+    let iterated: dents::Stats = it.stats().expect("walk over");
+    assert_eq!(low.dirs_read, 9, "{low:?}");
+    for (form, s) in [
+        ("visitor", visited),
+        ("closure", closure),
+        ("iterator", iterated),
+    ] {
+        assert_eq!(s, low, "{form}");
+    }
+}
+
 // ---------------------------------------------------------------------
 // Bounded memory and prompt stop, measured in a child process (this test
 // binary run again on one test), so that nothing else of the test run

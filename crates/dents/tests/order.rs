@@ -10,7 +10,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
 use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkOptions};
@@ -193,7 +192,7 @@ fn quitting_on_a_match_at_depth_3_reads_no_directory_below_depth_2() {
                 &rec,
             );
             let depths = rec.seen.into_inner().unwrap();
-            let read = stats.dirs_read.load(Ordering::Relaxed);
+            let read = stats.dirs_read as usize;
             assert!(
                 read <= shallow_dirs,
                 "{threads} workers: {read} directories read, only {shallow_dirs} above depth 3"

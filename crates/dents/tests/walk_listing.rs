@@ -57,7 +57,7 @@ fn tree() -> tempfile::TempDir {
     t
 }
 
-fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, usize) {
+fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, u64) {
     let t = tree();
     let root = t.path().as_os_str().as_encoded_bytes().to_vec();
     let v = Supply {
@@ -76,7 +76,7 @@ fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, usize) {
     if !sort {
         seen.sort();
     }
-    let read = stats.dirs_read.load(std::sync::atomic::Ordering::Relaxed);
+    let read = stats.dirs_read;
     (seen, read)
 }
 

@@ -166,7 +166,7 @@ pub use stored::Recorded;
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::dir::FileType;
@@ -174,6 +174,7 @@ use crate::error::{Error, ErrorKind, Operation};
 use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
 use crate::slice::ReadOptions;
+use crate::stats::Stats;
 use crate::sys;
 
 use self::mounts::Mounts;
@@ -849,17 +850,39 @@ impl Listing {
     }
 }
 
-/// What a walk did.
+/// What a walk did, counted by its workers as they go; handed back as
+/// [`Stats`] once they are done.
 #[derive(Debug, Default)]
-pub struct WalkStats {
+struct Tally {
     /// Directories read.
-    pub dirs_read: AtomicUsize,
+    dirs_read: AtomicUsize,
     /// Directories read in slices on several threads.
-    pub dirs_sliced: AtomicUsize,
+    dirs_sliced: AtomicUsize,
     /// Directories opened by a path from an ancestor (fd budget, depth).
-    pub reopened_by_path: AtomicUsize,
+    reopened_by_path: AtomicUsize,
     /// How entries' types were learnt.
-    pub types: Counters,
+    types: Counters,
+}
+
+impl Tally {
+    /// The counts, once the workers are done.
+    fn stats(&self) -> Stats {
+        let u = |a: &AtomicUsize| a.load(Ordering::Relaxed) as u64;
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let t = &self.types;
+        Stats {
+            dirs_read: u(&self.dirs_read),
+            dirs_sliced: u(&self.dirs_sliced),
+            reopened_by_path: u(&self.reopened_by_path),
+            type_stats: g(&t.stats),
+            types_from_dtype: g(&t.by_dtype),
+            types_from_nlink: g(&t.by_nlink),
+            types_from_stat: g(&t.by_stat),
+            type_fallbacks: g(&t.fallbacks),
+            nlink_unusable: g(&t.nlink_unusable),
+            vanished: g(&t.vanished),
+        }
+    }
 }
 
 /// State shared by the workers.
@@ -871,7 +894,7 @@ struct Shared<'v, V: Visitor> {
     quit: AtomicBool,
     cached_fds: AtomicUsize,
     fd_budget: usize,
-    stats: WalkStats,
+    stats: Tally,
     fs_magic: Mutex<Vec<(u64, u64)>>,
     /// The mount points, for loop checks without `-L` (`None`: unknown).
     mounts: Option<Mounts>,
@@ -888,7 +911,7 @@ struct Shared<'v, V: Visitor> {
 }
 
 /// Walks the trees under `roots`, visiting every entry (roots included)
-/// with `visitor`.
+/// with `visitor`; returns what the walk did ([`Stats`]).
 ///
 /// ```no_run
 /// use dents::walk::{walk, Visit, Visitor, WalkOptions};
@@ -911,7 +934,7 @@ struct Shared<'v, V: Visitor> {
 /// walk(&[b"/usr/share".to_vec()], &WalkOptions::default(), &count);
 /// println!("{} entries", count.0.load(Ordering::Relaxed));
 /// ```
-pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> Stats {
     let starts: Vec<Start<'_>> = roots.iter().map(|r| Start::root(r)).collect();
     walk_from(&starts, opts, visitor)
 }
@@ -921,7 +944,7 @@ pub(crate) fn walk_from<V: Visitor>(
     starts: &[Start<'_>],
     opts: &WalkOptions,
     visitor: &V,
-) -> WalkStats {
+) -> Stats {
     run(opts, visitor, |shared| {
         let mut state = visitor.state();
         let mut starts = starts.to_vec();
@@ -945,7 +968,7 @@ pub(crate) fn walk_slice<V: Visitor>(
     (lo, hi): (u64, Option<u64>),
     opts: &WalkOptions,
     visitor: &V,
-) -> WalkStats {
+) -> Stats {
     run(opts, visitor, |shared| {
         let mut state = visitor.state();
         let children = shared.walk_slice_of(&mut state, dir, fd, lo, hi);
@@ -956,11 +979,7 @@ pub(crate) fn walk_slice<V: Visitor>(
 
 /// Runs a walk: `seed` visits its starts (and queues their directories)
 /// on the calling thread, then workers read the queue until it is empty.
-fn run<V: Visitor>(
-    opts: &WalkOptions,
-    visitor: &V,
-    seed: impl FnOnce(&Shared<'_, V>),
-) -> WalkStats {
+fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_, V>)) -> Stats {
     let (workers, fd_budget) = fd_plan(opts);
     let mut opts = opts.clone();
     // Under `ulimit -v`, a thread's stack (2 MiB) is address space taken
@@ -990,7 +1009,7 @@ fn run<V: Visitor>(
         quit: AtomicBool::new(false),
         cached_fds: AtomicUsize::new(0),
         fd_budget,
-        stats: WalkStats::default(),
+        stats: Tally::default(),
         fs_magic: Mutex::new(Vec::new()),
         mounts: if opts.follow == Follow::Always {
             None
@@ -1009,7 +1028,7 @@ fn run<V: Visitor>(
     // any of them ends the walk, and comes back here once all are joined.
     std::thread::scope(|scope| shared.worker(scope));
     shared.rethrow();
-    shared.stats
+    shared.stats.stats()
 }
 
 impl<V: Visitor> Shared<'_, V> {
