@@ -28,9 +28,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 
 use dents::metadata::{RecordedStat, Timestamp};
-use dents::walk::{Flow, Follow, Recorded, Visit, Visitor, WalkOptions};
+use dents::walk::{Recorded, Visit, Visitor, WalkOptions};
 use dents::{Error, ErrorKind, Operation};
 use dents::{FileType, Metadata, StatFields};
+use dents::{Flow, Follow};
 use dents_snap::{Row, ScanRecord, SnapshotReader};
 
 use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};

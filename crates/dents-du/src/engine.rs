@@ -38,7 +38,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use dents::dir::FileType;
 use dents::fs;
-use dents::walk::{self, Flow, Visit, Visitor, WalkOptions};
+use dents::walk::{self, Visit, Visitor, WalkOptions};
+use dents::Flow;
 use dents::{Error, ErrorKind, Operation};
 use dents::{Metadata, StatFields};
 

@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use dents::dir::{DirReader, FileType};
-use dents::walk::{Flow, Visit, Visitor};
+use dents::walk::{Visit, Visitor};
+use dents::Flow;
 use dents::Metadata;
 use dents::StatFields;
 use dents::{Error, ErrorKind};

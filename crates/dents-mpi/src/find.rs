@@ -23,8 +23,9 @@ use std::sync::Arc;
 use dents::dir::FileType;
 
 use dents::unstable::{self, BigDir};
-use dents::walk::{Flow, Follow, Visit, Visitor, WalkOptions};
+use dents::walk::{Visit, Visitor, WalkOptions};
 use dents::{Error, ErrorKind, Operation};
+use dents::{Flow, Follow};
 use mpi::topology::SimpleCommunicator;
 
 use crate::dev::dev_of;

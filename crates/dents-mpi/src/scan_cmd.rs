@@ -24,8 +24,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use dents::walk::{Flow, Follow, Visit, Visitor, WalkOptions};
+use dents::walk::{Visit, Visitor, WalkOptions};
 use dents::Error;
+use dents::{Flow, Follow};
 use dents_find::Walk;
 use dents_snap::record::Time;
 use dents_snap::scan::Problem;

@@ -346,4 +346,4 @@ fn problem_of(e: &dents::Error) -> Problem {
 
 /// The C library's text for an error (no " (os error N)"): the walker
 /// library's rule.
-pub use dents::error::describe;
+pub use dents::describe;

@@ -9,7 +9,7 @@
 
 use crate::problem::Problem;
 use crate::row::{fill_row, Row};
-use dents::error::describe;
+use dents::describe;
 use dents::walk::Visit;
 use dents::{Error, ErrorKind};
 

@@ -6,8 +6,9 @@
 use std::io::Write;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
 use dents::Error;
+use dents::Flow;
 
 struct Print(Mutex<std::io::Stdout>);
 

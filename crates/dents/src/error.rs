@@ -223,9 +223,9 @@ impl From<Error> for io::Error {
 /// ```
 /// use std::io;
 /// let e = io::Error::from_raw_os_error(13);
-/// assert_eq!(dents::error::describe(&e), "Permission denied");
+/// assert_eq!(dents::describe(&e), "Permission denied");
 /// let own = io::Error::other("no such slice (os error 5)");
-/// assert_eq!(dents::error::describe(&own), "no such slice (os error 5)");
+/// assert_eq!(dents::describe(&own), "no such slice (os error 5)");
 /// ```
 pub fn describe(e: &io::Error) -> String {
     let s = e.to_string();

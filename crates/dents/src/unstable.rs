@@ -33,7 +33,7 @@ pub use crate::walk::start::{BigDir, Start};
 /// start below a root is visited (and its tree walked) as that walk
 /// would have, its depth counting against [`crate::walk::WalkOptions::min_depth`] and
 /// [`crate::walk::WalkOptions::max_depth`], its symlinks not followed under
-/// [`crate::walk::Follow::Roots`].  Its ancestors are unknown here: loops through
+/// [`crate::Follow::Roots`].  Its ancestors are unknown here: loops through
 /// them (`-L`) are not found, nor is a start on another filesystem than
 /// its root checked for [`crate::walk::WalkOptions::same_file_system`] (the caller's part).
 pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: &V) -> Stats {

@@ -1,26 +1,6 @@
-//! The walker API: a builder over [`crate::walk::walk`] with three ways to
-//! take the entries.
-//!
-//! | form | call | runs on | entries |
-//! |------|------|---------|---------|
-//! | iterator | `for e in walker` ([`Walker::into_iter`]) | the caller's thread; the walk on background threads | owned [`DirEntry`], through a bounded channel |
-//! | closure | [`Walker::for_each`] | the walk's worker threads | borrowed [`Entry`], metadata fetched lazily |
-//! | visitor | [`Walker::visit`] | the walk's worker threads | [`crate::walk::Visit`], per-worker state |
-//!
-//! The iterator is the simplest: one thread sees every entry, in a
-//! `for` loop, with `?` for errors.  The workers hand entries over in
-//! batches (up to 128 at a time, a directory's or several), so the
-//! channel costs little per entry.  The walk runs ahead of the consumer
-//! only as far as the channel holds ([`Walker::channel_capacity`]
-//! entries, plus a batch being filled per worker), so a slow consumer
-//! slows the walk down instead of growing memory, and dropping the
-//! iterator stops the walk and joins its threads.
-//!
-//! The closure and the visitor run on the workers themselves: no entry
-//! is copied, [`Entry::metadata`] stats only the entries it is asked of
-//! (with only the [`StatFields`] asked for), and
-//! [`Entry::parent_fd`] with [`Entry::at_name`] give descriptor-relative
-//! access (`openat`, `fstatat`…) that no path lookup can be raced on.
+//! The walker API: [`crate::Walker`], a builder over [`crate::walk::walk`]
+//! with three ways to take the entries (the crate docs set them side by
+//! side), and the entries they give.
 //!
 //! ```
 //! use dents::Walker;
@@ -55,7 +35,8 @@ use crate::metadata::{FileType, Metadata, StatFields};
 use crate::stats::Stats;
 use crate::walk::{self, Order, Visit, Visitor, WalkOptions};
 
-use crate::walk::{Flow, Follow};
+use crate::flow::Flow;
+use crate::follow::Follow;
 
 /// Entries the iterator's channel holds by default.
 const DEFAULT_CAPACITY: usize = 1024;

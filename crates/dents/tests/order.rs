@@ -12,8 +12,9 @@ use std::fs;
 use std::path::Path;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
 use dents::Error;
+use dents::Flow;
 use dents::Walker;
 
 /// Entries down to this depth come first (the documented guarantee).

@@ -16,8 +16,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Follow, Order, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
 use dents::{Error, ErrorKind, Operation};
+use dents::{Flow, Follow};
 
 /// Records every visit in order, and every error.
 #[derive(Default)]

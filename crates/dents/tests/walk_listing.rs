@@ -8,9 +8,10 @@ use std::os::fd::BorrowedFd;
 use std::sync::Mutex;
 
 use dents::unstable::Start;
-use dents::walk::{walk, Flow, Listing, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Listing, Visit, Visitor, WalkOptions};
 use dents::Error;
 use dents::FileType;
+use dents::Flow;
 
 /// Records visits (path and type); supplies a listing for directories
 /// whose path ends in `/supplied`.

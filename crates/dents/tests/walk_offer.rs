@@ -14,8 +14,9 @@ use std::sync::Mutex;
 
 use dents::slice::OffsetSpace;
 use dents::unstable::{slice_starts_from, walk_slice, BigDir};
-use dents::walk::{walk, Flow, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Visit, Visitor, WalkOptions};
 use dents::Error;
+use dents::Flow;
 use dents_testfs::{fill_flat, FsKind, LoopFs};
 
 /// A visit: path, root, depth, post-order.

@@ -19,9 +19,10 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Visit, Visitor, WalkOptions};
 use dents::Error;
 use dents::Walker;
+use dents::{Flow, Follow};
 use dents_testfs::{FsKind, LoopFs};
 
 /// How long a walk of these small trees may take before it is taken for

@@ -8,8 +8,9 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
 use dents::Error;
+use dents::Flow;
 
 #[derive(Default)]
 struct Dirs {

@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Visit, Visitor, WalkOptions};
 use dents::Error;
 use dents::FileType;
+use dents::{Flow, Follow};
 use dents_testfs::{fill_flat, FsKind, LoopFs};
 
 /// Entries of the big directory: more than the 1024 stat'ed while it is

@@ -171,6 +171,8 @@ use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::dir::FileType;
 use crate::error::{Error, ErrorKind, Operation};
+use crate::flow::Flow;
+use crate::follow::Follow;
 use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
 use crate::slice::ReadOptions;
@@ -215,50 +217,6 @@ pub enum Order {
     /// levels hold few directories, so reading only them in level order
     /// costs nothing measurable.
     Hybrid,
-}
-
-/// Which symbolic links are followed (find's `-P`, `-H`, `-L`).
-///
-/// Not `#[non_exhaustive]`: the three are the whole of POSIX's choice
-/// (a link is followed nowhere, at the starting points, or everywhere),
-/// and a caller must match them exhaustively to be right (du's sizes,
-/// a snapshot's refusal of a walk it cannot answer for).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Follow {
-    /// Never (`-P`, the default).
-    Never,
-    /// Only the roots given (`-H`).
-    Roots,
-    /// Always (`-L`): links to directories are walked; loops are reported.
-    Always,
-}
-
-impl From<bool> for Follow {
-    /// walkdir's `follow_links(bool)`: `true` follows every link
-    /// ([`Follow::Always`]), `false` none ([`Follow::Never`]).
-    fn from(always: bool) -> Follow {
-        if always {
-            Follow::Always
-        } else {
-            Follow::Never
-        }
-    }
-}
-
-/// What the visitor tells the walk after visiting an entry.
-///
-/// Not `#[non_exhaustive]`: walks outside this crate take a visitor's
-/// answers too (a snapshot's walk, `find --from`; dents-mpi's), and each
-/// must do what every answer says: a new one must fail to build them
-/// rather than be ignored.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Flow {
-    /// Go on (and into this entry, if it is a directory).
-    Continue,
-    /// Go on, but not into this directory (`-prune`).
-    Prune,
-    /// Stop the whole walk (`-quit`).
-    Quit,
 }
 
 /// Options of a walk, built from [`WalkOptions::new`] through its
