@@ -22,8 +22,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use dents::walk::{Visit, Visitor, WalkError};
-use dents::{Entry, Flow, StatFields, Walker};
+use dents::walk::{Visit, Visitor};
+use dents::{Entry, Error, Flow, StatFields, Walker};
 
 /// Counts visits, per worker, added up at the end.
 struct Count {
@@ -43,7 +43,7 @@ impl Visitor for Count {
         *n += 1;
         Flow::Continue
     }
-    fn error(&self, n: &mut u64, _: &WalkError) {
+    fn error(&self, n: &mut u64, _: Error) {
         *n += 1;
     }
     fn finish(&self, n: u64) {

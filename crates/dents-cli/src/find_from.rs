@@ -28,8 +28,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 
 use dents::metadata::{RecordedStat, Timestamp};
-use dents::walk::{Flow, Follow, Recorded, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use dents::walk::{Recorded, Visit, Visitor, WalkOptions};
+use dents::{Error, ErrorKind, Operation};
 use dents::{FileType, Metadata, StatFields};
+use dents::{Flow, Follow};
 use dents_snap::{Row, ScanRecord, SnapshotReader};
 
 use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};
@@ -271,17 +273,11 @@ fn parent_of(path: &[u8]) -> &[u8] {
 impl SnapshotWalk<'_> {
     /// The error of a starting point the snapshot does not hold: looked
     /// up (not stat'ed) in it, so what a stat of it would have failed.
-    fn not_stored(&self, root: &[u8]) -> WalkError {
+    fn not_stored(&self, root: &[u8]) -> Error {
         let mut m = b"not in the snapshot ".to_vec();
         m.extend_from_slice(&qa(self.snapshot));
-        WalkError {
-            path: root.to_vec(),
-            depth: 0,
-            op: dents::walk::Operation::Stat,
-            kind: WalkErrorKind::Io(std::io::Error::other(
-                String::from_utf8_lossy(&m).into_owned(),
-            )),
-        }
+        let io = std::io::Error::other(String::from_utf8_lossy(&m).into_owned());
+        Error::new(root.to_vec(), 0, Operation::Stat, ErrorKind::Io(io))
     }
 
     /// Visits the entries of the snapshot below `root` (a PATH as
@@ -296,7 +292,7 @@ impl SnapshotWalk<'_> {
         let record = self.reader.record();
         // Several trailing slashes count as one, as the walk keeps them.
         let Some(t) = locate(&record.roots, root) else {
-            visitor.error(st, &self.not_stored(root));
+            visitor.error(st, self.not_stored(root));
             return true;
         };
         let mut prefix = t.stored.clone();
@@ -409,7 +405,7 @@ impl SnapshotWalk<'_> {
             return false;
         }
         if !found {
-            visitor.error(st, &self.not_stored(root));
+            visitor.error(st, self.not_stored(root));
         }
         !quit
     }

@@ -6,7 +6,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use dents::walk::Follow;
+use dents::Follow;
 use dents_snap::{Row, SnapshotReader};
 
 /// Opens the snapshot named `snapshot`, or the message that says why it

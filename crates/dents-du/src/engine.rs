@@ -38,7 +38,9 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use dents::dir::FileType;
 use dents::fs;
-use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use dents::walk::{self, Visit, Visitor, WalkOptions};
+use dents::Flow;
+use dents::{Error, ErrorKind, Operation};
 use dents::{Metadata, StatFields};
 
 pub use crate::dui::{AtomicDui, Dui};
@@ -1180,24 +1182,26 @@ impl<S: Sink> Visitor for WalkVisitor<'_, '_, S> {
         Flow::Continue
     }
 
-    fn error(&self, state: &mut Self::State, e: &WalkError) {
-        let problem = match &e.kind {
-            WalkErrorKind::Io(err) => Problem::CannotRead(&e.path, err),
-            WalkErrorKind::ReadCut(err) => Problem::ReadCut(&e.path, err),
+    fn error(&self, state: &mut Self::State, e: Error) {
+        let problem = match e.kind() {
+            ErrorKind::Io(err) if e.operation() == Operation::ReadCut => {
+                Problem::ReadCut(e.path_bytes(), err)
+            }
+            ErrorKind::Io(err) => Problem::CannotRead(e.path_bytes(), err),
             // Only with -L -l (else the directory set skips loops before
             // they are read): GNU skips them silently.
-            WalkErrorKind::Loop(_) => {
+            ErrorKind::Loop { .. } => {
                 self.loops
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push(e.path.clone());
+                    .push(e.path_bytes().to_vec());
                 self.any_loop.store(true, Ordering::Relaxed);
                 return;
             }
         };
         self.du.fail(problem);
         // The export marks the directory, as ncdu does.
-        self.mark_read_error(&mut state.cache, &dir_key(&e.path));
+        self.mark_read_error(&mut state.cache, &dir_key(e.path_bytes()));
     }
 
     fn finish(&self, mut state: Self::State) {

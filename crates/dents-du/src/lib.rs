@@ -175,7 +175,7 @@ pub fn default_threads() -> usize {
 
 /// Which symbolic links are followed: the walker's policy (`-P`, the
 /// default: none; `-H`, `-D`: those given as arguments; `-L`: all).
-pub use dents::walk::Follow;
+pub use dents::Follow;
 
 /// The time `--time` shows.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -16,9 +16,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use dents::dir::{DirReader, FileType};
-use dents::walk::{Flow, Visit, Visitor, WalkError, WalkErrorKind};
+use dents::walk::{Visit, Visitor};
+use dents::Flow;
 use dents::Metadata;
 use dents::StatFields;
+use dents::{Error, ErrorKind};
 use rustix::fs::{Access, AtFlags};
 
 use super::cache::Cache;
@@ -361,19 +363,21 @@ impl<'a> Visitor for Finder<'a> {
         }
     }
 
-    fn error(&self, _st: &mut State<'a>, e: &WalkError) {
-        match &e.kind {
-            // find words a directory read part way as one never read.
-            WalkErrorKind::Io(err) | WalkErrorKind::ReadCut(err) => {
-                if !self.quiet(err) || self.is_root(&e.path) {
-                    msg::path_error(&e.path, err);
+    fn error(&self, _st: &mut State<'a>, e: Error) {
+        let path = e.path_bytes();
+        match e.kind() {
+            // find words a directory read part way (`Operation::ReadCut`)
+            // as one never read.
+            ErrorKind::Io(err) => {
+                if !self.quiet(err) || self.is_root(path) {
+                    msg::path_error(path, err);
                     let roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
-                    if roots.last().is_some_and(|r| *r == e.path) {
+                    if roots.last().is_some_and(|r| *r == path) {
                         self.last_root_failed.store(true, Ordering::Relaxed);
                     }
                 }
             }
-            WalkErrorKind::Loop(ancestor) => report_loop(&e.path, ancestor),
+            ErrorKind::Loop { ancestor } => report_loop(path, ancestor),
         }
     }
 

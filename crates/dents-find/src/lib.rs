@@ -860,7 +860,7 @@ impl Search {
             .same_file_system(opts.xdev)
             .sort_by_name(opts.sort)
             // Under -L, loops are found by inode.
-            .stat_fields(if opts.follow == walk::Follow::Always {
+            .stat_fields(if opts.follow == dents::Follow::Always {
                 needs.stat_mask | dents::StatFields::INO
             } else {
                 needs.stat_mask

@@ -18,7 +18,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use dents::walk::{self, Flow, Visitor, WalkOptions};
+use dents::walk::{self, Visitor, WalkOptions};
+use dents::Flow;
 use dents::StatFields;
 
 use crate::eval::OnMatch;

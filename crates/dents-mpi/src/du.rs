@@ -64,9 +64,11 @@ use std::os::unix::fs::MetadataExt;
 use dents::dir::{FileType, RawEntry, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
 use dents::unstable;
-use dents::walk::{self, Flow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use dents::walk::{self, Visit, Visitor, WalkOptions};
+use dents::Flow;
 use dents::Metadata;
 use dents::StatFields;
+use dents::{Error, ErrorKind, Operation};
 use dents_du::engine::{AtomicDui, Dui};
 use dents_du::links::LinkSet;
 use dents_du::ncdu::{self, Excluded, Export, ExportDir};
@@ -1048,17 +1050,20 @@ impl Visitor for DuVisitor<'_> {
         Flow::Continue
     }
 
-    fn error(&self, _: &mut (), e: &WalkError) {
-        match &e.kind {
-            WalkErrorKind::Io(err) => {
-                self.du
-                    .problem(self.ctx, "cannot read directory", &e.path, Some(err));
+    fn error(&self, _: &mut (), e: Error) {
+        let path = e.path_bytes();
+        match e.kind() {
+            ErrorKind::Io(err) if e.operation() == Operation::ReadCut => {
+                self.du.read_cut(self.ctx, path, err)
             }
-            WalkErrorKind::ReadCut(err) => self.du.read_cut(self.ctx, &e.path, err),
-            WalkErrorKind::Loop(_) => return,
+            ErrorKind::Io(err) => {
+                self.du
+                    .problem(self.ctx, "cannot read directory", path, Some(err));
+            }
+            ErrorKind::Loop { .. } => return,
         }
         // The export marks the directory, as ncdu does.
-        let acc = lock(&self.du.walking).get(&dir_key(&e.path)).cloned();
+        let acc = lock(&self.du.walking).get(&dir_key(path)).cloned();
         if let Some(items) = acc.as_deref().and_then(Acc::export_items) {
             items.mark_read_error();
         }

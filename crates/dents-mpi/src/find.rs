@@ -23,7 +23,9 @@ use std::sync::Arc;
 use dents::dir::FileType;
 
 use dents::unstable::{self, BigDir};
-use dents::walk::{self, Flow, Follow, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions};
+use dents::walk::{Listing, Visit, Visitor, WalkOptions};
+use dents::{Error, ErrorKind, Operation};
+use dents::{Flow, Follow};
 use mpi::topology::SimpleCommunicator;
 
 use crate::dev::dev_of;
@@ -161,14 +163,10 @@ impl<'a, V: Visitor> FindJob<'a, V> {
             Err(e) => {
                 // Said once for the directory, by its first slice.
                 if item.slice.is_some_and(|(lo, _)| lo == 0) {
-                    let e = WalkError {
-                        path: item.path.clone(),
-                        depth: item.depth as usize,
-                        op: walk::Operation::Open,
-                        kind: WalkErrorKind::Io(e),
-                    };
+                    let (path, depth) = (item.path.clone(), item.depth as usize);
+                    let e = Error::new(path, depth, Operation::Open, ErrorKind::Io(e));
                     let mut state = spill.state();
-                    spill.error(&mut state, &e);
+                    spill.error(&mut state, e);
                     spill.finish(state);
                 } else {
                     ctx.fail(1);
@@ -332,7 +330,7 @@ impl<V: Visitor> Visitor for Spill<'_, V> {
         state: &mut V::State,
         dir: &unstable::Start<'_>,
         fd: std::os::fd::BorrowedFd<'_>,
-    ) -> Option<walk::Listing> {
+    ) -> Option<Listing> {
         self.inner.listing(state, dir, fd)
     }
 
@@ -340,7 +338,7 @@ impl<V: Visitor> Visitor for Spill<'_, V> {
         self.inner.turn_done(state);
     }
 
-    fn error(&self, state: &mut V::State, e: &WalkError) {
+    fn error(&self, state: &mut V::State, e: Error) {
         self.inner.error(state, e);
     }
 

@@ -9,7 +9,7 @@ pub fn quote(name: &[u8]) -> Vec<u8> {
 
 /// The system's description of an error, without Rust's `(os error N)`:
 /// the walker library's rule, as `dents du` and `dents find` word it.
-pub use dents::error::describe;
+pub use dents::describe;
 
 #[cfg(test)]
 mod tests {

@@ -43,7 +43,9 @@ use std::sync::mpsc::{self, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use dents::unstable::Start;
-use dents::walk::{Flow, Follow, Listing, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{Listing, Visit, Visitor, WalkOptions};
+use dents::Error;
+use dents::{Flow, Follow};
 use dents_find::Walk;
 use dents_snap::record::Time;
 use dents_snap::refresh::{Index, Wanted};
@@ -314,8 +316,8 @@ impl Visitor for ScanVisitor<'_> {
         l
     }
 
-    fn error(&self, _rows: &mut Vec<Row>, e: &WalkError) {
-        self.problem(&problem_of_walk(e, self.roots.contains(e.path.as_slice())));
+    fn error(&self, _rows: &mut Vec<Row>, e: Error) {
+        self.problem(&problem_of_walk(&e, self.roots.contains(e.path_bytes())));
     }
 
     fn finish(&self, mut rows: Vec<Row>) {

@@ -7,7 +7,7 @@ use dents::{FileType, StatFields};
 
 use crate::problem::Problem;
 use crate::schema::type_letter;
-use dents::error::describe;
+use dents::describe;
 
 /// One entry: the columns of [`crate::schema::MESSAGE`] in Rust types
 /// (`None` where the column is null: not stat'ed with `--names-only`, or

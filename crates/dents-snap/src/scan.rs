@@ -17,7 +17,7 @@ use std::sync::{mpsc, Mutex};
 
 use dents::dir::FileType;
 use dents::unstable::Start;
-use dents::walk::{Listing, Visit, Visitor, WalkError};
+use dents::walk::{Listing, Visit, Visitor};
 use dents::{ErrorKind, Flow, Follow, Walker};
 
 pub use crate::problem::Problem;
@@ -167,7 +167,6 @@ pub fn scan(
     let (tx, rx) = mpsc::sync_channel::<Batch>(CHANNEL_ROWS / BATCH);
     let (back, spare) = mpsc::channel::<Batch>();
     let visitor = ScanVisitor {
-        walker: &walker,
         names_only: opts.names_only,
         follow_all: opts.follow == Follow::Always,
         index: index.as_ref(),
@@ -233,7 +232,6 @@ pub fn scan(
 /// writer's thread; with an index of an old snapshot, the listings of
 /// directories unchanged since it.
 struct ScanVisitor<'a> {
-    walker: &'a Walker,
     names_only: bool,
     /// `-L`: every symlink followed (a names-only row stats it).
     follow_all: bool,
@@ -304,8 +302,7 @@ impl Visitor for ScanVisitor<'_> {
         l
     }
 
-    fn error(&self, _: &mut (), e: &WalkError) {
-        let e = self.walker.convert_error(e);
+    fn error(&self, _: &mut (), e: dents::Error) {
         let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
         h.batch.problems.push(problem_of(&e));
         self.sent_if_full(&mut h);
@@ -344,15 +341,9 @@ fn problem_of(e: &dents::Error) -> Problem {
             cause: "File system loop detected".into(),
             errno: Some(40),
         },
-        _ => Problem {
-            path: e.path_bytes().to_vec(),
-            what: "cannot read directory",
-            cause: e.to_string(),
-            errno: None,
-        },
     }
 }
 
 /// The C library's text for an error (no " (os error N)"): the walker
 /// library's rule.
-pub use dents::error::describe;
+pub use dents::describe;

@@ -1,5 +1,5 @@
 //! Rows and problems from the library's visitor walk
-//! ([`dents::walk::Visit`], [`dents::walk::WalkError`]), for a scan that
+//! ([`dents::walk::Visit`], [`dents::Error`]), for a scan that
 //! drives the walk itself rather than through [`crate::scan()`]'s sorted
 //! walker: `dents-mpi scan`, whose ranks walk work items of one tree.
 //!
@@ -9,8 +9,9 @@
 
 use crate::problem::Problem;
 use crate::row::{fill_row, Row};
-use dents::error::describe;
-use dents::walk::{Visit, WalkError, WalkErrorKind};
+use dents::describe;
+use dents::walk::Visit;
+use dents::{Error, ErrorKind};
 
 /// The fields a walk's visits must stat ([`crate::row::stat_fields`]).
 pub use crate::row::stat_fields;
@@ -25,10 +26,10 @@ pub fn row_of_visit(v: &Visit<'_>, names_only: bool) -> Result<Row, Problem> {
 
 /// A walk's problem in [`crate::scan()`]'s words; `is_root`: the path is
 /// one of the roots (a root that does not exist is `cannot access`).
-pub fn problem_of_walk(e: &WalkError, is_root: bool) -> Problem {
-    match &e.kind {
-        WalkErrorKind::Io(io) | WalkErrorKind::ReadCut(io) => Problem {
-            path: e.path.clone(),
+pub fn problem_of_walk(e: &Error, is_root: bool) -> Problem {
+    match e.kind() {
+        ErrorKind::Io(io) => Problem {
+            path: e.path_bytes().to_vec(),
             what: if is_root && io.raw_os_error() == Some(2) {
                 "cannot access"
             } else {
@@ -37,8 +38,8 @@ pub fn problem_of_walk(e: &WalkError, is_root: bool) -> Problem {
             cause: describe(io),
             errno: io.raw_os_error(),
         },
-        WalkErrorKind::Loop(_) => Problem {
-            path: e.path.clone(),
+        ErrorKind::Loop { .. } => Problem {
+            path: e.path_bytes().to_vec(),
             what: "",
             cause: "File system loop detected".into(),
             errno: Some(40),

@@ -20,7 +20,7 @@ pub const SERIOUS: i32 = 2;
 
 /// The OS's text for an error, without Rust's " (os error N)" suffix:
 /// the walker library's rule, so that its errors and the tools' read alike.
-pub use dents::error::describe;
+pub use dents::describe;
 
 /// One command's exit status so far: 0, or the worst problem reported.
 /// Shared by the command's threads.

@@ -201,10 +201,10 @@ impl Output {
             Some(_) if !self.unflushed.load(Ordering::Relaxed) => {
                 "dents: write error\n".to_string()
             }
-            Some(e) => format!("dents: write error: {}\n", dents::error::describe(&e)),
+            Some(e) => format!("dents: write error: {}\n", dents::describe(&e)),
             // Closing a closed descriptor fails whatever was flushed.
             None if self.wrote_to_closed() => {
-                format!("dents: write error: {}\n", dents::error::describe(&ebadf()))
+                format!("dents: write error: {}\n", dents::describe(&ebadf()))
             }
             None => return code,
         };

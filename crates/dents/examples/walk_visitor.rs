@@ -7,18 +7,18 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use dents::walk::{Visit, Visitor, WalkError};
+use dents::walk::{Visit, Visitor};
+use dents::Error;
 use dents::{Entry, FileType, Flow, Walker};
 
 /// Entries by `d_type` value (0..16), and errors.
 type Counts = ([u64; 16], u64);
 
-struct CountTypes<'w> {
-    walker: &'w Walker,
+struct CountTypes {
     total: Mutex<Counts>,
 }
 
-impl Visitor for CountTypes<'_> {
+impl Visitor for CountTypes {
     type State = Counts;
 
     fn state(&self) -> Counts {
@@ -35,8 +35,8 @@ impl Visitor for CountTypes<'_> {
         Flow::Continue
     }
 
-    fn error(&self, counts: &mut Counts, e: &WalkError) {
-        eprintln!("walk_visitor: {}", self.walker.convert_error(e));
+    fn error(&self, counts: &mut Counts, e: Error) {
+        eprintln!("walk_visitor: {e}");
         counts.1 += 1;
     }
 
@@ -56,7 +56,6 @@ fn main() {
     }
     let walker = Walker::from_roots(&roots);
     let visitor = CountTypes {
-        walker: &walker,
         total: Mutex::new(([0; 16], 0)),
     };
     let stats = walker.visit(&visitor);

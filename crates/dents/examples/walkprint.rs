@@ -6,7 +6,9 @@
 use std::io::Write;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
+use dents::Error;
+use dents::Flow;
 
 struct Print(Mutex<std::io::Stdout>);
 
@@ -24,8 +26,8 @@ impl Visitor for Print {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut Vec<u8>, e: &WalkError) {
-        eprintln!("walkprint: {:?}", e);
+    fn error(&self, _: &mut Vec<u8>, e: Error) {
+        eprintln!("walkprint: {e}");
     }
     fn finish(&self, buf: Vec<u8>) {
         self.0.lock().unwrap().write_all(&buf).unwrap();
@@ -46,13 +48,5 @@ fn main() {
         }
     }
     let stats = walk(&roots, &opts, &Print(Mutex::new(std::io::stdout())));
-    eprintln!(
-        "{} directories read, {} in slices, {} opened by a path; types: {}",
-        stats.dirs_read.load(std::sync::atomic::Ordering::Relaxed),
-        stats.dirs_sliced.load(std::sync::atomic::Ordering::Relaxed),
-        stats
-            .reopened_by_path
-            .load(std::sync::atomic::Ordering::Relaxed),
-        stats.types.summary()
-    );
+    eprintln!("{stats:?}");
 }

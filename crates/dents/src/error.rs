@@ -1,5 +1,5 @@
-//! The walker API's error: a problem met at one path of the walk, which
-//! goes on past it.
+//! The walk's error, in every form (iterator, closure, visitor): a
+//! problem met at one path of the walk, which goes on past it.
 //!
 //! An [`Error`] says where (the path, as bytes or as a [`Path`], and its
 //! depth below the root it was reached from, as the walk knew it), what
@@ -29,12 +29,13 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-pub use crate::walk::Operation;
-use crate::walk::{WalkError, WalkErrorKind};
-
 /// A problem at one path of a walk: where, how deep, and what.
 ///
-/// The walk reports it and goes on with the rest of the tree.
+/// The walk reports it and goes on with the rest of the tree: to a
+/// [`crate::walk::Visitor::error`], to [`crate::Walker::for_each`]'s
+/// closure, or as an `Err` of the iterator.  One type for all three, so
+/// that a visitor's errors and the iterator's are worded and matched the
+/// same way.
 #[derive(Debug)]
 pub struct Error {
     path: Vec<u8>,
@@ -43,9 +44,15 @@ pub struct Error {
     kind: ErrorKind,
 }
 
-/// What went wrong at an [`Error`]'s path.
+/// What went wrong at an [`Error`]'s path ([`Error::operation`] says at
+/// which step: a read cut part way is an [`ErrorKind::Io`] at
+/// [`Operation::ReadCut`]).
+///
+/// Not `#[non_exhaustive]`, unlike [`Operation`]: a visitor words each
+/// kind of problem differently (find and du as GNU's, a snapshot's row),
+/// so a new kind must fail to build every visitor until it is worded,
+/// rather than fall silently into a generic message.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum ErrorKind {
     /// A system call failed (opening, reading or stat'ing the path).
     Io(io::Error),
@@ -58,25 +65,39 @@ pub enum ErrorKind {
     },
 }
 
-impl Error {
-    /// Builds an error from the walker's report.
-    pub(crate) fn from_walk(e: &WalkError) -> Error {
-        let kind = match &e.kind {
-            WalkErrorKind::Io(io) | WalkErrorKind::ReadCut(io) => ErrorKind::Io(copy_io_error(io)),
-            WalkErrorKind::Loop(a) => ErrorKind::Loop {
-                ancestor: a.clone(),
-            },
-        };
-        Error {
-            path: e.path.clone(),
-            depth: e.depth,
-            op: e.op,
-            kind,
-        }
-    }
+/// What the walk was doing when a problem came up: which of its steps
+/// failed at the error's path.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Operation {
+    /// Opening a directory to read it (or reopening one: a post-order
+    /// visit's parent, a huge directory's slice).
+    Open,
+    /// Reading a directory: nothing of it was read.
+    Read,
+    /// Reading a directory failed part way, after some of its entries
+    /// (or, in slices, the part before the failing one) were read and
+    /// visited: what follows the failure in the directory's own order was
+    /// not read.  GNU's fts calls this `FTS_ERR` where a directory that
+    /// gave nothing is `FTS_DNR` ([`Operation::Read`] here), and du words
+    /// the two apart (`du: DIR: CAUSE` against `du: cannot read directory
+    /// 'DIR': CAUSE`).  A corrupt block of a directory does it.  The kind
+    /// is [`ErrorKind::Io`].
+    ReadCut,
+    /// Stat'ing an entry: a starting point, or an entry's metadata that
+    /// was asked for.
+    Stat,
+    /// Entering a directory reached by following a link: it is one of its
+    /// own ancestors ([`ErrorKind::Loop`]).
+    Enter,
+}
 
-    /// An error at a path the caller knows the depth of.
-    pub(crate) fn new(path: Vec<u8>, depth: usize, op: Operation, kind: ErrorKind) -> Error {
+impl Error {
+    /// An error at `path`, `depth` below the starting point it was
+    /// reached from (roots are 0): for a walk of the caller's own that
+    /// hands its problems to a [`crate::walk::Visitor`] (a snapshot's
+    /// recorded tree, dents-mpi's ranks), as the walk would.
+    pub fn new(path: Vec<u8>, depth: usize, op: Operation, kind: ErrorKind) -> Error {
         Error {
             path,
             depth,
@@ -170,39 +191,6 @@ fn write_loop(f: &mut fmt::Formatter<'_>, path: &[u8], ancestor: &[u8]) -> fmt::
     )
 }
 
-/// The walker's own report prints as [`Error`] does.
-///
-/// ```
-/// use dents::walk::{WalkError, WalkErrorKind};
-/// let e = WalkError {
-///     path: b"/no/such".to_vec(),
-///     depth: 0,
-///     op: dents::Operation::Open,
-///     kind: WalkErrorKind::Io(std::io::Error::from_raw_os_error(2)),
-/// };
-/// assert_eq!(e.to_string(), "/no/such: No such file or directory");
-/// let source = std::error::Error::source(&e).expect("the system call's error");
-/// assert_eq!(source.to_string(), "No such file or directory (os error 2)");
-/// ```
-impl fmt::Display for WalkError {
-    /// `PATH: MESSAGE`, as [`Error`]'s.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            WalkErrorKind::Io(e) | WalkErrorKind::ReadCut(e) => write_io(f, &self.path, e),
-            WalkErrorKind::Loop(ancestor) => write_loop(f, &self.path, ancestor),
-        }
-    }
-}
-
-impl std::error::Error for WalkError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            WalkErrorKind::Io(e) | WalkErrorKind::ReadCut(e) => Some(e),
-            WalkErrorKind::Loop(_) => None,
-        }
-    }
-}
-
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
@@ -235,23 +223,14 @@ impl From<Error> for io::Error {
 /// ```
 /// use std::io;
 /// let e = io::Error::from_raw_os_error(13);
-/// assert_eq!(dents::error::describe(&e), "Permission denied");
+/// assert_eq!(dents::describe(&e), "Permission denied");
 /// let own = io::Error::other("no such slice (os error 5)");
-/// assert_eq!(dents::error::describe(&own), "no such slice (os error 5)");
+/// assert_eq!(dents::describe(&own), "no such slice (os error 5)");
 /// ```
 pub fn describe(e: &io::Error) -> String {
     let s = e.to_string();
     match s.find(" (os error ") {
         Some(i) if e.raw_os_error().is_some() => s[..i].to_string(),
         _ => s,
-    }
-}
-
-/// An owned copy of an error the walk lends: the same OS error number, or
-/// the same kind and message.
-fn copy_io_error(e: &io::Error) -> io::Error {
-    match e.raw_os_error() {
-        Some(n) => io::Error::from_raw_os_error(n),
-        None => io::Error::new(e.kind(), e.to_string()),
     }
 }

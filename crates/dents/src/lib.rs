@@ -7,17 +7,24 @@
 //!
 //! | layer | module    | concern |
 //! |---|-----------|---------|
-//! | 5 | [`walker`] | the walker API: a builder over [`walk`], as an iterator, a closure or a visitor |
+//! | 5 | `walker`  | [`Walker`]: the walker API, a builder over [`walk`], as an iterator, a closure or a visitor; [`DirEntry`], [`Entry`], [`IntoIter`] |
 //! | 4 | [`unstable`] | what dents-mpi needs of the walker and the slice reader; may change in any release |
-//! | 4 | [`error`]  | the walker API's error: path, depth, kind |
 //! | 3 | [`walk`]  | the parallel walker: trees breadth or depth first, an fd budget, post-order, symlink policy |
 //! | 3 | [`fs`]    | open a directory, stat an entry of one, read a symlink: descriptor-relative, in dents's own types |
+//! | 2 | `error`   | [`Error`]: a walk's error, in every form (path, depth, the step that failed, what went wrong); [`describe`] |
+//! | 2 | `stats`   | [`Stats`]: what a walk did, in plain numbers, for every form of walk |
+//! | 2 | `flow`    | [`Flow`]: what a visitor or closure tells the walk after an entry |
+//! | 2 | `follow`  | [`Follow`]: which symbolic links a walk follows |
 //! | 2 | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
 //! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
 //! | 1 | [`mountinfo`] | the mount table (`/proc/self/mountinfo`): devices, mount points, types, escapes undone |
 //! | 1 | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
 //! | 0 | `sys`     | (private) the only place with `unsafe` and raw system calls; what the OS says (the cores we may use) |
+//!
+//! The modules in `code` type are private: their items have one public
+//! path, at the crate root (`dents::Error`, `dents::Flow`...), as the
+//! walker's users name them; the modules in links hold the rest.
 //!
 //! Names are bytes everywhere (`&[u8]`, `&CStr`): never assumed UTF-8.
 //! No type of a dependency (rustix, libc) is part of the API, so their
@@ -29,7 +36,28 @@
 //! [`Walker`] is the way in: a builder for the options, then the entries
 //! as an iterator (simplest: one thread, owned entries, bounded memory),
 //! a closure on the walk's worker threads, or a [`walk::Visitor`] with
-//! per-worker state (see [`walker`] for the three side by side).
+//! per-worker state:
+//!
+//! | form | call | runs on | entries |
+//! |------|------|---------|---------|
+//! | iterator | `for e in walker` ([`Walker::into_iter`]) | the caller's thread; the walk on background threads | owned [`DirEntry`], through a bounded channel |
+//! | closure | [`Walker::for_each`] | the walk's worker threads | borrowed [`Entry`], metadata fetched lazily |
+//! | visitor | [`Walker::visit`] | the walk's worker threads | [`walk::Visit`], per-worker state |
+//!
+//! The iterator is the simplest: one thread sees every entry, in a
+//! `for` loop, with `?` for errors.  The workers hand entries over in
+//! batches (up to 128 at a time, a directory's or several), so the
+//! channel costs little per entry.  The walk runs ahead of the consumer
+//! only as far as the channel holds ([`Walker::channel_capacity`]
+//! entries, plus a batch being filled per worker), so a slow consumer
+//! slows the walk down instead of growing memory, and dropping the
+//! iterator stops the walk and joins its threads.
+//!
+//! The closure and the visitor run on the workers themselves: no entry
+//! is copied, [`Entry::metadata`] stats only the entries it is asked of
+//! (with only the [`StatFields`] asked for), and
+//! [`Entry::parent_fd`] with [`Entry::at_name`] give descriptor-relative
+//! access (`openat`, `fstatat`…) that no path lookup can be raced on.
 //!
 //! ```
 //! use dents::Walker;
@@ -120,21 +148,24 @@
 #![warn(missing_docs)]
 
 pub mod dir;
-pub mod error;
+mod error;
+mod flow;
+mod follow;
 pub mod fs;
 pub mod metadata;
 pub mod mountinfo;
 pub mod scan;
 pub mod slice;
+mod stats;
 #[allow(unsafe_code)]
 mod sys;
 pub mod unstable;
 pub mod walk;
-pub mod walker;
+mod walker;
 
-pub use error::{Error, ErrorKind, Operation};
+pub use error::{describe, Error, ErrorKind, Operation};
+pub use flow::Flow;
+pub use follow::Follow;
 pub use metadata::{FileType, Metadata, StatFields};
-// Flow and Follow are the walk's (its visitors answer with them), here
-// for the Walker's users; the walker module no longer re-exports them.
-pub use walk::{Flow, Follow};
-pub use walker::{DirEntry, Entry, IntoIter, Stats, Walker};
+pub use stats::Stats;
+pub use walker::{DirEntry, Entry, IntoIter, Walker};

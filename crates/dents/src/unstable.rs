@@ -22,7 +22,8 @@ use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 
 use crate::slice::{EntrySink, OffsetSpace, ReadOutcome};
-use crate::walk::{Visitor, WalkOptions, WalkStats};
+use crate::stats::Stats;
+use crate::walk::{Visitor, WalkOptions};
 
 // Defined with the walker, which makes them; public only here.
 pub use crate::walk::start::{BigDir, Start};
@@ -32,10 +33,10 @@ pub use crate::walk::start::{BigDir, Start};
 /// start below a root is visited (and its tree walked) as that walk
 /// would have, its depth counting against [`crate::walk::WalkOptions::min_depth`] and
 /// [`crate::walk::WalkOptions::max_depth`], its symlinks not followed under
-/// [`crate::walk::Follow::Roots`].  Its ancestors are unknown here: loops through
+/// [`crate::Follow::Roots`].  Its ancestors are unknown here: loops through
 /// them (`-L`) are not found, nor is a start on another filesystem than
 /// its root checked for [`crate::walk::WalkOptions::same_file_system`] (the caller's part).
-pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+pub fn walk_from<V: Visitor>(starts: &[Start<'_>], opts: &WalkOptions, visitor: &V) -> Stats {
     crate::walk::walk_from(starts, opts, visitor)
 }
 
@@ -57,7 +58,7 @@ pub fn walk_slice<V: Visitor>(
     range: (u64, Option<u64>),
     opts: &WalkOptions,
     visitor: &V,
-) -> WalkStats {
+) -> Stats {
     crate::walk::walk_slice(dir, fd, range, opts, visitor)
 }
 

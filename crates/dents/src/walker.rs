@@ -1,26 +1,6 @@
-//! The walker API: a builder over [`crate::walk::walk`] with three ways to
-//! take the entries.
-//!
-//! | form | call | runs on | entries |
-//! |------|------|---------|---------|
-//! | iterator | `for e in walker` ([`Walker::into_iter`]) | the caller's thread; the walk on background threads | owned [`DirEntry`], through a bounded channel |
-//! | closure | [`Walker::for_each`] | the walk's worker threads | borrowed [`Entry`], metadata fetched lazily |
-//! | visitor | [`Walker::visit`] | the walk's worker threads | [`crate::walk::Visit`], per-worker state |
-//!
-//! The iterator is the simplest: one thread sees every entry, in a
-//! `for` loop, with `?` for errors.  The workers hand entries over in
-//! batches (up to 128 at a time, a directory's or several), so the
-//! channel costs little per entry.  The walk runs ahead of the consumer
-//! only as far as the channel holds ([`Walker::channel_capacity`]
-//! entries, plus a batch being filled per worker), so a slow consumer
-//! slows the walk down instead of growing memory, and dropping the
-//! iterator stops the walk and joins its threads.
-//!
-//! The closure and the visitor run on the workers themselves: no entry
-//! is copied, [`Entry::metadata`] stats only the entries it is asked of
-//! (with only the [`StatFields`] asked for), and
-//! [`Entry::parent_fd`] with [`Entry::at_name`] give descriptor-relative
-//! access (`openat`, `fstatat`…) that no path lookup can be raced on.
+//! The walker API: [`crate::Walker`], a builder over [`crate::walk::walk`]
+//! with three ways to take the entries (the crate docs set them side by
+//! side), and the entries they give.
 //!
 //! ```
 //! use dents::Walker;
@@ -52,9 +32,11 @@ use std::thread::JoinHandle;
 use crate::error::{Error, ErrorKind, Operation};
 use crate::fs;
 use crate::metadata::{FileType, Metadata, StatFields};
-use crate::walk::{self, Order, Visit, Visitor, WalkError, WalkOptions, WalkStats};
+use crate::stats::Stats;
+use crate::walk::{self, Order, Visit, Visitor, WalkOptions};
 
-use crate::walk::{Flow, Follow};
+use crate::flow::Flow;
+use crate::follow::Follow;
 
 /// Entries the iterator's channel holds by default.
 const DEFAULT_CAPACITY: usize = 1024;
@@ -359,12 +341,12 @@ impl Walker {
     /// A panic of the visitor ends the walk as one of
     /// [`Walker::for_each`]'s closure does: it goes on from here.
     ///
-    /// `Entry::from(visit)` gives the comfortable view of a visit, and
-    /// [`Walker::convert_error`] turns the walk's error report into an [`Error`].
+    /// `Entry::from(visit)` gives the comfortable view of a visit; a
+    /// visitor hears of problems as the other forms do, as an [`Error`].
     ///
     /// ```
-    /// use dents::walk::{Visit, Visitor, WalkError};
-    /// use dents::{Entry, Flow, Walker};
+    /// use dents::walk::{Visit, Visitor};
+    /// use dents::{Entry, Error, Flow, Walker};
     /// use std::sync::atomic::{AtomicU64, Ordering};
     ///
     /// /// Adds up the sizes of regular files, with a per-worker subtotal.
@@ -379,7 +361,7 @@ impl Walker {
     ///         }
     ///         Flow::Continue
     ///     }
-    ///     fn error(&self, _: &mut u64, e: &WalkError) { panic!("{e:?}") }
+    ///     fn error(&self, _: &mut u64, e: Error) { panic!("{e}") }
     ///     fn finish(&self, subtotal: u64) { self.0.fetch_add(subtotal, Ordering::Relaxed); }
     /// }
     ///
@@ -392,13 +374,7 @@ impl Walker {
     /// assert_eq!(stats.dirs_read, 1);
     /// ```
     pub fn visit<V: Visitor>(&self, visitor: &V) -> Stats {
-        Stats::from_walk(&walk::walk(&self.roots, &self.walk_options(), visitor))
-    }
-
-    /// The walk's report of a problem (as a [`Visitor`] hears it) as an
-    /// [`Error`] of this walk, with its depth.
-    pub fn convert_error(&self, e: &WalkError) -> Error {
-        Error::from_walk(e)
+        walk::walk(&self.roots, &self.walk_options(), visitor)
     }
 
     /// Runs the walk, calling `f` with every entry (`Ok`) and every
@@ -750,55 +726,6 @@ impl DirEntry {
     }
 }
 
-/// What a walk did, in plain numbers.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::create_dir(dir.path().join("d")).unwrap();
-/// let stats = dents::Walker::new(dir.path()).for_each(|_| dents::Flow::Continue);
-/// assert_eq!(stats.dirs_read, 2);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stats {
-    /// Directories read.
-    pub dirs_read: u64,
-    /// Directories read in slices on several threads (huge ext4 or XFS
-    /// ones).
-    pub dirs_sliced: u64,
-    /// Directories opened by a path from an ancestor rather than from
-    /// their parent's descriptor (descriptor budget, very deep trees).
-    pub reopened_by_path: u64,
-    /// `statx` calls made to tell directories from the rest where the
-    /// filesystem gave no type.
-    pub type_stats: u64,
-    /// Entries whose type came from the directory entry (`d_type`).
-    pub types_from_dtype: u64,
-    /// Entries known not to be directories from their parent's link count.
-    pub types_from_nlink: u64,
-    /// Entries whose type came from a stat.
-    pub types_from_stat: u64,
-    /// Entries that vanished between being read and being stat'ed.
-    pub vanished: u64,
-}
-
-impl Stats {
-    fn from_walk(s: &WalkStats) -> Stats {
-        let u = |a: &std::sync::atomic::AtomicUsize| a.load(Ordering::Relaxed) as u64;
-        let g = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
-        Stats {
-            dirs_read: u(&s.dirs_read),
-            dirs_sliced: u(&s.dirs_sliced),
-            reopened_by_path: u(&s.reopened_by_path),
-            type_stats: g(&s.types.stats),
-            types_from_dtype: g(&s.types.by_dtype),
-            types_from_nlink: g(&s.types.by_nlink),
-            types_from_stat: g(&s.types.by_stat),
-            vanished: g(&s.types.vanished),
-        }
-    }
-}
-
 /// [`Walker::for_each`]'s visitor: the closure for entries and errors.
 struct ClosureVisitor<F> {
     f: F,
@@ -826,8 +753,8 @@ where
         (self.f)(Ok(Entry::from(v)))
     }
 
-    fn error(&self, _: &mut (), e: &WalkError) {
-        if (self.f)(Err(Error::from_walk(e))) == Flow::Quit {
+    fn error(&self, _: &mut (), e: Error) {
+        if (self.f)(Err(e)) == Flow::Quit {
             self.quit.store(true, Ordering::Relaxed);
         }
     }
@@ -991,7 +918,7 @@ impl IntoIter {
         let first = roots.first().cloned().unwrap_or_default();
         let spawned = std::thread::Builder::new()
             .name("dents-walk".into())
-            .spawn(move || Stats::from_walk(&walk::walk(&roots, &opts, &visitor)));
+            .spawn(move || walk::walk(&roots, &opts, &visitor));
         match spawned {
             Ok(h) => self.walk = Some(h),
             // No thread to walk on: the walk could not start reading.
@@ -1184,8 +1111,8 @@ impl Visitor for ChannelVisitor {
         }
     }
 
-    fn error(&self, batch: &mut Vec<Item>, e: &WalkError) {
-        self.push(batch, Err(Error::from_walk(e)));
+    fn error(&self, batch: &mut Vec<Item>, e: Error) {
+        self.push(batch, Err(e));
     }
 
     /// The order others' visits must follow (a sorted walk's turn, a top

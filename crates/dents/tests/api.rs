@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use dents::walk::{Visit, Visitor, WalkError};
+use dents::walk::{Visit, Visitor};
 use dents::{DirEntry, Entry, ErrorKind, FileType, Flow, Follow, Metadata, StatFields, Walker};
 
 /// What the tests compare for each entry: path bytes, depth, type, inode.
@@ -152,7 +152,7 @@ impl Visitor for Rows {
         rows.push(row_of_entry(&Entry::from(v)));
         Flow::Continue
     }
-    fn error(&self, _: &mut Vec<Row>, e: &WalkError) {
+    fn error(&self, _: &mut Vec<Row>, e: dents::Error) {
         panic!("unexpected error {e:?}");
     }
     fn finish(&self, rows: Vec<Row>) {
@@ -510,27 +510,22 @@ fn errors_carry_path_depth_and_kind_in_every_form() {
         1,
         "the missing root comes first and quits"
     );
-    // Visitor: the walk's report converted by the walker.
-    struct Keep<'w> {
-        walker: &'w Walker,
+    // Visitor: the same error, handed over.
+    struct Keep {
         errors: Mutex<Vec<dents::Error>>,
     }
-    impl Visitor for Keep<'_> {
+    impl Visitor for Keep {
         type State = ();
         fn state(&self) {}
         fn visit(&self, _: &mut (), _: &Visit<'_>) -> Flow {
             Flow::Continue
         }
-        fn error(&self, _: &mut (), e: &WalkError) {
-            self.errors
-                .lock()
-                .unwrap()
-                .push(self.walker.convert_error(e));
+        fn error(&self, _: &mut (), e: dents::Error) {
+            self.errors.lock().unwrap().push(e);
         }
     }
     let w = Walker::new(tmp.path()).root(&missing);
     let keep = Keep {
-        walker: &w,
         errors: Mutex::new(Vec::new()),
     };
     w.visit(&keep);
@@ -643,6 +638,45 @@ fn iterator_stats_come_at_the_end() {
     // root, a, a/b, a/b/c, a/b/c/d, empty, café, café/\xff\xfe, many.
     assert_eq!(stats.dirs_read, 9);
     assert!(stats.types_from_dtype + stats.types_from_stat + stats.types_from_nlink > 0);
+}
+
+/// One statistics type for every form of walk: the low-level walk, the
+/// visitor, the closure and the iterator each return a `dents::Stats`,
+/// and on one thread the same counts.
+#[test]
+fn every_form_returns_the_same_stats() {
+    struct Nothing;
+    impl Visitor for Nothing {
+        type State = ();
+        fn state(&self) {}
+        fn visit(&self, _: &mut (), _: &Visit<'_>) -> Flow {
+            Flow::Continue
+        }
+        fn error(&self, _: &mut (), e: dents::Error) {
+            panic!("{e}");
+        }
+    }
+    let tmp = make_tree();
+    let w = Walker::new(tmp.path()).threads(1);
+    let root = tmp.path().as_os_str().as_bytes().to_vec();
+    let low: dents::Stats = dents::walk::walk(
+        &[root],
+        &dents::walk::WalkOptions::new().threads(1),
+        &Nothing,
+    );
+    let visited: dents::Stats = w.visit(&Nothing);
+    let closure: dents::Stats = w.for_each(|_| Flow::Continue);
+    let mut it = w.into_iter();
+    it.by_ref().for_each(drop);
+    let iterated: dents::Stats = it.stats().expect("walk over");
+    assert_eq!(low.dirs_read, 9, "{low:?}");
+    for (form, s) in [
+        ("visitor", visited),
+        ("closure", closure),
+        ("iterator", iterated),
+    ] {
+        assert_eq!(s, low, "{form}");
+    }
 }
 
 // ---------------------------------------------------------------------

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use dents::dir::DirReader;
-use dents::walk::{
-    walk, Flow, Follow, Order, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
-};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
+use dents::{Error, ErrorKind, Operation};
+use dents::{Flow, Follow};
 use rustix::fs::{Mode, OFlags};
 
 /// Counts visits (pre- and post-order), keeps the deepest depth, the
@@ -41,16 +41,18 @@ impl Visitor for Tally {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
-        let what = match &e.kind {
-            WalkErrorKind::Io(io) => io.to_string(),
-            WalkErrorKind::ReadCut(io) => format!("read cut: {io}"),
-            WalkErrorKind::Loop(a) => format!("loop to {}", String::from_utf8_lossy(a)),
+    fn error(&self, _: &mut (), e: Error) {
+        let what = match e.kind() {
+            ErrorKind::Io(io) if e.operation() == Operation::ReadCut => format!("read cut: {io}"),
+            ErrorKind::Io(io) => io.to_string(),
+            ErrorKind::Loop { ancestor } => {
+                format!("loop to {}", String::from_utf8_lossy(ancestor))
+            }
         };
-        self.errors
-            .lock()
-            .unwrap()
-            .push(format!("{}: {what}", String::from_utf8_lossy(&e.path)));
+        self.errors.lock().unwrap().push(format!(
+            "{}: {what}",
+            String::from_utf8_lossy(e.path_bytes())
+        ));
     }
 }
 
@@ -129,16 +131,16 @@ fn check_chain_of_20000_levels(
 dents_testfs::test_cases! {
 /// A chain of 20,000 levels is walked in every mode: (threads, order,
 /// post-order, sorted, symlinks followed).
-mod chain_of_20000_levels: (usize, dents::walk::Order, bool, bool, dents::walk::Follow) => check_chain_of_20000_levels;
-    one_thread: (1, dents::walk::Order::BreadthFirst, false, false, dents::walk::Follow::Never),
-    four_threads: (4, dents::walk::Order::BreadthFirst, false, false, dents::walk::Follow::Never),
-    post_order: (4, dents::walk::Order::BreadthFirst, true, false, dents::walk::Follow::Never),
-    depth_first_post_order_one_thread: (1, dents::walk::Order::DepthFirst, true, false, dents::walk::Follow::Never),
-    depth_first: (4, dents::walk::Order::DepthFirst, false, false, dents::walk::Follow::Never),
-    sorted: (4, dents::walk::Order::BreadthFirst, false, true, dents::walk::Follow::Never),
-    sorted_post_order: (4, dents::walk::Order::BreadthFirst, true, true, dents::walk::Follow::Never),
-    following_links: (4, dents::walk::Order::BreadthFirst, false, false, dents::walk::Follow::Always),
-    following_links_post_order: (2, dents::walk::Order::BreadthFirst, true, false, dents::walk::Follow::Always),
+mod chain_of_20000_levels: (usize, dents::walk::Order, bool, bool, dents::Follow) => check_chain_of_20000_levels;
+    one_thread: (1, dents::walk::Order::BreadthFirst, false, false, dents::Follow::Never),
+    four_threads: (4, dents::walk::Order::BreadthFirst, false, false, dents::Follow::Never),
+    post_order: (4, dents::walk::Order::BreadthFirst, true, false, dents::Follow::Never),
+    depth_first_post_order_one_thread: (1, dents::walk::Order::DepthFirst, true, false, dents::Follow::Never),
+    depth_first: (4, dents::walk::Order::DepthFirst, false, false, dents::Follow::Never),
+    sorted: (4, dents::walk::Order::BreadthFirst, false, true, dents::Follow::Never),
+    sorted_post_order: (4, dents::walk::Order::BreadthFirst, true, true, dents::Follow::Never),
+    following_links: (4, dents::walk::Order::BreadthFirst, false, false, dents::Follow::Always),
+    following_links_post_order: (2, dents::walk::Order::BreadthFirst, true, false, dents::Follow::Always),
 }
 
 /// Runs this binary's test `name` again under `prlimit --nofile=LIMIT`,

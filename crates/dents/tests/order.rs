@@ -10,10 +10,11 @@
 
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
+use dents::Error;
+use dents::Flow;
 use dents::Walker;
 
 /// Entries down to this depth come first (the documented guarantee).
@@ -71,7 +72,7 @@ impl Visitor for Depths {
             Flow::Continue
         }
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("walk error: {e:?}");
     }
 }
@@ -192,7 +193,7 @@ fn quitting_on_a_match_at_depth_3_reads_no_directory_below_depth_2() {
                 &rec,
             );
             let depths = rec.seen.into_inner().unwrap();
-            let read = stats.dirs_read.load(Ordering::Relaxed);
+            let read = stats.dirs_read as usize;
             assert!(
                 read <= shallow_dirs,
                 "{threads} workers: {read} directories read, only {shallow_dirs} above depth 3"

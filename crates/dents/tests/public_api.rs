@@ -126,3 +126,32 @@ fn no_public_item_depends_on_a_feature() {
         "public items that a Cargo feature adds:\n{gated:#?}"
     );
 }
+
+/// One public path per item: what the crate root re-exports comes from a
+/// private module, so that `dents::Error` is not also `dents::error::Error`
+/// (nor `dents::Flow` also `dents::walk::Flow`).  The re-exports from
+/// public modules still left are listed here: each is a second path, to
+/// be removed rather than added to.
+#[test]
+fn root_reexports_have_one_path() {
+    let lib = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let public: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod ")?.strip_suffix(';'))
+        .collect();
+    let mut second_paths = Vec::new();
+    for line in lib.lines() {
+        let Some(path) = line.trim().strip_prefix("pub use ") else {
+            continue;
+        };
+        let module = path.split("::").next().unwrap_or_default();
+        if public.contains(&module) {
+            second_paths.push(path.trim_end_matches(';').to_string());
+        }
+    }
+    assert_eq!(
+        second_paths,
+        ["metadata::{FileType, Metadata, StatFields}"],
+        "items the crate root re-exports from a public module (two paths each)"
+    );
+}

@@ -16,9 +16,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use dents::walk::{
-    walk, Flow, Follow, Order, Visit, Visitor, WalkError, WalkErrorKind, WalkOptions,
-};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
+use dents::{Error, ErrorKind, Operation};
+use dents::{Flow, Follow};
 
 /// Records every visit in order, and every error.
 #[derive(Default)]
@@ -45,16 +45,18 @@ impl Visitor for Recorder {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
-        let what = match &e.kind {
-            WalkErrorKind::Io(io) => io.to_string(),
-            WalkErrorKind::ReadCut(io) => format!("read cut: {io}"),
-            WalkErrorKind::Loop(a) => format!("loop to {}", String::from_utf8_lossy(a)),
+    fn error(&self, _: &mut (), e: Error) {
+        let what = match e.kind() {
+            ErrorKind::Io(io) if e.operation() == Operation::ReadCut => format!("read cut: {io}"),
+            ErrorKind::Io(io) => io.to_string(),
+            ErrorKind::Loop { ancestor } => {
+                format!("loop to {}", String::from_utf8_lossy(ancestor))
+            }
         };
-        self.errors
-            .lock()
-            .unwrap()
-            .push(format!("{}: {what}", String::from_utf8_lossy(&e.path)));
+        self.errors.lock().unwrap().push(format!(
+            "{}: {what}",
+            String::from_utf8_lossy(e.path_bytes())
+        ));
     }
 }
 
@@ -687,8 +689,8 @@ fn huge_directories_are_walked_exactly_on_every_filesystem() {
                             | FsKind::Ext4NoFiletype
                             | FsKind::Xfs
                     );
-                    let sliced = stats.dirs_sliced.load(Ordering::Relaxed);
-                    let expected = usize::from(sliceable && read_threads > 1);
+                    let sliced = stats.dirs_sliced;
+                    let expected = u64::from(sliceable && read_threads > 1);
                     assert_eq!(sliced, expected, "{what}: directories read in slices");
                 }
             }
@@ -725,12 +727,11 @@ fn link_count_passes_find_dotted_subdirectories() {
         let r = Recorder::default();
         let stats = walk(std::slice::from_ref(&root_b), &o, &r);
         assert_same_paths(&sorted(r.paths()), &want, &format!("-j{threads}"));
-        let t = &stats.types;
-        assert_eq!(t.fallbacks.load(Ordering::Relaxed), 0);
+        assert_eq!(stats.type_fallbacks, 0);
         // Not every entry was stat'ed: `plain`'s 3000 files not at all.
-        let stats_made = t.stats.load(Ordering::Relaxed);
+        let stats_made = stats.type_stats;
         assert!(stats_made < 3100, "{stats_made} stats");
-        assert!(t.by_nlink.load(Ordering::Relaxed) >= 3000);
+        assert!(stats.types_from_nlink >= 3000);
     }
 }
 
@@ -814,7 +815,7 @@ impl Visitor for Excluder {
         self.asked.fetch_add(1, Ordering::Relaxed);
         v.name() == self.name
     }
-    fn error(&self, s: &mut (), e: &WalkError) {
+    fn error(&self, s: &mut (), e: Error) {
         self.rec.error(s, e)
     }
 }

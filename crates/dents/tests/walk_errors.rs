@@ -86,7 +86,7 @@ fn nested_roots_give_each_error_its_own_depth() {
             "{threads} threads"
         );
     }
-    // The closure form, and a visitor's convert_error, say the same.
+    // The closure form says the same.
     let depths = std::sync::Mutex::new(Vec::new());
     Walker::from_roots([a.clone(), a.join("b")])
         .follow_links(dents::Follow::Always)

@@ -8,8 +8,10 @@ use std::os::fd::BorrowedFd;
 use std::sync::Mutex;
 
 use dents::unstable::Start;
-use dents::walk::{walk, Flow, Listing, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Listing, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents::FileType;
+use dents::Flow;
 
 /// Records visits (path and type); supplies a listing for directories
 /// whose path ends in `/supplied`.
@@ -41,7 +43,7 @@ impl Visitor for Supply {
         assert!(!l.push(b"", FileType::REGULAR, 1));
         Some(l)
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("{e:?}")
     }
 }
@@ -56,7 +58,7 @@ fn tree() -> tempfile::TempDir {
     t
 }
 
-fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, usize) {
+fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, u64) {
     let t = tree();
     let root = t.path().as_os_str().as_encoded_bytes().to_vec();
     let v = Supply {
@@ -75,7 +77,7 @@ fn run(threads: usize, sort: bool) -> (Vec<(String, FileType)>, usize) {
     if !sort {
         seen.sort();
     }
-    let read = stats.dirs_read.load(std::sync::atomic::Ordering::Relaxed);
+    let read = stats.dirs_read;
     (seen, read)
 }
 

@@ -14,7 +14,9 @@ use std::sync::Mutex;
 
 use dents::slice::OffsetSpace;
 use dents::unstable::{slice_starts_from, walk_slice, BigDir};
-use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Visit, Visitor, WalkOptions};
+use dents::Error;
+use dents::Flow;
 use dents_testfs::{fill_flat, FsKind, LoopFs};
 
 /// A visit: path, root, depth, post-order.
@@ -76,7 +78,7 @@ impl Visitor for Record {
         ));
         self.take
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("{e:?}");
     }
 }

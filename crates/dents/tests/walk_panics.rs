@@ -19,8 +19,10 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents::Walker;
+use dents::{Flow, Follow};
 use dents_testfs::{FsKind, LoopFs};
 
 /// How long a walk of these small trees may take before it is taken for
@@ -151,7 +153,7 @@ impl Visitor for Panicky {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut Vec<u8>, _: &WalkError) {
+    fn error(&self, _: &mut Vec<u8>, _: Error) {
         if self.on_error {
             panic::panic_any(Boom(2));
         }

@@ -8,7 +8,9 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Flow, Order, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
+use dents::Error;
+use dents::Flow;
 
 #[derive(Default)]
 struct Dirs {
@@ -38,7 +40,7 @@ impl Visitor for Dirs {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         self.errors.lock().unwrap().push(format!("{e:?}"));
     }
 }

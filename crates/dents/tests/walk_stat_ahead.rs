@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use dents::walk::{walk, Flow, Follow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Visit, Visitor, WalkOptions};
+use dents::Error;
 use dents::FileType;
+use dents::{Flow, Follow};
 use dents_testfs::{fill_flat, FsKind, LoopFs};
 
 /// Entries of the big directory: more than the 1024 stat'ed while it is
@@ -66,7 +68,7 @@ impl Visitor for Record {
     fn stat_ahead(&self, known: Option<FileType>) -> bool {
         !self.only_dirs || known.map_or(true, |t| t.is_dir())
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("{e:?}")
     }
 }

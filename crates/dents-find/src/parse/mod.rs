@@ -53,7 +53,8 @@ mod words;
 
 use std::io::IsTerminal;
 
-use dents::walk::{Follow, Order};
+use dents::walk::Order;
+use dents::Follow;
 
 use crate::expr::{Expr, Pred};
 use crate::outfiles::Registry;

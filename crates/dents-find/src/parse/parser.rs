@@ -5,7 +5,8 @@
 use std::ffi::CString;
 use std::sync::Arc;
 
-use dents::walk::{Follow, Order};
+use dents::walk::Order;
+use dents::Follow;
 use dents::Metadata;
 use dents::StatFields;
 use dents_tools::glob::Glob;

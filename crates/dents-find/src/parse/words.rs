@@ -11,7 +11,7 @@ use super::typo::edit_distance;
 use super::Error;
 use crate::expr::{AccessKind, Expr, Pred};
 use crate::regex::Dialect;
-use dents::walk::Follow;
+use dents::Follow;
 
 /// A word's reader: the parser, the word, its argument (`Arity::One`;
 /// empty otherwise).

@@ -166,13 +166,17 @@ pub use stored::Recorded;
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
 use crate::dir::FileType;
+use crate::error::{Error, ErrorKind, Operation};
+use crate::flow::Flow;
+use crate::follow::Follow;
 use crate::metadata::{Metadata, StatFields};
 use crate::scan::{Counters, Kind};
 use crate::slice::ReadOptions;
+use crate::stats::Stats;
 use crate::sys;
 
 use self::mounts::Mounts;
@@ -213,50 +217,6 @@ pub enum Order {
     /// levels hold few directories, so reading only them in level order
     /// costs nothing measurable.
     Hybrid,
-}
-
-/// Which symbolic links are followed (find's `-P`, `-H`, `-L`).
-///
-/// Not `#[non_exhaustive]`: the three are the whole of POSIX's choice
-/// (a link is followed nowhere, at the starting points, or everywhere),
-/// and a caller must match them exhaustively to be right (du's sizes,
-/// a snapshot's refusal of a walk it cannot answer for).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Follow {
-    /// Never (`-P`, the default).
-    Never,
-    /// Only the roots given (`-H`).
-    Roots,
-    /// Always (`-L`): links to directories are walked; loops are reported.
-    Always,
-}
-
-impl From<bool> for Follow {
-    /// walkdir's `follow_links(bool)`: `true` follows every link
-    /// ([`Follow::Always`]), `false` none ([`Follow::Never`]).
-    fn from(always: bool) -> Follow {
-        if always {
-            Follow::Always
-        } else {
-            Follow::Never
-        }
-    }
-}
-
-/// What the visitor tells the walk after visiting an entry.
-///
-/// Not `#[non_exhaustive]`: walks outside this crate take a visitor's
-/// answers too (a snapshot's walk, `find --from`; dents-mpi's), and each
-/// must do what every answer says: a new one must fail to build them
-/// rather than be ignored.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Flow {
-    /// Go on (and into this entry, if it is a directory).
-    Continue,
-    /// Go on, but not into this directory (`-prune`).
-    Prune,
-    /// Stop the whole walk (`-quit`).
-    Quit,
 }
 
 /// Options of a walk, built from [`WalkOptions::new`] through its
@@ -543,64 +503,6 @@ pub fn default_threads() -> usize {
     (sys::cores() * 4).clamp(4, 64)
 }
 
-/// A problem met during the walk; the walk goes on.
-#[derive(Debug)]
-pub struct WalkError {
-    /// The path it concerns.
-    pub path: Vec<u8>,
-    /// The path's depth below the starting point it was reached from
-    /// (roots are 0), as the walk knew it: not re-derived from the path,
-    /// which roots inside other roots would make ambiguous.
-    pub depth: usize,
-    /// What the walk was doing at that path.
-    pub op: Operation,
-    /// What went wrong.
-    pub kind: WalkErrorKind,
-}
-
-/// What the walk was doing when a problem came up: which of its steps
-/// failed at the error's path.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Operation {
-    /// Opening a directory to read it (or reopening one: a post-order
-    /// visit's parent, a huge directory's slice).
-    Open,
-    /// Reading a directory: nothing of it was read.
-    Read,
-    /// Reading a directory failed part way, after some of its entries
-    /// were read and visited ([`WalkErrorKind::ReadCut`]).
-    ReadCut,
-    /// Stat'ing an entry: a starting point, or an entry's metadata that
-    /// was asked for.
-    Stat,
-    /// Entering a directory reached by following a link: it is one of its
-    /// own ancestors ([`WalkErrorKind::Loop`]).
-    Enter,
-}
-
-/// What went wrong.
-///
-/// Not `#[non_exhaustive]`, unlike [`Operation`]: a visitor words each
-/// kind of problem differently (find and du as GNU's, a snapshot's row),
-/// so a new kind must fail to build every visitor until it is worded,
-/// rather than fall silently into a generic message.
-#[derive(Debug)]
-pub enum WalkErrorKind {
-    /// A system call failed (open, read, stat).
-    Io(io::Error),
-    /// Reading a directory failed part way, after some of its entries
-    /// (or, in slices, the part before the failing one) were read and
-    /// visited: what follows the failure in the directory's own order was
-    /// not read.  GNU's fts calls this `FTS_ERR` where a directory that
-    /// gave nothing is `FTS_DNR` ([`WalkErrorKind::Io`] here), and du
-    /// words the two apart (`du: DIR: CAUSE` against `du: cannot read
-    /// directory 'DIR': CAUSE`).  A corrupt block of a directory does it.
-    ReadCut(io::Error),
-    /// Following links (`-L`) led back to an ancestor, whose path is given.
-    Loop(Vec<u8>),
-}
-
 /// Visits the entries of a walk; shared by all workers.
 ///
 /// A panic in any of its methods, on any thread, ends the walk: the
@@ -695,8 +597,9 @@ pub trait Visitor: Sync {
     fn stat_ahead(&self, _known: Option<FileType>) -> bool {
         false
     }
-    /// Hears of a problem (an unreadable directory, a loop).
-    fn error(&self, state: &mut Self::State, e: &WalkError);
+    /// Hears of a problem (an unreadable directory, a loop): the error is
+    /// the visitor's to keep, as the iterator's `Err` is its consumer's.
+    fn error(&self, state: &mut Self::State, e: Error);
     /// Takes back a worker's state at the end.
     fn finish(&self, _state: Self::State) {}
 }
@@ -908,17 +811,39 @@ impl Listing {
     }
 }
 
-/// What a walk did.
+/// What a walk did, counted by its workers as they go; handed back as
+/// [`Stats`] once they are done.
 #[derive(Debug, Default)]
-pub struct WalkStats {
+struct Tally {
     /// Directories read.
-    pub dirs_read: AtomicUsize,
+    dirs_read: AtomicUsize,
     /// Directories read in slices on several threads.
-    pub dirs_sliced: AtomicUsize,
+    dirs_sliced: AtomicUsize,
     /// Directories opened by a path from an ancestor (fd budget, depth).
-    pub reopened_by_path: AtomicUsize,
+    reopened_by_path: AtomicUsize,
     /// How entries' types were learnt.
-    pub types: Counters,
+    types: Counters,
+}
+
+impl Tally {
+    /// The counts, once the workers are done.
+    fn stats(&self) -> Stats {
+        let u = |a: &AtomicUsize| a.load(Ordering::Relaxed) as u64;
+        let g = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let t = &self.types;
+        Stats {
+            dirs_read: u(&self.dirs_read),
+            dirs_sliced: u(&self.dirs_sliced),
+            reopened_by_path: u(&self.reopened_by_path),
+            type_stats: g(&t.stats),
+            types_from_dtype: g(&t.by_dtype),
+            types_from_nlink: g(&t.by_nlink),
+            types_from_stat: g(&t.by_stat),
+            type_fallbacks: g(&t.fallbacks),
+            nlink_unusable: g(&t.nlink_unusable),
+            vanished: g(&t.vanished),
+        }
+    }
 }
 
 /// State shared by the workers.
@@ -930,7 +855,7 @@ struct Shared<'v, V: Visitor> {
     quit: AtomicBool,
     cached_fds: AtomicUsize,
     fd_budget: usize,
-    stats: WalkStats,
+    stats: Tally,
     fs_magic: Mutex<Vec<(u64, u64)>>,
     /// The mount points, for loop checks without `-L` (`None`: unknown).
     mounts: Option<Mounts>,
@@ -947,10 +872,11 @@ struct Shared<'v, V: Visitor> {
 }
 
 /// Walks the trees under `roots`, visiting every entry (roots included)
-/// with `visitor`.
+/// with `visitor`; returns what the walk did ([`Stats`]).
 ///
 /// ```no_run
-/// use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
+/// use dents::walk::{walk, Visit, Visitor, WalkOptions};
+/// use dents::{Error, Flow};
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 ///
 /// struct Count(AtomicUsize);
@@ -961,15 +887,15 @@ struct Shared<'v, V: Visitor> {
 ///         self.0.fetch_add(1, Ordering::Relaxed);
 ///         Flow::Continue
 ///     }
-///     fn error(&self, _: &mut (), e: &WalkError) {
-///         eprintln!("{:?}", e);
+///     fn error(&self, _: &mut (), e: Error) {
+///         eprintln!("{e}");
 ///     }
 /// }
 /// let count = Count(AtomicUsize::new(0));
 /// walk(&[b"/usr/share".to_vec()], &WalkOptions::default(), &count);
 /// println!("{} entries", count.0.load(Ordering::Relaxed));
 /// ```
-pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> WalkStats {
+pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &WalkOptions, visitor: &V) -> Stats {
     let starts: Vec<Start<'_>> = roots.iter().map(|r| Start::root(r)).collect();
     walk_from(&starts, opts, visitor)
 }
@@ -979,7 +905,7 @@ pub(crate) fn walk_from<V: Visitor>(
     starts: &[Start<'_>],
     opts: &WalkOptions,
     visitor: &V,
-) -> WalkStats {
+) -> Stats {
     run(opts, visitor, |shared| {
         let mut state = visitor.state();
         let mut starts = starts.to_vec();
@@ -1003,7 +929,7 @@ pub(crate) fn walk_slice<V: Visitor>(
     (lo, hi): (u64, Option<u64>),
     opts: &WalkOptions,
     visitor: &V,
-) -> WalkStats {
+) -> Stats {
     run(opts, visitor, |shared| {
         let mut state = visitor.state();
         let children = shared.walk_slice_of(&mut state, dir, fd, lo, hi);
@@ -1014,11 +940,7 @@ pub(crate) fn walk_slice<V: Visitor>(
 
 /// Runs a walk: `seed` visits its starts (and queues their directories)
 /// on the calling thread, then workers read the queue until it is empty.
-fn run<V: Visitor>(
-    opts: &WalkOptions,
-    visitor: &V,
-    seed: impl FnOnce(&Shared<'_, V>),
-) -> WalkStats {
+fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_, V>)) -> Stats {
     let (workers, fd_budget) = fd_plan(opts);
     let mut opts = opts.clone();
     // Under `ulimit -v`, a thread's stack (2 MiB) is address space taken
@@ -1048,7 +970,7 @@ fn run<V: Visitor>(
         quit: AtomicBool::new(false),
         cached_fds: AtomicUsize::new(0),
         fd_budget,
-        stats: WalkStats::default(),
+        stats: Tally::default(),
         fs_magic: Mutex::new(Vec::new()),
         mounts: if opts.follow == Follow::Always {
             None
@@ -1067,7 +989,7 @@ fn run<V: Visitor>(
     // any of them ends the walk, and comes back here once all are joined.
     std::thread::scope(|scope| shared.worker(scope));
     shared.rethrow();
-    shared.stats
+    shared.stats.stats()
 }
 
 impl<V: Visitor> Shared<'_, V> {
@@ -1077,14 +999,9 @@ impl<V: Visitor> Shared<'_, V> {
         state: &mut V::State,
         (path, depth): (&[u8], usize),
         op: Operation,
-        kind: WalkErrorKind,
+        kind: ErrorKind,
     ) {
-        let e = WalkError {
-            path: path.to_vec(),
-            depth,
-            op,
-            kind,
-        };
-        self.visitor.error(state, &e);
+        let e = Error::new(path.to_vec(), depth, op, kind);
+        self.visitor.error(state, e);
     }
 }

@@ -14,7 +14,7 @@ use crate::metadata::StatFields;
 use crate::sys;
 
 use super::node::{build_path, Node};
-use super::{Follow, Shared, Visitor, WalkErrorKind, WalkOptions};
+use super::{ErrorKind, Follow, Shared, Visitor, WalkOptions};
 
 /// Relative paths longer than this are opened in several steps.
 const PATH_STEP: usize = 3072;
@@ -86,7 +86,7 @@ fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
 impl<V: Visitor> Shared<'_, V> {
     /// Opens the directory of `node` and checks it may be read (`same_fs`,
     /// loops with `-L`): `Err(None)` to skip it.
-    pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<WalkErrorKind>> {
+    pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<ErrorKind>> {
         let fd = self.open_node(node).map_err(|e| {
             // Under -L a link to a directory whose target went away since
             // it was typed (another worker's -delete, say) is now a broken
@@ -94,7 +94,7 @@ impl<V: Visitor> Shared<'_, V> {
             if self.target_vanished(node, &e) {
                 None
             } else {
-                Some(WalkErrorKind::Io(e))
+                Some(ErrorKind::Io(e))
             }
         })?;
         // Loops were ruled out when the entry was visited

@@ -12,7 +12,7 @@ use crate::sys;
 
 use super::node::{build_path, Node};
 use super::read::DirVisit;
-use super::{Flow, Follow, Operation, Shared, Visit, Visitor, WalkErrorKind};
+use super::{ErrorKind, Flow, Follow, Operation, Shared, Visit, Visitor};
 
 impl<V: Visitor> Shared<'_, V> {
     /// The end of a directory's walk: its subdirectories (none after a
@@ -102,7 +102,7 @@ impl<V: Visitor> Shared<'_, V> {
                 Ok(fd) => Some(fd),
                 Err(e) => {
                     let at = (path.as_slice(), node.depth);
-                    self.report(state, at, Operation::Open, WalkErrorKind::Io(e));
+                    self.report(state, at, Operation::Open, ErrorKind::Io(e));
                     return None;
                 }
             },

@@ -19,7 +19,7 @@ use super::loops::dev_of;
 use super::mounts::{MountScope, Mounts};
 use super::node::{build_path, Node, PATH_KEEP};
 use super::panics::join_all;
-use super::{BigDir, Flow, Follow, Operation, Shared, Start, Visit, Visitor, WalkErrorKind};
+use super::{BigDir, ErrorKind, Flow, Follow, Operation, Shared, Start, Visit, Visitor};
 
 /// Entries read serially before a directory is considered for slicing, at
 /// the latest.
@@ -53,7 +53,7 @@ impl<V: Visitor> Shared<'_, V> {
         let (root, depth) = (start.path, start.depth);
         let Ok(name) = CString::new(root) else {
             let e = io::Error::from_raw_os_error(libc::ENOENT);
-            return self.report(state, (root, depth), Operation::Stat, WalkErrorKind::Io(e));
+            return self.report(state, (root, depth), Operation::Stat, ErrorKind::Io(e));
         };
         let follow = if depth == 0 {
             self.opts.follow != Follow::Never
@@ -95,9 +95,7 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let st = match st {
             Ok(st) => st,
-            Err(e) => {
-                return self.report(state, (root, depth), Operation::Stat, WalkErrorKind::Io(e))
-            }
+            Err(e) => return self.report(state, (root, depth), Operation::Stat, ErrorKind::Io(e)),
         };
         let (dir, at_name) = match &parent {
             Some((fd, last)) => (fd.as_fd(), last.as_c_str()),
@@ -187,7 +185,7 @@ impl<V: Visitor> Shared<'_, V> {
         let Ok(name) = CString::new(path) else {
             let e = io::Error::from_raw_os_error(libc::ENOENT);
             let at = (path, start.depth);
-            self.report(state, at, Operation::Open, WalkErrorKind::Io(e));
+            self.report(state, at, Operation::Open, ErrorKind::Io(e));
             return Vec::new();
         };
         // Its children's loop checks and `-xdev` compare with the device
@@ -196,7 +194,7 @@ impl<V: Visitor> Shared<'_, V> {
             Ok(st) => st,
             Err(e) => {
                 let at = (path, start.depth);
-                self.report(state, at, Operation::Stat, WalkErrorKind::Io(e));
+                self.report(state, at, Operation::Stat, ErrorKind::Io(e));
                 return Vec::new();
             }
         };
@@ -215,7 +213,7 @@ impl<V: Visitor> Shared<'_, V> {
         let mut dv = sink.dv;
         if let Err(e) = read {
             let at = (path, start.depth);
-            self.report(state, at, Operation::Read, WalkErrorKind::Io(e));
+            self.report(state, at, Operation::Read, ErrorKind::Io(e));
         }
         dv.unknown.retain(|b| !b.entries.is_empty());
         if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
@@ -424,7 +422,7 @@ impl<V: Visitor> Shared<'_, V> {
     }
 
     /// Reports a failed read, at once or (sorted walks) on the directory's
-    /// turn; `cut`: entries were read before it ([`WalkErrorKind::ReadCut`]).
+    /// turn; `cut`: entries were read before it ([`crate::Operation::ReadCut`]).
     fn read_error(
         &self,
         state: &mut V::State,
@@ -434,9 +432,9 @@ impl<V: Visitor> Shared<'_, V> {
         cut: bool,
     ) {
         let (op, kind) = if cut {
-            (Operation::ReadCut, WalkErrorKind::ReadCut(e))
+            (Operation::ReadCut, ErrorKind::Io(e))
         } else {
-            (Operation::Read, WalkErrorKind::Io(e))
+            (Operation::Read, ErrorKind::Io(e))
         };
         if self.opts.sort {
             dv.deferred.push((op, kind));
@@ -544,7 +542,7 @@ impl<V: Visitor> Shared<'_, V> {
                 Err(ancestor) => {
                     // As find: the entry is not visited, the loop reported.
                     let path = dv.path.clone();
-                    let kind = WalkErrorKind::Loop(ancestor);
+                    let kind = ErrorKind::Loop { ancestor };
                     return self.report(state, (&path, depth), Operation::Enter, kind);
                 }
             }
@@ -657,7 +655,7 @@ pub(super) struct DirVisit<'n> {
     /// statistics.
     pub(super) by_dtype: u64,
     /// Sorted walks: read errors, reported on the directory's turn.
-    pub(super) deferred: Vec<(Operation, WalkErrorKind)>,
+    pub(super) deferred: Vec<(Operation, ErrorKind)>,
     /// Sorted walks: the metadata of the entry about to be visited, if
     /// stat'ed ahead ([`super::Visitor::stat_ahead`]); taken by its visit.
     pub(super) stat_ahead: Option<Result<Metadata, i32>>,

@@ -15,7 +15,7 @@ use crate::sys;
 use super::node::{build_path, Node};
 use super::queue::Taken;
 use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
-use super::{known_type, stat_entry, Follow, Operation, Shared, Start, Visitor, WalkErrorKind};
+use super::{known_type, stat_entry, ErrorKind, Follow, Operation, Shared, Start, Visitor};
 use crate::metadata::Metadata;
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
@@ -47,7 +47,7 @@ impl Default for Ready {
 /// unreadable), with nothing of it shown to the visitor yet.
 enum Prepared {
     /// It could not be opened, or closes a loop (`-L`).
-    Failed(Vec<u8>, WalkErrorKind),
+    Failed(Vec<u8>, ErrorKind),
     /// On another filesystem (`same_fs`), or the walk is stopping.
     Skipped,
     /// Read: its path, descriptor, sorted entries and read errors.
@@ -55,7 +55,7 @@ enum Prepared {
         path: Vec<u8>,
         fd: OwnedFd,
         entries: [Batch; 1],
-        errors: Vec<(Operation, WalkErrorKind)>,
+        errors: Vec<(Operation, ErrorKind)>,
         /// The stats of its first entries, where the visitor wants them
         /// ahead ([`Visitor::stat_ahead`]).
         ahead: Vec<Stat>,

@@ -153,18 +153,25 @@ pub fn forbidden_in(src: &str) -> Vec<String> {
 }
 
 /// The library's public modules as source files: `lib.rs`, then for each
-/// `pub mod NAME;` of it `NAME.rs`, or every file under `NAME/` (a module
-/// split into a folder), sorted.  Paths relative to `src/`.
+/// `pub mod NAME;` of it, and each private `mod NAME;` whose items it
+/// re-exports (`pub use NAME::`), `NAME.rs`, or every file under `NAME/`
+/// (a module split into a folder), sorted.  Paths relative to `src/`.
 pub fn public_sources() -> Vec<(String, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
     let mut out = vec![("lib.rs".to_string(), lib.clone())];
     for line in lib.lines() {
-        let Some(name) = line
-            .trim()
-            .strip_prefix("pub mod ")
-            .and_then(|r| r.strip_suffix(';'))
-        else {
+        let line = line.trim();
+        // A public module, or a private one whose items the crate root
+        // re-exports (their one public path is at the root).
+        let name = match line.strip_prefix("pub mod ") {
+            Some(r) => r.strip_suffix(';'),
+            None => line
+                .strip_prefix("mod ")
+                .and_then(|r| r.strip_suffix(';'))
+                .filter(|m| lib.contains(&format!("pub use {m}::"))),
+        };
+        let Some(name) = name else {
             continue;
         };
         let file = src.join(format!("{name}.rs"));
