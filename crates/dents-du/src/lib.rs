@@ -25,9 +25,11 @@
 //! | 5 | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
 //! | 6 | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
 //! | 6 | [`summary`] | du as a plain call: each argument's sums and the problems met, as values |
+//! | 6 | [`cli`]    | `dents du` as a program: [`main`] (argv in, exit status out), its help, GNU's messages for the [`engine::Problem`]s, the `--from` hook |
 //!
-//! The `dents du` command (crate `dents-cli`) reads its arguments with
-//! [`args`] and words the [`engine::Problem`]s.  `dents-mpi du` (crate
+//! The `dents` executable (crate `dents-cli`) hands `dents du`'s
+//! arguments to [`main_with_snapshots`], with the reader of `--from
+//! SNAPSHOT` (Parquet, which this crate does not depend on).  `dents-mpi du` (crate
 //! `dents-mpi`, du's sums over MPI ranks) has an engine of its own but
 //! shares the rest: [`args`] (one command line), [`Options`] ([`Options::entry_dui`],
 //! [`Options::stat_mask`]), [`dui`], [`size`], [`links`],
@@ -138,6 +140,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod cli;
 pub mod dui;
 pub mod engine;
 pub mod files0;
@@ -155,6 +158,8 @@ use dents::{Metadata, StatFields};
 use dui::Dui;
 use glob::Excludes;
 use size::Units;
+
+pub use cli::{main, main_with_snapshots};
 
 /// du's default number of workers: eight per core, at least 8 and at
 /// most 128 — twice the walker's default.
