@@ -32,7 +32,7 @@
 //! SNAPSHOT` (Parquet, which this crate does not depend on).  `dents-mpi du` (crate
 //! `dents-mpi`, du's sums over MPI ranks) has an engine of its own but
 //! shares the rest: [`args`] (one command line), [`Options`] ([`Options::entry_dui`],
-//! [`Options::stat_mask`]), [`dui`], [`size`], [`links`],
+//! [`Options::stat_mask`], [`Options::walk_options`]), [`dui`], [`size`], [`links`],
 //! [`glob`], [`files0`], [`time_style`] and [`ncdu`], so both print the
 //! same bytes.
 //!
@@ -154,6 +154,7 @@ pub mod stored;
 pub mod summary;
 pub mod time_style;
 
+use dents::walk::{self, WalkOptions};
 use dents::{Metadata, StatFields};
 use dui::Dui;
 use glob::Excludes;
@@ -241,6 +242,23 @@ impl Options {
             | StatFields::SIZE
             | StatFields::BLOCKS
             | time_style::stat_field(self.time)
+    }
+
+    /// The walk du makes of an argument: depth first, each directory
+    /// visited after everything below it (its line comes after theirs),
+    /// links followed as `-P`/`-H`/`-L` say, `-x`'s filesystem kept, the
+    /// stat fields du reads, on [`Options::threads`] workers.  The engine
+    /// and `dents-mpi du` start from it, so that the two walk alike; each
+    /// adds what differs (how directories are read, whether a post-order
+    /// visit needs its parent's descriptor).
+    pub fn walk_options(&self) -> WalkOptions {
+        WalkOptions::new()
+            .threads(self.threads.max(1))
+            .order(walk::Order::DepthFirst)
+            .contents_first(true)
+            .follow_links(self.follow)
+            .same_file_system(self.one_file_system)
+            .stat_fields(self.stat_mask())
     }
 
     /// One entry's own size (blocks × 512, or apparent: `st_size` of every
