@@ -1,10 +1,10 @@
 //! `dents du`: GNU du's command line as a program, argv in, exit status
 //! out, as `dents_find::main` and `dents_ls::main` are for find and ls.
 //!
-//! [`main`] reads the arguments with [`args`](crate::args) (the parser
-//! `dents-mpi du` shares), writes what it refuses or warns, runs the
-//! [`engine`](crate::engine) with a
-//! [`Console`] (standard output, GNU's messages, the status line), words
+//! [`main`] reads the arguments with [`args`] (the parser `dents-mpi
+//! du` shares), writes what it refuses or warns, runs the
+//! [`engine`](crate::engine) with a [`Console`] (standard output, GNU's
+//! messages, the status line), words
 //! the engine's problems as GNU du does and returns its exit status: 0,
 //! or 1 after any problem (usage errors included).  Nothing here exits
 //! the process.
