@@ -1,6 +1,27 @@
 //! The `dents` command: ls, find and du for huge directories and trees.
 //!
-//! Its modules in layers: each uses only modules of lower layers, so there
+//! `dents ls` is the `dents-ls` crate (`dents_ls::main`: listing, layout,
+//! colours, recursion), `dents find` the `dents-find` crate
+//! (`dents_find::main`: parser, optimiser, evaluator, output) and `dents
+//! du` the `dents-du` crate (`dents_du::main_with_snapshots`: du's
+//! command line, engine and lines): this executable hands them the
+//! arguments and leaves with their status.  What ls, find and du share
+//! (`output`, `errors`, `filemode`, `numfmt`, `quote`, `progress`,
+//! `dircolors`) is the `dents-tools` crate; its modules are imported here
+//! under their names, so that `crate::errors` and the like read as they
+//! do in dents-ls.
+//!
+//! Its own modules are the snapshot commands: `dents scan`, `dents diff`,
+//! and the `--from SNAPSHOT` of find and du.  They stay here, above the
+//! engines, because reading and writing snapshots is Parquet (the
+//! dents-snap crate): find's and du's engines must not depend on it, so
+//! the glue that feeds a snapshot's rows to an engine is the
+//! executable's.  find's `--from` is dispatched here by its first
+//! argument (find's parser reads no `--from`); du's `--from` is read by
+//! du's own parser with every other option and handed back to
+//! `du_from` through dents-du's `FromSnapshot` hook.
+//!
+//! The modules in layers: each uses only modules of lower layers, so there
 //! is no import circle (`tests/layers.rs` keeps it so).
 //!
 //! | layer | module | concern |
@@ -8,16 +29,8 @@
 //! | 0 | `scan` | `dents scan`: a snapshot in Parquet (the dents-snap crate) |
 //! | 0 | `diff` | `dents diff`: two snapshots compared (the dents-snap crate) |
 //! | 0 | `snapshot` | what `find --from` and `du --from` share: opening, rows, roots, refusals |
-//! | 1 | `du`   | `dents du`: GNU du's command line on the dents-du engine; `du --from` (`du/from.rs`) |
+//! | 1 | `du_from` | `dents du --from`: du's lines over a snapshot's stored entries (dents-du's `stored`) |
 //! | 1 | `find_from` | `dents find --from`: find's evaluator over a snapshot's stored entries |
-//!
-//! `dents find` is the `dents-find` crate (parser, optimiser, evaluator,
-//! output) and `dents ls` the `dents-ls` crate (listing, layout, colours,
-//! recursion): this executable only hands them the arguments and leaves
-//! with their status.  What ls, find and du share (`output`, `errors`,
-//! `filemode`, `numfmt`, `quote`, `progress`, `dircolors`) is the
-//! `dents-tools` crate; its modules are imported here under their names,
-//! so that `crate::errors` and the like read as they do in dents-ls.
 //!
 //! The OS glue (terminal, signals, locale, users, local time) is the
 //! `dents-os` crate's.  This crate has no `unsafe` code but [`startup`]'s:
@@ -26,12 +39,12 @@
 #![deny(unsafe_code)]
 
 mod diff;
-mod du;
+mod du_from;
 mod find_from;
 mod scan;
 mod snapshot;
 
-use dents_tools::{errors, numfmt, output, progress, quote};
+use dents_tools::{errors, output, quote};
 
 use std::ffi::OsString;
 
@@ -74,7 +87,7 @@ fn main() {
         Some("du") => {
             // GNU du exits 1 when memory runs out, as find.
             dents_os::set_exhausted_status(1);
-            du::main(&argv[1..])
+            dents_du::main_with_snapshots(&argv[1..], du_from::run)
         }
         Some("scan") => scan::main(&argv[1..]),
         Some("diff") => diff::main(&argv[1..]),

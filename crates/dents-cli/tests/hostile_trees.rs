@@ -234,6 +234,22 @@ fn sorted_run(mut cmd: Command) -> (BTreeSet<Vec<u8>>, Option<i32>, String) {
     )
 }
 
+/// `find ARGS` in `cwd` with each of `option_sets` before ARGS, as GNU's
+/// `find ARGS` reports it there: the same lines (in any order), status
+/// and messages.
+fn like_gnu_at_each_option_set(cwd: &Path, option_sets: &[&[&str]], args: &[&str]) {
+    let want = sorted_run(gnu_find(cwd, args));
+    for set in option_sets {
+        let mut all = set.to_vec();
+        all.extend_from_slice(args);
+        assert_eq!(
+            sorted_run(dents_find(cwd, &all)),
+            want,
+            "dents find {all:?}"
+        );
+    }
+}
+
 /// `a` bind-mounted on `a/b/c` in a new temporary directory (a loop
 /// through a mount); the directory and the mount, unmounted on drop.
 /// `None` (the test skipped) without root.
@@ -262,17 +278,7 @@ fn check_bind_mount_loop(args: &[&str]) {
     let Some((tmp, _m)) = bind_mount_loop() else {
         return;
     };
-    let cwd = tmp.path();
-    let want = sorted_run(gnu_find(cwd, args));
-    for j in [&[][..], &["-j", "1"], &["-S", "dfs"]] {
-        let mut all = j.to_vec();
-        all.extend_from_slice(args);
-        assert_eq!(
-            sorted_run(dents_find(cwd, &all)),
-            want,
-            "dents find {all:?}"
-        );
-    }
+    like_gnu_at_each_option_set(tmp.path(), &[&[], &["-j", "1"], &["-S", "dfs"]], args);
 }
 
 test_cases! {
@@ -469,17 +475,7 @@ fn check_loop_of_links(args: &[&str]) {
     std::fs::File::create(a.join("b/c/f")).unwrap();
     std::os::unix::fs::symlink("..", a.join("b/up")).unwrap();
     std::os::unix::fs::symlink("../..", a.join("b/c/top")).unwrap();
-    let cwd = tmp.path();
-    let want = sorted_run(gnu_find(cwd, args));
-    for j in [&[][..], &["-j", "1"], &["-s"]] {
-        let mut all = j.to_vec();
-        all.extend_from_slice(args);
-        assert_eq!(
-            sorted_run(dents_find(cwd, &all)),
-            want,
-            "dents find {all:?}"
-        );
-    }
+    like_gnu_at_each_option_set(tmp.path(), &[&[], &["-j", "1"], &["-s"]], args);
 }
 
 test_cases! {

@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use dents::dir::FileType;
 use dents::fs;
-use dents::walk::{self, Visit, Visitor, WalkOptions};
+use dents::walk::{self, Visit, Visitor};
 use dents::Flow;
 use dents::{Error, ErrorKind, Operation};
 use dents::{Metadata, StatFields};
@@ -285,13 +285,9 @@ impl<'s, S: Sink> Du<'s, S> {
             }
             self.root_files_hashed.store(true, Ordering::Relaxed);
         }
-        let wopts = WalkOptions::new()
-            .threads(self.opts.threads.max(1))
-            .order(walk::Order::DepthFirst)
-            .contents_first(true)
-            .follow_links(self.opts.follow)
-            .same_file_system(self.opts.one_file_system)
-            .stat_fields(self.mask())
+        let wopts = self
+            .opts
+            .walk_options()
             .post_order_parent_fd(!self.early_dirs())
             .read_options(dents::slice::ReadOptions::new().buffer_size(16 * 1024));
         let v = WalkVisitor {

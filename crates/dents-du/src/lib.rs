@@ -26,12 +26,14 @@
 //! | 5 | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
 //! | 6 | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
 //! | 6 | [`summary`] | du as a plain call: each argument's sums and the problems met, as values |
+//! | 6 | [`cli`]    | `dents du` as a program: [`main`] (argv in, exit status out), its help, GNU's messages for the [`engine::Problem`]s, the `--from` hook |
 //!
-//! The `dents du` command (crate `dents-cli`) reads its arguments with
-//! [`args`] and words the [`engine::Problem`]s.  `dents-mpi du` (crate
+//! The `dents` executable (crate `dents-cli`) hands `dents du`'s
+//! arguments to [`main_with_snapshots`], with the reader of `--from
+//! SNAPSHOT` (Parquet, which this crate does not depend on).  `dents-mpi du` (crate
 //! `dents-mpi`, du's sums over MPI ranks) has an engine of its own but
 //! shares the rest: [`args`] (one command line), [`Options`] ([`Options::entry_dui`],
-//! [`Options::stat_mask`]), [`dui`], [`size`], [`links`],
+//! [`Options::stat_mask`], [`Options::walk_options`]), [`dui`], [`size`], [`links`],
 //! [`glob`], [`files0`], [`time_style`] and [`ncdu`], so both print the
 //! same bytes.
 //!
@@ -140,6 +142,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod cli;
 pub mod dui;
 pub mod engine;
 pub mod files0;
@@ -154,10 +157,13 @@ pub mod stored;
 pub mod summary;
 pub mod time_style;
 
+use dents::walk::{self, WalkOptions};
 use dents::{Metadata, StatFields};
 use dui::Dui;
 use glob::Excludes;
 use size::Units;
+
+pub use cli::{main, main_with_snapshots};
 
 /// du's default number of workers: eight per core, at least 8 and at
 /// most 128 — twice the walker's default.
@@ -239,6 +245,23 @@ impl Options {
             | StatFields::SIZE
             | StatFields::BLOCKS
             | time_style::stat_field(self.time)
+    }
+
+    /// The walk du makes of an argument: depth first, each directory
+    /// visited after everything below it (its line comes after theirs),
+    /// links followed as `-P`/`-H`/`-L` say, `-x`'s filesystem kept, the
+    /// stat fields du reads, on [`Options::threads`] workers.  The engine
+    /// and `dents-mpi du` start from it, so that the two walk alike; each
+    /// adds what differs (how directories are read, whether a post-order
+    /// visit needs its parent's descriptor).
+    pub fn walk_options(&self) -> WalkOptions {
+        WalkOptions::new()
+            .threads(self.threads.max(1))
+            .order(walk::Order::DepthFirst)
+            .contents_first(true)
+            .follow_links(self.follow)
+            .same_file_system(self.one_file_system)
+            .stat_fields(self.stat_mask())
     }
 
     /// One entry's own size (blocks × 512, or apparent: `st_size` of every

@@ -3,7 +3,9 @@
 //! each letter of its short-option strings (`SHORT_ARG`, `SHORT_FLAG`) is
 //! in a row of the du section's table, so that a newcomer finds any
 //! option in one step.  The options are read from the parser's source, so
-//! an option added there without a row fails here.
+//! an option added there without a row fails here; and every file the
+//! section links must exist, so that a file moved or renamed without its
+//! row fails here too.
 
 use std::fs;
 use std::path::Path;
@@ -54,5 +56,42 @@ fn every_option_of_du_is_in_the_architecture_map() {
     assert!(
         missing.is_empty(),
         "options of du missing from ARCHITECTURE.md's du table: {missing:?}"
+    );
+}
+
+/// The repository files that the links of the du section of
+/// ARCHITECTURE.md name (`](crates/...)`, up to the next `## ` or `### `
+/// heading), each without its `#anchor`.
+fn linked_files(map: &str) -> Vec<String> {
+    let start = map.find("\n### du\n").expect("a ### du section");
+    let rest = &map[start + 1..];
+    let end = rest[4..]
+        .find("\n## ")
+        .into_iter()
+        .chain(rest[4..].find("\n### "))
+        .min()
+        .map_or(rest.len(), |i| i + 4);
+    rest[..end]
+        .split("](")
+        .skip(1)
+        .filter_map(|s| s.split(')').next())
+        .map(|s| s.split('#').next().unwrap_or(s).to_string())
+        .collect()
+}
+
+#[test]
+fn every_file_the_du_section_links_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let map = fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let files = linked_files(&map);
+    assert!(
+        files.len() > 10,
+        "only {} links read: is the reader broken? {files:?}",
+        files.len()
+    );
+    let missing: Vec<&String> = files.iter().filter(|f| !root.join(f).exists()).collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md's du section links files that do not exist: {missing:?}"
     );
 }

@@ -64,7 +64,7 @@ use std::os::unix::fs::MetadataExt;
 use dents::dir::{FileType, RawEntry, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
 use dents::unstable;
-use dents::walk::{self, Visit, Visitor, WalkOptions};
+use dents::walk::{Visit, Visitor};
 use dents::Flow;
 use dents::Metadata;
 use dents::StatFields;
@@ -558,14 +558,9 @@ impl Job for DuJob {
             return;
         }
         let by_root: HashMap<&[u8], &Item> = items.iter().map(|i| (i.path.as_slice(), i)).collect();
-        let wopts = WalkOptions::new()
-            .threads(self.opts.threads.max(1))
-            .order(walk::Order::DepthFirst)
-            .contents_first(true)
-            .follow_links(self.opts.follow)
-            .same_file_system(self.opts.one_file_system)
-            .stat_fields(self.mask())
-            .post_order_parent_fd(false);
+        // du's walk, as dents-du's engine makes it; no post-order visit
+        // here needs its parent's descriptor.
+        let wopts = self.opts.walk_options().post_order_parent_fd(false);
         let v = DuVisitor {
             du: self,
             ctx,

@@ -8,13 +8,13 @@
 //! a snapshot taken with `-x`) must match the scan's, and a snapshot of
 //! names only has no sizes: those are refused rather than answered wrong.
 
+use dents_du::args::quote_always as qa;
+use dents_du::cli::Console;
 use dents_du::stored::{StoredDu, StoredEntry};
 use dents_du::{Options, TimeKind};
 use dents_snap::reader::column_bit;
 use dents_snap::Row;
 
-use super::{qa, say, CliSink};
-use crate::errors;
 use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};
 
 /// The entry du needs of a row, at the path `path`.
@@ -54,39 +54,29 @@ fn refusal(snapshot: &[u8], options: &str, opts: &Options) -> Option<String> {
     scanned.refusal(&name, "du", opts.follow, opts.one_file_system, "-x")
 }
 
-/// Runs du over the snapshot `snapshot`; the exit status.
-/// `combined`: `--files0-from` or `--export` was given too (refused).
-pub(super) fn run(
-    opts: &Options,
-    files: &[Vec<u8>],
-    combined: bool,
-    snapshot: &[u8],
-    sink: &CliSink,
-) -> i32 {
-    if combined {
-        say(b"--from cannot be combined with --files0-from or --export");
-        errors::write_stderr(b"Try 'dents du --help' for more information.\n");
-        return 1;
-    }
+/// Runs du over the snapshot `snapshot` (dents-du's
+/// [`FromSnapshot`](dents_du::cli::FromSnapshot), after du's own
+/// parsing); the exit status.
+pub(crate) fn run(snapshot: &[u8], opts: &Options, files: &[Vec<u8>], sink: &Console) -> i32 {
     let reader = match snapshot::open(snapshot) {
         Ok(r) => r,
         Err(why) => {
-            say(why.as_bytes());
+            sink.say(why.as_bytes());
             return 1;
         }
     };
     let record = reader.record().clone();
     if let Some(why) = refusal(snapshot, &record.options, opts) {
-        say(why.as_bytes());
+        sink.say(why.as_bytes());
         return 1;
     }
     // What the scan could not read, said again: du on the tree would say it.
     for e in &record.errors {
-        say(e);
-        sink.status.raise(1);
+        sink.say(e);
+        sink.raise(1);
     }
     if record.error_count > record.errors.len() as u64 {
-        sink.status.raise(1);
+        sink.raise(1);
     }
     let files: Vec<Vec<u8>> = if files.is_empty() {
         record.roots.clone()
@@ -108,8 +98,8 @@ pub(super) fn run(
     let mut du = StoredDu::new(opts, sink);
     for f in &files {
         if f.is_empty() {
-            say(b"invalid zero-length file name");
-            sink.status.raise(1);
+            sink.say(b"invalid zero-length file name");
+            sink.raise(1);
             continue;
         }
         // Several trailing slashes count as one, as du's walk trims them.
@@ -182,7 +172,7 @@ pub(super) fn run(
             let mut m = qa(snapshot);
             m.extend_from_slice(b": ");
             m.extend_from_slice(e.to_string().as_bytes());
-            say(&m);
+            sink.say(&m);
             return 1;
         }
         if !begun || !du.end() {
@@ -190,13 +180,13 @@ pub(super) fn run(
             m.extend_from_slice(&qa(f));
             m.extend_from_slice(b": not in the snapshot ");
             m.extend_from_slice(&qa(snapshot));
-            say(&m);
-            sink.status.raise(1);
+            sink.say(&m);
+            sink.raise(1);
             continue;
         }
     }
     if !du.finish() {
-        sink.status.raise(1);
+        sink.raise(1);
     }
-    sink.status.get()
+    sink.status()
 }

@@ -1,28 +1,36 @@
-//! `dents du`: GNU du's command line on the dents-du engine.
+//! `dents du`: GNU du's command line as a program, argv in, exit status
+//! out, as `dents_find::main` and `dents_ls::main` are for find and ls.
 //!
-//! The arguments are read by [`dents_du::args`] (the parser `dents-mpi
-//! du` shares); this module writes what it refuses or warns, words the
-//! engine's problems as GNU du does and returns its exit status: 0, or 1
-//! after any problem (usage errors included).  `--from SNAPSHOT` is
-//! the submodule `from`.
-
-pub(crate) mod from;
+//! [`main`] reads the arguments with [`args`] (the parser `dents-mpi
+//! du` shares), writes what it refuses or warns, runs the
+//! [`engine`](crate::engine) with a [`Console`] (standard output, GNU's
+//! messages, the status line), words
+//! the engine's problems as GNU du does and returns its exit status: 0,
+//! or 1 after any problem (usage errors included).  Nothing here exits
+//! the process.
+//!
+//! `--from SNAPSHOT` is read here with every other option, by the same
+//! parser, but answered by the caller: reading a snapshot needs Parquet
+//! (the dents-snap crate), which du's engine does not depend on.  The
+//! `dents` executable calls [`main_with_snapshots`] with a
+//! [`FromSnapshot`] that reads them; [`main`] refuses `--from`.
 
 use std::ffi::OsString;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
-use dents_du::args::{self, Command, Env, Parsed, Refusal};
-use dents_du::engine::{Du, Problem, Sink};
-use dents_du::files0::{self, Files0Name};
-use dents_du::time_style::TimeFormat;
+use dents_tools::errors::{self, Status};
+use dents_tools::numfmt::Numbers;
+use dents_tools::output::Output;
+use dents_tools::progress::{self, Progress, Tally};
+use dents_tools::quote;
 
-use crate::errors::Status;
-use crate::numfmt::Numbers;
-use crate::output::Output;
-use crate::progress::{self, Progress, Tally};
-use crate::{errors, quote};
+use crate::args::{self, Command, Env, Parsed, Refusal};
+use crate::engine::{Du, Problem, Sink};
+use crate::files0::{self, Files0Name};
+use crate::time_style::TimeFormat;
+use crate::Options;
 
 const USAGE: &str = "\
 Usage: dents du [OPTION]... [FILE]...
@@ -75,14 +83,6 @@ Lines come in post-order (a directory after everything below it);
 siblings may come in another order than GNU du's.
 ";
 
-/// Whether messages use the locale's quotes (a UTF-8 locale): GNU's
-/// `quote()` writes ‘x’ there, 'x' in the C locale.  The character set
-/// of the locale `setlocale` adopted (see `main.rs`), not the variables:
-/// a locale that is not installed leaves the C locale, as for GNU du.
-fn utf8_locale() -> bool {
-    dents_os::locale_is_utf8()
-}
-
 /// `quoteaf(x)`: shell-escaped, always quoted.
 fn qa(s: &[u8]) -> Vec<u8> {
     args::quote_always(s)
@@ -108,8 +108,29 @@ fn refuse(r: &Refusal) -> i32 {
     1
 }
 
-/// Runs `dents du`; `argv[0]` is "du".
+/// What answers `du --from SNAPSHOT`: du's lines for the entries the
+/// snapshot `snapshot` stored, for `opts` and the FILE operands `files`
+/// (none: the snapshot's roots), written and said through `console`;
+/// the exit status (the caller closes standard output after it).
+pub type FromSnapshot =
+    fn(snapshot: &[u8], opts: &Options, files: &[Vec<u8>], console: &Console) -> i32;
+
+/// Runs `dents du` with `argv` (starting with `du`); returns the exit
+/// status.  `--from SNAPSHOT` is refused: see [`main_with_snapshots`].
 pub fn main(argv: &[OsString]) -> i32 {
+    command_line(argv, None)
+}
+
+/// [`main`], with `--from SNAPSHOT` answered by `from` (the `dents`
+/// executable's reader of snapshots), after the same parsing as every
+/// other option.
+pub fn main_with_snapshots(argv: &[OsString], from: FromSnapshot) -> i32 {
+    command_line(argv, Some(from))
+}
+
+/// Parses `argv` (starting with `du`), says GNU's refusals and
+/// warnings, runs what it asks; the exit status.
+fn command_line(argv: &[OsString], from: Option<FromSnapshot>) -> i32 {
     let args: Vec<Vec<u8>> = argv[1..].iter().map(|a| a.as_bytes().to_vec()).collect();
     let c = match args::parse(&args, &Env::from_process()) {
         Ok(Parsed::Run(c)) => c,
@@ -126,7 +147,7 @@ pub fn main(argv: &[OsString]) -> i32 {
     for w in &c.warnings {
         say(w);
     }
-    run(c)
+    run(c, from)
 }
 
 /// `quotef(x)`: quoted only if needed (file names in some messages).
@@ -134,8 +155,9 @@ fn qf(s: &[u8]) -> Vec<u8> {
     args::quote_if_needed(s)
 }
 
-/// The sink: standard output, GNU's messages, the status line.
-struct CliSink {
+/// `dents du`'s sink: standard output, GNU's messages, the exit
+/// status, the status line.  A [`FromSnapshot`] writes through it.
+pub struct Console {
     out: Output,
     /// The command's exit status.
     status: Arc<Status>,
@@ -145,7 +167,24 @@ struct CliSink {
     progress: Option<Progress>,
 }
 
-impl Sink for CliSink {
+impl Console {
+    /// Says `dents: TEXT` on standard error, as GNU du says a problem.
+    pub fn say(&self, text: &[u8]) {
+        say(text);
+    }
+
+    /// Raises the exit status to at least `code`.
+    pub fn raise(&self, code: i32) {
+        self.status.raise(code);
+    }
+
+    /// The exit status so far.
+    pub fn status(&self) -> i32 {
+        self.status.get()
+    }
+}
+
+impl Sink for Console {
     type Tally = Tally;
 
     fn write(&self, bytes: &[u8]) {
@@ -231,8 +270,9 @@ fn read_files0(from: &[u8], status: &Status) -> Result<Vec<u8>, i32> {
     }
 }
 
-/// Runs a parsed command line: the lines, the messages, the status.
-fn run(mut a: Box<Command>) -> i32 {
+/// Runs a parsed command line: the lines, the messages, the status;
+/// `--from` with `from`.
+fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
     let time_format = a.time_format;
     let status = Arc::new(Status::new());
     let files0 = match &a.files0_from {
@@ -249,7 +289,9 @@ fn run(mut a: Box<Command>) -> i32 {
     let progress = stderr_tty.then(|| {
         Progress::new(
             progress::When::After(std::time::Duration::from_secs(1)),
-            utf8_locale(),
+            // The locale's quotes (a UTF-8 locale), as GNU's `quote()`:
+            // the locale `setlocale` adopted, not the variables.
+            dents_os::locale_is_utf8(),
         )
         .with_bytes()
     });
@@ -273,7 +315,7 @@ fn run(mut a: Box<Command>) -> i32 {
         say(&m);
         raised.raise(1);
     });
-    let sink = CliSink {
+    let sink = Console {
         out,
         status,
         quote_names: stdout_tty
@@ -283,14 +325,22 @@ fn run(mut a: Box<Command>) -> i32 {
         progress,
     };
     if let Some(snapshot) = &a.from {
-        let combined = a.files0_from.is_some() || a.export.is_some();
-        let code = from::run(&a.opts, &a.files, combined, snapshot, &sink);
+        let code = if a.files0_from.is_some() || a.export.is_some() {
+            say(b"--from cannot be combined with --files0-from or --export");
+            errors::write_stderr(b"Try 'dents du --help' for more information.\n");
+            1
+        } else if let Some(from) = from {
+            from(snapshot, &a.opts, &a.files, &sink)
+        } else {
+            say(b"--from: this program reads no snapshots");
+            1
+        };
         return sink.out.close_status(code, 1);
     }
     let export_path = a.export.clone();
     let du = Du::new(a.opts.clone(), &sink);
     if let Some(x) = du.export() {
-        x.set_root_name(&dents_du::ncdu::absolute(&a.files[0]));
+        x.set_root_name(&crate::ncdu::absolute(&a.files[0]));
         // For tests only: spill below this many bytes (the export is the
         // same whatever the threshold; tests compare tiny ones with none).
         if let Some(n) = std::env::var("DENTS_DU_EXPORT_SPILL")
@@ -348,7 +398,7 @@ fn run(mut a: Box<Command>) -> i32 {
 
 /// Writes the ncdu export to `path` (`-`: standard output).  Not even
 /// made when the temporary file failed: the export is lost.
-fn write_export(path: &[u8], x: &dents_du::ncdu::Export) -> Result<(), i32> {
+fn write_export(path: &[u8], x: &crate::ncdu::Export) -> Result<(), i32> {
     if let Some(e) = x.spill_error() {
         // GNU sort's words for its own temporary files.
         let dir = qa(e.dir.as_os_str().as_bytes());
