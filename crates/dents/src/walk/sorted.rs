@@ -412,13 +412,24 @@ impl<V: Visitor> Shared<'_, V> {
                     vec![None; chunk.len()]
                 } else {
                     let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
-                    loop {
-                        if let Some(s) = w.done.remove(&i) {
-                            w.visited = i + 1;
-                            moved.notify_all();
-                            break s;
+                    if w.next == i {
+                        // No helper has taken it (on a busy machine they
+                        // may not have run yet): stat it here rather than
+                        // wait for one to be scheduled.
+                        w.next += 1;
+                        w.visited = i + 1;
+                        moved.notify_all();
+                        drop(w);
+                        self.stat_entries(dir, batch, chunk)
+                    } else {
+                        loop {
+                            if let Some(s) = w.done.remove(&i) {
+                                w.visited = i + 1;
+                                moved.notify_all();
+                                break s;
+                            }
+                            w = moved.wait(w).unwrap_or_else(PoisonError::into_inner);
                         }
-                        w = moved.wait(w).unwrap_or_else(PoisonError::into_inner);
                     }
                 };
                 for (e, st) in chunk.iter().zip(stats) {
