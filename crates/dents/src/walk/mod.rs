@@ -618,6 +618,13 @@ pub struct Visit<'a> {
     follow: bool,
     post_order: bool,
     mask: StatFields,
+    /// The metadata given with the visit (stat'ed ahead, a root's, a
+    /// recorded entry's): read as is.  Not put in `meta`: filling a
+    /// `OnceLock` costs a `Once` call, 16% of a scan's user time on a
+    /// directory of a million entries (docs/benchmarks.md, "Snapshots
+    /// at 10M (session 14)").
+    given: Option<Result<Metadata, i32>>,
+    /// The metadata stat'ed on first use, when none was given.
     meta: OnceLock<Result<Metadata, i32>>,
 }
 
@@ -701,9 +708,12 @@ impl<'a> Visit<'a> {
     /// and mode); one `statx` relative to [`Visit::parent_fd`], converted
     /// to dents's own [`Metadata`].
     pub fn metadata(&self) -> io::Result<&Metadata> {
-        let r = self
-            .meta
-            .get_or_init(|| stat_entry(self.dir, self.at_name, self.follow, self.mask));
+        let r = match &self.given {
+            Some(r) => r,
+            None => self
+                .meta
+                .get_or_init(|| stat_entry(self.dir, self.at_name, self.follow, self.mask)),
+        };
         r.as_ref().map_err(|&e| io::Error::from_raw_os_error(e))
     }
 
@@ -712,7 +722,10 @@ impl<'a> Visit<'a> {
     /// caller handing entries on (the Python package's `find`) gives with
     /// them, so that what the visitor stat'ed is not stat'ed again.
     pub fn cached_metadata(&self) -> Option<&Metadata> {
-        self.meta.get().and_then(|r| r.as_ref().ok())
+        self.given
+            .as_ref()
+            .or(self.meta.get())
+            .and_then(|r| r.as_ref().ok())
     }
 
     /// The metadata of the entry itself, never following a symlink.

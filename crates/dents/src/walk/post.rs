@@ -138,6 +138,7 @@ impl<V: Visitor> Shared<'_, V> {
                 || self.opts.follow == Follow::Always,
             post_order: true,
             mask: self.opts.stat_mask,
+            given: None,
             meta: OnceLock::new(),
         };
         if self.visitor.visit(state, &v) == Flow::Quit {

@@ -117,7 +117,8 @@ impl<V: Visitor> Shared<'_, V> {
             follow,
             post_order: false,
             mask: self.opts.stat_mask,
-            meta: OnceLock::from(Ok(Metadata::from_statx(&st))),
+            given: Some(Ok(Metadata::from_statx(&st))),
+            meta: OnceLock::new(),
         };
         if self.visitor.excluded(state, &v) {
             return;
@@ -523,7 +524,8 @@ impl<V: Visitor> Shared<'_, V> {
             post_order: false,
             mask: self.opts.stat_mask,
             // Stat'ed ahead by a sorted walk ([`Visitor::stat_ahead`]).
-            meta: meta.map_or_else(OnceLock::new, OnceLock::from),
+            given: meta,
+            meta: OnceLock::new(),
         };
         if self.visitor.excluded(state, &v) {
             return;

@@ -54,7 +54,8 @@ impl<'a> Visit<'a> {
             follow: r.follow,
             post_order: false,
             mask: meta.fields(),
-            meta: OnceLock::from(Ok(meta)),
+            given: Some(Ok(meta)),
+            meta: OnceLock::new(),
         }
     }
 }
