@@ -11,7 +11,8 @@ use std::fs;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
-use dents::walk::{walk, Flow, Visit, Visitor, WalkError, WalkOptions};
+use dents::walk::{walk, Visit, Visitor, WalkOptions};
+use dents::{Error, Flow};
 use dents_testfs::{FsKind, LoopFs};
 use std::sync::Mutex;
 
@@ -27,7 +28,7 @@ impl Visitor for Names {
         }
         Flow::Continue
     }
-    fn error(&self, _: &mut (), e: &WalkError) {
+    fn error(&self, _: &mut (), e: Error) {
         panic!("walk error: {e:?}");
     }
 }
