@@ -465,7 +465,11 @@ impl<V: Visitor> Shared<'_, V> {
         for b in rest {
             all.append(b);
         }
-        sort_by_name(&all.names, &mut all.entries);
+        // By the stored lengths: a comparison is one `memcmp` of the two
+        // names, not a search for each one's terminator first.
+        let names = &all.names;
+        all.entries
+            .sort_unstable_by(|a, b| name_bytes(names, a).cmp(name_bytes(names, b)));
         if dv.depth >= self.opts.max_depth || self.quit.load(Ordering::Relaxed) {
             return [all];
         }
@@ -493,98 +497,5 @@ impl<V: Visitor> Shared<'_, V> {
             }
         }
         [all]
-    }
-}
-
-/// Directories of fewer entries are sorted by comparing their names:
-/// keys would cost more than they save.
-const KEYED_MIN: usize = 64;
-
-/// Bytes of a name (after the prefix common to the directory) in its
-/// sort key: the key is a `u128`, these bytes then the entry's index.
-const KEY_BYTES: usize = 12;
-
-/// Sorts a directory's `entries` by name (as bytes; `names` holds them).
-///
-/// A comparison of two names reads both from the names' buffer at
-/// random places: on a directory of a million names that was a cache
-/// miss or two per comparison, a third of a scan's user time
-/// (docs/benchmarks.md, "Snapshots at 10M (session 14)").  So each entry gets a key
-/// instead: the [`KEY_BYTES`] bytes that follow the prefix all names
-/// share (zeros past a name's end: no name holds a NUL, so a name sorts
-/// before the longer ones it begins) and its index; the keys, plain
-/// integers side by side, are sorted, the rare runs of equal bytes are
-/// sorted by their whole names, and the entries are put in the keys'
-/// order in place.  Memory: 16 bytes an entry while sorting.
-fn sort_by_name(names: &[u8], entries: &mut [BatchEntry]) {
-    let n = entries.len();
-    if n < KEYED_MIN || n > u32::MAX as usize {
-        // By the stored lengths: a comparison is one `memcmp` of the two
-        // names, not a search for each one's terminator first.
-        entries.sort_unstable_by(|a, b| name_bytes(names, a).cmp(name_bytes(names, b)));
-        return;
-    }
-    let first = name_bytes(names, &entries[0]);
-    let mut common = first.len();
-    for e in &entries[1..] {
-        let name = name_bytes(names, e);
-        common = first[..common]
-            .iter()
-            .zip(name)
-            .take_while(|(a, b)| a == b)
-            .count();
-        if common == 0 {
-            break;
-        }
-    }
-    let mut keys: Vec<u128> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let rest = &name_bytes(names, e)[common..];
-            let mut k = [0u8; 16];
-            let m = rest.len().min(KEY_BYTES);
-            k[..m].copy_from_slice(&rest[..m]);
-            u128::from_be_bytes(k) | i as u128
-        })
-        .collect();
-    keys.sort_unstable();
-    // Equal key bytes: names equal that far, which differ (if at all)
-    // further on.
-    let same = |k: u128| k >> 32;
-    let mut at = 0;
-    while at < n {
-        let end = at
-            + keys[at..]
-                .iter()
-                .take_while(|&&k| same(k) == same(keys[at]))
-                .count();
-        if end - at > 1 {
-            keys[at..end].sort_unstable_by(|&a, &b| {
-                let name = |k: u128| name_bytes(names, &entries[k as u32 as usize]);
-                name(a).cmp(name(b))
-            });
-        }
-        at = end;
-    }
-    // Position `i` takes the entry at index `keys[i]`: each cycle of the
-    // permutation is followed once, each position marked done as filled.
-    const DONE: u128 = u128::MAX;
-    for start in 0..n {
-        if keys[start] == DONE {
-            continue;
-        }
-        let held = entries[start];
-        let mut i = start;
-        loop {
-            let from = keys[i] as u32 as usize;
-            keys[i] = DONE;
-            if from == start {
-                entries[i] = held;
-                break;
-            }
-            entries[i] = entries[from];
-            i = from;
-        }
     }
 }
