@@ -8,7 +8,7 @@
 //! contribution until its post-order visit, keyed by its parent's id and
 //! its own name, never by its path: a key per directory of the paths
 //! being walked, each the whole path, made memory grow with the square
-//! of the depth (109 MB at 10,000 levels).  Each worker keeps the sums
+//! of the depth.  Each worker keeps the sums
 //! of the directories on its way down to the last one it added to (a
 //! `Chain`), so the map is looked up once per directory and worker,
 //! from the deepest directory the two paths share, not per entry.

@@ -4,7 +4,7 @@
 //!
 //! Names go into one byte arena per reading thread (NUL-terminated, ready
 //! for `statx`), and each entry is a small fixed-size [`Record`], so a
-//! million entries cost about 100 MB rather than a million allocations.
+//! million entries cost a few arenas' growth, not a million allocations.
 //! A directory read in slices is stat'ed by its readers, each entry right
 //! after it is read ([`GatherSink::stating`]): both cores are busy from
 //! the first read on, not reading first and stat'ing after.  Otherwise

@@ -1,7 +1,8 @@
 //! A sequence kept in the parts it was made in: a sliced read's records
 //! stay in each slice's vector, in slice order, instead of being copied
-//! into one (for a million entries that copy was 80 MB written to fresh
-//! pages, on one thread, between the read and the output).
+//! into one (that copy wrote every record again to fresh pages, on one
+//! thread, between the read and the output: docs/history/benchmarks.md,
+//! "Session 6: ls -l pipelined").
 
 /// Items in parts, indexed as one sequence: item `i` is in the part whose
 /// range of indices holds `i`.

@@ -27,8 +27,8 @@ use crate::Error;
 /// Rows in a row group: 16 Ki rows of ~100-byte paths is a few MiB of
 /// buffers (here and in every reader, which holds one group), and large
 /// enough groups for zstd: on the real-tree shape 32 Ki rows made the
-/// file no smaller (7.05 MB against 7.00) and the scan's peak RSS 38 MB
-/// against 31.
+/// file no smaller and the scan's peak RSS larger (docs/history/
+/// benchmarks.md, "Issue 27: dents scan speed and memory, session 12").
 pub const ROW_GROUP_ROWS: usize = 16 * 1024;
 
 /// Bytes of paths, names and targets that flush a row group early
