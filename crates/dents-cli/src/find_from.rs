@@ -27,11 +27,11 @@ use std::ffi::{CStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 
-use dents::metadata::{RecordedStat, Timestamp};
 use dents::walk::{Recorded, Visit, Visitor, WalkOptions};
 use dents::{Error, ErrorKind, Operation};
 use dents::{FileType, Metadata, StatFields};
 use dents::{Flow, Follow};
+use dents::{RecordedStat, Timestamp};
 use dents_snap::{Row, ScanRecord, SnapshotReader};
 
 use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};

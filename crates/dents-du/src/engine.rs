@@ -36,9 +36,9 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use dents::dir::FileType;
 use dents::fs;
 use dents::walk::{self, Visit, Visitor};
+use dents::FileType;
 use dents::Flow;
 use dents::{Error, ErrorKind, Operation};
 use dents::{Metadata, StatFields};

@@ -36,7 +36,7 @@ use std::sync::{Arc, Mutex};
 pub use spill::SpillError;
 use spill::{Parts, Spill};
 
-use dents::dir::FileType;
+use dents::FileType;
 use dents::Metadata;
 
 /// The items of one directory, gathered as JSON (each item preceded by a

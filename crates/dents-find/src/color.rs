@@ -38,8 +38,8 @@
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 
-use dents::dir::FileType;
 use dents::walk::Visit;
+use dents::FileType;
 use dents::StatFields;
 use dents_tools::dircolors::Key;
 use dents_tools::dircolors::{entries, Entry};

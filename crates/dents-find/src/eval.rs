@@ -15,8 +15,9 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use dents::dir::{DirReader, FileType};
+use dents::dir::DirReader;
 use dents::walk::{Visit, Visitor};
+use dents::FileType;
 use dents::Flow;
 use dents::Metadata;
 use dents::StatFields;

@@ -23,8 +23,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use dents::dir::FileType;
 use dents::walk::Visit;
+use dents::FileType;
 use dents::Metadata;
 use dents::StatFields;
 

@@ -15,8 +15,8 @@
 //! group names and times are cached per thread, so the common case
 //! allocates nothing per file.
 
-use dents::dir::FileType;
 use dents::walk::Visit;
+use dents::FileType;
 use dents::Metadata;
 use dents::StatFields;
 

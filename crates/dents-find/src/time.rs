@@ -64,7 +64,7 @@ impl Timestamp {
     pub fn of(st: &Metadata, field: TimeField) -> Option<Timestamp> {
         // A time the kernel did not fill in reads as 0, as the raw
         // `statx` field did; a birth time it did not give is `None`.
-        let zero = dents::metadata::Timestamp { secs: 0, nsecs: 0 };
+        let zero = dents::Timestamp { secs: 0, nsecs: 0 };
         let t = match field {
             TimeField::Access => st.atime().unwrap_or(zero),
             TimeField::Change => st.ctime().unwrap_or(zero),

@@ -165,7 +165,7 @@ fn same_fields(got: &dents::Metadata, want: &fs::Metadata, path: &[u8]) {
     assert_eq!(got.blocks(), want.blocks(), "{p}");
     assert_eq!(got.dev(), want.dev(), "{p}");
     assert_eq!(got.rdev(), want.rdev(), "{p}");
-    let t = |t: Option<dents::metadata::Timestamp>| t.map(|t| t.to_system_time());
+    let t = |t: Option<dents::Timestamp>| t.map(|t| t.to_system_time());
     assert_eq!(t(got.mtime()), want.modified().ok(), "{p}");
     // Not the access time: the walk's reads of a directory move it.
     let ctime = |m: &fs::Metadata| (m.ctime(), m.ctime_nsec());

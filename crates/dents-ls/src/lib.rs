@@ -53,9 +53,9 @@ use std::ffi::{CString, OsString};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 
-use dents::dir::FileType;
 use dents::scan::{Counters, DirState, Want};
 use dents::slice::{self, ReadOptions};
+use dents::FileType;
 use dents::StatFields;
 
 use args::{Format, Hidden, Indicator, LsOptions, SortKey};

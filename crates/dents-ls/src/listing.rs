@@ -20,10 +20,11 @@ use std::ffi::{CStr, CString};
 use std::os::fd::BorrowedFd;
 use std::sync::{Arc, Mutex};
 
-use dents::dir::{FileType, RawEntry};
+use dents::dir::RawEntry;
 use dents::fs;
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
+use dents::FileType;
 use dents::{Metadata, StatFields};
 
 use super::args::{Hidden, SortKey};

@@ -5,7 +5,7 @@
 //! formatted on several threads, block by block, and written in order
 //! ([`super::ordered`]).
 
-use dents::dir::FileType;
+use dents::FileType;
 
 use super::args::{Indicator, LsOptions};
 use super::listing::{Listing, Record};

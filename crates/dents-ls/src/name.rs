@@ -1,6 +1,6 @@
 //! Names and type suffixes in listings.
 
-use dents::dir::FileType;
+use dents::FileType;
 
 use super::args::Indicator;
 use super::listing::Record;

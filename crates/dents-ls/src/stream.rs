@@ -15,9 +15,10 @@ use std::ffi::CStr;
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::Ordering;
 
-use dents::dir::{FileType, RawEntry};
+use dents::dir::RawEntry;
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::EntrySink;
+use dents::FileType;
 use dents::StatFields;
 
 use super::args::{Hidden, Indicator, LsOptions};

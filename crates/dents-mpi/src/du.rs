@@ -61,10 +61,11 @@ use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 
-use dents::dir::{FileType, RawEntry, DEFAULT_BUFFER_SIZE};
+use dents::dir::{RawEntry, DEFAULT_BUFFER_SIZE};
 use dents::slice::{self, EntrySink};
 use dents::unstable;
 use dents::walk::{Visit, Visitor};
+use dents::FileType;
 use dents::Flow;
 use dents::Metadata;
 use dents::StatFields;

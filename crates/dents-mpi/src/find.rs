@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use dents::dir::FileType;
+use dents::FileType;
 
 use dents::unstable::{self, BigDir};
 use dents::walk::{Listing, Visit, Visitor, WalkOptions};

@@ -27,7 +27,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
-use dents::dir::FileType;
+use dents::FileType;
 use dents_find::{FoundEntry, Matches, PathError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -9,8 +9,9 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 
-use dents::dir::{DirReader, FileType, RawEntry};
+use dents::dir::{DirReader, RawEntry};
 use dents::slice::{self, EntrySink, ReadOptions, ReadPlan};
+use dents::FileType;
 use pyo3::exceptions::PyFileNotFoundError;
 use pyo3::prelude::*;
 

@@ -6,9 +6,10 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::Ordering;
 
-use dents::dir::{FileType, RawEntry};
+use dents::dir::RawEntry;
 use dents::scan::{self, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
 use dents::slice::{self, EntrySink, ReadOptions};
+use dents::FileType;
 
 /// Stats in flight while resolving entries of unknown type.
 const IN_FLIGHT: usize = 4;

@@ -186,7 +186,7 @@ impl StatValues {
         if !m.fields().contains(dents::StatFields::BASIC) {
             return None;
         }
-        let t = |t: Option<dents::metadata::Timestamp>| t.map(|t| (t.secs, t.nsecs));
+        let t = |t: Option<dents::Timestamp>| t.map(|t| (t.secs, t.nsecs));
         Some(StatValues {
             mode: m.mode(),
             ino: m.ino(),

@@ -38,7 +38,8 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-use dents::dir::{DirReader, FileType};
+use dents::dir::DirReader;
+use dents::FileType;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};

@@ -151,7 +151,7 @@ impl Index {
     pub fn listing(&self, fd: BorrowedFd<'_>) -> Option<Listing> {
         let m = dents::fs::fstat(fd).ok()?;
         let d = self.dirs.get(&(m.dev(), m.ino()))?;
-        let t = |t: Option<dents::metadata::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
+        let t = |t: Option<dents::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
         let now = t(m.mtime())?.max(t(m.ctime())?);
         if now != d.time || now >= self.start.saturating_sub(GUARD_NANOS) {
             return None;

@@ -159,7 +159,7 @@ pub fn fill_row(row: &mut Row, v: &Visit<'_>, names_only: bool) -> Result<(), Pr
     if names_only && !m.is_dir() {
         return Ok(());
     }
-    let time = |t: Option<dents::metadata::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
+    let time = |t: Option<dents::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
     row.mtime = time(m.mtime());
     row.ctime = time(m.ctime());
     row.dev = Some(m.dev());

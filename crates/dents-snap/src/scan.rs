@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 
-use dents::dir::FileType;
 use dents::unstable::Start;
 use dents::walk::{Listing, Visit, Visitor};
+use dents::FileType;
 use dents::{ErrorKind, Flow, Follow, Walker};
 
 pub use crate::problem::Problem;

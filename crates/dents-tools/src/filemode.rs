@@ -1,7 +1,7 @@
 //! File modes as GNU's tools write them: the type letter and the
 //! ten-character mode string of `ls -l`, `find -ls` and `find -printf %M`.
 
-use dents::dir::FileType;
+use dents::FileType;
 
 /// The type letter GNU uses for a `d_type` when the stat failed.
 pub fn type_letter(t: FileType) -> u8 {

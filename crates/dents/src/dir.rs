@@ -11,6 +11,7 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 
+use crate::file_type::FileType;
 use crate::sys;
 
 /// The `getdents64` buffer size used unless the caller asks for another.
@@ -41,57 +42,6 @@ const MAX_RECORD: usize = (DIRENT_HEADER + 255 + 1).div_ceil(8) * 8;
 /// gets: the feature is turned on by dev-dependencies only.
 #[cfg(feature = "test-knobs")]
 const PANIC_AT: &[u8] = b"dents-test-panic";
-
-/// A file type as `getdents64` reports it in `d_type` (`DT_*` values).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FileType(u8);
-
-impl FileType {
-    /// The filesystem did not say (`DT_UNKNOWN`): a stat is needed.
-    pub const UNKNOWN: FileType = FileType(0);
-    /// A named pipe (`DT_FIFO`).
-    pub const FIFO: FileType = FileType(1);
-    /// A character device (`DT_CHR`).
-    pub const CHAR_DEVICE: FileType = FileType(2);
-    /// A directory (`DT_DIR`).
-    pub const DIRECTORY: FileType = FileType(4);
-    /// A block device (`DT_BLK`).
-    pub const BLOCK_DEVICE: FileType = FileType(6);
-    /// A regular file (`DT_REG`).
-    pub const REGULAR: FileType = FileType(8);
-    /// A symbolic link (`DT_LNK`).
-    pub const SYMLINK: FileType = FileType(10);
-    /// A socket (`DT_SOCK`).
-    pub const SOCKET: FileType = FileType(12);
-    /// A whiteout (`DT_WHT`).
-    pub const WHITEOUT: FileType = FileType(14);
-
-    /// The type with the given `d_type` value.
-    pub const fn from_dtype(d_type: u8) -> FileType {
-        FileType(d_type)
-    }
-
-    /// The type encoded in the `S_IFMT` bits of a `st_mode`.
-    pub const fn from_mode(mode: u32) -> FileType {
-        // S_IFMT >> 12 is DT_* by construction of both encodings.
-        FileType(((mode >> 12) & 0xF) as u8)
-    }
-
-    /// The raw `d_type` value.
-    pub const fn as_dtype(self) -> u8 {
-        self.0
-    }
-
-    /// Whether the filesystem left the type unknown.
-    pub const fn is_unknown(self) -> bool {
-        self.0 == 0
-    }
-
-    /// Whether this is a directory.
-    pub const fn is_dir(self) -> bool {
-        self.0 == 4
-    }
-}
 
 /// One directory entry, borrowed from the reader's buffer: raw, as
 /// `getdents64` gives it (name, inode, `d_type`, next offset), unlike the
@@ -343,7 +293,7 @@ impl DirReader {
             name,
             ino: u64::from_ne_bytes(rec[0..8].try_into().expect("8 bytes")),
             next_offset: u64::from_ne_bytes(rec[8..16].try_into().expect("8 bytes")),
-            file_type: FileType(rec[18]),
+            file_type: FileType::from_dtype(rec[18]),
         }
     }
 

@@ -15,11 +15,12 @@
 //! | 2 | `stats`   | [`Stats`]: what a walk did, in plain numbers, for every form of walk |
 //! | 2 | `flow`    | [`Flow`]: what a visitor or closure tells the walk after an entry |
 //! | 2 | `follow`  | [`Follow`]: which symbolic links a walk follows |
-//! | 2 | [`metadata`] | dents's own metadata type and stat field mask (no dependency's type) |
+//! | 2 | `metadata` | [`Metadata`], [`StatFields`], [`Timestamp`], [`RecordedStat`]: dents's own metadata type and stat field mask (no dependency's type) |
 //! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
 //! | 1 | [`mountinfo`] | the mount table (`/proc/self/mountinfo`): devices, mount points, types, escapes undone |
 //! | 1 | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
+//! | 0 | `file_type` | [`FileType`]: an entry's type, from `d_type` or a stat's mode |
 //! | 0 | `sys`     | (private) the only place with `unsafe` and raw system calls; what the OS says (the cores we may use) |
 //!
 //! The modules in `code` type are private: their items have one public
@@ -149,10 +150,11 @@
 
 pub mod dir;
 mod error;
+mod file_type;
 mod flow;
 mod follow;
 pub mod fs;
-pub mod metadata;
+mod metadata;
 pub mod mountinfo;
 pub mod scan;
 pub mod slice;
@@ -164,8 +166,9 @@ pub mod walk;
 mod walker;
 
 pub use error::{describe, Error, ErrorKind, Operation};
+pub use file_type::FileType;
 pub use flow::Flow;
 pub use follow::Follow;
-pub use metadata::{FileType, Metadata, StatFields};
+pub use metadata::{Metadata, RecordedStat, StatFields, Timestamp};
 pub use stats::Stats;
 pub use walker::{DirEntry, Entry, IntoIter, Walker};

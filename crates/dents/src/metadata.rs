@@ -30,7 +30,7 @@ use std::fmt;
 use std::ops::{BitAnd, BitOr, BitOrAssign};
 use std::time::{Duration, SystemTime};
 
-pub use crate::dir::FileType;
+use crate::file_type::FileType;
 use crate::sys::{self, Statx};
 
 /// Which fields of an entry's metadata a stat fetches: a set of flags,
@@ -185,7 +185,7 @@ impl fmt::Debug for StatFields {
 /// (negative before it) and nanoseconds within that second.
 ///
 /// ```
-/// use dents::metadata::Timestamp;
+/// use dents::Timestamp;
 /// let t = Timestamp { secs: -1, nsecs: 500_000_000 };
 /// let back = std::time::UNIX_EPOCH - std::time::Duration::from_millis(500);
 /// assert_eq!(t.to_system_time(), back);

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use rustix::fs::StatxFlags;
 
-use crate::dir::FileType;
+use crate::file_type::FileType;
 use crate::sys;
 
 /// Unresolved entries below this count are stat'ed on the calling thread.

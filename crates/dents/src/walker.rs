@@ -30,8 +30,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Error, ErrorKind, Operation};
+use crate::file_type::FileType;
 use crate::fs;
-use crate::metadata::{FileType, Metadata, StatFields};
+use crate::metadata::{Metadata, StatFields};
 use crate::stats::Stats;
 use crate::walk::{self, Order, Visit, Visitor, WalkOptions};
 

@@ -14,7 +14,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use dents::dir::{DirReader, FileType};
+use dents::dir::DirReader;
+use dents::FileType;
 use dents_testfs::{awkward_names, fill_flat, FsKind, LoopFs};
 
 /// The largest `linux_dirent64` record: 19 header bytes, a 255-byte name

@@ -14,8 +14,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use dents::dir::{DirReader, FileType};
+use dents::dir::DirReader;
 use dents::scan::{resolve_unknown, Counters, DirState, Kind, ResolveOptions, Unknown, Want};
+use dents::FileType;
 use dents_testfs::{FsKind, LoopFs};
 use std::os::unix::fs::MetadataExt;
 

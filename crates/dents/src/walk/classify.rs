@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use rustix::fs::StatxFlags;
 
-use crate::dir::FileType;
+use crate::file_type::FileType;
 use crate::scan::{DirState, Kind, ResolveOptions, Unknown, Want};
 use crate::{scan, sys};
 

@@ -169,8 +169,8 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 
-use crate::dir::FileType;
 use crate::error::{Error, ErrorKind, Operation};
+use crate::file_type::FileType;
 use crate::flow::Flow;
 use crate::follow::Follow;
 use crate::metadata::{Metadata, StatFields};

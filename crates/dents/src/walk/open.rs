@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::dir::DirReader;
-use crate::dir::FileType;
+use crate::file_type::FileType;
 use crate::metadata::StatFields;
 use crate::sys;
 

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::metadata::{Metadata, StatFields};
 
-use crate::dir::{DirReader, FileType};
+use crate::dir::DirReader;
+use crate::file_type::FileType;
 use crate::scan::Kind;
 use crate::slice::{EntrySink, ReadPlan};
 use crate::{slice, sys};

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::Scope;
 
-use crate::dir::FileType;
+use crate::file_type::FileType;
 use crate::scan::Kind;
 use crate::sys;
 

@@ -8,7 +8,8 @@ use std::os::fd::BorrowedFd;
 use std::sync::OnceLock;
 
 use super::Visit;
-use crate::metadata::{FileType, Metadata};
+use crate::file_type::FileType;
+use crate::metadata::Metadata;
 use crate::scan::Kind;
 
 /// Where a recorded entry is and what it was.
