@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use dents_testfs::refresh::{build, change, Rng};
+use dents_testfs::refresh::{history, OLD, OLD_NAMES};
 use dents_testfs::snapshot::read;
 use dents_testfs::{cli::as_nobody, FsKind, LoopFs};
 
@@ -73,26 +73,15 @@ fn run_seed(kind: FsKind, seed: u64) {
     assert!(st.success(), "remount noatime");
     let base = lfs.path();
     fs::set_permissions(base, fs::Permissions::from_mode(0o777)).unwrap();
-    let mut rng = Rng::seeded(seed);
-    let t = base.join("t");
-    build(&t, &mut rng);
-    // Older than the guard: only then can anything be reused.
-    std::thread::sleep(Duration::from_millis(2200));
-    // Changes just before OLD: inside the guard window, read again.
-    for n in 0..3 {
-        change(&t, &mut rng, n);
-    }
-    scan(base, &["-o", "old.parquet", "t"]);
-    scan(base, &["--names-only", "-o", "oldn.parquet", "t"]);
-    for n in 3..3 + 12 {
-        change(&t, &mut rng, n);
-    }
+    history(base, seed, |args| {
+        scan(base, args);
+    });
     let what = format!("{kind:?} seed {seed}");
     for (old, mode, name) in [
-        ("old.parquet", None, "full"),
-        ("oldn.parquet", Some("--names-only"), "names-only"),
+        (OLD, None, "full"),
+        (OLD_NAMES, Some("--names-only"), "names-only"),
         // A names-only OLD stands for the listings of a full refresh.
-        ("oldn.parquet", None, "full from names-only"),
+        (OLD_NAMES, None, "full from names-only"),
     ] {
         let mut args: Vec<&str> = mode.into_iter().collect();
         let since = format!("--since={old}");

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use common::{as_nobody, dents, mpi_cmd, Run};
 use dents_snap::ScanRecord;
-use dents_testfs::refresh::{build, change, Rng};
+use dents_testfs::refresh::{history, OLD, OLD_NAMES};
 use dents_testfs::snapshot::read;
 use dents_testfs::{FsKind, LoopFs};
 
@@ -240,22 +240,13 @@ fn random_case((kind, seed): (FsKind, u64)) {
         return;
     };
     let base = lfs.path();
-    let mut rng = Rng::seeded(seed);
-    let t = base.join("t");
-    build(&t, &mut rng);
-    std::thread::sleep(Duration::from_millis(2200));
-    for n in 0..3 {
-        change(&t, &mut rng, n);
-    }
-    mpi_scan(base, &["-o", "old", "t"]);
-    mpi_scan(base, &["--names-only", "-o", "oldn", "t"]);
-    for n in 3..3 + 12 {
-        change(&t, &mut rng, n);
-    }
+    history(base, seed, |args| {
+        mpi_scan(base, args);
+    });
     let what = format!("{kind:?} seed {seed}");
     for (olds, mode) in [
-        (&["old", "oldn"][..], None),
-        (&["oldn"][..], Some("--names-only")),
+        (&[OLD, OLD_NAMES][..], None),
+        (&[OLD_NAMES][..], Some("--names-only")),
     ] {
         let reused = refresh_and_check(base, olds, mode, &what);
         assert!(reused.iter().all(|&n| n > 0), "{what}: nothing reused");

@@ -162,3 +162,32 @@ pub fn change(root: &Path, rng: &mut Rng, n: usize) {
         }
     }
 }
+
+/// The name of the full OLD that [`history`] writes, in `base`.
+pub const OLD: &str = "old";
+
+/// The name of the names-only OLD that [`history`] writes, in `base`.
+pub const OLD_NAMES: &str = "oldn";
+
+/// One seed's history, the scenario of every randomized refresh test:
+/// the tree `base/t`, left past the guard window (so that something can
+/// be reused), 3 changes (inside the window: read again), OLD full and
+/// names-only ([`OLD`], [`OLD_NAMES`] in `base`) written by `scan`, then
+/// 12 more changes.  `scan` gets the arguments after `scan` (run in
+/// `base`); the tests differ only in the program they run.
+pub fn history(base: &Path, seed: u64, mut scan: impl FnMut(&[&str])) {
+    let mut rng = Rng::seeded(seed);
+    let t = base.join("t");
+    build(&t, &mut rng);
+    // Older than the guard: only then can anything be reused.
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    // Changes just before OLD: inside the guard window, read again.
+    for n in 0..3 {
+        change(&t, &mut rng, n);
+    }
+    scan(&["-o", OLD, "t"]);
+    scan(&["--names-only", "-o", OLD_NAMES, "t"]);
+    for n in 3..3 + 12 {
+        change(&t, &mut rng, n);
+    }
+}
