@@ -6,7 +6,12 @@
 //! directories made unreadable and readable again, a directory listed but
 //! not searchable (its entries cannot be stat'ed).  On ext4, XFS, btrfs
 //! and tmpfs, full and names-only, one test per filesystem and seed;
-//! more seeds by hand (`random_by_hand`).
+//! more seeds by hand (`random_by_hand`).  And once each, the changes a
+//! refresh by identity could get wrong (`dents_testfs::refresh::Edge`:
+//! a subtree moved between parents whose mtimes are set back, a
+//! directory replaced at the same path, a root that became a symlink, a
+//! directory made unreadable after OLD, one inside the guard window),
+//! with the directories reused counted exactly.
 //!
 //! The scans run as nobody (so that a mode makes a directory
 //! unreadable) on a file system remounted `noatime` (reading a directory
@@ -18,7 +23,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use dents_testfs::refresh::{history, OLD, OLD_NAMES};
+use dents_testfs::refresh::{edge_history, history, Edge, OLD, OLD_NAMES};
 use dents_testfs::snapshot::read;
 use dents_testfs::{cli::as_nobody, FsKind, LoopFs};
 
@@ -58,32 +63,32 @@ fn compare(new: &Path, full: &Path, what: &str) -> u64 {
     nr.dirs_reused
 }
 
-/// One seed on one file system: a tree, OLD (full and names-only) after
-/// a few changes inside the guard window, more changes, then each
-/// refresh against a full scan.
-fn run_seed(kind: FsKind, seed: u64) {
-    let Some(lfs) = LoopFs::new_or_skip(kind, 0) else {
-        return;
-    };
+/// A loop file system of `kind`, remounted `noatime`, that anyone may
+/// write in; `None` after saying why not.
+fn noatime_fs(kind: FsKind) -> Option<LoopFs> {
+    let lfs = LoopFs::new_or_skip(kind, 0)?;
     let st = Command::new("mount")
         .args(["-o", "remount,noatime"])
         .arg(lfs.path())
         .status()
         .expect("mount runs");
     assert!(st.success(), "remount noatime");
-    let base = lfs.path();
-    fs::set_permissions(base, fs::Permissions::from_mode(0o777)).unwrap();
-    history(base, seed, |args| {
-        scan(base, args);
-    });
-    let what = format!("{kind:?} seed {seed}");
+    fs::set_permissions(lfs.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    Some(lfs)
+}
+
+/// Each refresh of `base/t` (with `opts`) against a full scan, messages
+/// included: full from OLD, names-only from OLD_NAMES, and full from
+/// OLD_NAMES (a names-only OLD stands for the listings of a full
+/// refresh).  The directories each reused.
+fn refreshes(base: &Path, opts: &[&str], what: &str) -> Vec<u64> {
+    let mut reused = Vec::new();
     for (old, mode, name) in [
         (OLD, None, "full"),
         (OLD_NAMES, Some("--names-only"), "names-only"),
-        // A names-only OLD stands for the listings of a full refresh.
         (OLD_NAMES, None, "full from names-only"),
     ] {
-        let mut args: Vec<&str> = mode.into_iter().collect();
+        let mut args: Vec<&str> = opts.iter().copied().chain(mode).collect();
         let since = format!("--since={old}");
         let mut full_args = args.clone();
         full_args.extend(["-o", "full.parquet", "t"]);
@@ -91,13 +96,57 @@ fn run_seed(kind: FsKind, seed: u64) {
         let new_err = scan(base, &args);
         let full_err = scan(base, &full_args);
         assert_eq!(new_err, full_err, "{what} {name}: messages");
-        let reused = compare(
+        reused.push(compare(
             &base.join("new.parquet"),
             &base.join("full.parquet"),
             &format!("{what} {name}"),
-        );
-        assert!(reused > 0, "{what} {name}: nothing reused");
+        ));
     }
+    reused
+}
+
+/// One seed on one file system: a tree, OLD (full and names-only) after
+/// a few changes inside the guard window, more changes, then each
+/// refresh against a full scan.
+fn run_seed(kind: FsKind, seed: u64) {
+    let Some(lfs) = noatime_fs(kind) else {
+        return;
+    };
+    let base = lfs.path();
+    history(base, seed, |args| {
+        scan(base, args);
+    });
+    let what = format!("{kind:?} seed {seed}");
+    let reused = refreshes(base, &[], &what);
+    assert!(reused.iter().all(|&n| n > 0), "{what}: nothing reused");
+}
+
+/// One [`Edge`] after OLD, on ext4: each refresh equals a full scan,
+/// messages included; the directories untouched, and only they, reused.
+fn edge(what: Edge) {
+    let Some(lfs) = noatime_fs(FsKind::Ext4) else {
+        return;
+    };
+    let base = lfs.path();
+    let want = edge_history(base, what, |args| {
+        scan(base, args);
+    });
+    let reused = refreshes(base, what.options(), &format!("{what:?}"));
+    assert!(
+        reused.iter().all(|n| want.contains(n)),
+        "{what:?}: directories reused: {reused:?}, want {want:?}"
+    );
+}
+
+dents_testfs::test_cases! {
+    /// Each change a refresh by identity could get wrong.
+    mod edges: dents_testfs::refresh::Edge => edge;
+    moved_between_parents_times_set_back: dents_testfs::refresh::Edge::MovedBetweenParentsTimesSetBack,
+    replaced_at_the_same_path: dents_testfs::refresh::Edge::ReplacedAtTheSamePath,
+    root_became_a_symlink: dents_testfs::refresh::Edge::RootBecameASymlink,
+    root_became_a_symlink_followed: dents_testfs::refresh::Edge::RootBecameASymlinkFollowed,
+    unreadable_after_old: dents_testfs::refresh::Edge::UnreadableAfterOld,
+    inside_the_guard_window: dents_testfs::refresh::Edge::InsideTheGuardWindow,
 }
 
 dents_testfs::test_cases! {

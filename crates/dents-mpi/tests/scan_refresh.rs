@@ -8,7 +8,8 @@
 //! own test (`dents_testfs::refresh`), and after the changes a refresh
 //! by identity could get wrong (a subtree moved between parents whose
 //! mtimes are set back, a directory replaced at the same path, a root
-//! that became a symlink); and an OLD that cannot be used is said once,
+//! that became a symlink, a directory made unreadable after OLD, one
+//! inside the guard window: `dents_testfs::refresh::Edge`); and an OLD that cannot be used is said once,
 //! not per rank, and everything read.
 //!
 //! The scans run as nobody (so that a mode makes a directory
@@ -25,7 +26,7 @@ use std::time::Duration;
 
 use common::{as_nobody, dents, mpi_cmd, Run};
 use dents_snap::ScanRecord;
-use dents_testfs::refresh::{history, OLD, OLD_NAMES};
+use dents_testfs::refresh::{edge_history, history, Edge, OLD, OLD_NAMES};
 use dents_testfs::snapshot::read;
 use dents_testfs::{FsKind, LoopFs};
 
@@ -361,93 +362,35 @@ fn strs(v: &[String]) -> Vec<&str> {
     v.iter().map(String::as_str).collect()
 }
 
-/// Changes a refresh by identity could get wrong, for [`edge`].
-#[derive(Clone, Copy, Debug)]
-enum Edge {
-    /// A subtree moved from one directory to another, both parents'
-    /// mtimes set back: only their ctimes (and the moved one's) tell.
-    MovedBetweenParentsTimesSetBack,
-    /// A directory removed and another made at its path (a new inode),
-    /// the parent's mtime set back.
-    ReplacedAtTheSamePath,
-    /// The root renamed and a symlink to it left at its name: walked
-    /// as a symlink (not followed).
-    RootBecameASymlink,
-    /// The same, with `-H`: followed, the directory found by identity.
-    RootBecameASymlinkFollowed,
-}
-
-/// Sets `dir`'s mtime back to `before`.
-fn set_back(dir: &Path, before: std::time::SystemTime) {
-    fs::File::open(dir).unwrap().set_modified(before).unwrap();
-}
-
-/// One [`Edge`] after OLD (sharded and single, full): NEW equals both
-/// full scans; the directories untouched are reused.
+/// One [`Edge`] after OLD (sharded and single, full; sharded,
+/// names-only): NEW equals both full scans; the directories untouched
+/// are reused.
 fn edge(what: Edge) {
     let Some(lfs) = noatime_fs(FsKind::Ext4) else {
         return;
     };
     let base = lfs.path();
-    let t = base.join("t");
-    for d in ["a/x/y", "b", "c/inner", "keep/deeper"] {
-        fs::create_dir_all(t.join(d)).unwrap();
+    let want = edge_history(base, what, |args| {
+        mpi_scan(base, args);
+        if args.contains(&OLD) {
+            let single: Vec<&str> = args
+                .iter()
+                .map(|&a| if a == OLD { "old.parquet" } else { a })
+                .collect();
+            one_scan(base, &single);
+        }
+    });
+    let mode = what.options().first().copied();
+    let mut reused = refresh_and_check(base, &[OLD, "old.parquet"], mode, &format!("{what:?}"));
+    if mode.is_none() {
+        let names = refresh_and_check(
+            base,
+            &[OLD_NAMES],
+            Some("--names-only"),
+            &format!("{what:?}"),
+        );
+        reused.extend(names);
     }
-    for f in [
-        "a/x/f",
-        "a/x/y/g",
-        "c/old",
-        "c/inner/h",
-        "keep/k",
-        "keep/deeper/z",
-    ] {
-        fs::write(t.join(f), f.as_bytes()).unwrap();
-    }
-    std::thread::sleep(Duration::from_millis(2200));
-    let mode = match what {
-        Edge::RootBecameASymlinkFollowed => Some("-H"),
-        _ => None,
-    };
-    let old: Vec<&str> = mode.into_iter().chain(["-o", "old", "t"]).collect();
-    mpi_scan(base, &old);
-    let old: Vec<&str> = mode.into_iter().chain(["-o", "old.parquet", "t"]).collect();
-    one_scan(base, &old);
-    let mtime = |p: &Path| fs::metadata(p).unwrap().modified().unwrap();
-    // The directories reused afterwards, at least and at most.
-    let want = match what {
-        Edge::MovedBetweenParentsTimesSetBack => {
-            let (a, b) = (mtime(&t.join("a")), mtime(&t.join("b")));
-            fs::rename(t.join("a/x"), t.join("b/x")).unwrap();
-            set_back(&t.join("a"), a);
-            set_back(&t.join("b"), b);
-            // t, c, c/inner, keep, keep/deeper, b/x/y.
-            6..=6
-        }
-        Edge::ReplacedAtTheSamePath => {
-            let before = mtime(&t);
-            fs::remove_dir_all(t.join("c")).unwrap();
-            fs::create_dir_all(t.join("c/other")).unwrap();
-            fs::write(t.join("c/new"), b"new").unwrap();
-            set_back(&t, before);
-            // a, a/x, a/x/y, b, keep, keep/deeper.
-            6..=6
-        }
-        Edge::RootBecameASymlink => {
-            fs::rename(&t, base.join("t0")).unwrap();
-            std::os::unix::fs::symlink("t0", &t).unwrap();
-            // A symlink is not a directory: nothing opened.
-            0..=0
-        }
-        Edge::RootBecameASymlinkFollowed => {
-            fs::rename(&t, base.join("t0")).unwrap();
-            std::os::unix::fs::symlink("t0", &t).unwrap();
-            // All but perhaps the root: a rename need not change the
-            // renamed directory's ctime (ext4 on Linux 6.18 does not);
-            // its entries are the same either way.
-            7..=8
-        }
-    };
-    let reused = refresh_and_check(base, &["old", "old.parquet"], mode, &format!("{what:?}"));
     assert!(
         reused.iter().all(|n| want.contains(n)),
         "{what:?}: directories reused: {reused:?}, want {want:?}"
@@ -456,9 +399,11 @@ fn edge(what: Edge) {
 
 dents_testfs::test_cases! {
     /// Each change a refresh by identity could get wrong.
-    mod edges: crate::Edge => edge;
-    moved_between_parents_times_set_back: crate::Edge::MovedBetweenParentsTimesSetBack,
-    replaced_at_the_same_path: crate::Edge::ReplacedAtTheSamePath,
-    root_became_a_symlink: crate::Edge::RootBecameASymlink,
-    root_became_a_symlink_followed: crate::Edge::RootBecameASymlinkFollowed,
+    mod edges: dents_testfs::refresh::Edge => edge;
+    moved_between_parents_times_set_back: dents_testfs::refresh::Edge::MovedBetweenParentsTimesSetBack,
+    replaced_at_the_same_path: dents_testfs::refresh::Edge::ReplacedAtTheSamePath,
+    root_became_a_symlink: dents_testfs::refresh::Edge::RootBecameASymlink,
+    root_became_a_symlink_followed: dents_testfs::refresh::Edge::RootBecameASymlinkFollowed,
+    unreadable_after_old: dents_testfs::refresh::Edge::UnreadableAfterOld,
+    inside_the_guard_window: dents_testfs::refresh::Edge::InsideTheGuardWindow,
 }

@@ -191,3 +191,127 @@ pub fn history(base: &Path, seed: u64, mut scan: impl FnMut(&[&str])) {
         change(&t, &mut rng, n);
     }
 }
+
+/// Changes a refresh by identity could get wrong, each made once after
+/// OLD by [`edge_history`].
+#[derive(Clone, Copy, Debug)]
+pub enum Edge {
+    /// A subtree moved from one directory to another, both parents'
+    /// mtimes set back: only their ctimes (and the moved one's) tell.
+    MovedBetweenParentsTimesSetBack,
+    /// A directory removed and another made at its path (a new inode),
+    /// the parent's mtime set back.
+    ReplacedAtTheSamePath,
+    /// The root renamed and a symlink to it left at its name: walked
+    /// as a symlink (not followed).
+    RootBecameASymlink,
+    /// The same, with `-H`: followed, the directory found by identity.
+    RootBecameASymlinkFollowed,
+    /// A directory made unreadable after OLD read it: only its ctime
+    /// changes, and the refresh must say it cannot read it, as a scan.
+    UnreadableAfterOld,
+    /// A directory whose time lies inside the guard window (its mtime
+    /// set an hour ahead before OLD), given a file after OLD and its
+    /// mtime set to the same hour again: its time is the one OLD
+    /// recorded, and only the guard has it read again.
+    InsideTheGuardWindow,
+}
+
+impl Edge {
+    /// The options of every scan of this edge's history (OLD, NEW and
+    /// the full scans it is compared with).
+    pub fn options(self) -> &'static [&'static str] {
+        match self {
+            Edge::RootBecameASymlinkFollowed => &["-H"],
+            _ => &[],
+        }
+    }
+}
+
+/// Sets `dir`'s mtime to `to`.
+fn set_mtime(dir: &Path, to: std::time::SystemTime) {
+    fs::File::open(dir).unwrap().set_modified(to).unwrap();
+}
+
+/// One [`Edge`]'s history, the scenario of every refresh edge test: the
+/// tree `base/t` (9 directories), left past the guard window, OLD full
+/// and names-only ([`OLD`], [`OLD_NAMES`] in `base`, with
+/// [`Edge::options`]) written by `scan` (given the arguments after
+/// `scan`, run in `base`), then the change.  The directories a refresh
+/// reuses afterwards, at least and at most.
+pub fn edge_history(
+    base: &Path,
+    what: Edge,
+    mut scan: impl FnMut(&[&str]),
+) -> std::ops::RangeInclusive<u64> {
+    let t = base.join("t");
+    for d in ["a/x/y", "b", "c/inner", "keep/deeper"] {
+        fs::create_dir_all(t.join(d)).unwrap();
+    }
+    for f in [
+        "a/x/f",
+        "a/x/y/g",
+        "c/old",
+        "c/inner/h",
+        "keep/k",
+        "keep/deeper/z",
+    ] {
+        fs::write(t.join(f), f.as_bytes()).unwrap();
+    }
+    let mtime = |p: &Path| fs::metadata(p).unwrap().modified().unwrap();
+    let ahead = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    if let Edge::InsideTheGuardWindow = what {
+        set_mtime(&t.join("b"), ahead);
+    }
+    // Older than the guard: only then can anything be reused.
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let opts = what.options();
+    let args =
+        |more: &[&'static str]| -> Vec<&'static str> { opts.iter().chain(more).copied().collect() };
+    scan(&args(&["-o", OLD, "t"]));
+    scan(&args(&["--names-only", "-o", OLD_NAMES, "t"]));
+    match what {
+        Edge::MovedBetweenParentsTimesSetBack => {
+            let (a, b) = (mtime(&t.join("a")), mtime(&t.join("b")));
+            fs::rename(t.join("a/x"), t.join("b/x")).unwrap();
+            set_mtime(&t.join("a"), a);
+            set_mtime(&t.join("b"), b);
+            // t, c, c/inner, keep, keep/deeper, b/x/y.
+            6..=6
+        }
+        Edge::ReplacedAtTheSamePath => {
+            let before = mtime(&t);
+            fs::remove_dir_all(t.join("c")).unwrap();
+            fs::create_dir_all(t.join("c/other")).unwrap();
+            fs::write(t.join("c/new"), b"new").unwrap();
+            set_mtime(&t, before);
+            // a, a/x, a/x/y, b, keep, keep/deeper.
+            6..=6
+        }
+        Edge::RootBecameASymlink => {
+            fs::rename(&t, base.join("t0")).unwrap();
+            std::os::unix::fs::symlink("t0", &t).unwrap();
+            // A symlink is not a directory: nothing opened.
+            0..=0
+        }
+        Edge::RootBecameASymlinkFollowed => {
+            fs::rename(&t, base.join("t0")).unwrap();
+            std::os::unix::fs::symlink("t0", &t).unwrap();
+            // All but perhaps the root: a rename need not change the
+            // renamed directory's ctime (ext4 on Linux 6.18 does not);
+            // its entries are the same either way.
+            7..=8
+        }
+        Edge::UnreadableAfterOld => {
+            fs::set_permissions(t.join("c"), fs::Permissions::from_mode(0o000)).unwrap();
+            // All but c (unreadable) and c/inner (not reached).
+            7..=7
+        }
+        Edge::InsideTheGuardWindow => {
+            fs::write(t.join("b/late"), b"late").unwrap();
+            set_mtime(&t.join("b"), ahead);
+            // All but b.
+            8..=8
+        }
+    }
+}
