@@ -3,6 +3,7 @@
 import gc
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -270,10 +271,15 @@ def test_permission_errors(tmp_path_factory):
         shutil.rmtree(base)
 
 
-def test_ctrl_c_interrupts(tmp_path):
-    """SIGINT while the walk waits on its workers raises KeyboardInterrupt."""
-    script = r"""
-import os, signal, sys, threading, time
+CTRL_C_SCRIPT = r"""
+import faulthandler, os, signal, sys, threading, time
+# Ctrl-C as a terminal gives it: Python installs this handler at start-up
+# only if SIGINT is at its default, and a job started with `&` by a
+# non-interactive shell (a CI run in the background) inherits it ignored:
+# the SIGINT below would then be lost and the loop would never end.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+# Should it hang all the same: every Python thread's stack on stderr.
+faulthandler.dump_traceback_later(30)
 import dents
 top = sys.argv[1]
 threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
@@ -284,9 +290,52 @@ try:
 except KeyboardInterrupt:
     print("interrupted")
 """
+
+
+def hung_child_report(pid):
+    """What a hung child is doing, for the failure message: its signal
+    masks, each thread's kernel wait, and (with gdb) each thread's stack."""
+    out = []
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            masks = {k: int(v, 16) for k, v in (l.split(":") for l in f
+                     if l.startswith(("SigBlk", "SigIgn", "SigCgt")))}
+        bit = 1 << (signal.SIGINT - 1)
+        out.append(f"SIGINT: ignored {bool(masks['SigIgn'] & bit)}, blocked {bool(masks['SigBlk'] & bit)}"
+                   f", caught {bool(masks['SigCgt'] & bit)}")
+        for t in sorted(os.listdir(f"/proc/{pid}/task")):
+            with open(f"/proc/{pid}/task/{t}/comm") as c, open(f"/proc/{pid}/task/{t}/wchan") as w:
+                out.append(f"thread {t} {c.read().strip()}: waits in {w.read().strip() or '-'}")
+    except OSError as e:
+        out.append(f"/proc: {e}")
+    if shutil.which("gdb"):
+        try:
+            g = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+                               capture_output=True, text=True, timeout=60)
+            out.append(g.stdout)
+        except subprocess.TimeoutExpired:
+            out.append("gdb: no answer in 60 s")
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("sigint", ["inherited", "ignored"])
+def test_ctrl_c_interrupts(tmp_path, sigint):
+    """SIGINT while the walk waits on its workers raises KeyboardInterrupt,
+    whether the test runner leaves SIGINT at its default or ignored (a job
+    started with `&` by a non-interactive shell ignores it: CI's hang)."""
     root = make_tree(tmp_path / "c", seed=5)
-    p = subprocess.run([sys.executable, "-c", script, root], capture_output=True, text=True, timeout=60)
-    assert p.stdout.strip() == "interrupted", p.stderr
+    cmd = [sys.executable, "-c", CTRL_C_SCRIPT, root]
+    if sigint == "ignored":
+        cmd = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *cmd]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        report = hung_child_report(child.pid)
+        child.kill()
+        out, err = child.communicate()
+        pytest.fail(f"no exit 60 s after SIGINT\n{report}\nstdout: {out}\nstderr: {err}")
+    assert (child.returncode, out.strip()) == (0, "interrupted"), err
 
 
 @pytest.mark.parametrize("threads", [None, 0])
