@@ -373,3 +373,61 @@ def test_embedded_null_byte_raises_as_os(top):
         list(os.walk(top))
     with pytest.raises(ValueError):
         list(dents.walk(top))
+
+
+def awkward_tree(root):
+    """One directory whose names, read into one buffer end to end, must
+    come apart exactly: newlines, undecodable bytes (alone, at either end,
+    an encoded surrogate), one byte, 255 bytes, directories and files
+    interleaved, a symlink to a directory with an undecodable name; each
+    directory holding a file with an awkward name too."""
+    root = os.fsencode(root)
+    os.mkdir(root)
+    names = [b"\n", b"a\nb", b"\xff", b"x\xff", b"\xffx", b"\xed\xa0\x80", b"\xc3",
+             b"\xc3\xb1and\xc3\xba", b"q", b"L" * 255, b"\xe6\x97\xa5\n\xfe", b" "]
+    for i, n in enumerate(names):
+        p = os.path.join(root, n)
+        if i % 2:
+            os.mkdir(p)
+            open(os.path.join(p, b"in\n\xff" + n[:200]), "w").close()
+        else:
+            open(p, "w").close()
+    os.symlink(b"a\nb", os.path.join(root, b"link\xfe"))
+    return os.fsdecode(root)
+
+
+@pytest.mark.parametrize("topdown", [True, False])
+@pytest.mark.parametrize("followlinks", [False, True])
+@pytest.mark.parametrize("as_bytes", [False, True])
+@pytest.mark.parametrize("threads", [None, 0])
+def test_awkward_names_as_os_walk(tmp_path, topdown, followlinks, as_bytes, threads):
+    top = awkward_tree(tmp_path / "w")
+    top = os.fsencode(top) if as_bytes else top
+    want = list(os.walk(top, topdown, None, followlinks))
+    assert len(want) >= 7
+    assert list(dents.walk(top, topdown, None, followlinks, threads=threads)) == want
+    got = list(dents.walk(top, topdown, None, followlinks, threads=threads, stat=True))
+    assert [t[:3] for t in got] == want
+    for top_, dirs, files, stats in got:
+        assert sorted(stats) == sorted(dirs + files)
+        for name, st in stats.items():
+            assert st.st_ino == os.lstat(os.path.join(top_, name)).st_ino
+
+
+def test_awkward_names_pruned_and_reordered(tmp_path):
+    """dirnames edited in place (reversed, some removed, one added): the
+    walk descends as os.walk does, whatever names the directories have."""
+    top = awkward_tree(tmp_path / "w")
+    os.mkdir(os.path.join(top, "extra\n"))
+
+    def edit(t, dirs, files):
+        if t == top:
+            dirs.reverse()
+            del dirs[1::3]
+            if "extra\n" in dirs:
+                dirs.remove("extra\n")
+                dirs.insert(0, "extra\n")
+
+    assert both(top, edit) == both(top, edit, threads=0)
+    want, got = both(top, edit)
+    assert want == got
