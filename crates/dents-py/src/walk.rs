@@ -471,14 +471,30 @@ impl Drop for Pool {
     }
 }
 
+/// Where a directory to list is: its path, or the read-ahead job that
+/// holds it (one copy of the path, not one for the walk and one for the
+/// job).
+enum At {
+    /// No read-ahead job (no pool, the top, or a path with a NUL).
+    Path(Vec<u8>),
+    /// Read ahead: the job holds the path.
+    Job(Arc<Job>),
+}
+
+impl At {
+    /// The directory's path.
+    fn bytes(&self) -> &[u8] {
+        match self {
+            At::Path(b) => b,
+            At::Job(j) => j.path.to_bytes(),
+        }
+    }
+}
+
 /// What is left to do, on the walk's stack.
 enum Step {
     /// List a directory (and yield it, top-down).
-    Visit {
-        path: PyObject,
-        bytes: Vec<u8>,
-        job: Option<Arc<Job>>,
-    },
+    Visit { path: PyObject, at: At },
     /// Yield a directory's tuple (bottom-up, after its subdirectories).
     Yield(PyObject),
 }
@@ -487,7 +503,7 @@ enum Step {
 /// the caller comes back, from `dirnames` as the caller left it.
 struct Yielded {
     top: PyObject,
-    top_bytes: Vec<u8>,
+    top_at: At,
     dirs: Py<PyList>,
     /// The name objects put in `dirs`, with their entries' places in
     /// `entries`.
@@ -533,8 +549,7 @@ pub fn new(
         state: Locked::new(WalkState {
             stack: vec![Step::Visit {
                 path: top.obj,
-                bytes: top.bytes,
-                job: None,
+                at: At::Path(top.bytes),
             }],
             yielded: None,
             pool,
@@ -552,27 +567,37 @@ pub fn new(
 impl WalkState {
     /// Pushes the subdirectories to walk (in `dirs`' order: the first on
     /// top), with read-ahead jobs for them.
-    fn push_children(&mut self, children: Vec<(PyObject, Vec<u8>)>) -> PyResult<()> {
-        let mut jobs: Vec<Option<Arc<Job>>> = vec![None; children.len()];
-        if let Some(pool) = &self.pool {
-            // Names with a NUL (only possible from a caller's edit of
-            // `dirnames`) are left to the walk, which reports them.
-            let ok: Vec<usize> = (0..children.len())
-                .rev()
-                .filter(|&i| !children[i].1.contains(&0))
-                .collect();
-            let submitted = pool.submit(
-                ok.iter()
-                    .map(|&i| CString::new(children[i].1.clone()).unwrap()),
-            );
-            for (i, j) in ok.into_iter().zip(submitted) {
-                jobs[i] = Some(j);
+    fn push_children(&mut self, children: Vec<(PyObject, Vec<u8>)>) {
+        let Some(pool) = &self.pool else {
+            for (path, bytes) in children.into_iter().rev() {
+                let at = At::Path(bytes);
+                self.stack.push(Step::Visit { path, at });
             }
+            return;
+        };
+        // Each path moves into its job (`util::join` left room for the
+        // NUL); one with a NUL (only possible from a caller's edit of
+        // `dirnames`) stays a path, left to the walk, which reports it.
+        let mut paths = Vec::with_capacity(children.len());
+        let steps: Vec<(PyObject, Option<Vec<u8>>)> = children
+            .into_iter()
+            .rev()
+            .map(|(path, bytes)| match CString::new(bytes) {
+                Ok(c) => {
+                    paths.push(c);
+                    (path, None)
+                }
+                Err(e) => (path, Some(e.into_vec())),
+            })
+            .collect();
+        let mut jobs = pool.submit(paths.into_iter()).into_iter();
+        for (path, bytes) in steps {
+            let at = match bytes {
+                Some(b) => At::Path(b),
+                None => At::Job(jobs.next().expect("a job for each path submitted")),
+            };
+            self.stack.push(Step::Visit { path, at });
         }
-        for ((path, bytes), job) in children.into_iter().zip(jobs).rev() {
-            self.stack.push(Step::Visit { path, bytes, job });
-        }
-        Ok(())
     }
 
     /// After a top-down yield: the subdirectories left in `dirnames`, as
@@ -609,7 +634,7 @@ impl WalkState {
                 Some(i) => {
                     let at = y.names[i].1;
                     if self.followlinks || !y.entries.get(at).is_symlink() {
-                        let bytes = util::join(&y.top_bytes, y.entries.name(at));
+                        let bytes = util::join(y.top_at.bytes(), y.entries.name(at));
                         children.push((util::name_obj(py, &bytes, self.is_bytes), bytes));
                     }
                 }
@@ -628,7 +653,8 @@ impl WalkState {
                 }
             }
         }
-        self.push_children(children)
+        self.push_children(children);
+        Ok(())
     }
 
     fn next(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
@@ -636,14 +662,14 @@ impl WalkState {
             self.descend(py, y)?;
         }
         while let Some(step) = self.stack.pop() {
-            let (path, bytes, job) = match step {
+            let (path, at) = match step {
                 Step::Yield(t) => return Ok(Some(t)),
-                Step::Visit { path, bytes, job } => (path, bytes, job),
+                Step::Visit { path, at } => (path, at),
             };
-            let listing = match (&job, &self.pool) {
-                (Some(job), Some(pool)) => pool.take(py, job, &mut self.buf)?,
+            let listing = match (&at, &self.pool) {
+                (At::Job(job), Some(pool)) => pool.take(py, job, &mut self.buf)?,
                 _ => {
-                    let c = util::cstring(&bytes)?;
+                    let c = util::cstring(at.bytes())?;
                     let buf = &mut self.buf;
                     let how = self.how;
                     py.allow_threads(|| read_listing(&c, buf, how))
@@ -680,7 +706,7 @@ impl WalkState {
                 if self.topdown {
                     names.push((name.clone_ref(py), i));
                 } else if self.followlinks || !e.is_symlink() {
-                    let child = util::join(&bytes, entries.name(i));
+                    let child = util::join(at.bytes(), entries.name(i));
                     children.push((util::name_obj(py, &child, self.is_bytes), child));
                 }
                 dirs.push(name);
@@ -698,7 +724,7 @@ impl WalkState {
             if self.topdown {
                 self.yielded = Some(Yielded {
                     top: path,
-                    top_bytes: bytes,
+                    top_at: at,
                     dirs: dirs.unbind(),
                     names,
                     entries,
@@ -706,7 +732,7 @@ impl WalkState {
                 return Ok(Some(tuple));
             }
             self.stack.push(Step::Yield(tuple));
-            self.push_children(children)?;
+            self.push_children(children);
         }
         Ok(None)
     }

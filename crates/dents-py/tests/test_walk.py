@@ -431,3 +431,26 @@ def test_awkward_names_pruned_and_reordered(tmp_path):
     assert both(top, edit) == both(top, edit, threads=0)
     want, got = both(top, edit)
     assert want == got
+
+
+@pytest.mark.parametrize("threads", [None, 0])
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_name_with_nul_added_to_dirnames(tree, threads, as_bytes):
+    """A name with a NUL added to dirnames (it cannot come from a listing,
+    so the walk gives it no read-ahead job): the directories before it are
+    walked as os.walk walks them, then ValueError, as os.walk raises."""
+    top = os.fsencode(tree) if as_bytes else tree
+    bad = b"x\0y" if as_bytes else "x\0y"
+
+    def run(walk, **kw):
+        seen = []
+        with pytest.raises(ValueError):
+            for t, dirs, files in walk(top, **kw):
+                seen.append((t, list(dirs), list(files)))
+                if t == top:
+                    dirs.append(bad)
+        return seen
+
+    want = run(os.walk)
+    assert len(want) > 2
+    assert run(dents.walk, threads=threads) == want
