@@ -114,9 +114,11 @@ pub fn name_obj(py: Python<'_>, bytes: &[u8], as_bytes: bool) -> PyObject {
     }
 }
 
-/// `os.path.join(dir, name)` for a name read from `dir` (no `/` in it).
+/// `os.path.join(dir, name)` for a name read from `dir` (no `/` in it),
+/// with room for a NUL: made into a `CString` (a walk's read-ahead job),
+/// it is not copied again.
 pub fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
-    let mut p = Vec::with_capacity(dir.len() + 1 + name.len());
+    let mut p = Vec::with_capacity(dir.len() + 2 + name.len());
     p.extend_from_slice(dir);
     if !dir.is_empty() && !dir.ends_with(b"/") {
         p.push(b'/');

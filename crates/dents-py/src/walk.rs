@@ -57,13 +57,68 @@ const WAKE_AT: usize = 8;
 /// Finished listings that may wait (each keeps its directory open).
 const BUFFERED_LISTINGS: usize = 256;
 
-/// One entry of a listing: what `os.walk` asks of it.
+/// A directory's entries as read: what `os.walk` asks of each.
+///
+/// The names lie end to end in one buffer (not one allocation each): the
+/// Python thread, which frees a listing once it has made its objects,
+/// then frees three blocks rather than one per entry.
+#[derive(Default)]
+pub struct Entries {
+    /// The names, end to end.
+    names: Vec<u8>,
+    entries: Vec<WalkEntry>,
+    /// Their `lstat`s, for `walk(stat=True)` (else empty), in the same
+    /// order (`None`: the entry vanished).
+    stats: Vec<Option<rustix::fs::Stat>>,
+}
+
+/// One entry of a listing.
+#[derive(Clone, Copy)]
 pub struct WalkEntry {
-    name: Box<[u8]>,
+    /// Where its name ends in [`Entries::names`] (and the next one
+    /// starts).
+    end: usize,
     is_dir: bool,
     is_symlink: bool,
-    /// Its `lstat`, for `walk(stat=True)` (`None`: not asked, or vanished).
-    lstat: Option<Box<rustix::fs::Stat>>,
+}
+
+impl Entries {
+    /// How many entries there are.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The `i`-th entry.
+    pub fn get(&self, i: usize) -> WalkEntry {
+        self.entries[i]
+    }
+
+    /// The `i`-th entry's name.
+    pub fn name(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.entries[i - 1].end };
+        &self.names[start..self.entries[i].end]
+    }
+
+    fn push(&mut self, name: &[u8], is_dir: bool, is_symlink: bool) {
+        self.names.extend_from_slice(name);
+        self.entries.push(WalkEntry {
+            end: self.names.len(),
+            is_dir,
+            is_symlink,
+        });
+    }
+}
+
+impl WalkEntry {
+    /// Whether it is a directory (following a symlink).
+    pub fn is_dir(&self) -> bool {
+        self.is_dir
+    }
+
+    /// Whether it is a symlink.
+    pub fn is_symlink(&self) -> bool {
+        self.is_symlink
+    }
 }
 
 /// How directories are read for a walk.
@@ -82,22 +137,23 @@ fn lstat(
     dir_path: &[u8],
     name: &CStr,
     by_path: bool,
-) -> Option<Box<rustix::fs::Stat>> {
+) -> Option<rustix::fs::Stat> {
     let st = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
         let p = CString::new(util::join(dir_path, name.to_bytes())).ok()?;
         rustix::fs::lstat(p.as_c_str())
     } else {
         rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
     };
-    st.ok().map(Box::new)
+    st.ok()
 }
 
-type Listing = io::Result<Vec<WalkEntry>>;
+/// A directory's entries, or why it could not be read.
+pub type Listing = io::Result<Entries>;
 
 /// A listing read ahead, with its directory still open: when the walk
 /// takes it, a directory removed since (link count 0) is reported as
 /// `os.walk`, listing it only then, would report it.
-type Ahead = io::Result<(Vec<WalkEntry>, OwnedFd)>;
+type Ahead = io::Result<(Entries, OwnedFd)>;
 
 /// The listing of a directory read ahead, as of now.
 fn check_ahead(ahead: Ahead) -> Listing {
@@ -158,7 +214,7 @@ fn classify(
 const PATH_MAX: usize = 4096;
 
 /// Lists the directory at `path` in the kernel's order, reusing `buf`.
-fn read_listing(path: &CStr, buf: &mut Vec<u8>, how: How) -> Listing {
+pub fn read_listing(path: &CStr, buf: &mut Vec<u8>, how: How) -> Listing {
     read_ahead(path, buf, how).map(|(entries, _)| entries)
 }
 
@@ -166,7 +222,7 @@ fn read_listing(path: &CStr, buf: &mut Vec<u8>, how: How) -> Listing {
 fn read_ahead(path: &CStr, buf: &mut Vec<u8>, how: How) -> Ahead {
     let fd = dents::fs::open_dir(path)?;
     let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
-    let mut out = Vec::new();
+    let mut out = Entries::default();
     let r = loop {
         match reader.next_with_fd() {
             Ok(Some((dir, e))) => {
@@ -177,17 +233,11 @@ fn read_ahead(path: &CStr, buf: &mut Vec<u8>, how: How) -> Ahead {
                     e.file_type(),
                     how.by_path,
                 );
-                let lstat = if how.stat {
-                    lstat(dir, path.to_bytes(), e.name_cstr(), how.by_path)
-                } else {
-                    None
-                };
-                out.push(WalkEntry {
-                    name: e.name().into(),
-                    is_dir,
-                    is_symlink,
-                    lstat,
-                });
+                if how.stat {
+                    let st = lstat(dir, path.to_bytes(), e.name_cstr(), how.by_path);
+                    out.stats.push(st);
+                }
+                out.push(e.name(), is_dir, is_symlink);
             }
             Ok(None) => break Ok(()),
             Err(e) => break Err(e),
@@ -344,15 +394,24 @@ impl Pool {
     }
 
     /// The listing of `job`: read here if no worker has started it, else
-    /// waited for with the GIL released.
+    /// waited for; all with the GIL released once (a release and a
+    /// reacquisition per directory, not one for the wait and one for the
+    /// checks after).
     fn take(&self, py: Python<'_>, job: &Job, buf: &mut Vec<u8>) -> PyResult<Listing> {
         loop {
             let got = py.allow_threads(|| {
                 let mut st = job.state.lock().unwrap();
                 loop {
                     match std::mem::replace(&mut *st, JobState::Taken) {
-                        JobState::Queued => return Some(Ok(None)),
-                        JobState::Done(l) => return Some(Ok(Some(l))),
+                        JobState::Queued => {
+                            drop(st);
+                            return Some(Ok(self.read_here(job, buf)));
+                        }
+                        JobState::Done(l) => {
+                            drop(st);
+                            self.taken(&l);
+                            return Some(Ok(check_ahead(l)));
+                        }
                         JobState::Panicked(payload) => return Some(Err(payload)),
                         JobState::Running => {
                             *st = JobState::Running;
@@ -368,36 +427,37 @@ impl Pool {
                 }
             });
             match got {
+                Some(Ok(listing)) => return Ok(listing),
                 Some(Err(payload)) => return Err(util::panic_error(payload)),
-                Some(Ok(Some(listing))) => {
-                    let mut q = self.shared.queue.lock().unwrap();
-                    let full = |q: &Queue| {
-                        q.buffered >= BUFFERED_ENTRIES || q.listings >= BUFFERED_LISTINGS
-                    };
-                    let was_full = full(&q);
-                    q.buffered -= size_of(&listing);
-                    q.listings -= 1;
-                    let wake = was_full && !full(&q) && q.idle > 0;
-                    drop(q);
-                    if wake {
-                        self.shared.wake.notify_all();
-                    }
-                    return Ok(py.allow_threads(|| check_ahead(listing)));
-                }
-                Some(Ok(None)) => {
-                    // Read here; drop the job from the deque if it is still
-                    // the last one (the usual case), else workers skip it.
-                    let mut q = self.shared.queue.lock().unwrap();
-                    if q.jobs.back().is_some_and(|j| std::ptr::eq(&**j, job)) {
-                        q.jobs.pop_back();
-                    }
-                    drop(q);
-                    let how = self.shared.how;
-                    return Ok(py.allow_threads(|| read_listing(&job.path, buf, how)));
-                }
                 None => py.check_signals()?,
             }
         }
+    }
+
+    /// Counts a finished listing taken, waking paused workers if that
+    /// makes room.
+    fn taken(&self, listing: &Ahead) {
+        let mut q = self.shared.queue.lock().unwrap();
+        let full = |q: &Queue| q.buffered >= BUFFERED_ENTRIES || q.listings >= BUFFERED_LISTINGS;
+        let was_full = full(&q);
+        q.buffered -= size_of(listing);
+        q.listings -= 1;
+        let wake = was_full && !full(&q) && q.idle > 0;
+        drop(q);
+        if wake {
+            self.shared.wake.notify_all();
+        }
+    }
+
+    /// Reads a job no worker has started; drops it from the deque if it is
+    /// still the last one (the usual case), else workers skip it.
+    fn read_here(&self, job: &Job, buf: &mut Vec<u8>) -> Listing {
+        let mut q = self.shared.queue.lock().unwrap();
+        if q.jobs.back().is_some_and(|j| std::ptr::eq(&**j, job)) {
+            q.jobs.pop_back();
+        }
+        drop(q);
+        read_listing(&job.path, buf, self.shared.how)
     }
 }
 
@@ -411,14 +471,30 @@ impl Drop for Pool {
     }
 }
 
+/// Where a directory to list is: its path, or the read-ahead job that
+/// holds it (one copy of the path, not one for the walk and one for the
+/// job).
+enum At {
+    /// No read-ahead job (no pool, the top, or a path with a NUL).
+    Path(Vec<u8>),
+    /// Read ahead: the job holds the path.
+    Job(Arc<Job>),
+}
+
+impl At {
+    /// The directory's path.
+    fn bytes(&self) -> &[u8] {
+        match self {
+            At::Path(b) => b,
+            At::Job(j) => j.path.to_bytes(),
+        }
+    }
+}
+
 /// What is left to do, on the walk's stack.
 enum Step {
     /// List a directory (and yield it, top-down).
-    Visit {
-        path: PyObject,
-        bytes: Vec<u8>,
-        job: Option<Arc<Job>>,
-    },
+    Visit { path: PyObject, at: At },
     /// Yield a directory's tuple (bottom-up, after its subdirectories).
     Yield(PyObject),
 }
@@ -427,10 +503,12 @@ enum Step {
 /// the caller comes back, from `dirnames` as the caller left it.
 struct Yielded {
     top: PyObject,
-    top_bytes: Vec<u8>,
+    top_at: At,
     dirs: Py<PyList>,
-    /// The name objects put in `dirs`, with their entries.
-    names: Vec<(PyObject, WalkEntry)>,
+    /// The name objects put in `dirs`, with their entries' places in
+    /// `entries`.
+    names: Vec<(PyObject, usize)>,
+    entries: Entries,
 }
 
 /// The iterator behind `dents.walk`; several threads may share it (each
@@ -471,8 +549,7 @@ pub fn new(
         state: Locked::new(WalkState {
             stack: vec![Step::Visit {
                 path: top.obj,
-                bytes: top.bytes,
-                job: None,
+                at: At::Path(top.bytes),
             }],
             yielded: None,
             pool,
@@ -490,27 +567,37 @@ pub fn new(
 impl WalkState {
     /// Pushes the subdirectories to walk (in `dirs`' order: the first on
     /// top), with read-ahead jobs for them.
-    fn push_children(&mut self, children: Vec<(PyObject, Vec<u8>)>) -> PyResult<()> {
-        let mut jobs: Vec<Option<Arc<Job>>> = vec![None; children.len()];
-        if let Some(pool) = &self.pool {
-            // Names with a NUL (only possible from a caller's edit of
-            // `dirnames`) are left to the walk, which reports them.
-            let ok: Vec<usize> = (0..children.len())
-                .rev()
-                .filter(|&i| !children[i].1.contains(&0))
-                .collect();
-            let submitted = pool.submit(
-                ok.iter()
-                    .map(|&i| CString::new(children[i].1.clone()).unwrap()),
-            );
-            for (i, j) in ok.into_iter().zip(submitted) {
-                jobs[i] = Some(j);
+    fn push_children(&mut self, children: Vec<(PyObject, Vec<u8>)>) {
+        let Some(pool) = &self.pool else {
+            for (path, bytes) in children.into_iter().rev() {
+                let at = At::Path(bytes);
+                self.stack.push(Step::Visit { path, at });
             }
+            return;
+        };
+        // Each path moves into its job (`util::join` left room for the
+        // NUL); one with a NUL (only possible from a caller's edit of
+        // `dirnames`) stays a path, left to the walk, which reports it.
+        let mut paths = Vec::with_capacity(children.len());
+        let steps: Vec<(PyObject, Option<Vec<u8>>)> = children
+            .into_iter()
+            .rev()
+            .map(|(path, bytes)| match CString::new(bytes) {
+                Ok(c) => {
+                    paths.push(c);
+                    (path, None)
+                }
+                Err(e) => (path, Some(e.into_vec())),
+            })
+            .collect();
+        let mut jobs = pool.submit(paths.into_iter()).into_iter();
+        for (path, bytes) in steps {
+            let at = match bytes {
+                Some(b) => At::Path(b),
+                None => At::Job(jobs.next().expect("a job for each path submitted")),
+            };
+            self.stack.push(Step::Visit { path, at });
         }
-        for ((path, bytes), job) in children.into_iter().zip(jobs).rev() {
-            self.stack.push(Step::Visit { path, bytes, job });
-        }
-        Ok(())
     }
 
     /// After a top-down yield: the subdirectories left in `dirnames`, as
@@ -545,9 +632,9 @@ impl WalkState {
             };
             match known {
                 Some(i) => {
-                    let e = &y.names[i].1;
-                    if self.followlinks || !e.is_symlink {
-                        let bytes = util::join(&y.top_bytes, &e.name);
+                    let at = y.names[i].1;
+                    if self.followlinks || !y.entries.get(at).is_symlink() {
+                        let bytes = util::join(y.top_at.bytes(), y.entries.name(at));
                         children.push((util::name_obj(py, &bytes, self.is_bytes), bytes));
                     }
                 }
@@ -566,7 +653,8 @@ impl WalkState {
                 }
             }
         }
-        self.push_children(children)
+        self.push_children(children);
+        Ok(())
     }
 
     fn next(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
@@ -574,20 +662,20 @@ impl WalkState {
             self.descend(py, y)?;
         }
         while let Some(step) = self.stack.pop() {
-            let (path, bytes, job) = match step {
+            let (path, at) = match step {
                 Step::Yield(t) => return Ok(Some(t)),
-                Step::Visit { path, bytes, job } => (path, bytes, job),
+                Step::Visit { path, at } => (path, at),
             };
-            let listing = match (&job, &self.pool) {
-                (Some(job), Some(pool)) => pool.take(py, job, &mut self.buf)?,
+            let listing = match (&at, &self.pool) {
+                (At::Job(job), Some(pool)) => pool.take(py, job, &mut self.buf)?,
                 _ => {
-                    let c = util::cstring(&bytes)?;
+                    let c = util::cstring(at.bytes())?;
                     let buf = &mut self.buf;
                     let how = self.how;
                     py.allow_threads(|| read_listing(&c, buf, how))
                 }
             };
-            let entries = match listing {
+            let mut entries = match listing {
                 Ok(entries) => entries,
                 Err(e) => {
                     if let Some(onerror) = &self.onerror {
@@ -596,26 +684,32 @@ impl WalkState {
                     continue;
                 }
             };
-            let (mut dirs, mut nondirs) = (Vec::new(), Vec::new());
-            let mut names = Vec::new();
+            // Sized once: the lists' items are counted before they are made.
+            let ndirs = entries.entries.iter().filter(|e| e.is_dir()).count();
+            let mut dirs = Vec::with_capacity(ndirs);
+            let mut nondirs = Vec::with_capacity(entries.len() - ndirs);
+            let mut names = Vec::with_capacity(if self.topdown { ndirs } else { 0 });
             let mut children = Vec::new();
             let stats = self.how.stat.then(|| PyDict::new(py));
-            for mut e in entries {
-                let name = util::name_obj(py, &e.name, self.is_bytes);
-                if let (Some(stats), Some(st)) = (&stats, e.lstat.take()) {
-                    stats.set_item(&name, Stat(*st))?;
+            for i in 0..entries.len() {
+                let e = entries.get(i);
+                let name = util::name_obj(py, entries.name(i), self.is_bytes);
+                if let (Some(stats), Some(st)) = (&stats, entries.stats.get_mut(i)) {
+                    if let Some(st) = st.take() {
+                        stats.set_item(&name, Stat(st))?;
+                    }
                 }
-                if !e.is_dir {
+                if !e.is_dir() {
                     nondirs.push(name);
                     continue;
                 }
-                dirs.push(name.clone_ref(py));
                 if self.topdown {
-                    names.push((name, e));
-                } else if self.followlinks || !e.is_symlink {
-                    let child = util::join(&bytes, &e.name);
+                    names.push((name.clone_ref(py), i));
+                } else if self.followlinks || !e.is_symlink() {
+                    let child = util::join(at.bytes(), entries.name(i));
                     children.push((util::name_obj(py, &child, self.is_bytes), child));
                 }
+                dirs.push(name);
             }
             let dirs = PyList::new(py, dirs)?;
             let mut items = vec![
@@ -630,14 +724,15 @@ impl WalkState {
             if self.topdown {
                 self.yielded = Some(Yielded {
                     top: path,
-                    top_bytes: bytes,
+                    top_at: at,
                     dirs: dirs.unbind(),
                     names,
+                    entries,
                 });
                 return Ok(Some(tuple));
             }
             self.stack.push(Step::Yield(tuple));
-            self.push_children(children)?;
+            self.push_children(children);
         }
         Ok(None)
     }

@@ -3,6 +3,7 @@
 import gc
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -270,10 +271,15 @@ def test_permission_errors(tmp_path_factory):
         shutil.rmtree(base)
 
 
-def test_ctrl_c_interrupts(tmp_path):
-    """SIGINT while the walk waits on its workers raises KeyboardInterrupt."""
-    script = r"""
-import os, signal, sys, threading, time
+CTRL_C_SCRIPT = r"""
+import faulthandler, os, signal, sys, threading, time
+# Ctrl-C as a terminal gives it: Python installs this handler at start-up
+# only if SIGINT is at its default, and a job started with `&` by a
+# non-interactive shell (a CI run in the background) inherits it ignored:
+# the SIGINT below would then be lost and the loop would never end.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+# Should it hang all the same: every Python thread's stack on stderr.
+faulthandler.dump_traceback_later(30)
 import dents
 top = sys.argv[1]
 threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
@@ -284,9 +290,52 @@ try:
 except KeyboardInterrupt:
     print("interrupted")
 """
+
+
+def hung_child_report(pid):
+    """What a hung child is doing, for the failure message: its signal
+    masks, each thread's kernel wait, and (with gdb) each thread's stack."""
+    out = []
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            masks = {k: int(v, 16) for k, v in (l.split(":") for l in f
+                     if l.startswith(("SigBlk", "SigIgn", "SigCgt")))}
+        bit = 1 << (signal.SIGINT - 1)
+        out.append(f"SIGINT: ignored {bool(masks['SigIgn'] & bit)}, blocked {bool(masks['SigBlk'] & bit)}"
+                   f", caught {bool(masks['SigCgt'] & bit)}")
+        for t in sorted(os.listdir(f"/proc/{pid}/task")):
+            with open(f"/proc/{pid}/task/{t}/comm") as c, open(f"/proc/{pid}/task/{t}/wchan") as w:
+                out.append(f"thread {t} {c.read().strip()}: waits in {w.read().strip() or '-'}")
+    except OSError as e:
+        out.append(f"/proc: {e}")
+    if shutil.which("gdb"):
+        try:
+            g = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+                               capture_output=True, text=True, timeout=60)
+            out.append(g.stdout)
+        except subprocess.TimeoutExpired:
+            out.append("gdb: no answer in 60 s")
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("sigint", ["inherited", "ignored"])
+def test_ctrl_c_interrupts(tmp_path, sigint):
+    """SIGINT while the walk waits on its workers raises KeyboardInterrupt,
+    whether the test runner leaves SIGINT at its default or ignored (a job
+    started with `&` by a non-interactive shell ignores it: CI's hang)."""
     root = make_tree(tmp_path / "c", seed=5)
-    p = subprocess.run([sys.executable, "-c", script, root], capture_output=True, text=True, timeout=60)
-    assert p.stdout.strip() == "interrupted", p.stderr
+    cmd = [sys.executable, "-c", CTRL_C_SCRIPT, root]
+    if sigint == "ignored":
+        cmd = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *cmd]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        report = hung_child_report(child.pid)
+        child.kill()
+        out, err = child.communicate()
+        pytest.fail(f"no exit 60 s after SIGINT\n{report}\nstdout: {out}\nstderr: {err}")
+    assert (child.returncode, out.strip()) == (0, "interrupted"), err
 
 
 @pytest.mark.parametrize("threads", [None, 0])
@@ -324,3 +373,84 @@ def test_embedded_null_byte_raises_as_os(top):
         list(os.walk(top))
     with pytest.raises(ValueError):
         list(dents.walk(top))
+
+
+def awkward_tree(root):
+    """One directory whose names, read into one buffer end to end, must
+    come apart exactly: newlines, undecodable bytes (alone, at either end,
+    an encoded surrogate), one byte, 255 bytes, directories and files
+    interleaved, a symlink to a directory with an undecodable name; each
+    directory holding a file with an awkward name too."""
+    root = os.fsencode(root)
+    os.mkdir(root)
+    names = [b"\n", b"a\nb", b"\xff", b"x\xff", b"\xffx", b"\xed\xa0\x80", b"\xc3",
+             b"\xc3\xb1and\xc3\xba", b"q", b"L" * 255, b"\xe6\x97\xa5\n\xfe", b" "]
+    for i, n in enumerate(names):
+        p = os.path.join(root, n)
+        if i % 2:
+            os.mkdir(p)
+            open(os.path.join(p, b"in\n\xff" + n[:200]), "w").close()
+        else:
+            open(p, "w").close()
+    os.symlink(b"a\nb", os.path.join(root, b"link\xfe"))
+    return os.fsdecode(root)
+
+
+@pytest.mark.parametrize("topdown", [True, False])
+@pytest.mark.parametrize("followlinks", [False, True])
+@pytest.mark.parametrize("as_bytes", [False, True])
+@pytest.mark.parametrize("threads", [None, 0])
+def test_awkward_names_as_os_walk(tmp_path, topdown, followlinks, as_bytes, threads):
+    top = awkward_tree(tmp_path / "w")
+    top = os.fsencode(top) if as_bytes else top
+    want = list(os.walk(top, topdown, None, followlinks))
+    assert len(want) >= 7
+    assert list(dents.walk(top, topdown, None, followlinks, threads=threads)) == want
+    got = list(dents.walk(top, topdown, None, followlinks, threads=threads, stat=True))
+    assert [t[:3] for t in got] == want
+    for top_, dirs, files, stats in got:
+        assert sorted(stats) == sorted(dirs + files)
+        for name, st in stats.items():
+            assert st.st_ino == os.lstat(os.path.join(top_, name)).st_ino
+
+
+def test_awkward_names_pruned_and_reordered(tmp_path):
+    """dirnames edited in place (reversed, some removed, one added): the
+    walk descends as os.walk does, whatever names the directories have."""
+    top = awkward_tree(tmp_path / "w")
+    os.mkdir(os.path.join(top, "extra\n"))
+
+    def edit(t, dirs, files):
+        if t == top:
+            dirs.reverse()
+            del dirs[1::3]
+            if "extra\n" in dirs:
+                dirs.remove("extra\n")
+                dirs.insert(0, "extra\n")
+
+    assert both(top, edit) == both(top, edit, threads=0)
+    want, got = both(top, edit)
+    assert want == got
+
+
+@pytest.mark.parametrize("threads", [None, 0])
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_name_with_nul_added_to_dirnames(tree, threads, as_bytes):
+    """A name with a NUL added to dirnames (it cannot come from a listing,
+    so the walk gives it no read-ahead job): the directories before it are
+    walked as os.walk walks them, then ValueError, as os.walk raises."""
+    top = os.fsencode(tree) if as_bytes else tree
+    bad = b"x\0y" if as_bytes else "x\0y"
+
+    def run(walk, **kw):
+        seen = []
+        with pytest.raises(ValueError):
+            for t, dirs, files in walk(top, **kw):
+                seen.append((t, list(dirs), list(files)))
+                if t == top:
+                    dirs.append(bad)
+        return seen
+
+    want = run(os.walk)
+    assert len(want) > 2
+    assert run(dents.walk, threads=threads) == want
