@@ -26,8 +26,10 @@
 //! inode met through two links in one argument adds an [`Owner`] record
 //! (48 bytes with its key, in hash tables between 7/16 and 7/8 full)
 //! until the argument's end.  Measured figures: docs/history/benchmarks.md,
-//! "Hard-link set at 10M (session 14)" (before: 85 bytes an inode at
-//! 10M inodes, each with an [`Owner`] record drained into a hash set).
+//! "Hard-link set's 16-byte slot and the wide queue (session 15)" (29
+//! bytes an inode at 10M; 43 with 24-byte slots) and "Hard-link set at
+//! 10M (session 14)" (85 bytes an inode when each inode had an
+//! [`Owner`] record drained into a hash set).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
