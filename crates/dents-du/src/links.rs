@@ -3,8 +3,8 @@
 //! argument's walk, the first link in GNU's order of each inode met
 //! through several links ([`Owners`]).
 //!
-//! The set is an [`InodeMap`]: one 24-byte slot an inode (its key and a
-//! word), in 64 shards of open-addressed tables.  The word tells what
+//! The set is an [`InodeMap`]: one 16-byte slot an inode (its key,
+//! packed, and a word), in 64 shards of open-addressed tables.  The word tells what
 //! the current argument's walk made of the inode ([`Met`]): counted by
 //! an earlier argument (or not through a walk); met once so far in this
 //! argument, at a link whose directory node and place in GNU's order
@@ -20,13 +20,16 @@
 //! to is not: [`Owners`] keeps the first in GNU's order, whatever the
 //! timing.
 //!
-//! Memory, an inode with several links (issue 29): its slot, 24 bytes
-//! in tables between 54% and 81% full (30 to 44 bytes an inode); an
+//! Memory, an inode with several links (issue 29): its slot, 16 bytes
+//! in tables between 54% and 81% full (20 to 30 bytes an inode; 24-byte
+//! slots for keys the packing cannot number, [`InodeMap`]); an
 //! inode met through two links in one argument adds an [`Owner`] record
 //! (48 bytes with its key, in hash tables between 7/16 and 7/8 full)
 //! until the argument's end.  Measured figures: docs/history/benchmarks.md,
-//! "Hard-link set at 10M (session 14)" (before: 85 bytes an inode at
-//! 10M inodes, each with an [`Owner`] record drained into a hash set).
+//! "Hard-link set's 16-byte slot and the wide queue (session 15)" (29
+//! bytes an inode at 10M; 43 with 24-byte slots) and "Hard-link set at
+//! 10M (session 14)" (85 bytes an inode when each inode had an
+//! [`Owner`] record drained into a hash set).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
