@@ -1534,47 +1534,36 @@ mod deep_hard_links: dents_testfs::FsKind => check_deep_pair;
 /// Issue 30's tree for `-L`: `T/REAL/s150/s/t/tgt` holding five 5 KB
 /// files, `T/B/l` and `T/C/l2` symlinks to it, 300 other directories
 /// under `T/REAL` (so that the walk reaches the links before the real
-/// path).  `REAL` is a name that comes first (`real_first`) or last
+/// path).  `REAL` is the name that comes first (`real_first`) or last
 /// among `T`'s entries in `readdir`'s order, so that GNU charges the
-/// directory at its real path, or at a link.  `to_files`: the symlinks
-/// go to the file `tgt/f0` instead, and `T/B/h` is a hard link of
-/// `tgt/f1` (files reached twice).
+/// directory at its real path, or at a link; `B` and `C` stand for the
+/// two names in the middle of that order.  `to_files`: the symlinks go
+/// to the file `tgt/f0` instead, and `T/B/h` is a hard link of `tgt/f1`
+/// (files reached twice).  Returns REAL's name.
 fn build_reached_twice(root: &Path, real_first: bool, to_files: bool) -> Vec<u8> {
-    // Candidates around B and C in creation order (XFS keeps a small
-    // directory in that order); ext4 orders by a hash of the name.
-    // (a hundred on each side, so that ext4's hash puts one on each side).
-    let names = |from: char, to: char| -> Vec<String> {
-        (from..=to)
-            .flat_map(|c| (0..10).map(move |i| format!("{c}{i}")))
-            .collect()
-    };
-    let (before, after) = (names('D', 'M'), names('N', 'W'));
-    for n in before
-        .iter()
-        .chain(["B".into(), "C".into()].iter())
-        .chain(&after)
-    {
-        fs::create_dir_all(root.join(n)).unwrap();
+    // All three names are chosen from the order `readdir` gives a
+    // hundred candidates: XFS keeps a small directory in creation order,
+    // but ext4 orders it by a hash of the name seeded at mkfs time, so
+    // that fixed names (as this tree once had) land at an end of the
+    // order in about one image in a hundred, and the tree could not be
+    // built.  Removing the other candidates leaves the order of the rest
+    // as it was on both.
+    for c in 'D'..='W' {
+        for i in 0..5 {
+            fs::create_dir(root.join(format!("{c}{i}"))).unwrap();
+        }
     }
     let order: Vec<String> = fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    let pos = |n: &str| order.iter().position(|x| x == n).unwrap();
-    let (b, c) = (pos("B"), pos("C"));
-    let real = order
-        .iter()
-        .filter(|n| n.as_str() != "B" && n.as_str() != "C")
-        .find(|n| {
-            if real_first {
-                pos(n) < b.min(c)
-            } else {
-                pos(n) > b.max(c)
-            }
-        })
-        .expect("a name on each side of B and C in readdir's order")
-        .clone();
-    for n in before.iter().chain(&after).filter(|n| **n != real) {
+    let real = if real_first {
+        order[0].clone()
+    } else {
+        order[order.len() - 1].clone()
+    };
+    let (b, c) = (&order[order.len() / 2], &order[order.len() / 2 + 1]);
+    for n in order.iter().filter(|n| ![&real, b, c].contains(n)) {
         fs::remove_dir(root.join(n)).unwrap();
     }
     let tgt = root.join(&real).join("s150/s/t/tgt");
@@ -1586,13 +1575,14 @@ fn build_reached_twice(root: &Path, real_first: bool, to_files: bool) -> Vec<u8>
         fs::create_dir(root.join(&real).join(format!("x{i:03}"))).unwrap();
     }
     let link = format!("../{real}/s150/s/t/tgt");
+    let (b, c) = (root.join(b), root.join(c));
     if to_files {
-        symlink(format!("{link}/f0"), root.join("B/l")).unwrap();
-        symlink(format!("{link}/f0"), root.join("C/l2")).unwrap();
-        fs::hard_link(tgt.join("f1"), root.join("B/h")).unwrap();
+        symlink(format!("{link}/f0"), b.join("l")).unwrap();
+        symlink(format!("{link}/f0"), c.join("l2")).unwrap();
+        fs::hard_link(tgt.join("f1"), b.join("h")).unwrap();
     } else {
-        symlink(&link, root.join("B/l")).unwrap();
-        symlink(&link, root.join("C/l2")).unwrap();
+        symlink(&link, b.join("l")).unwrap();
+        symlink(&link, c.join("l2")).unwrap();
     }
     real.into_bytes()
 }
