@@ -15,7 +15,7 @@ use dents_du::{Options, TimeKind};
 use dents_snap::reader::column_bit;
 use dents_snap::Row;
 
-use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};
+use crate::snapshot::{self, for_each_row, locate, trim_slashes, Scanned, Spelling};
 
 /// The entry du needs of a row, at the path `path`.
 fn entry<'a>(row: &Row, path: &'a [u8], depth: usize) -> StoredEntry<'a> {
@@ -113,18 +113,13 @@ pub(crate) fn run(snapshot: &[u8], opts: &Options, files: &[Vec<u8>], sink: &Con
         let found = locate(&record.roots, f);
         let mut parent = None;
         let mut begun = false;
-        let mut scratch = Vec::new();
         let mut failed = None;
         if let Some(t) = &found {
-            let mut prefix = t.stored.clone();
-            if !prefix.ends_with(b"/") {
-                prefix.push(b'/');
-            }
+            let mut spelling = Spelling::new(f, t);
             let parent_path = (t.depth > 0).then(|| {
                 let cut = t.stored.iter().rposition(|&b| b == b'/').unwrap_or(0);
                 trim_slashes(&t.stored[..cut.max(1)]).to_vec()
             });
-            let same_spelling = f == t.stored.as_slice();
             let read = for_each_row(&reader, columns, |row| {
                 if row.depth < t.depth {
                     if row.depth + 1 == t.depth
@@ -135,35 +130,14 @@ pub(crate) fn run(snapshot: &[u8], opts: &Options, files: &[Vec<u8>], sink: &Con
                     }
                     return;
                 }
-                let below = (row.depth - t.depth) as usize;
-                if below == 0 {
-                    if row.path != t.stored {
-                        return;
-                    }
-                } else {
-                    let Some(rest) = row.path.strip_prefix(prefix.as_slice()) else {
-                        return;
-                    };
-                    if memchr_count(rest) != below - 1 {
-                        return;
-                    }
-                }
+                let Some(below) = t.below(&row.path, row.depth) else {
+                    return;
+                };
                 if below == 0 {
                     du.begin(parent);
                     begun = true;
                 }
-                // The FILE spelt as the stored root: the stored path is
-                // du's.
-                let path: &[u8] = if same_spelling {
-                    &row.path
-                } else if below == 0 {
-                    f
-                } else {
-                    scratch.clear();
-                    scratch.extend_from_slice(f);
-                    join(&mut scratch, &row.path[prefix.len()..]);
-                    &scratch
-                };
+                let path = spelling.path(&row.path, below);
                 du.push(&entry(&row, path, below));
             });
             failed = read.err();

@@ -34,7 +34,7 @@ use dents::{Flow, Follow};
 use dents::{RecordedStat, Timestamp};
 use dents_snap::{Row, ScanRecord, SnapshotReader};
 
-use crate::snapshot::{self, for_each_row, join, locate, memchr_count, trim_slashes, Scanned};
+use crate::snapshot::{self, for_each_row, locate, trim_slashes, Scanned, Spelling};
 use crate::{errors, quote};
 
 /// `'x'`, quoted as GNU quotes names in messages.
@@ -295,12 +295,7 @@ impl SnapshotWalk<'_> {
             visitor.error(st, self.not_stored(root));
             return true;
         };
-        let mut prefix = t.stored.clone();
-        if !prefix.ends_with(b"/") {
-            prefix.push(b'/');
-        }
-        let same_spelling = root == t.stored.as_slice();
-        let mut spelt = Vec::new();
+        let mut spelling = Spelling::new(root, &t);
         let mut at_name: Vec<u8> = Vec::new();
         // Directories whose entries are not visited (pruned, excluded,
         // on another file system with -xdev), by stored path.
@@ -309,22 +304,12 @@ impl SnapshotWalk<'_> {
         let mut found = false;
         let mut quit = false;
         let read = for_each_row(self.reader, u32::MAX, |row| {
-            if quit || row.depth < t.depth {
+            if quit {
                 return;
             }
-            let below = (row.depth - t.depth) as usize;
-            if below == 0 {
-                if row.path != t.stored {
-                    return;
-                }
-            } else {
-                let Some(rest) = row.path.strip_prefix(prefix.as_slice()) else {
-                    return;
-                };
-                if memchr_count(rest) != below - 1 {
-                    return;
-                }
-            }
+            let Some(below) = t.below(&row.path, row.depth) else {
+                return;
+            };
             if below > opts.get_max_depth() {
                 return;
             }
@@ -336,16 +321,7 @@ impl SnapshotWalk<'_> {
                 return;
             }
             found = true;
-            let path: &[u8] = if same_spelling {
-                &row.path
-            } else if below == 0 {
-                root
-            } else {
-                spelt.clear();
-                spelt.extend_from_slice(root);
-                join(&mut spelt, &row.path[prefix.len()..]);
-                &spelt
-            };
+            let path = spelling.path(&row.path, below);
             at_name.clear();
             at_name.extend_from_slice(path);
             at_name.push(0);

@@ -76,10 +76,80 @@ impl Scanned {
     }
 }
 
-/// A FILE found in the snapshot: its stored path and depth.
+/// A FILE found in the snapshot: its stored path and depth, and what
+/// picks out the rows at or below it.
 pub(crate) struct Target {
     pub(crate) stored: Vec<u8>,
     pub(crate) depth: u32,
+    /// `stored` and a `/`: what the stored paths below it start with.
+    prefix: Vec<u8>,
+}
+
+impl Target {
+    fn new(stored: Vec<u8>, depth: u32) -> Target {
+        let mut prefix = stored.clone();
+        if !prefix.ends_with(b"/") {
+            prefix.push(b'/');
+        }
+        Target {
+            stored,
+            depth,
+            prefix,
+        }
+    }
+
+    /// How many levels below the FILE the row stored at `path`, `depth`
+    /// is, if it is the FILE (0) or an entry below it.  Rows come level
+    /// by level, so a row of the right depth that starts with the
+    /// FILE's path and has no more slashes is one of its entries.
+    pub(crate) fn below(&self, path: &[u8], depth: u32) -> Option<usize> {
+        let below = depth.checked_sub(self.depth)? as usize;
+        if below == 0 {
+            return (path == self.stored.as_slice()).then_some(0);
+        }
+        let rest = path.strip_prefix(self.prefix.as_slice())?;
+        (memchr_count(rest) == below - 1).then_some(below)
+    }
+}
+
+/// Names the rows at or below a FILE as the FILE was spelt (`a//b/`
+/// for the stored `a/b`), as find and du on the tree would name them.
+pub(crate) struct Spelling<'g> {
+    /// The FILE as given.
+    given: &'g [u8],
+    /// Where the names below the FILE start in a stored path.
+    names_at: usize,
+    /// The FILE is spelt as stored: stored paths are the answer.
+    same: bool,
+    /// The last path made.
+    scratch: Vec<u8>,
+}
+
+impl<'g> Spelling<'g> {
+    /// The spelling of the FILE `given`, found in the snapshot as `t`.
+    pub(crate) fn new(given: &'g [u8], t: &Target) -> Spelling<'g> {
+        Spelling {
+            given,
+            names_at: t.prefix.len(),
+            same: given == t.stored.as_slice(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The path of the row stored at `stored`, `below` levels below the
+    /// FILE ([`Target::below`]).
+    pub(crate) fn path<'s>(&'s mut self, stored: &'s [u8], below: usize) -> &'s [u8] {
+        if self.same {
+            stored
+        } else if below == 0 {
+            self.given
+        } else {
+            self.scratch.clear();
+            self.scratch.extend_from_slice(self.given);
+            join(&mut self.scratch, &stored[self.names_at..]);
+            &self.scratch
+        }
+    }
 }
 
 /// `path` without its trailing slashes (`/` stays).
@@ -127,20 +197,14 @@ pub(crate) fn locate(roots: &[Vec<u8>], file: &[u8]) -> Option<Target> {
             join(&mut stored, n);
         }
         if best.as_ref().map_or(true, |(l, _)| nr.len() > *l) {
-            best = Some((
-                nr.len(),
-                Target {
-                    stored,
-                    depth: names.len() as u32,
-                },
-            ));
+            best = Some((nr.len(), Target::new(stored, names.len() as u32)));
         }
     }
     best.map(|(_, t)| t)
 }
 
 /// The slashes in `b`.
-pub(crate) fn memchr_count(b: &[u8]) -> usize {
+fn memchr_count(b: &[u8]) -> usize {
     b.iter().filter(|&&c| c == b'/').count()
 }
 

@@ -7,7 +7,9 @@
 //! messages, the status line), words
 //! the engine's problems as GNU du does and returns its exit status: 0,
 //! or 1 after any problem (usage errors included).  Nothing here exits
-//! the process.
+//! the process, and nothing of one command is kept in the process:
+//! [`main_to`] writes to its caller's writers instead of standard output
+//! and error, so several commands can run at once in one process.
 //!
 //! `--from SNAPSHOT` is read here with every other option, by the same
 //! parser, but answered by the caller: reading a snapshot needs Parquet
@@ -16,9 +18,10 @@
 //! [`FromSnapshot`] that reads them; [`main`] refuses `--from`.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use dents_tools::errors::{self, Status};
 use dents_tools::numfmt::Numbers;
@@ -88,22 +91,62 @@ fn qa(s: &[u8]) -> Vec<u8> {
     args::quote_always(s)
 }
 
-/// Writes `dents: TEXT` on stderr.
-fn say(text: &[u8]) {
-    let mut m = b"dents: ".to_vec();
-    m.extend_from_slice(text);
-    m.push(b'\n');
-    errors::write_stderr(&m);
+/// A caller's writer, shared by the threads that write to it.
+type Shared = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Where one command's messages go: the process's standard error, or
+/// the writer its caller gave ([`main_to`]), so that two commands in one
+/// process never mix their messages.
+#[derive(Clone)]
+struct Messages(Option<Shared>);
+
+impl Messages {
+    /// Writes `bytes` as they are.
+    fn write(&self, bytes: &[u8]) {
+        match &self.0 {
+            None => errors::write_stderr(bytes),
+            Some(w) => {
+                // Nowhere to say that a message could not be said.
+                let _ = w.lock().unwrap_or_else(|p| p.into_inner()).write_all(bytes);
+            }
+        }
+    }
+
+    /// Writes `dents: TEXT`, as GNU du says a problem.
+    fn say(&self, text: &[u8]) {
+        let mut m = b"dents: ".to_vec();
+        m.extend_from_slice(text);
+        m.push(b'\n');
+        self.write(&m);
+    }
+}
+
+/// Where one command writes: the process's standard output and error,
+/// or its caller's writers ([`main_to`]).
+struct Streams {
+    /// The caller's standard output; `None`: the process's.
+    out: Option<Box<dyn Write + Send>>,
+    messages: Messages,
+}
+
+impl Streams {
+    /// The process's standard output and error.
+    fn process() -> Streams {
+        Streams {
+            out: None,
+            messages: Messages(None),
+        }
+    }
 }
 
 /// Writes a refused command line as GNU du does; its status.
-fn refuse(r: &Refusal) -> i32 {
+fn refuse(r: &Refusal, said: &Messages) -> i32 {
     for m in &r.said {
-        say(m);
+        said.say(m);
     }
-    errors::write_stderr(&r.plain);
+    said.write(&r.plain);
     if r.try_help {
-        errors::write_stderr(b"Try 'dents du --help' for more information.\n");
+        said.write(b"Try 'dents du --help' for more information.\n");
     }
     1
 }
@@ -118,36 +161,67 @@ pub type FromSnapshot =
 /// Runs `dents du` with `argv` (starting with `du`); returns the exit
 /// status.  `--from SNAPSHOT` is refused: see [`main_with_snapshots`].
 pub fn main(argv: &[OsString]) -> i32 {
-    command_line(argv, None)
+    command_line(argv, None, Streams::process())
+}
+
+/// [`main`], writing to `out` what it would write to standard output and
+/// to `err` what it would say on standard error, so that a program can
+/// run several du commands at once, each with its own output, messages
+/// and exit status.  Neither is a terminal: names are written raw and no
+/// status line is drawn.  A failed write to `out` is said on `err`
+/// (`dents: write error`) and makes the status 1.
+pub fn main_to(
+    argv: &[OsString],
+    out: impl Write + Send + 'static,
+    err: impl Write + Send + 'static,
+) -> i32 {
+    let err: Box<dyn Write + Send> = Box::new(err);
+    let streams = Streams {
+        out: Some(Box::new(out)),
+        messages: Messages(Some(Arc::new(Mutex::new(err)))),
+    };
+    command_line(argv, None, streams)
 }
 
 /// [`main`], with `--from SNAPSHOT` answered by `from` (the `dents`
 /// executable's reader of snapshots), after the same parsing as every
 /// other option.
 pub fn main_with_snapshots(argv: &[OsString], from: FromSnapshot) -> i32 {
-    command_line(argv, Some(from))
+    command_line(argv, Some(from), Streams::process())
+}
+
+/// Writes a text asked for (`--help`, `--version`) to `out`, or to
+/// standard output, as `print!` does.
+fn print(out: Option<Box<dyn Write + Send>>, text: &str) {
+    match out {
+        None => print!("{text}"),
+        Some(mut out) => {
+            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        }
+    }
 }
 
 /// Parses `argv` (starting with `du`), says GNU's refusals and
 /// warnings, runs what it asks; the exit status.
-fn command_line(argv: &[OsString], from: Option<FromSnapshot>) -> i32 {
+fn command_line(argv: &[OsString], from: Option<FromSnapshot>, streams: Streams) -> i32 {
     let args: Vec<Vec<u8>> = argv[1..].iter().map(|a| a.as_bytes().to_vec()).collect();
     let c = match args::parse(&args, &Env::from_process()) {
         Ok(Parsed::Run(c)) => c,
         Ok(Parsed::Help) => {
-            print!("{USAGE}");
+            print(streams.out, USAGE);
             return 0;
         }
         Ok(Parsed::Version) => {
-            println!("dents du {}", env!("CARGO_PKG_VERSION"));
+            let version = format!("dents du {}\n", env!("CARGO_PKG_VERSION"));
+            print(streams.out, &version);
             return 0;
         }
-        Err(r) => return refuse(&r),
+        Err(r) => return refuse(&r, &streams.messages),
     };
     for w in &c.warnings {
-        say(w);
+        streams.messages.say(w);
     }
-    run(c, from)
+    run(c, from, streams)
 }
 
 /// `quotef(x)`: quoted only if needed (file names in some messages).
@@ -159,6 +233,8 @@ fn qf(s: &[u8]) -> Vec<u8> {
 /// status, the status line.  A [`FromSnapshot`] writes through it.
 pub struct Console {
     out: Output,
+    /// Where its messages go.
+    said: Messages,
     /// The command's exit status.
     status: Arc<Status>,
     quote_names: bool,
@@ -170,7 +246,7 @@ pub struct Console {
 impl Console {
     /// Says `dents: TEXT` on standard error, as GNU du says a problem.
     pub fn say(&self, text: &[u8]) {
-        say(text);
+        self.said.say(text);
     }
 
     /// Raises the exit status to at least `code`.
@@ -214,7 +290,7 @@ impl Sink for Console {
                 m.extend_from_slice(errors::describe(e).as_bytes());
             }
         }
-        say(&m);
+        self.said.say(&m);
         self.status.raise(1);
     }
 
@@ -254,11 +330,11 @@ impl Sink for Console {
 /// The names of `--files0-from`: `Err` if the file cannot be opened
 /// (GNU du stops); none, after GNU's message, if it cannot be read (GNU
 /// du goes on: `-c` prints a total).
-fn read_files0(from: &[u8], status: &Status) -> Result<Vec<u8>, i32> {
+fn read_files0(from: &[u8], status: &Status, said: &Messages) -> Result<Vec<u8>, i32> {
     match files0::read_list(from) {
         Ok(v) => Ok(v),
         Err(e) => {
-            say(&e.message(from, &errors::describe));
+            said.say(&e.message(from, &errors::describe));
             match e {
                 files0::ListError::Open(_) => Err(1),
                 files0::ListError::Read(_) => {
@@ -272,11 +348,12 @@ fn read_files0(from: &[u8], status: &Status) -> Result<Vec<u8>, i32> {
 
 /// Runs a parsed command line: the lines, the messages, the status;
 /// `--from` with `from`.
-fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
+fn run(mut a: Box<Command>, from: Option<FromSnapshot>, streams: Streams) -> i32 {
+    let said = streams.messages;
     let time_format = a.time_format;
     let status = Arc::new(Status::new());
     let files0 = match &a.files0_from {
-        Some(from) => match read_files0(from, &status) {
+        Some(from) => match read_files0(from, &status, &said) {
             Ok(v) => Some(v),
             Err(code) => return code,
         },
@@ -284,8 +361,10 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
     };
     // Sizes in the locale's digits (LC_NUMERIC), as GNU's human_readable.
     a.opts.units.numbers = Numbers::from_locale();
-    let stdout_tty = dents_os::is_terminal(std::io::stdout().as_fd());
-    let stderr_tty = dents_os::is_terminal(std::io::stderr().as_fd());
+    // A caller's writers are not the terminal.
+    let own = streams.out.is_none();
+    let stdout_tty = own && dents_os::is_terminal(std::io::stdout().as_fd());
+    let stderr_tty = own && dents_os::is_terminal(std::io::stderr().as_fd());
     let progress = stderr_tty.then(|| {
         Progress::new(
             progress::When::After(std::time::Duration::from_secs(1)),
@@ -298,25 +377,30 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
     // GNU du flushes each line, so a failed write is seen before
     // close_stdout, which then says `write error` without a cause (but for
     // a closed standard output, whose close fails too).
-    let out = match Output::stdout() {
-        Ok(out) => out,
-        Err(e) => {
-            say(format!("write error: {}", errors::describe(&e)).as_bytes());
-            return 1;
-        }
+    let out = match streams.out {
+        Some(w) => Output::from_writer(w),
+        None => match Output::stdout() {
+            Ok(out) => out,
+            Err(e) => {
+                said.say(format!("write error: {}", errors::describe(&e)).as_bytes());
+                return 1;
+            }
+        },
     };
     let raised = Arc::clone(&status);
+    let reporter = said.clone();
     let out = out.reporting_errors(move |e| {
         let mut m = b"write error".to_vec();
         if e.raw_os_error() == Some(rustix::io::Errno::BADF.raw_os_error()) {
             m.extend_from_slice(b": ");
             m.extend_from_slice(errors::describe(e).as_bytes());
         }
-        say(&m);
+        reporter.say(&m);
         raised.raise(1);
     });
     let sink = Console {
         out,
+        said,
         status,
         quote_names: stdout_tty
             && !a.opts.nul
@@ -326,13 +410,14 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
     };
     if let Some(snapshot) = &a.from {
         let code = if a.files0_from.is_some() || a.export.is_some() {
-            say(b"--from cannot be combined with --files0-from or --export");
-            errors::write_stderr(b"Try 'dents du --help' for more information.\n");
+            sink.say(b"--from cannot be combined with --files0-from or --export");
+            sink.said
+                .write(b"Try 'dents du --help' for more information.\n");
             1
         } else if let Some(from) = from {
             from(snapshot, &a.opts, &a.files, &sink)
         } else {
-            say(b"--from: this program reads no snapshots");
+            sink.say(b"--from: this program reads no snapshots");
             1
         };
         return sink.out.close_status(code, 1);
@@ -358,7 +443,7 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
             None => {
                 for f in &a.files {
                     if f.is_empty() {
-                        say(b"invalid zero-length file name");
+                        sink.say(b"invalid zero-length file name");
                         sink.status.raise(1);
                         continue;
                     }
@@ -371,7 +456,7 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
                     match name {
                         Files0Name::File(f) => du.add_root(f),
                         Files0Name::Refused(r) => {
-                            say(&r.message(&qf(from)));
+                            sink.say(&r.message(&qf(from)));
                             sink.status.raise(1);
                         }
                     }
@@ -384,7 +469,7 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
     });
     if let (Some(path), Some(x)) = (&export_path, du.export()) {
         // Said, and the du lines still written.
-        if let Err(code) = write_export(path, x) {
+        if let Err(code) = write_export(path, x, &sink, own) {
             sink.status.raise(code);
         }
     }
@@ -396,9 +481,15 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>) -> i32 {
     sink.out.close_status(sink.status.get(), 1)
 }
 
-/// Writes the ncdu export to `path` (`-`: standard output).  Not even
-/// made when the temporary file failed: the export is lost.
-fn write_export(path: &[u8], x: &crate::ncdu::Export) -> Result<(), i32> {
+/// Writes the ncdu export to `path` (`-`: standard output, or the
+/// caller's output if not `own`).  Not even made when the temporary
+/// file failed: the export is lost.
+fn write_export(
+    path: &[u8],
+    x: &crate::ncdu::Export,
+    sink: &Console,
+    own: bool,
+) -> Result<(), i32> {
     if let Some(e) = x.spill_error() {
         // GNU sort's words for its own temporary files.
         let dir = qa(e.dir.as_os_str().as_bytes());
@@ -410,12 +501,14 @@ fn write_export(path: &[u8], x: &crate::ncdu::Export) -> Result<(), i32> {
         m.extend_from_slice(&dir);
         m.extend_from_slice(b": ");
         m.extend_from_slice(errors::describe(&e.error).as_bytes());
-        say(&m);
+        sink.say(&m);
         return Err(1);
     }
     let now = dents_os::now().0;
-    let r = if path == b"-" {
+    let r = if path == b"-" && own {
         x.write_to(&mut std::io::stdout().lock(), now)
+    } else if path == b"-" {
+        x.write_to(&mut Through(&sink.out), now)
     } else {
         std::fs::File::create(std::ffi::OsStr::from_bytes(path))
             .and_then(|f| x.write_to(&mut std::io::BufWriter::new(f), now))
@@ -424,7 +517,22 @@ fn write_export(path: &[u8], x: &crate::ncdu::Export) -> Result<(), i32> {
         let mut m = qa(path);
         m.extend_from_slice(b": ");
         m.extend_from_slice(errors::describe(&e).as_bytes());
-        say(&m);
+        sink.say(&m);
         1
     })
+}
+
+/// A writer into an [`Output`] (whose failures its reporter says).
+struct Through<'a>(&'a Output);
+
+impl Write for Through<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.write(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush();
+        Ok(())
+    }
 }

@@ -26,7 +26,7 @@
 //! | 5 | [`engine`] | the walk: sums in the open directories, post-order lines, hard links, errors |
 //! | 6 | [`stored`] | du over a snapshot's stored entries (`--from`): the engine's decisions and lines without a walk |
 //! | 6 | [`summary`] | du as a plain call: each argument's sums and the problems met, as values |
-//! | 6 | [`cli`]    | `dents du` as a program: [`main`] (argv in, exit status out), its help, GNU's messages for the [`engine::Problem`]s, the `--from` hook |
+//! | 6 | [`cli`]    | `dents du` as a program: [`main`] (argv in, exit status out; [`main_to`] to a caller's writers), its help, GNU's messages for the [`engine::Problem`]s, the `--from` hook |
 //!
 //! The `dents` executable (crate `dents-cli`) hands `dents du`'s
 //! arguments to [`main_with_snapshots`], with the reader of `--from
@@ -163,7 +163,7 @@ use dui::Dui;
 use glob::Excludes;
 use size::Units;
 
-pub use cli::{main, main_with_snapshots};
+pub use cli::{main, main_to, main_with_snapshots};
 
 /// du's default number of workers: eight per core, at least 8 and at
 /// most 128 — twice the walker's default.

@@ -187,8 +187,14 @@ fn parse(args: &[Vec<u8>], rank0: bool) -> Result<Args, i32> {
             }
             b"--since" => a.since = Some(value("since")?),
             b"--help" => {
+                // Standard output closed: said as GNU's close_stdout says
+                // it, as `dents scan` does (print! would write to the
+                // /dev/null Rust's runtime put there, and succeed).
                 if rank0 {
-                    print!("{HELP}");
+                    if let Err(e) = dents_tools::output::write_stdout(HELP.as_bytes()) {
+                        say(format!("write error: {}", crate::msg::describe(&e)).as_bytes());
+                        return Err(2);
+                    }
                 }
                 return Err(0);
             }
@@ -458,7 +464,12 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     let rank = world.rank() as u32;
     let a = match parse(args, rank == 0) {
         Ok(a) => a,
-        Err(status) => return status,
+        Err(mut status) => {
+            // Every rank parsed the same words to here; rank 0 alone
+            // wrote (the help), and its status is every rank's.
+            world.process_at_rank(0).broadcast_into(&mut status);
+            return status;
+        }
     };
     let output = PathBuf::from(OsStr::from_bytes(&a.output));
     let start = Time::now();

@@ -252,26 +252,7 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
-        let start = Start {
-            path: &path,
-            root_len: node.root_len,
-            depth: node.depth,
-        };
-        // A listing the visitor supplies (a refresh's, per rank in
-        // dents-mpi) is taken as a read would be: entries of known type
-        // visited at once, the others classified below.
-        let fd = match self.visitor.listing(state, &start, fd.as_fd()) {
-            Some(listing) => {
-                for (name, t, ino) in listing.iter() {
-                    self.take(state, &mut dv, fd.as_fd(), name, ino, t);
-                }
-                fd
-            }
-            None => {
-                self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
-                self.read(state, fd, &path, buf, &mut dv)
-            }
-        };
+        let fd = self.list(state, fd, &path, buf, &mut dv);
         dv.unknown.retain(|b| !b.entries.is_empty());
         if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
             let mut batches = std::mem::take(&mut dv.unknown);
@@ -279,6 +260,39 @@ impl<V: Visitor> Shared<'_, V> {
             self.visit_batches(state, &mut dv, fd.as_fd(), &batches);
         }
         self.adopt_children(state, node, fd, &mut dv)
+    }
+
+    /// Takes the entries of the directory of `dv` (open as `fd`, at
+    /// `path`) as [`Shared::take`] files them: from the listing the visitor
+    /// supplies (a refresh's, per rank in dents-mpi) if it supplies one,
+    /// else read, which alone counts in `dirs_read`.  One function for
+    /// unsorted and sorted walks, so that a supplied listing is never
+    /// taken differently from a read one.
+    pub(super) fn list(
+        &self,
+        state: &mut V::State,
+        fd: OwnedFd,
+        path: &[u8],
+        buf: &mut Vec<u8>,
+        dv: &mut DirVisit<'_>,
+    ) -> OwnedFd {
+        let start = Start {
+            path,
+            root_len: dv.node.root_len,
+            depth: dv.node.depth,
+        };
+        match self.visitor.listing(state, &start, fd.as_fd()) {
+            Some(listing) => {
+                for (name, t, ino) in listing.iter() {
+                    self.take(state, dv, fd.as_fd(), name, ino, t);
+                }
+                fd
+            }
+            None => {
+                self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
+                self.read(state, fd, path, buf, dv)
+            }
+        }
     }
 
     /// Reads the whole directory, visiting entries of known type at once

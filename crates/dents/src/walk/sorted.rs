@@ -15,7 +15,7 @@ use crate::sys;
 use super::node::{build_path, Node};
 use super::queue::Taken;
 use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
-use super::{known_type, stat_entry, ErrorKind, Follow, Operation, Shared, Start, Visitor};
+use super::{known_type, stat_entry, ErrorKind, Follow, Operation, Shared, Visitor};
 use crate::metadata::Metadata;
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
@@ -253,25 +253,9 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
-        let start = Start {
-            path: &path,
-            root_len: node.root_len,
-            depth: node.depth,
-        };
         // Nothing is visited: every entry goes to `dv.unknown`, whether
         // read or supplied by the visitor (as `take` files what is read).
-        let fd = match self.visitor.listing(state, &start, fd.as_fd()) {
-            Some(listing) => {
-                for (name, t, ino) in listing.iter() {
-                    self.take(state, &mut dv, fd.as_fd(), name, ino, t);
-                }
-                fd
-            }
-            None => {
-                self.stats.dirs_read.fetch_add(1, Ordering::Relaxed);
-                self.read(state, fd, &path, buf, &mut dv)
-            }
-        };
+        let fd = self.list(state, fd, &path, buf, &mut dv);
         dv.unknown.retain(|b| !b.entries.is_empty());
         let entries = self.sort_and_classify(fd.as_fd(), &mut dv, read_started);
         let errors = std::mem::take(&mut dv.deferred);
