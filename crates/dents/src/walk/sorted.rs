@@ -92,8 +92,9 @@ struct Window {
     next: usize,
     /// Chunks visited (all before this one).
     visited: usize,
-    /// Chunks stat'ed and not yet visited, by index.
-    done: BTreeMap<usize, Vec<Stat>>,
+    /// Chunks stat'ed and not yet visited, by index: their names
+    /// gathered and their stats.
+    done: BTreeMap<usize, (Batch, Vec<Stat>)>,
     /// The visits are over: the helpers leave.
     stop: bool,
 }
@@ -374,9 +375,10 @@ impl<V: Visitor> Shared<'_, V> {
                 w.next += 1;
                 w.next - 1
             };
-            let stats = self.stat_entries(dir, batch, chunks[i]);
+            let gathered = gather(batch, chunks[i]);
+            let stats = self.stat_entries(dir, &gathered, &gathered.entries);
             let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
-            w.done.insert(i, stats);
+            w.done.insert(i, (gathered, stats));
             moved.notify_all();
         };
         std::thread::scope(|scope| {
@@ -391,9 +393,9 @@ impl<V: Visitor> Shared<'_, V> {
             // visitor) lets the helpers go, so that the scope can end.
             let _stop = StopOnDrop(&window, &moved);
             for (i, chunk) in chunks.iter().enumerate() {
-                let stats = if started == 0 {
+                let (gathered, stats) = if started == 0 {
                     // No thread: each visit stats its own entry.
-                    vec![None; chunk.len()]
+                    (gather(batch, chunk), vec![None; chunk.len()])
                 } else {
                     let mut w = window.lock().unwrap_or_else(PoisonError::into_inner);
                     if w.next == i {
@@ -404,7 +406,9 @@ impl<V: Visitor> Shared<'_, V> {
                         w.visited = i + 1;
                         moved.notify_all();
                         drop(w);
-                        self.stat_entries(dir, batch, chunk)
+                        let gathered = gather(batch, chunk);
+                        let stats = self.stat_entries(dir, &gathered, &gathered.entries);
+                        (gathered, stats)
                     } else {
                         loop {
                             if let Some(s) = w.done.remove(&i) {
@@ -416,9 +420,9 @@ impl<V: Visitor> Shared<'_, V> {
                         }
                     }
                 };
-                for (e, st) in chunk.iter().zip(stats) {
+                for (e, st) in gathered.entries.iter().zip(stats) {
                     dv.stat_ahead = st;
-                    self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+                    self.visit_entry(state, dv, dir, gathered.name(e), e.ino, e.kind);
                 }
                 if self.quit.load(Ordering::Relaxed) || self.panicked.load(Ordering::Relaxed) {
                     break;
@@ -482,4 +486,20 @@ impl<V: Visitor> Shared<'_, V> {
         }
         [all]
     }
+}
+
+/// The entries `chunk` of `batch` with their names copied together, in
+/// order.  A big directory's arena holds its names in the order read and
+/// its entries are sorted by name: stat'ing and visiting them straight
+/// from it touched a cache line (and a page) far from the last one twice
+/// an entry, the stat's and the visit's; a scan of 1M files in one
+/// directory spent 28% of its user time in those misses.  The copy
+/// touches each name once, and the stat and visit read it from here.
+fn gather(batch: &Batch, chunk: &[BatchEntry]) -> Batch {
+    let mut g = Batch::default();
+    g.entries.reserve_exact(chunk.len());
+    for e in chunk {
+        g.push_kind(batch.name(e), e.ino, e.kind);
+    }
+    g
 }
