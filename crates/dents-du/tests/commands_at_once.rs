@@ -7,34 +7,13 @@
 //! (`setpriv`), whose child half does the work.
 
 use std::ffi::OsString;
-use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::Barrier;
 
 use dents_testfs::cli::have_program;
-use dents_testfs::{is_root, skip};
-
-/// A writer gathering everything written to it.
-#[derive(Clone, Default)]
-struct Gathered(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Gathered {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Gathered {
-    fn bytes(&self) -> Vec<u8> {
-        self.0.lock().unwrap().clone()
-    }
-}
+use dents_testfs::{is_root, skip, Gathered};
 
 /// What a command wrote and its exit status.
 #[derive(Debug, PartialEq)]

@@ -9,20 +9,7 @@ use std::process;
 use std::sync::{Arc, Mutex};
 
 use dents_find::{Command, ExitStatus};
-
-/// A sink gathering everything written to it.
-#[derive(Clone, Default)]
-struct Gathered(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Gathered {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
+use dents_testfs::Gathered;
 
 /// A tree of a few hundred files and directories, some `.h`.
 fn tree() -> tempfile::TempDir {
@@ -43,7 +30,7 @@ fn tree() -> tempfile::TempDir {
 fn dents(args: &[&str], sep: u8) -> (Vec<Vec<u8>>, ExitStatus) {
     let sink = Gathered::default();
     let status = Command::parse(args).unwrap().run_to(sink.clone());
-    let out = sink.0.lock().unwrap().clone();
+    let out = sink.bytes();
     (records(&out, sep), status)
 }
 
@@ -115,7 +102,7 @@ fn an_evaluator_on_walks_of_the_callers_own() {
     drop(evaluator);
     drop(search);
     assert!(status.success());
-    let found = records(&sink.0.lock().unwrap(), 0);
+    let found = records(&sink.bytes(), 0);
     let mut args: Vec<&str> = roots.iter().map(String::as_str).collect();
     args.extend(["-name", "*.h", "-size", "+30c", "-print0"]);
     assert!(!found.is_empty());
@@ -209,7 +196,7 @@ fn check_parse_print0(expr: &[&str]) {
     let sink = Gathered::default();
     let status = Command::parse_print0(&args).unwrap().run_to(sink.clone());
     assert!(status.success());
-    let out = sink.0.lock().unwrap().clone();
+    let out = sink.bytes();
     // An explicit -print keeps its newline; the implicit one is -print0.
     let sep = if expr.contains(&"-print") {
         b'\n'

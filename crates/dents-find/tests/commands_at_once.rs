@@ -3,25 +3,11 @@
 //! keeps in globals is each command's own here), and each one's output
 //! is GNU find's.
 
-use std::io::{self, Write};
 use std::process;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::Barrier;
 
 use dents_find::Command;
-
-/// A sink gathering everything written to it.
-#[derive(Clone, Default)]
-struct Gathered(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Gathered {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
+use dents_testfs::Gathered;
 
 /// Small files only: no `-ls` column grows past GNU's minimum widths.
 fn narrow_tree() -> tempfile::TempDir {
@@ -67,7 +53,7 @@ fn gnu(args: &[String]) -> Vec<Vec<u8>> {
 fn run(args: &[String]) -> (Vec<Vec<u8>>, i32) {
     let sink = Gathered::default();
     let status = Command::parse(args).unwrap().run_to(sink.clone());
-    let out = sink.0.lock().unwrap().clone();
+    let out = sink.bytes();
     (records(&out), status.code())
 }
 
