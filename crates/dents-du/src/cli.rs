@@ -191,12 +191,20 @@ pub fn main_with_snapshots(argv: &[OsString], from: FromSnapshot) -> i32 {
 }
 
 /// Writes a text asked for (`--help`, `--version`) to `out`, or to
-/// standard output, as `print!` does.
-fn print(out: Option<Box<dyn Write + Send>>, text: &str) {
-    match out {
-        None => print!("{text}"),
-        Some(mut out) => {
-            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+/// standard output; the exit status: 0, or GNU du's `write error`
+/// message and 1 when it could not be written (standard output closed or
+/// full), where `print!` would have written to the `/dev/null` Rust's
+/// runtime puts on a descriptor closed at start, and succeeded.
+fn print(out: Option<Box<dyn Write + Send>>, text: &str, said: &Messages) -> i32 {
+    let written = match out {
+        None => dents_tools::output::write_stdout(text.as_bytes()),
+        Some(mut out) => out.write_all(text.as_bytes()).and_then(|()| out.flush()),
+    };
+    match written {
+        Ok(()) => 0,
+        Err(e) => {
+            said.say(format!("write error: {}", errors::describe(&e)).as_bytes());
+            1
         }
     }
 }
@@ -207,14 +215,10 @@ fn command_line(argv: &[OsString], from: Option<FromSnapshot>, streams: Streams)
     let args: Vec<Vec<u8>> = argv[1..].iter().map(|a| a.as_bytes().to_vec()).collect();
     let c = match args::parse(&args, &Env::from_process()) {
         Ok(Parsed::Run(c)) => c,
-        Ok(Parsed::Help) => {
-            print(streams.out, USAGE);
-            return 0;
-        }
+        Ok(Parsed::Help) => return print(streams.out, USAGE, &streams.messages),
         Ok(Parsed::Version) => {
             let version = format!("dents du {}\n", env!("CARGO_PKG_VERSION"));
-            print(streams.out, &version);
-            return 0;
+            return print(streams.out, &version, &streams.messages);
         }
         Err(r) => return refuse(&r, &streams.messages),
     };
