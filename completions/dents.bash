@@ -12,7 +12,7 @@ _dents() {
     fi
     case ${COMP_WORDS[1]} in
     ls)
-        opts="--help -a --all -A --almost-all -f -i --inode -F --classify
+        opts="--help --version -a --all -A --almost-all -f -i --inode -F --classify
             --file-type -p --indicator-style -C -x -m --format -w
             --width -T --tabsize --color -N --literal -b --escape -Q
             --quote-name --quoting-style -q --hide-control-chars

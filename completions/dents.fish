@@ -11,6 +11,7 @@ complete -c dents -n __fish_use_subcommand -f -a diff -d 'what changed between t
 
 # dents ls
 complete -c dents -n '__fish_seen_subcommand_from ls' -l help -d 'Print help'
+complete -c dents -n '__fish_seen_subcommand_from ls' -l version -d 'Print version information'
 complete -c dents -n '__fish_seen_subcommand_from ls' -s a -l all -d 'Show entries starting with ., and . and ..'
 complete -c dents -n '__fish_seen_subcommand_from ls' -s A -l almost-all -d 'Show entries starting with ., but not . and ..'
 complete -c dents -n '__fish_seen_subcommand_from ls' -s f -d 'Same as -a -U'

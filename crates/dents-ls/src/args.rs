@@ -237,6 +237,11 @@ pub fn command() -> Command {
                 .help("Print help"),
         )
         .arg(
+            flag("version")
+                .long("version")
+                .help("Print version information"),
+        )
+        .arg(
             flag("all")
                 .short('a')
                 .long("all")

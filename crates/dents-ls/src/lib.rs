@@ -72,6 +72,21 @@ use stream::{StreamConfig, StreamSink};
 /// (a directory of `-R` is otherwise formatted on its worker alone).
 const PARALLEL_FORMAT_MIN: usize = 16 * 1024;
 
+/// Writes `--help`'s or `--version`'s text; the exit status: 0, or GNU
+/// ls's `write error` message and 2 when standard output is closed or
+/// full (clap's own print, and `print!`, would write to the `/dev/null`
+/// Rust's runtime puts on a descriptor closed at start, and succeed).
+fn print_text(text: &str) -> i32 {
+    match dents_tools::output::write_stdout(text.as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => {
+            let msg = format!("dents: write error: {}\n", errors::describe(&e));
+            errors::write_stderr(msg.as_bytes());
+            errors::SERIOUS
+        }
+    }
+}
+
 /// Runs `dents ls` with `argv` (starting with `ls`); returns the exit status.
 pub fn main(argv: &[OsString]) -> i32 {
     // The locale (it decides the quotes of messages and names) and the
@@ -87,12 +102,12 @@ pub fn main(argv: &[OsString]) -> i32 {
     };
     let matches = match args::command().try_get_matches_from(argv) {
         Ok(m) => m,
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            return 0;
-        }
+        Err(e) if !e.use_stderr() => return print_text(&e.render().to_string()),
         Err(e) => return usage(args::clap_usage(&e)),
     };
+    if matches.get_flag("version") {
+        return print_text(&format!("dents ls {}\n", env!("CARGO_PKG_VERSION")));
+    }
     let opts = match args::options(&matches, terminal) {
         Ok(o) => o,
         Err(u) => return usage(u),
