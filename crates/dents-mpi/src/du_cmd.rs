@@ -45,17 +45,10 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     // Every rank parses (each needs the options); rank 0 alone speaks.
     let parsed = match args::parse(args, &env) {
         Ok(Parsed::Run(c)) => c,
-        Ok(Parsed::Help) => {
-            if rank0 {
-                print!("{HELP}");
-            }
-            return 0;
-        }
+        Ok(Parsed::Help) => return text_asked_for(world, HELP),
         Ok(Parsed::Version) => {
-            if rank0 {
-                println!("dents-mpi du {}", env!("CARGO_PKG_VERSION"));
-            }
-            return 0;
+            let version = format!("dents-mpi du {}\n", env!("CARGO_PKG_VERSION"));
+            return text_asked_for(world, &version);
         }
         Err(r) => {
             if rank0 {
@@ -219,6 +212,26 @@ fn reachable(
         })
         .collect();
     (kept, messages)
+}
+
+/// Writes `--help`'s or `--version`'s text from rank 0; every rank's
+/// exit status: 0, or 1 with GNU du's `write error` message when the
+/// text could not be written (standard output closed or full: `print!`
+/// would write to the `/dev/null` Rust's runtime puts on a descriptor
+/// closed at start, and succeed).  Rank 0's status is broadcast, as
+/// every rank parsed the same words.
+fn text_asked_for(world: &SimpleCommunicator, text: &str) -> i32 {
+    let mut status = 0;
+    if world.rank() == 0 {
+        if let Err(e) = dents_tools::output::write_stdout(text.as_bytes()) {
+            write_stderr(&said(
+                format!("write error: {}", msg::describe(&e)).as_bytes(),
+            ));
+            status = 1;
+        }
+    }
+    world.process_at_rank(0).broadcast_into(&mut status);
+    status
 }
 
 /// `du: MESSAGE` and a newline.

@@ -1,5 +1,5 @@
-//! `dents-mpi scan` where standard output is closed: the help, the only
-//! thing scan writes there, fails as GNU's `close_stdout` and `dents
+//! `dents-mpi scan` and `du` where standard output is closed: the help
+//! (the only thing scan writes there) and du's help and version fail as GNU's `close_stdout` and `dents
 //! scan` fail (`write error: Bad file descriptor`, a failure status)
 //! rather than going silently to the `/dev/null` Rust's runtime put on
 //! the closed descriptor.
@@ -51,4 +51,22 @@ fn scan_help_to_an_open_stdout_succeeds() {
         .env("OMPI_MCA_orte_tmpdir_base", dir.path()));
     assert_eq!(r.status, 0, "{}", r.stderr);
     assert!(r.stdout.starts_with(b"Usage: mpirun -np N dents-mpi scan"));
+}
+
+/// `dents-mpi du --help` or `--version` to a closed output: GNU du's
+/// message and status.
+fn check_du_text(option: &str) {
+    if mpirun().is_none() {
+        return;
+    }
+    let r = closed_stdout(&["du", option]);
+    assert_eq!(r.stderr, "du: write error: Bad file descriptor\n");
+    assert_eq!(r.status, 1, "as GNU `du {option} >&-`");
+}
+
+dents_testfs::test_cases! {
+    /// du's texts asked for, to a closed output.
+    mod du_text_to_a_closed_stdout: &str => check_du_text;
+    help: "--help",
+    version: "--version",
 }
