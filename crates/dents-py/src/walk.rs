@@ -70,6 +70,10 @@ pub struct Entries {
     /// Their `lstat`s, for `walk(stat=True)` (else empty), in the same
     /// order (`None`: the entry vanished).
     stats: Vec<Option<rustix::fs::Stat>>,
+    /// Read-ahead jobs a worker queued for the subdirectories the walk
+    /// will descend into unless the caller prunes them (entry index, job),
+    /// in the listing's order; empty for a listing the walk read itself.
+    ahead: Vec<(usize, Option<Arc<Job>>)>,
 }
 
 /// One entry of a listing.
@@ -97,6 +101,13 @@ impl Entries {
     pub fn name(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.entries[i - 1].end };
         &self.names[start..self.entries[i].end]
+    }
+
+    /// The read-ahead job a worker queued for the `i`-th entry, if any
+    /// (once: a name the caller repeats in `dirnames` gets a new job).
+    fn take_ahead(&mut self, i: usize) -> Option<Arc<Job>> {
+        let at = self.ahead.binary_search_by_key(&i, |(j, _)| *j).ok()?;
+        self.ahead[at].1.take()
     }
 
     fn push(&mut self, name: &[u8], is_dir: bool, is_symlink: bool) {
@@ -258,6 +269,9 @@ struct Job {
 enum JobState {
     Queued,
     Running,
+    /// Pruned (or the walk ended) while a worker read it: the worker
+    /// drops the listing.
+    Cancelled,
     Done(Ahead),
     /// The worker reading it panicked: the walk raises the panic.
     Panicked(Box<dyn std::any::Any + Send>),
@@ -275,6 +289,13 @@ struct Queue {
     /// since a futex wake per directory costs as much as reading it.
     idle: usize,
     shutdown: bool,
+}
+
+impl Queue {
+    /// Whether workers pause: as many finished listings wait as may.
+    fn full(&self) -> bool {
+        self.buffered >= BUFFERED_ENTRIES || self.listings >= BUFFERED_LISTINGS
+    }
 }
 
 struct Shared {
@@ -302,8 +323,12 @@ fn worker(shared: Arc<Shared>) {
                 if q.shutdown {
                     return;
                 }
-                if q.buffered < BUFFERED_ENTRIES && q.listings < BUFFERED_LISTINGS {
-                    if let Some(j) = q.jobs.pop_front() {
+                if !q.full() {
+                    // The newest job: the next in the walk's order after
+                    // those already read, since a listing's subdirectories
+                    // are queued as soon as it is read (depth first, as
+                    // the walk goes).
+                    if let Some(j) = q.jobs.pop_back() {
                         break j;
                     }
                 }
@@ -324,18 +349,67 @@ fn worker(shared: Arc<Shared>) {
         let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             read_ahead(&job.path, &mut buf, shared.how)
         }));
-        let state = match read {
-            Ok(listing) => {
+        let mut st = job.state.lock().unwrap();
+        if matches!(*st, JobState::Cancelled) {
+            *st = JobState::Taken;
+            continue;
+        }
+        *st = match read {
+            Ok(mut listing) => {
+                let children = match &mut listing {
+                    Ok((entries, _)) => expand(&job.path, entries, shared.how),
+                    Err(_) => Vec::new(),
+                };
+                // The lock order is a job's state, then the queue.
                 let mut q = shared.queue.lock().unwrap();
                 q.buffered += size_of(&listing);
                 q.listings += 1;
+                q.jobs.extend(children.into_iter().rev());
+                // Sleeping workers are woken for the new jobs unless they
+                // sleep because the buffer is full (they would sleep again).
+                let wake = if q.full() {
+                    0
+                } else {
+                    q.idle.min(q.jobs.len())
+                };
+                drop(q);
+                for _ in 0..wake {
+                    shared.wake.notify_one();
+                }
                 JobState::Done(listing)
             }
             Err(payload) => JobState::Panicked(payload),
         };
-        *job.state.lock().unwrap() = state;
+        drop(st);
         job.done.notify_all();
     }
+}
+
+/// Queues a job for each subdirectory of a listing just read that the walk
+/// descends into unless the caller prunes it (`os.walk` follows a symlink
+/// only with `followlinks`), recording them in the listing: when the walk
+/// gets there, the first of them is usually read already.  Returns them in
+/// the listing's order.
+fn expand(dir: &CStr, entries: &mut Entries, how: How) -> Vec<Arc<Job>> {
+    let mut jobs = Vec::new();
+    for i in 0..entries.len() {
+        let e = entries.get(i);
+        // (`by_path` is set by `followlinks`.)
+        if !e.is_dir() || (e.is_symlink() && !how.by_path) {
+            continue;
+        }
+        let Ok(path) = CString::new(util::join(dir.to_bytes(), entries.name(i))) else {
+            continue;
+        };
+        let job = Arc::new(Job {
+            path,
+            state: Mutex::new(JobState::Queued),
+            done: Condvar::new(),
+        });
+        entries.ahead.push((i, Some(job.clone())));
+        jobs.push(job);
+    }
+    jobs
 }
 
 impl Pool {
@@ -422,7 +496,9 @@ impl Pool {
                                 return None;
                             }
                         }
-                        JobState::Taken => unreachable!("a job is taken once"),
+                        JobState::Taken | JobState::Cancelled => {
+                            unreachable!("a job is taken once, and never once cancelled")
+                        }
                     }
                 }
             });
@@ -434,18 +510,42 @@ impl Pool {
         }
     }
 
-    /// Counts a finished listing taken, waking paused workers if that
-    /// makes room.
+    /// Counts a finished listing taken, waking paused workers once the
+    /// buffer is down to half: woken as soon as there is room for one
+    /// listing, they would sleep again after each (a futex wake and two
+    /// context switches per directory).
     fn taken(&self, listing: &Ahead) {
         let mut q = self.shared.queue.lock().unwrap();
-        let full = |q: &Queue| q.buffered >= BUFFERED_ENTRIES || q.listings >= BUFFERED_LISTINGS;
-        let was_full = full(&q);
+        let half =
+            |q: &Queue| q.buffered <= BUFFERED_ENTRIES / 2 && q.listings <= BUFFERED_LISTINGS / 2;
+        let was_half = half(&q);
         q.buffered -= size_of(listing);
         q.listings -= 1;
-        let wake = was_full && !full(&q) && q.idle > 0;
+        let wake = !was_half && half(&q) && q.idle > 0;
         drop(q);
         if wake {
             self.shared.wake.notify_all();
+        }
+    }
+
+    /// Drops the read-ahead jobs of `entries` the walk will not take (their
+    /// directories were pruned), and those queued under them, so that no
+    /// worker reads a pruned subtree and their listings free the buffer.
+    fn cancel(&self, entries: &mut Entries) {
+        let mut left: Vec<Arc<Job>> = entries.ahead.drain(..).filter_map(|(_, j)| j).collect();
+        while let Some(job) = left.pop() {
+            let mut st = job.state.lock().unwrap();
+            match std::mem::replace(&mut *st, JobState::Taken) {
+                JobState::Running => *st = JobState::Cancelled,
+                JobState::Done(l) => {
+                    drop(st);
+                    self.taken(&l);
+                    if let Ok((mut e, _)) = l {
+                        left.extend(e.ahead.drain(..).filter_map(|(_, j)| j));
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
@@ -490,6 +590,10 @@ impl At {
         }
     }
 }
+
+/// A subdirectory to walk: the read-ahead job a worker queued for it, or
+/// its path.
+type Child = Result<Arc<Job>, Vec<u8>>;
 
 /// What is left to do, on the walk's stack.
 enum Step {
@@ -566,11 +670,15 @@ pub fn new(
 
 impl WalkState {
     /// Pushes the subdirectories to walk (in `dirs`' order: the first on
-    /// top), with read-ahead jobs for them.
-    fn push_children(&mut self, children: Vec<(PyObject, Vec<u8>)>) {
+    /// top), each with the read-ahead job a worker queued for it (`Ok`) or
+    /// its path (`Err`), for which a job is queued here.
+    fn push_children(&mut self, children: Vec<(PyObject, Child)>) {
         let Some(pool) = &self.pool else {
-            for (path, bytes) in children.into_iter().rev() {
-                let at = At::Path(bytes);
+            for (path, at) in children.into_iter().rev() {
+                let at = match at {
+                    Ok(job) => At::Job(job),
+                    Err(bytes) => At::Path(bytes),
+                };
                 self.stack.push(Step::Visit { path, at });
             }
             return;
@@ -579,22 +687,27 @@ impl WalkState {
         // NUL); one with a NUL (only possible from a caller's edit of
         // `dirnames`) stays a path, left to the walk, which reports it.
         let mut paths = Vec::with_capacity(children.len());
-        let steps: Vec<(PyObject, Option<Vec<u8>>)> = children
+        // (`None`: a job is queued for it now.)
+        let steps: Vec<(PyObject, Option<Child>)> = children
             .into_iter()
             .rev()
-            .map(|(path, bytes)| match CString::new(bytes) {
-                Ok(c) => {
-                    paths.push(c);
-                    (path, None)
-                }
-                Err(e) => (path, Some(e.into_vec())),
+            .map(|(path, at)| match at {
+                Ok(job) => (path, Some(Ok(job))),
+                Err(bytes) => match CString::new(bytes) {
+                    Ok(c) => {
+                        paths.push(c);
+                        (path, None)
+                    }
+                    Err(e) => (path, Some(Err(e.into_vec()))),
+                },
             })
             .collect();
         let mut jobs = pool.submit(paths.into_iter()).into_iter();
-        for (path, bytes) in steps {
-            let at = match bytes {
-                Some(b) => At::Path(b),
+        for (path, at) in steps {
+            let at = match at {
+                Some(Ok(job)) => At::Job(job),
                 None => At::Job(jobs.next().expect("a job for each path submitted")),
+                Some(Err(b)) => At::Path(b),
             };
             self.stack.push(Step::Visit { path, at });
         }
@@ -604,7 +717,7 @@ impl WalkState {
     /// `os.walk` takes them (a symlink is descended only with
     /// `followlinks`; names the caller added are checked with
     /// `os.path.islink`, as `os.walk` checks every name).
-    fn descend(&mut self, py: Python<'_>, y: Yielded) -> PyResult<()> {
+    fn descend(&mut self, py: Python<'_>, mut y: Yielded) -> PyResult<()> {
         let list = y.dirs.bind(py);
         let mut children = Vec::with_capacity(list.len());
         let mut next = 0; // where the caller's list is expected to go on in `names`
@@ -635,7 +748,8 @@ impl WalkState {
                     let at = y.names[i].1;
                     if self.followlinks || !y.entries.get(at).is_symlink() {
                         let bytes = util::join(y.top_at.bytes(), y.entries.name(at));
-                        children.push((util::name_obj(py, &bytes, self.is_bytes), bytes));
+                        let obj = util::name_obj(py, &bytes, self.is_bytes);
+                        children.push((obj, y.entries.take_ahead(at).ok_or(bytes)));
                     }
                 }
                 None => {
@@ -648,10 +762,13 @@ impl WalkState {
                             .is_truthy()?
                     {
                         let p = util::fspath(py, &path)?;
-                        children.push((p.obj, p.bytes));
+                        children.push((p.obj, Err(p.bytes)));
                     }
                 }
             }
+        }
+        if let Some(pool) = &self.pool {
+            pool.cancel(&mut y.entries);
         }
         self.push_children(children);
         Ok(())
@@ -707,7 +824,8 @@ impl WalkState {
                     names.push((name.clone_ref(py), i));
                 } else if self.followlinks || !e.is_symlink() {
                     let child = util::join(at.bytes(), entries.name(i));
-                    children.push((util::name_obj(py, &child, self.is_bytes), child));
+                    let obj = util::name_obj(py, &child, self.is_bytes);
+                    children.push((obj, entries.take_ahead(i).ok_or(child)));
                 }
                 dirs.push(name);
             }
@@ -732,6 +850,9 @@ impl WalkState {
                 return Ok(Some(tuple));
             }
             self.stack.push(Step::Yield(tuple));
+            if let Some(pool) = &self.pool {
+                pool.cancel(&mut entries);
+            }
             self.push_children(children);
         }
         Ok(None)

@@ -104,6 +104,49 @@ def test_pruning_reorder_and_add(tree):
     assert any(e[0] is FileNotFoundError for e in want[1])
 
 
+@pytest.mark.parametrize("threads", [None, 1, 3])
+def test_pruning_repeats_and_copies_names(tree, threads):
+    """dirnames with a name twice (os.walk walks it twice) and names
+    replaced by equal copies: the workers have queued the listing's
+    subdirectories already, each job is taken once, the rest dropped."""
+
+    def edit(top, dirs, files):
+        if dirs:
+            dirs.append(dirs[0])
+            dirs[-1:] = ["".join(list(dirs[-1]))]  # an equal, new object
+        if top == tree:
+            dirs.insert(0, dirs[-1])
+
+    want, got = both(tree, edit, threads=threads)
+    assert got == want
+    assert len({t for t, _, _ in got[0]}) < len(got[0])
+
+
+@pytest.mark.parametrize("threads", [None, 1, 3])
+def test_pruned_subtree_removed_while_read_ahead(tmp_path, threads):
+    """A subtree pruned from dirnames and removed at once: the workers may
+    have read into it already; the walk neither yields nor reports any of
+    it."""
+    for copy in ("os", "dents"):
+        for d in ("keep", "prune"):
+            for i in range(30):
+                os.makedirs(tmp_path / copy / d / f"{i}" / "x" / "y")
+    res = []
+    for walk in (os.walk, dents.walk):
+        root = str(tmp_path / ("os" if walk is os.walk else "dents"))
+        errors = []
+        more = {} if walk is os.walk else {"threads": threads}
+        out = []
+        for top, dirs, files in walk(root, onerror=errors.append, **more):
+            out.append((os.path.relpath(top, root), list(dirs), list(files)))
+            if "prune" in dirs:
+                dirs.remove("prune")
+                shutil.rmtree(os.path.join(top, "prune"))
+        res.append((out, [error_key(e)[:3] for e in errors]))
+    assert res[1] == res[0]
+    assert not any(t.startswith("prune") for t, _, _ in res[1][0])
+
+
 def test_pruning_clears_everything(tree):
     want, got = both(tree, lambda t, d, f: d.clear())
     assert got == want and len(got[0]) == 1
