@@ -2,7 +2,7 @@
 //! classified ahead, and visited in ticket order by one worker at a time
 //! (see [the module docs](super#sorted-walks)).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -66,6 +66,12 @@ enum Prepared {
 /// did not want it, else the metadata or the errno.
 type Stat = Option<Result<Metadata, i32>>;
 
+/// Directories a worker of a sorted walk takes after the one it asked
+/// for, at most, when the queue is long ([`Shared::take_more`]): held
+/// back once for five directories rather than once for each.  The
+/// prepared directories stay within [`Shared::hold_back`]'s limit.
+const TAKE_MORE: usize = 4;
+
 /// Entries of a directory stat'ed while it is prepared, at most: what a
 /// prepared directory holds of metadata (about 150 bytes an entry) while
 /// it waits for its turn is bounded by this, whatever its size.
@@ -116,6 +122,7 @@ impl<V: Visitor> Shared<'_, V> {
     pub(super) fn work_sorted<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size];
+        let mut taken = VecDeque::new();
         let mut next = self.next(Vec::new(), None);
         while let Some(Taken {
             node,
@@ -125,6 +132,9 @@ impl<V: Visitor> Shared<'_, V> {
         {
             if start_worker {
                 self.start_worker(scope);
+            }
+            if taken.is_empty() {
+                self.take_more(TAKE_MORE, &mut taken);
             }
             self.hold_back(ticket);
             let p = if self.quit.load(Ordering::Relaxed) {
@@ -138,7 +148,11 @@ impl<V: Visitor> Shared<'_, V> {
                 .items
                 .insert(ticket, (node, p));
             self.drain(&mut state);
-            next = self.next(Vec::new(), None);
+            // Those taken together are prepared in ticket order: the
+            // lowest ticket not yet handed in is always being prepared
+            // by its worker (never held: it is the turn's or after), so
+            // no worker waits on one held by another.
+            next = taken.pop_front().or_else(|| self.next(Vec::new(), None));
         }
         self.visitor.finish(state);
     }
