@@ -874,8 +874,6 @@ struct Shared<'v, V: Visitor> {
     mounts: Option<Mounts>,
     /// Sorted walks: the prepared directories and whose turn it is.
     ready: Mutex<Ready>,
-    /// Sorted walks: the turn moved (for workers held back).
-    ahead: Condvar,
     /// Sorted walks: held by the one worker visiting ready directories.
     drainer: Mutex<()>,
     /// The first panic a worker caught, for the caller (`panics.rs`).
@@ -991,7 +989,6 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
             Mounts::load()
         },
         ready: Mutex::new(Ready::default()),
-        ahead: Condvar::new(),
         drainer: Mutex::new(()),
         panic: Mutex::new(None),
         panicked: AtomicBool::new(false),

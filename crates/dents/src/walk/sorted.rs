@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::thread::Scope;
+use std::thread::{Scope, Thread};
 
 use crate::file_type::FileType;
 use crate::scan::Kind;
@@ -26,10 +26,33 @@ pub(super) struct Ready {
     /// Prepared directories by ticket.
     items: BTreeMap<u64, (Arc<Node>, Prepared)>,
     /// Workers held back for being too far ahead of the turn.
-    held: usize,
+    pub(super) held: Vec<Held>,
     /// The turn at which the first of the held workers may go on
     /// (`u64::MAX`: none is waiting for one).
     wake_at: u64,
+}
+
+/// A worker of a sorted walk held back ([`Shared::hold_back`]), woken by
+/// itself when its turn comes: with one condition variable for all of
+/// them, each turn that let one go on woke all (up to 7 on 8 workers),
+/// and those still too far ahead took the ready lock again only to wait
+/// again, all at once: 80% of a sorted walk's futex calls.
+pub(super) struct Held {
+    /// The turn from which it may go on.
+    at: u64,
+    /// Its thread, to unpark.
+    thread: Thread,
+    /// Set when it may go on (a park may end for no reason).
+    go: Arc<AtomicBool>,
+}
+
+/// Lets the workers `held` go on: called out of the ready lock, so that
+/// they do not wake to wait for it.
+pub(super) fn release(held: Vec<Held>) {
+    for h in held {
+        h.go.store(true, Ordering::Release);
+        h.thread.unpark();
+    }
 }
 
 impl Default for Ready {
@@ -37,7 +60,7 @@ impl Default for Ready {
         Ready {
             turn: 0,
             items: Default::default(),
-            held: 0,
+            held: Vec::new(),
             wake_at: u64::MAX,
         }
     }
@@ -123,6 +146,7 @@ impl<V: Visitor> Shared<'_, V> {
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size];
         let mut taken = VecDeque::new();
+        let go = Arc::new(AtomicBool::new(false));
         let mut next = self.next(Vec::new(), None);
         while let Some(Taken {
             node,
@@ -136,7 +160,7 @@ impl<V: Visitor> Shared<'_, V> {
             if taken.is_empty() {
                 self.take_more(TAKE_MORE, &mut taken);
             }
-            self.hold_back(ticket);
+            self.hold_back(ticket, &go);
             let p = if self.quit.load(Ordering::Relaxed) {
                 Prepared::Skipped
             } else {
@@ -170,20 +194,31 @@ impl<V: Visitor> Shared<'_, V> {
     /// at each turn (a wake-up, and a wait again, per directory for every
     /// held worker: 42% of the futex calls of a scan of the real-tree
     /// shape, docs/history/benchmarks.md#sorted-walk-speed-issues-25-and-27).
-    fn hold_back(&self, ticket: u64) {
+    ///
+    /// `go` is the worker's own flag, set when it may go on.
+    fn hold_back(&self, ticket: u64, go: &Arc<AtomicBool>) {
         let limit = (4 * self.opts.threads.max(2))
             .min(self.fd_budget / 4)
             .max(1) as u64;
         let low = (limit - limit / 2).max(1);
         let mut r = self.ready.lock().expect("ready lock");
-        if ticket < r.turn + limit {
+        // Checked under the lock that a panic's release takes after
+        // setting it: a worker held back after it is still let go.
+        if ticket < r.turn + limit || self.quit.load(Ordering::Relaxed) {
             return;
         }
-        while ticket >= r.turn + low && !self.quit.load(Ordering::Relaxed) {
-            r.wake_at = r.wake_at.min(ticket + 1 - low);
-            r.held += 1;
-            r = self.ahead.wait(r).expect("ready lock");
-            r.held -= 1;
+        // The turn from which `ticket < turn + low`.
+        let at = ticket + 1 - low;
+        go.store(false, Ordering::Relaxed);
+        r.wake_at = r.wake_at.min(at);
+        r.held.push(Held {
+            at,
+            thread: std::thread::current(),
+            go: Arc::clone(go),
+        });
+        drop(r);
+        while !go.load(Ordering::Acquire) {
+            std::thread::park();
         }
     }
 
@@ -224,10 +259,21 @@ impl<V: Visitor> Shared<'_, V> {
                 self.hand_in(&node, children);
                 let mut r = self.ready.lock().expect("ready lock");
                 r.turn += 1;
-                if r.held > 0 && (r.turn >= r.wake_at || self.quit.load(Ordering::Relaxed)) {
-                    // Those still too far ahead say again when they may go.
-                    r.wake_at = u64::MAX;
-                    self.ahead.notify_all();
+                if r.turn >= r.wake_at || (self.quit.load(Ordering::Relaxed) && !r.held.is_empty())
+                {
+                    // Only those whose turn has come (all, once quitting).
+                    let turn = if self.quit.load(Ordering::Relaxed) {
+                        u64::MAX
+                    } else {
+                        r.turn
+                    };
+                    let (go, wait): (Vec<Held>, Vec<Held>) = std::mem::take(&mut r.held)
+                        .into_iter()
+                        .partition(|h| h.at <= turn);
+                    r.wake_at = wait.iter().map(|h| h.at).min().unwrap_or(u64::MAX);
+                    r.held = wait;
+                    drop(r);
+                    release(go);
                 }
             }
             self.visitor.turn_done(state);
