@@ -134,6 +134,7 @@
 //! | 2 | `loops` | loop checks: the identity of each directory entered against its ancestors', where a loop is possible |
 //! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
 //! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
+//! | 0 | `held` | workers held back (a sorted walk's, too far ahead of the visits), each woken by itself when its turn comes |
 //! | 0 | `mounts` | the mount table: which mount points lie below a directory |
 //! | 0 | `start` | where a walk starts, the big directory offered ([`crate::unstable`] makes them public) |
 //! | 0 | `stored` | a visit of a recorded entry (a snapshot's row, `find --from`): its stat given, nothing read or stat'ed |
@@ -149,6 +150,7 @@
 //! they need it, its post-order visit once everything below is done.
 
 mod classify;
+mod held;
 mod loops;
 mod mounts;
 mod node;

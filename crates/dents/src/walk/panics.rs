@@ -51,7 +51,7 @@ impl<V: Visitor> Shared<'_, V> {
         let mut r = self.ready.lock().unwrap_or_else(PoisonError::into_inner);
         let held = std::mem::take(&mut r.held);
         drop(r);
-        super::sorted::release(held);
+        super::held::release(held);
     }
 
     /// Once every worker has ended: resumes the panic caught, if any, on

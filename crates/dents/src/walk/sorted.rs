@@ -6,12 +6,13 @@ use std::collections::{BTreeMap, VecDeque};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::thread::{Scope, Thread};
+use std::thread::Scope;
 
 use crate::file_type::FileType;
 use crate::scan::Kind;
 use crate::sys;
 
+use super::held::{release, Held};
 use super::node::{build_path, Node};
 use super::queue::Taken;
 use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
@@ -30,29 +31,6 @@ pub(super) struct Ready {
     /// The turn at which the first of the held workers may go on
     /// (`u64::MAX`: none is waiting for one).
     wake_at: u64,
-}
-
-/// A worker of a sorted walk held back ([`Shared::hold_back`]), woken by
-/// itself when its turn comes: with one condition variable for all of
-/// them, each turn that let one go on woke all (up to 7 on 8 workers),
-/// and those still too far ahead took the ready lock again only to wait
-/// again, all at once: 80% of a sorted walk's futex calls.
-pub(super) struct Held {
-    /// The turn from which it may go on.
-    at: u64,
-    /// Its thread, to unpark.
-    thread: Thread,
-    /// Set when it may go on (a park may end for no reason).
-    go: Arc<AtomicBool>,
-}
-
-/// Lets the workers `held` go on: called out of the ready lock, so that
-/// they do not wake to wait for it.
-pub(super) fn release(held: Vec<Held>) {
-    for h in held {
-        h.go.store(true, Ordering::Release);
-        h.thread.unpark();
-    }
 }
 
 impl Default for Ready {
@@ -211,11 +189,7 @@ impl<V: Visitor> Shared<'_, V> {
         let at = ticket + 1 - low;
         go.store(false, Ordering::Relaxed);
         r.wake_at = r.wake_at.min(at);
-        r.held.push(Held {
-            at,
-            thread: std::thread::current(),
-            go: Arc::clone(go),
-        });
+        r.held.push(Held::me(at, go));
         drop(r);
         while !go.load(Ordering::Acquire) {
             std::thread::park();
