@@ -276,7 +276,10 @@ impl<V: Visitor> Shared<'_, V> {
     /// once for all of them.
     pub(super) fn take_more(&self, max: usize, into: &mut VecDeque<Taken>) {
         let mut q = self.queue.lock().expect("queue lock");
-        if q.closed || self.quit.load(Ordering::Relaxed) {
+        // Depth first (LIFO, a sorted walk on one worker, the walker's
+        // depth-first order) a directory's children come before its
+        // siblings: taking a sibling now would give it their ticket.
+        if q.closed || self.quit.load(Ordering::Relaxed) || q.levels != usize::MAX {
             return;
         }
         let n = max.min(q.available() / q.workers.max(1));
