@@ -134,6 +134,7 @@
 //! | 2 | `loops` | loop checks: the identity of each directory entered against its ancestors', where a loop is possible |
 //! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
 //! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
+//! | 0 | `held` | workers held back (a sorted walk's, too far ahead of the visits), each woken by itself when its turn comes |
 //! | 0 | `mounts` | the mount table: which mount points lie below a directory |
 //! | 0 | `start` | where a walk starts, the big directory offered ([`crate::unstable`] makes them public) |
 //! | 0 | `stored` | a visit of a recorded entry (a snapshot's row, `find --from`): its stat given, nothing read or stat'ed |
@@ -149,6 +150,7 @@
 //! they need it, its post-order visit once everything below is done.
 
 mod classify;
+mod held;
 mod loops;
 mod mounts;
 mod node;
@@ -874,8 +876,6 @@ struct Shared<'v, V: Visitor> {
     mounts: Option<Mounts>,
     /// Sorted walks: the prepared directories and whose turn it is.
     ready: Mutex<Ready>,
-    /// Sorted walks: the turn moved (for workers held back).
-    ahead: Condvar,
     /// Sorted walks: held by the one worker visiting ready directories.
     drainer: Mutex<()>,
     /// The first panic a worker caught, for the caller (`panics.rs`).
@@ -991,7 +991,6 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
             Mounts::load()
         },
         ready: Mutex::new(Ready::default()),
-        ahead: Condvar::new(),
         drainer: Mutex::new(()),
         panic: Mutex::new(None),
         panicked: AtomicBool::new(false),

@@ -48,8 +48,10 @@ impl<V: Visitor> Shared<'_, V> {
         q.clear();
         drop(q);
         self.wake.notify_all();
-        drop(self.ready.lock().unwrap_or_else(PoisonError::into_inner));
-        self.ahead.notify_all();
+        let mut r = self.ready.lock().unwrap_or_else(PoisonError::into_inner);
+        let held = std::mem::take(&mut r.held);
+        drop(r);
+        super::held::release(held);
     }
 
     /// Once every worker has ended: resumes the panic caught, if any, on

@@ -2,9 +2,9 @@
 //! classified ahead, and visited in ticket order by one worker at a time
 //! (see [the module docs](super#sorted-walks)).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::Scope;
 
@@ -12,6 +12,7 @@ use crate::file_type::FileType;
 use crate::scan::Kind;
 use crate::sys;
 
+use super::held::{release, Held};
 use super::node::{build_path, Node};
 use super::queue::Taken;
 use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
@@ -26,7 +27,7 @@ pub(super) struct Ready {
     /// Prepared directories by ticket.
     items: BTreeMap<u64, (Arc<Node>, Prepared)>,
     /// Workers held back for being too far ahead of the turn.
-    held: usize,
+    pub(super) held: Vec<Held>,
     /// The turn at which the first of the held workers may go on
     /// (`u64::MAX`: none is waiting for one).
     wake_at: u64,
@@ -37,7 +38,7 @@ impl Default for Ready {
         Ready {
             turn: 0,
             items: Default::default(),
-            held: 0,
+            held: Vec::new(),
             wake_at: u64::MAX,
         }
     }
@@ -65,6 +66,12 @@ enum Prepared {
 /// An entry's stat made ahead of its visit: `None` where the visitor
 /// did not want it, else the metadata or the errno.
 type Stat = Option<Result<Metadata, i32>>;
+
+/// Directories a worker of a sorted walk takes after the one it asked
+/// for, at most, when the queue is long ([`Shared::take_more`]): held
+/// back once for five directories rather than once for each.  The
+/// prepared directories stay within [`Shared::hold_back`]'s limit.
+const TAKE_MORE: usize = 4;
 
 /// Entries of a directory stat'ed while it is prepared, at most: what a
 /// prepared directory holds of metadata (about 150 bytes an entry) while
@@ -116,6 +123,8 @@ impl<V: Visitor> Shared<'_, V> {
     pub(super) fn work_sorted<'scope>(&'scope self, scope: &'scope Scope<'scope, '_>) {
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size];
+        let mut taken = VecDeque::new();
+        let go = Arc::new(AtomicBool::new(false));
         let mut next = self.next(Vec::new(), None);
         while let Some(Taken {
             node,
@@ -126,7 +135,10 @@ impl<V: Visitor> Shared<'_, V> {
             if start_worker {
                 self.start_worker(scope);
             }
-            self.hold_back(ticket);
+            if taken.is_empty() {
+                self.take_more(TAKE_MORE, &mut taken);
+            }
+            self.hold_back(ticket, &go);
             let p = if self.quit.load(Ordering::Relaxed) {
                 Prepared::Skipped
             } else {
@@ -138,7 +150,11 @@ impl<V: Visitor> Shared<'_, V> {
                 .items
                 .insert(ticket, (node, p));
             self.drain(&mut state);
-            next = self.next(Vec::new(), None);
+            // Those taken together are prepared in ticket order: the
+            // lowest ticket not yet handed in is always being prepared
+            // by its worker (never held: it is the turn's or after), so
+            // no worker waits on one held by another.
+            next = taken.pop_front().or_else(|| self.next(Vec::new(), None));
         }
         self.visitor.finish(state);
     }
@@ -156,20 +172,27 @@ impl<V: Visitor> Shared<'_, V> {
     /// at each turn (a wake-up, and a wait again, per directory for every
     /// held worker: 42% of the futex calls of a scan of the real-tree
     /// shape, docs/history/benchmarks.md#sorted-walk-speed-issues-25-and-27).
-    fn hold_back(&self, ticket: u64) {
+    ///
+    /// `go` is the worker's own flag, set when it may go on.
+    fn hold_back(&self, ticket: u64, go: &Arc<AtomicBool>) {
         let limit = (4 * self.opts.threads.max(2))
             .min(self.fd_budget / 4)
             .max(1) as u64;
         let low = (limit - limit / 2).max(1);
         let mut r = self.ready.lock().expect("ready lock");
-        if ticket < r.turn + limit {
+        // Checked under the lock that a panic's release takes after
+        // setting it: a worker held back after it is still let go.
+        if ticket < r.turn + limit || self.quit.load(Ordering::Relaxed) {
             return;
         }
-        while ticket >= r.turn + low && !self.quit.load(Ordering::Relaxed) {
-            r.wake_at = r.wake_at.min(ticket + 1 - low);
-            r.held += 1;
-            r = self.ahead.wait(r).expect("ready lock");
-            r.held -= 1;
+        // The turn from which `ticket < turn + low`.
+        let at = ticket + 1 - low;
+        go.store(false, Ordering::Relaxed);
+        r.wake_at = r.wake_at.min(at);
+        r.held.push(Held::me(at, go));
+        drop(r);
+        while !go.load(Ordering::Acquire) {
+            std::thread::park();
         }
     }
 
@@ -210,10 +233,21 @@ impl<V: Visitor> Shared<'_, V> {
                 self.hand_in(&node, children);
                 let mut r = self.ready.lock().expect("ready lock");
                 r.turn += 1;
-                if r.held > 0 && (r.turn >= r.wake_at || self.quit.load(Ordering::Relaxed)) {
-                    // Those still too far ahead say again when they may go.
-                    r.wake_at = u64::MAX;
-                    self.ahead.notify_all();
+                if r.turn >= r.wake_at || (self.quit.load(Ordering::Relaxed) && !r.held.is_empty())
+                {
+                    // Only those whose turn has come (all, once quitting).
+                    let turn = if self.quit.load(Ordering::Relaxed) {
+                        u64::MAX
+                    } else {
+                        r.turn
+                    };
+                    let (go, wait): (Vec<Held>, Vec<Held>) = std::mem::take(&mut r.held)
+                        .into_iter()
+                        .partition(|h| h.at <= turn);
+                    r.wake_at = wait.iter().map(|h| h.at).min().unwrap_or(u64::MAX);
+                    r.held = wait;
+                    drop(r);
+                    release(go);
                 }
             }
             self.visitor.turn_done(state);
