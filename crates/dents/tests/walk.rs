@@ -735,34 +735,12 @@ fn link_count_passes_find_dotted_subdirectories() {
     }
 }
 
-/// The reference of a sorted walk: breadth first, each directory's
-/// entries sorted by their bytes, subdirectories walked in that order.
-fn sorted_reference(root: &Path) -> Vec<Vec<u8>> {
-    let mut out = vec![root.as_os_str().as_bytes().to_vec()];
-    let mut queue = std::collections::VecDeque::from([root.to_path_buf()]);
-    while let Some(d) = queue.pop_front() {
-        let mut names: Vec<Vec<u8>> = fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().as_bytes().to_vec())
-            .collect();
-        names.sort();
-        for n in names {
-            let p = d.join(OsStr::from_bytes(&n));
-            out.push(p.as_os_str().as_bytes().to_vec());
-            if fs::symlink_metadata(&p).unwrap().is_dir() {
-                queue.push_back(p);
-            }
-        }
-    }
-    out
-}
-
 /// One case of `sorted_walks`: a sorted walk without `d_type` or with
 /// (`ignore`), in pre- or post-order (`post`), visits in the same order at
 /// 1, 2 and 8 threads, in pre-order the sorted reference's.
 fn check_sorted_walks((ignore, post): (bool, bool)) {
     let (_tmp, root, root_b, _) = fixture();
-    let want = sorted_reference(&root);
+    let want = dents_testfs::sorted_breadth_first(&root);
     let mut first: Option<Vec<(Vec<u8>, bool)>> = None;
     for threads in [1, 2, 8] {
         let mut o = opts(threads, Order::BreadthFirst, post, ignore);

@@ -8,7 +8,6 @@
 //! go on alone when its turn comes): the paths where a directory could be
 //! lost, visited twice or out of turn.
 
-use std::collections::VecDeque;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -58,28 +57,6 @@ fn make_tree(root: &Path, width: usize) {
     }
 }
 
-/// The one-thread sorted order: the root, then each directory's entries
-/// sorted by name, the directories in the order queued (breadth first).
-fn reference(root: &Path) -> Vec<Vec<u8>> {
-    let mut out = vec![root.as_os_str().as_bytes().to_vec()];
-    let mut queue = VecDeque::from([root.to_path_buf()]);
-    while let Some(d) = queue.pop_front() {
-        let mut names: Vec<Vec<u8>> = fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().as_bytes().to_vec())
-            .collect();
-        names.sort();
-        for n in names {
-            let p = d.join(std::ffi::OsStr::from_bytes(&n));
-            out.push(p.as_os_str().as_bytes().to_vec());
-            if fs::symlink_metadata(&p).unwrap().is_dir() {
-                queue.push_back(p);
-            }
-        }
-    }
-    out
-}
-
 /// One case: the workers and the visitor's pause at each directory.
 fn check((threads, pause_us): (usize, u64)) {
     let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 128) else {
@@ -88,7 +65,7 @@ fn check((threads, pause_us): (usize, u64)) {
     let root = fs.path().join("t");
     fs::create_dir(&root).unwrap();
     make_tree(&root, 24);
-    let want = reference(&root);
+    let want = dents_testfs::sorted_breadth_first(&root);
     // The root, a directory and a file a name of the top level, as many
     // under each, two files in each of the lowest directories.
     assert_eq!(want.len(), 1 + 2 * 24 + 24 * 24 * (2 + 2), "entries made");

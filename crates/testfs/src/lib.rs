@@ -9,7 +9,8 @@
 //! [`layers`] (a crate's modules kept in the layers its module map states),
 //! [`architecture`] (ARCHITECTURE.md's option tables),
 //! [`snapshot`] (scans, bad snapshots and rows read back, for the
-//! snapshot tests), [`Gathered`] (a writer to hand an engine and read
+//! snapshot tests), [`sorted_breadth_first`] (a sorted walk's order by
+//! `std::fs`), [`Gathered`] (a writer to hand an engine and read
 //! back).
 //!
 //! Directory reading depends on the filesystem (ext4 hashes names, XFS and
@@ -43,12 +44,14 @@ pub mod cli;
 mod deep;
 mod gathered;
 pub mod layers;
+mod reference;
 pub mod refresh;
 mod skip;
 pub mod snapshot;
 
 pub use deep::{deep_chain, peak_rss_kib, DeepTmp};
 pub use gathered::Gathered;
+pub use reference::sorted_breadth_first;
 pub use skip::{is_root, needs_root, required, skip};
 
 /// The kinds of filesystem the tests use.
