@@ -154,8 +154,9 @@ pub fn main(args: &[OsString]) -> i32 {
         Ok(summary) => {
             if let (Some(why), Some(old)) = (&summary.not_reused, &opts.since) {
                 let mut m = b"cannot reuse ".to_vec();
-                dents_tools::quote::for_message(&mut m, old.as_os_str().as_bytes());
-                m.extend_from_slice(format!(": {why}; every directory read").as_bytes());
+                let named = why.named(old.as_os_str().as_bytes());
+                dents_tools::quote::for_message(&mut m, named);
+                m.extend_from_slice(format!(": {}; every directory read", why.why).as_bytes());
                 say(&m);
             }
             status

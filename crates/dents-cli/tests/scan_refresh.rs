@@ -212,6 +212,49 @@ fn an_old_snapshot_that_cannot_be_used_is_said_and_everything_read() {
     );
 }
 
+/// A sharded OLD with one shard that is not a snapshot: the message
+/// names that shard, not OLD's directory (whose other shards are good),
+/// and the scan reads everything.
+#[test]
+fn a_damaged_shard_of_old_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::create_dir_all(d.join("t/a")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_dents"))
+        .current_dir(d)
+        .args(["scan", "-o", "old.parquet", "t"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let (rec, rows) = read(&d.join("old.parquet"));
+    fs::create_dir(d.join("olds")).unwrap();
+    for i in 0..2 {
+        let mut w = dents_snap::sharded::ShardWriter::create(&d.join("olds"), i).unwrap();
+        for r in rows.iter().filter(|_| i == 0) {
+            w.push(r.clone()).unwrap();
+        }
+        w.finish(&rec, 2).unwrap();
+    }
+    fs::write(d.join("olds/part-1.parquet"), b"not parquet at all").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_dents"))
+        .current_dir(d)
+        .args(["scan", "--since=olds", "-o", "n.parquet", "t"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let said = String::from_utf8_lossy(&o.stderr);
+    // The Parquet library's own words end the reason: only ours are checked.
+    let head = "dents: cannot reuse 'olds/part-1.parquet': not a snapshot: \
+                not a Parquet file, or cut short (";
+    assert!(
+        said.starts_with(head) && said.ends_with("); every directory read\n"),
+        "{said}"
+    );
+    assert_eq!(said.lines().count(), 1, "{said}");
+    let (rec, _) = read(&d.join("n.parquet"));
+    assert_eq!((rec.dirs_read, rec.dirs_reused), (2, 0));
+}
+
 /// A sharded OLD (a directory of shards, as `dents-mpi scan` writes) is
 /// indexed through the merged rows, a single file through its columns
 /// (`SnapshotReader::for_each_dir_row`): the two must reuse the same

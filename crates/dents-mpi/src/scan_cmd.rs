@@ -388,8 +388,8 @@ fn open_index(world: &SimpleCommunicator, a: &Args) -> Option<Index> {
         Err(why) => {
             if first == world.rank() {
                 let mut m = b"cannot reuse ".to_vec();
-                m.extend_from_slice(&crate::msg::quote(old));
-                m.extend_from_slice(format!(": {}; every directory read", why.0).as_bytes());
+                m.extend_from_slice(&crate::msg::quote(why.named(old)));
+                m.extend_from_slice(format!(": {}; every directory read", why.why).as_bytes());
                 say(&m);
             }
             None

@@ -264,7 +264,7 @@ dents_testfs::test_cases! {
 }
 
 /// What makes OLD unusable, for [`refused`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Unusable {
     /// No such file.
     Missing,
@@ -274,6 +274,8 @@ enum Unusable {
     OtherVersion,
     /// The refresh follows every link (`-L`).
     FollowingAll,
+    /// A sharded OLD one of whose shards is not a snapshot.
+    ADamagedShard,
 }
 
 /// OLD that cannot be used: said once (not once per rank), in `dents
@@ -321,16 +323,34 @@ fn refused(what: Unusable) {
             "scans that follow every link (-L) are not refreshed".into(),
             &["-L"],
         ),
+        Unusable::ADamagedShard => {
+            fs::write(d.join("old/part-1.parquet"), b"not parquet at all").unwrap();
+            ("old", String::new(), &[])
+        }
     };
     let since = format!("--since={old}");
     let mut args: Vec<&str> = opts.to_vec();
     args.extend([since.as_str(), "-o", "new", "t"]);
     let new = run(&args);
     assert_eq!(new.status, 0, "{}", new.stderr);
-    assert_eq!(
-        new.stderr,
-        format!("dents-mpi: cannot reuse '{old}': {why}; every directory read\n")
-    );
+    if what == Unusable::ADamagedShard {
+        // The damaged shard is named, not OLD; the Parquet library's own
+        // words end the reason: only ours are checked.
+        let head = "dents-mpi: cannot reuse 'old/part-1.parquet': not a snapshot: \
+                    not a Parquet file, or cut short (";
+        assert!(
+            new.stderr.starts_with(head)
+                && new.stderr.ends_with("); every directory read\n")
+                && new.stderr.lines().count() == 1,
+            "{}",
+            new.stderr
+        );
+    } else {
+        assert_eq!(
+            new.stderr,
+            format!("dents-mpi: cannot reuse '{old}': {why}; every directory read\n")
+        );
+    }
     let mut args: Vec<&str> = opts.to_vec();
     args.extend(["-o", "full", "t"]);
     assert_eq!(run(&args).status, 0);
@@ -355,6 +375,7 @@ dents_testfs::test_cases! {
     a_shard_alone: crate::Unusable::AShardAlone,
     other_version: crate::Unusable::OtherVersion,
     following_all: crate::Unusable::FollowingAll,
+    a_damaged_shard: crate::Unusable::ADamagedShard,
 }
 
 /// The words of `v` as `&str`s, for a command's arguments.

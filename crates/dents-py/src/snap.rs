@@ -70,5 +70,5 @@ pub fn scan(
         Path::new(std::ffi::OsStr::from_bytes(output)),
         |p: &Problem| problems.push((p.path.clone(), p.errno, p.message())),
     );
-    (r.map(|s| (s.rows, s.not_reused)), problems)
+    (r.map(|s| (s.rows, s.not_reused.map(|n| n.why))), problems)
 }

@@ -94,6 +94,23 @@ impl From<parquet::errors::ParquetError> for Error {
     }
 }
 
+impl Error {
+    /// The file the error is about, if it names one.
+    pub fn path(&self) -> Option<&[u8]> {
+        match self {
+            Error::Io(p, _) if p.is_empty() => None,
+            Error::Io(p, _)
+            | Error::NotParquet(p, _)
+            | Error::Foreign(p)
+            | Error::Version(p, _)
+            | Error::Schema(p)
+            | Error::Record(p, _)
+            | Error::Sharded(p, _) => Some(p),
+            Error::Corrupt(_) | Error::Parquet(_) | Error::Closed => None,
+        }
+    }
+}
+
 impl fmt::Display for Error {
     /// `'PATH': what`, the path quoted as GNU quotes it in messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

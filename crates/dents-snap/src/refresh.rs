@@ -95,9 +95,31 @@ impl std::fmt::Debug for Index {
     }
 }
 
-/// Why OLD is not used at all (the message after `cannot reuse 'OLD': `).
+/// Why OLD is not used at all: the message `cannot reuse 'FILE': WHY`.
 #[derive(Debug)]
-pub struct NotReused(pub String);
+pub struct NotReused {
+    /// The file the message names when it is not OLD itself: the shard
+    /// of a sharded OLD that cannot be read, so that the user is sent to
+    /// the broken file rather than to a directory of good ones.
+    pub file: Option<Vec<u8>>,
+    /// Why, after `cannot reuse 'FILE': `.
+    pub why: String,
+}
+
+impl NotReused {
+    /// For a reason that concerns OLD as a whole.
+    fn whole(why: impl Into<String>) -> NotReused {
+        NotReused {
+            file: None,
+            why: why.into(),
+        }
+    }
+
+    /// The path the message names: [`NotReused::file`], else `old`.
+    pub fn named<'a>(&'a self, old: &'a [u8]) -> &'a [u8] {
+        self.file.as_deref().unwrap_or(old)
+    }
+}
 
 /// Which options of the new scan matter to reuse.
 #[derive(Clone, Copy, Debug)]
@@ -110,35 +132,44 @@ impl Index {
     /// Reads OLD whole into an index of its directories' listings, or
     /// says why it cannot be used at all.
     pub fn open(old: &Path, wanted: Wanted) -> Result<Index, NotReused> {
-        let reader = SnapshotReader::open(old).map_err(|e| NotReused(strip_path(&e)))?;
+        let reader = SnapshotReader::open(old).map_err(|e| {
+            use std::os::unix::ffi::OsStrExt;
+            NotReused {
+                file: e
+                    .path()
+                    .filter(|p| *p != old.as_os_str().as_bytes())
+                    .map(<[u8]>::to_vec),
+                why: strip_path(&e),
+            }
+        })?;
         let rec = reader.record();
         let ours = env!("CARGO_PKG_VERSION");
         if rec.dents_version != ours {
-            return Err(NotReused(format!(
+            return Err(NotReused::whole(format!(
                 "written by dents {}, this is dents {ours}",
                 rec.dents_version
             )));
         }
         let words: Vec<&str> = rec.options.split_whitespace().collect();
         if words.contains(&"-L") || wanted.follow_all {
-            return Err(NotReused(
-                "scans that follow every link (-L) are not refreshed".into(),
+            return Err(NotReused::whole(
+                "scans that follow every link (-L) are not refreshed",
             ));
         }
         if rec.error_count > rec.errors.len() as u64 {
-            return Err(NotReused(format!(
+            return Err(NotReused::whole(format!(
                 "its record keeps {} of its {} errors' messages",
                 rec.errors.len(),
                 rec.error_count
             )));
         }
         let denied = denied_paths(&rec.errors).ok_or_else(|| {
-            NotReused("its record names a path with quotes or escapes in an error".into())
+            NotReused::whole("its record names a path with quotes or escapes in an error")
         })?;
         let start = nanos(rec.start.secs, rec.start.nsecs)
-            .ok_or_else(|| NotReused("its start time is out of range".into()))?;
+            .ok_or_else(|| NotReused::whole("its start time is out of range"))?;
         let xdev = words.contains(&"-x");
-        build(&reader, start, xdev, &denied).map_err(|e| NotReused(e.to_string()))
+        build(&reader, start, xdev, &denied).map_err(|e| NotReused::whole(e.to_string()))
     }
 
     /// Directories in the index.
@@ -168,7 +199,8 @@ impl Index {
     }
 }
 
-/// The error without OLD's path in front (the caller names it).
+/// The error without the path in front (the caller names it: OLD, or
+/// [`NotReused::file`]).
 fn strip_path(e: &Error) -> String {
     let s = e.to_string();
     match s.find("': ") {

@@ -21,7 +21,7 @@ use dents::FileType;
 use dents::{ErrorKind, Flow, Follow, Walker};
 
 pub use crate::problem::Problem;
-use crate::refresh::{Index, Wanted};
+use crate::refresh::{Index, NotReused, Wanted};
 
 use crate::record::{ScanRecord, Time};
 use crate::row::{fill_row, stat_fields, Row};
@@ -75,9 +75,9 @@ pub struct Summary {
     /// The record written in the snapshot (errors included).
     pub record: ScanRecord,
     /// With [`ScanOptions::since`]: why the old snapshot was not used at
-    /// all (then every directory was read), as the end of the message
-    /// `cannot reuse 'OLD': WHY; every directory read`.
-    pub not_reused: Option<String>,
+    /// all (then every directory was read), for the message `cannot
+    /// reuse 'FILE': WHY; every directory read`.
+    pub not_reused: Option<NotReused>,
 }
 
 /// What the walk hands the writer at once: up to [`BATCH`] rows, and the
@@ -155,7 +155,7 @@ pub fn scan(
         ) {
             Ok(ix) => Some(ix),
             Err(why) => {
-                not_reused = Some(why.0);
+                not_reused = Some(why);
                 None
             }
         },
