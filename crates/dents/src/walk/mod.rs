@@ -585,6 +585,29 @@ pub trait Visitor: Sync {
     ) -> Option<Listing> {
         None
     }
+    /// **Unstable** (for dents-snap's refresh, as [`Visitor::listing`]):
+    /// sorted walks only, not following every link, not post-order.
+    /// Asked for the entries of a directory *before* it is opened, with
+    /// the metadata its own visit had (`stat`: stat'ed relative to its
+    /// parent, or the root's stat), where the visit had one.
+    ///
+    /// * `None` (the default): not answered; the directory is opened and
+    ///   [`Visitor::listing`] asked.
+    /// * `Some(None)`: the directory is opened and read, and
+    ///   [`Visitor::listing`] is not asked for it.
+    /// * `Some(Some(listing))`: taken as [`Visitor::listing`]'s is, and
+    ///   the directory is not read; it is not even opened when its
+    ///   entries need no descriptor (none to classify, and few to stat:
+    ///   those are stat'ed by their whole path), so that a directory the
+    ///   visitor knows costs no system call of its own.
+    fn listing_stated(
+        &self,
+        _state: &mut Self::State,
+        _dir: &Start<'_>,
+        _stat: &Metadata,
+    ) -> Option<Option<Listing>> {
+        None
+    }
     /// Sorted walks only ([`WalkOptions::sort_by_name`]): whether the visit of
     /// an entry whose type is `known` (as [`Visit::known_type`] gives
     /// it) will ask for its [`Visit::metadata`].  `true` has the workers

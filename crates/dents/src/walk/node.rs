@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::mounts::MountScope;
+use crate::metadata::Metadata;
 
 /// Every this many levels a directory keeps its whole path, so that a
 /// path is built from at most this many names (deep trees: linear, not
@@ -25,6 +26,11 @@ pub(super) struct Node {
     /// `d_ino` where nothing can make them differ (no mount point, no
     /// link followed), else from a stat.  Loop checks compare these.
     pub(super) id: (u64, u64),
+    /// The directory's metadata as its visit had it (stat'ed relative to
+    /// its parent, or a root's stat), in sorted walks that keep it for
+    /// [`super::Visitor::listing_stated`]: its listing may then be taken
+    /// without opening it.
+    pub(super) stat: Option<Metadata>,
     /// (dev, ino) of the directory as opened (`fstat`), where needed: the
     /// post-order visits check a parent reopened by `..` against it.
     pub(super) opened: OnceLock<(u64, u64)>,

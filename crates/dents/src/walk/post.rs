@@ -22,7 +22,7 @@ impl<V: Visitor> Shared<'_, V> {
         &self,
         state: &mut V::State,
         node: &Arc<Node>,
-        fd: OwnedFd,
+        fd: Option<OwnedFd>,
         dv: &mut DirVisit<'_>,
     ) -> Vec<Arc<Node>> {
         // Counted once a directory (every way of reading one ends here): an
@@ -37,15 +37,19 @@ impl<V: Visitor> Shared<'_, V> {
         if self.quit.load(Ordering::Relaxed) {
             children.clear();
         }
-        let mut own = Some(fd);
+        let mut own = fd;
         if !children.is_empty() {
             node.children_left.store(children.len(), Ordering::Relaxed);
             node.pending.fetch_add(children.len(), Ordering::AcqRel);
-            // Keep this descriptor for the children's openat, budget allowing.
-            if self.cached_fds.fetch_add(1, Ordering::AcqRel) < self.fd_budget {
-                *node.fd.lock().expect("fd lock") = own.take().map(Arc::new);
-            } else {
-                self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+            // Keep this descriptor for the children's openat, budget
+            // allowing (none: a directory not opened, whose children are
+            // opened by path from an ancestor).
+            if own.is_some() {
+                if self.cached_fds.fetch_add(1, Ordering::AcqRel) < self.fd_budget {
+                    *node.fd.lock().expect("fd lock") = own.take().map(Arc::new);
+                } else {
+                    self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+                }
             }
         }
         self.finish_one(state, node, own);

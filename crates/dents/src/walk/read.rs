@@ -48,6 +48,12 @@ pub(super) fn start_name(start: &Start<'_>) -> usize {
 }
 
 impl<V: Visitor> Shared<'_, V> {
+    /// Whether directories keep their visit's stat in their node, for
+    /// [`Visitor::listing_stated`]: only where it is asked.
+    pub(super) fn keeps_stats(&self) -> bool {
+        self.opts.sort && !self.opts.post_order && self.opts.follow != Follow::Always
+    }
+
     /// Visits a root (or a start below one) and queues it if it is a
     /// directory to read.
     pub(super) fn visit_root(&self, state: &mut V::State, start: &Start<'_>) {
@@ -132,7 +138,13 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         if descend && flow != Flow::Prune {
-            let node = self.start_node(start, name, &st, true);
+            let mut node = self.start_node(start, name, &st, true);
+            if self.keeps_stats() {
+                // Its visit's stat, for `Visitor::listing_stated`.
+                if let Some(n) = Arc::get_mut(&mut node) {
+                    n.stat = Some(Metadata::from_statx(&st));
+                }
+            }
             self.queue.lock().expect("queue lock").push(vec![node]);
         }
     }
@@ -158,6 +170,7 @@ impl<V: Visitor> Shared<'_, V> {
             name,
             depth: start.depth,
             id: (dev_of(st), st.stx_ino),
+            stat: None,
             opened: OnceLock::new(),
             path: None,
             check_from: None,
@@ -223,7 +236,7 @@ impl<V: Visitor> Shared<'_, V> {
             self.classify(fd.as_fd(), &mut batches, read_started, dv.known_dirs);
             self.visit_batches(state, &mut dv, fd.as_fd(), &batches);
         }
-        self.adopt_children(state, &node, fd, &mut dv)
+        self.adopt_children(state, &node, Some(fd), &mut dv)
     }
 
     /// Reads one directory, visits its entries and queues its subdirectories.
@@ -252,14 +265,14 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
-        let fd = self.list(state, fd, &path, buf, &mut dv);
+        let fd = self.list(state, fd, &path, buf, &mut dv, true);
         dv.unknown.retain(|b| !b.entries.is_empty());
         if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
             let mut batches = std::mem::take(&mut dv.unknown);
             self.classify(fd.as_fd(), &mut batches, read_started, dv.known_dirs);
             self.visit_batches(state, &mut dv, fd.as_fd(), &batches);
         }
-        self.adopt_children(state, node, fd, &mut dv)
+        self.adopt_children(state, node, Some(fd), &mut dv)
     }
 
     /// Takes the entries of the directory of `dv` (open as `fd`, at
@@ -267,7 +280,8 @@ impl<V: Visitor> Shared<'_, V> {
     /// supplies (a refresh's, per rank in dents-mpi) if it supplies one,
     /// else read, which alone counts in `dirs_read`.  One function for
     /// unsorted and sorted walks, so that a supplied listing is never
-    /// taken differently from a read one.
+    /// taken differently from a read one.  `ask`: the visitor has not
+    /// answered for this directory yet ([`Visitor::listing_stated`]).
     pub(super) fn list(
         &self,
         state: &mut V::State,
@@ -275,13 +289,19 @@ impl<V: Visitor> Shared<'_, V> {
         path: &[u8],
         buf: &mut Vec<u8>,
         dv: &mut DirVisit<'_>,
+        ask: bool,
     ) -> OwnedFd {
         let start = Start {
             path,
             root_len: dv.node.root_len,
             depth: dv.node.depth,
         };
-        match self.visitor.listing(state, &start, fd.as_fd()) {
+        let given = if ask {
+            self.visitor.listing(state, &start, fd.as_fd())
+        } else {
+            None
+        };
+        match given {
             Some(listing) => {
                 for (name, t, ino) in listing.iter() {
                     self.take(state, dv, fd.as_fd(), name, ino, t);
@@ -526,13 +546,24 @@ impl<V: Visitor> Shared<'_, V> {
         let mut flow = Flow::Continue;
         dv.path.truncate(dv.base);
         dv.path.extend_from_slice(name.to_bytes());
+        // A directory not opened (its listing given, see
+        // `Visitor::listing_stated`): its entries are reached by their
+        // whole path from the working directory.
+        let at_name = if dv.unopened {
+            dv.at_path.clear();
+            dv.at_path.extend_from_slice(&dv.path);
+            dv.at_path.push(0);
+            CStr::from_bytes_with_nul(&dv.at_path).expect("one NUL, at the end")
+        } else {
+            name
+        };
         let v = Visit {
             path: &dv.path,
             name_start: dv.base,
             root_len: dv.node.root_len,
             depth,
             dir,
-            at_name: name,
+            at_name,
             known: kind,
             ino,
             follow: self.opts.follow == Follow::Always,
@@ -574,11 +605,17 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         if let (true, Flow::Continue, Some(r)) = (descend, flow, reached) {
+            let stat = if self.keeps_stats() {
+                v.cached_metadata().cloned()
+            } else {
+                None
+            };
             dv.children.push(Arc::new(Node {
                 parent: Some(Arc::clone(dv.node)),
                 name: name.to_owned(),
                 depth,
                 id: r.id,
+                stat,
                 opened: OnceLock::new(),
                 path: (depth % PATH_KEEP == 0).then(|| dv.path.as_slice().into()),
                 check_from: r.check_from,
@@ -676,6 +713,10 @@ pub(super) struct DirVisit<'n> {
     /// Sorted walks: the metadata of the entry about to be visited, if
     /// stat'ed ahead ([`super::Visitor::stat_ahead`]); taken by its visit.
     pub(super) stat_ahead: Option<Result<Metadata, i32>>,
+    /// The directory is not open: its entries are reached by their whole
+    /// path (built in `at_path`, NUL-terminated).
+    pub(super) unopened: bool,
+    pub(super) at_path: Vec<u8>,
 }
 
 impl<'n> DirVisit<'n> {
@@ -696,6 +737,8 @@ impl<'n> DirVisit<'n> {
             by_dtype: 0,
             deferred: Vec::new(),
             stat_ahead: None,
+            unopened: false,
+            at_path: Vec::new(),
         }
     }
 
@@ -712,6 +755,8 @@ impl<'n> DirVisit<'n> {
             by_dtype: 0,
             deferred: Vec::new(),
             stat_ahead: None,
+            unopened: self.unopened,
+            at_path: Vec::new(),
         }
     }
 

@@ -16,8 +16,11 @@ use super::held::{release, Held};
 use super::node::{build_path, Node};
 use super::queue::Taken;
 use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
-use super::{known_type, stat_entry, ErrorKind, Follow, Operation, Shared, Visitor};
+use super::{
+    known_type, stat_entry, ErrorKind, Follow, Listing, Operation, Shared, Start, Visitor,
+};
 use crate::metadata::Metadata;
+use std::ffi::CStr;
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
@@ -51,10 +54,12 @@ enum Prepared {
     Failed(Vec<u8>, ErrorKind),
     /// On another filesystem (`same_fs`), or the walk is stopping.
     Skipped,
-    /// Read: its path, descriptor, sorted entries and read errors.
+    /// Read: its path, descriptor (none: its listing given and not
+    /// needing one, see [`Visitor::listing_stated`]), sorted entries and
+    /// read errors.
     Read {
         path: Vec<u8>,
-        fd: OwnedFd,
+        fd: Option<OwnedFd>,
         entries: [Batch; 1],
         errors: Vec<(Operation, ErrorKind)>,
         /// The stats of its first entries, where the visitor wants them
@@ -72,6 +77,11 @@ type Stat = Option<Result<Metadata, i32>>;
 /// back once for five directories rather than once for each.  The
 /// prepared directories stay within [`Shared::hold_back`]'s limit.
 const TAKE_MORE: usize = 4;
+
+/// Entries of a directory whose listing the visitor gave that are
+/// stat'ed by their whole path rather than relative to the directory
+/// opened for them, at most (see [`Shared::prepare_listed`]).
+const UNOPENED_STATS: usize = 8;
 
 /// Entries of a directory stat'ed while it is prepared, at most: what a
 /// prepared directory holds of metadata (about 150 bytes an entry) while
@@ -281,6 +291,25 @@ impl<V: Visitor> Shared<'_, V> {
     /// nothing to the visitor.
     fn prepare(&self, state: &mut V::State, node: &Arc<Node>, buf: &mut Vec<u8>) -> Prepared {
         let path = build_path(node);
+        // The visitor may know the listing from the directory's stat
+        // alone: then it is not read, and maybe not opened.
+        let answer = match &node.stat {
+            Some(st) if self.keeps_stats() => {
+                if self.opts.same_fs && st.dev() != node.root_dev {
+                    return Prepared::Skipped;
+                }
+                let start = Start {
+                    path: &path,
+                    root_len: node.root_len,
+                    depth: node.depth,
+                };
+                self.visitor.listing_stated(state, &start, st)
+            }
+            _ => None,
+        };
+        if let Some(Some(listing)) = answer {
+            return self.prepare_listed(state, node, path, &listing);
+        }
         let fd = match self.open_checked(node) {
             Ok(fd) => fd,
             Err(Some(kind)) => return Prepared::Failed(path, kind),
@@ -290,7 +319,7 @@ impl<V: Visitor> Shared<'_, V> {
         let mut dv = DirVisit::new(node, &path);
         // Nothing is visited: every entry goes to `dv.unknown`, whether
         // read or supplied by the visitor (as `take` files what is read).
-        let fd = self.list(state, fd, &path, buf, &mut dv);
+        let fd = self.list(state, fd, &path, buf, &mut dv, answer.is_none());
         dv.unknown.retain(|b| !b.entries.is_empty());
         let entries = self.sort_and_classify(fd.as_fd(), &mut dv, read_started);
         let errors = std::mem::take(&mut dv.deferred);
@@ -304,11 +333,96 @@ impl<V: Visitor> Shared<'_, V> {
         drop(dv);
         Prepared::Read {
             path,
+            fd: Some(fd),
+            entries,
+            errors,
+            ahead,
+        }
+    }
+
+    /// Sorted walks: prepares a directory from the listing the visitor
+    /// gave for it ([`Visitor::listing_stated`]).  It is opened only if
+    /// its entries need a descriptor: some of unknown type to classify,
+    /// more than [`UNOPENED_STATS`] to stat ahead, or a path too long to
+    /// stat them by.  Otherwise those few are stat'ed by their whole path
+    /// from the working directory, which costs less than opening and
+    /// closing the directory to stat them relative to it (see
+    /// docs/history/benchmarks.md, refresh, session 16).
+    fn prepare_listed(
+        &self,
+        state: &mut V::State,
+        node: &Arc<Node>,
+        path: Vec<u8>,
+        listing: &Listing,
+    ) -> Prepared {
+        let read_started = sys::now().0;
+        let mut dv = DirVisit::new(node, &path);
+        for (name, t, ino) in listing.iter() {
+            self.take(state, &mut dv, rustix::fs::CWD, name, ino, t);
+        }
+        dv.unknown.retain(|b| !b.entries.is_empty());
+        let follow_all = self.opts.follow == Follow::Always;
+        let ahead = self.stats_ahead(dv.depth);
+        let mut to_classify = false;
+        let mut to_stat = 0;
+        for b in &dv.unknown {
+            for e in &b.entries {
+                to_classify |= matches!(e.kind, Kind::Unknown)
+                    || follow_all && e.kind == Kind::NotDir(FileType::SYMLINK);
+                to_stat += usize::from(ahead && self.visitor.stat_ahead(known_type(e.kind)));
+            }
+        }
+        let long = path.len() + 256 >= libc::PATH_MAX as usize;
+        let fd =
+            if to_classify && dv.depth < self.opts.max_depth || to_stat > UNOPENED_STATS || long {
+                match self.open_checked(node) {
+                    Ok(fd) => Some(fd),
+                    Err(Some(kind)) => return Prepared::Failed(path, kind),
+                    Err(None) => return Prepared::Skipped,
+                }
+            } else {
+                None
+            };
+        let dir = fd.as_ref().map_or(rustix::fs::CWD, |fd| fd.as_fd());
+        let entries = self.sort_and_classify(dir, &mut dv, read_started);
+        let errors = std::mem::take(&mut dv.deferred);
+        let ahead = if !ahead {
+            Vec::new()
+        } else if fd.is_some() {
+            let b = &entries[0];
+            let n = b.entries.len().min(STAT_AHEAD);
+            self.stat_entries(dir, b, &b.entries[..n])
+        } else {
+            self.stat_entries_by_path(&dv, &entries[0])
+        };
+        drop(dv);
+        Prepared::Read {
+            path,
             fd,
             entries,
             errors,
             ahead,
         }
+    }
+
+    /// The stats the visitor wants ahead of the entries of `batch` (all
+    /// of them: at most [`UNOPENED_STATS`] are wanted) of the directory
+    /// of `dv`, not opened: by their whole path.
+    fn stat_entries_by_path(&self, dv: &DirVisit<'_>, batch: &Batch) -> Vec<Stat> {
+        let follow = self.opts.follow == Follow::Always;
+        let mut at = dv.path.clone();
+        batch
+            .entries
+            .iter()
+            .map(|e| {
+                self.visitor.stat_ahead(known_type(e.kind)).then(|| {
+                    at.truncate(dv.base);
+                    at.extend_from_slice(batch.name(e).to_bytes_with_nul());
+                    let name = CStr::from_bytes_with_nul(&at).expect("one NUL, at the end");
+                    stat_entry(rustix::fs::CWD, name, follow, self.opts.stat_mask)
+                })
+            })
+            .collect()
     }
 
     /// Sorted walks: on its turn, reports a prepared directory's errors,
@@ -336,7 +450,9 @@ impl<V: Visitor> Shared<'_, V> {
             self.report(state, (&path, node.depth), op, kind);
         }
         let mut dv = DirVisit::new(node, &path);
-        self.visit_sorted(state, &mut dv, fd.as_fd(), &entries[0], ahead);
+        dv.unopened = fd.is_none();
+        let dir = fd.as_ref().map_or(rustix::fs::CWD, |fd| fd.as_fd());
+        self.visit_sorted(state, &mut dv, dir, &entries[0], ahead);
         self.adopt_children(state, node, fd, &mut dv)
     }
 
@@ -384,7 +500,9 @@ impl<V: Visitor> Shared<'_, V> {
             self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
         }
         let helpers = self.opts.read.threads.min(self.opts.threads).max(1);
-        let stream = first.len() == STAT_AHEAD
+        // Not for a directory not opened: its helpers stat relative to it.
+        let stream = !dv.unopened
+            && first.len() == STAT_AHEAD
             && rest.len() >= STREAM_MIN
             && helpers > 1
             && self.stats_ahead(dv.depth);
