@@ -316,7 +316,7 @@ impl Visitor for ScanVisitor<'_> {
         _dir: &Start<'_>,
         fd: BorrowedFd<'_>,
     ) -> Option<Listing> {
-        let l = self.index.and_then(|ix| ix.listing(fd));
+        let l = self.index.and_then(|ix| ix.listing_at(fd));
         let n = if l.is_some() { self.reused } else { self.read };
         n.fetch_add(1, Ordering::Relaxed);
         l

@@ -178,9 +178,21 @@ impl Index {
     }
 
     /// The listing of the directory open at `fd`, if it may stand for
-    /// reading it (see the module doc); `None`: read it.
-    pub fn listing(&self, fd: BorrowedFd<'_>) -> Option<Listing> {
-        let m = dents::fs::fstat(fd).ok()?;
+    /// reading it (see the module doc); `None`: read it.  One `fstat`:
+    /// for walks that have no stat of the directory already.
+    pub fn listing_at(&self, fd: BorrowedFd<'_>) -> Option<Listing> {
+        self.listing(&dents::fs::fstat(fd).ok()?)
+    }
+
+    /// The listing of the directory whose metadata is `m` (its stat by
+    /// the walk, relative to its parent: no system call here), if it may
+    /// stand for reading it (see the module doc); `None`: read it.
+    ///
+    /// A directory that was readable in OLD and is not now had its mode
+    /// changed since, and a `chmod` sets the ctime: its time no longer
+    /// matches, so it is opened, and its error is NEW's as a full scan's
+    /// (`edges::unreadable_after_old` in the scan_refresh tests).
+    pub fn listing(&self, m: &dents::Metadata) -> Option<Listing> {
         let d = self.dirs.get(&(m.dev(), m.ino()))?;
         let t = |t: Option<dents::Timestamp>| t.and_then(|t| nanos(t.secs, t.nsecs));
         let now = t(m.mtime())?.max(t(m.ctime())?);

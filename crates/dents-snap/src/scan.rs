@@ -178,17 +178,17 @@ pub fn scan(
             spare,
         }),
         quit: AtomicBool::new(false),
-        read: AtomicU64::new(0),
         reused: AtomicU64::new(0),
     };
     let result = std::thread::scope(|s| {
         let walk = s.spawn(|| {
-            walker.visit(&visitor);
+            let stats = walker.visit(&visitor);
             let mut h = visitor.handoff.lock().unwrap_or_else(|p| p.into_inner());
             let rest = std::mem::take(&mut h.batch);
             if let Some(tx) = h.tx.take() {
                 let _ = tx.send(rest);
             }
+            stats
         });
         let mut failed = None;
         'recv: for mut batch in rx.iter() {
@@ -208,16 +208,19 @@ pub fn scan(
         }
         // Dropping the receiver makes the walk quit at its next entry.
         drop(rx);
-        let _ = walk.join();
-        failed.map_or(Ok(()), Err)
+        // The directories read are the walk's count: a directory the
+        // visitor declined before it was opened (`listing_stated`) may
+        // then fail to open, and is not read.
+        let read = walk.join().map_or(0, |st| st.dirs_read);
+        failed.map_or(Ok(read), Err)
     });
-    result?;
+    let read = result?;
     record.end = Time::now();
     record.since = opts
         .since
         .as_ref()
         .map(|p| p.as_os_str().as_encoded_bytes().to_vec());
-    record.dirs_read = visitor.read.load(Ordering::Relaxed);
+    record.dirs_read = read;
     record.dirs_reused = visitor.reused.load(Ordering::Relaxed);
     let rows = writer.rows();
     writer.finish(&record)?;
@@ -239,8 +242,8 @@ struct ScanVisitor<'a> {
     handoff: Mutex<Handoff>,
     /// The writer is gone (it failed): leave everything out.
     quit: AtomicBool,
-    /// Directories read, and taken from the old snapshot.
-    read: AtomicU64,
+    /// Directories taken from the old snapshot (those read are the
+    /// walk's count).
     reused: AtomicU64,
 }
 
@@ -291,14 +294,28 @@ impl Visitor for ScanVisitor<'_> {
         !self.names_only || self.follow_all || known.is_none_or(|t| t.is_dir())
     }
 
+    /// The listing from OLD, from the stat the walk made of the
+    /// directory when it visited it: no `open`, no second stat.
+    fn listing_stated(
+        &self,
+        _: &mut (),
+        _dir: &Start<'_>,
+        stat: &dents::Metadata,
+    ) -> Option<Option<Listing>> {
+        let l = self.index?.listing(stat);
+        if l.is_some() {
+            self.reused.fetch_add(1, Ordering::Relaxed);
+        }
+        Some(l)
+    }
+
+    /// A directory the walk has no stat of (none is expected in a sorted
+    /// walk: each is stat'ed ahead of its visit).
     fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
-        let l = self.index.and_then(|ix| ix.listing(fd));
-        let n = if l.is_some() {
-            &self.reused
-        } else {
-            &self.read
-        };
-        n.fetch_add(1, Ordering::Relaxed);
+        let l = self.index.and_then(|ix| ix.listing_at(fd));
+        if l.is_some() {
+            self.reused.fetch_add(1, Ordering::Relaxed);
+        }
         l
     }
 
