@@ -3,7 +3,11 @@
 runs interleaved: medians, ratios, the directories read and reused (from
 NEW's record) and peak RSS (issue 28, docs/benchmarks.md#refresh).
 
-usage: DENTS=BIN refreshbench.py TREE RUNS [--cold] [--changed PERCENT]
+usage: DENTS=BIN [DENTS_ALSO=NAME=BIN,...] refreshbench.py TREE RUNS [--cold] [--changed PERCENT]
+
+DENTS_ALSO: other binaries (an older build, a variant) whose refreshes
+run in the same rounds, from the same OLD, with ratios to DENTS's scans
+of the same rounds: the machine's load then weighs on all alike.
 
 OLD (full and names-only) is scanned first; then PERCENT (default 1) of
 TREE's directories, picked with a fixed seed, get one new file each, so
@@ -76,6 +80,10 @@ cmds = {
     "full scan": [D, "scan", "-o", f"{S}-f.parquet", tree],
     "full refresh": [D, "scan", f"--since={S}-old.parquet", "-o", f"{S}-rf.parquet", tree],
 }
+for also in filter(None, os.environ.get("DENTS_ALSO", "").split(",")):
+    name, b = also.split("=", 1)
+    cmds[f"names-only refresh {name}"] = [b] + cmds["names-only refresh"][1:-2] + [f"{S}-rn-{name}.parquet", tree]
+    cmds[f"full refresh {name}"] = [b] + cmds["full refresh"][1:-2] + [f"{S}-rf-{name}.parquet", tree]
 t = {k: [] for k in cmds}
 try:
     if not cold:
@@ -95,7 +103,7 @@ med = {k: [statistics.median(x[i] for x in v) for i in range(3)] for k, v in t.i
 for k in cmds:
     e, c, rss = med[k]
     base = med["names-only scan" if k.startswith("names") else "full scan"]
-    print(f"{k:20s} elapsed {e*1000:7.0f} ms ({e/base[0]:.2f}x)  cpu {c*1000:7.0f} ms ({c/base[1]:.2f}x)"
+    print(f"{k:28s} elapsed {e*1000:7.0f} ms ({e/base[0]:.2f}x)  cpu {c*1000:7.0f} ms ({c/base[1]:.2f}x)"
           f"  peak RSS {rss/1024:6.1f} MiB  elapsed runs {[round(x[0]*1000) for x in t[k]]}")
 for k, f in (("names-only refresh", f"{S}-rn.parquet"), ("full refresh", f"{S}-rf.parquet")):
     print(f"{k}: dirs_read {record(f, 'dents.scan.dirs_read')}, dirs_reused {record(f, 'dents.scan.dirs_reused')}")
