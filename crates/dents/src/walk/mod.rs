@@ -597,9 +597,10 @@ pub trait Visitor: Sync {
     ///   [`Visitor::listing`] is not asked for it.
     /// * `Some(Some(listing))`: taken as [`Visitor::listing`]'s is, and
     ///   the directory is not read; it is not even opened when its
-    ///   entries need no descriptor (none to classify, and few to stat:
-    ///   those are stat'ed by their whole path), so that a directory the
-    ///   visitor knows costs no system call of its own.
+    ///   entries need no descriptor (none to classify, none to stat
+    ///   ahead: [`Visitor::stat_ahead`]), so that a directory the visitor
+    ///   knows costs no system call of its own; its visits then reach
+    ///   their entries by their whole path.
     fn listing_stated(
         &self,
         _state: &mut Self::State,

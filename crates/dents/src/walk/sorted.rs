@@ -20,7 +20,6 @@ use super::{
     known_type, stat_entry, ErrorKind, Follow, Listing, Operation, Shared, Start, Visitor,
 };
 use crate::metadata::Metadata;
-use std::ffi::CStr;
 
 /// Sorted walks: directories read and sorted, waiting for their turn to
 /// be visited.
@@ -77,11 +76,6 @@ type Stat = Option<Result<Metadata, i32>>;
 /// back once for five directories rather than once for each.  The
 /// prepared directories stay within [`Shared::hold_back`]'s limit.
 const TAKE_MORE: usize = 4;
-
-/// Entries of a directory whose listing the visitor gave that are
-/// stat'ed by their whole path rather than relative to the directory
-/// opened for them, at most (see [`Shared::prepare_listed`]).
-const UNOPENED_STATS: usize = 8;
 
 /// Entries of a directory stat'ed while it is prepared, at most: what a
 /// prepared directory holds of metadata (about 150 bytes an entry) while
@@ -343,11 +337,12 @@ impl<V: Visitor> Shared<'_, V> {
     /// Sorted walks: prepares a directory from the listing the visitor
     /// gave for it ([`Visitor::listing_stated`]).  It is opened only if
     /// its entries need a descriptor: some of unknown type to classify,
-    /// more than [`UNOPENED_STATS`] to stat ahead, or a path too long to
-    /// stat them by.  Otherwise those few are stat'ed by their whole path
-    /// from the working directory, which costs less than opening and
-    /// closing the directory to stat them relative to it (see
-    /// docs/history/benchmarks.md, refresh, session 16).
+    /// or some to stat ahead, relative to it.  Stat'ing a few by their
+    /// whole path instead, without opening the directory, was measured
+    /// slower for a full refresh than opening it (a path lookup walks
+    /// every component; docs/history/benchmarks.md, refresh, session
+    /// 16).  A directory not opened is visited with its entries' whole
+    /// paths (a path near `PATH_MAX`: opened).
     fn prepare_listed(
         &self,
         state: &mut V::State,
@@ -373,27 +368,25 @@ impl<V: Visitor> Shared<'_, V> {
             }
         }
         let long = path.len() + 256 >= libc::PATH_MAX as usize;
-        let fd =
-            if to_classify && dv.depth < self.opts.max_depth || to_stat > UNOPENED_STATS || long {
-                match self.open_checked(node) {
-                    Ok(fd) => Some(fd),
-                    Err(Some(kind)) => return Prepared::Failed(path, kind),
-                    Err(None) => return Prepared::Skipped,
-                }
-            } else {
-                None
-            };
+        let fd = if to_classify && dv.depth < self.opts.max_depth || to_stat > 0 || long {
+            match self.open_checked(node) {
+                Ok(fd) => Some(fd),
+                Err(Some(kind)) => return Prepared::Failed(path, kind),
+                Err(None) => return Prepared::Skipped,
+            }
+        } else {
+            None
+        };
         let dir = fd.as_ref().map_or(rustix::fs::CWD, |fd| fd.as_fd());
         let entries = self.sort_and_classify(dir, &mut dv, read_started);
         let errors = std::mem::take(&mut dv.deferred);
-        let ahead = if !ahead {
-            Vec::new()
-        } else if fd.is_some() {
+        // Not opened: no entry is to be stat'ed ahead.
+        let ahead = if ahead && fd.is_some() {
             let b = &entries[0];
             let n = b.entries.len().min(STAT_AHEAD);
             self.stat_entries(dir, b, &b.entries[..n])
         } else {
-            self.stat_entries_by_path(&dv, &entries[0])
+            Vec::new()
         };
         drop(dv);
         Prepared::Read {
@@ -403,26 +396,6 @@ impl<V: Visitor> Shared<'_, V> {
             errors,
             ahead,
         }
-    }
-
-    /// The stats the visitor wants ahead of the entries of `batch` (all
-    /// of them: at most [`UNOPENED_STATS`] are wanted) of the directory
-    /// of `dv`, not opened: by their whole path.
-    fn stat_entries_by_path(&self, dv: &DirVisit<'_>, batch: &Batch) -> Vec<Stat> {
-        let follow = self.opts.follow == Follow::Always;
-        let mut at = dv.path.clone();
-        batch
-            .entries
-            .iter()
-            .map(|e| {
-                self.visitor.stat_ahead(known_type(e.kind)).then(|| {
-                    at.truncate(dv.base);
-                    at.extend_from_slice(batch.name(e).to_bytes_with_nul());
-                    let name = CStr::from_bytes_with_nul(&at).expect("one NUL, at the end");
-                    stat_entry(rustix::fs::CWD, name, follow, self.opts.stat_mask)
-                })
-            })
-            .collect()
     }
 
     /// Sorted walks: on its turn, reports a prepared directory's errors,
