@@ -207,8 +207,12 @@ pub enum Edge {
     RootBecameASymlink,
     /// The same, with `-H`: followed, the directory found by identity.
     RootBecameASymlinkFollowed,
-    /// A directory made unreadable after OLD read it: only its ctime
-    /// changes, and the refresh must say it cannot read it, as a scan.
+    /// Directories made unreadable after OLD read them: only their
+    /// ctimes change, and the refresh must say it cannot read them, as
+    /// a scan.  One with a subdirectory (`c`), one of files only
+    /// (`keep/deeper`): a refresh that took the latter's listing from
+    /// OLD would not even open it (no entry of it to stat in a
+    /// names-only refresh), so only its time can tell.
     UnreadableAfterOld,
     /// A directory whose time lies inside the guard window (its mtime
     /// set an hour ahead before OLD), given a file after OLD and its
@@ -304,8 +308,10 @@ pub fn edge_history(
         }
         Edge::UnreadableAfterOld => {
             fs::set_permissions(t.join("c"), fs::Permissions::from_mode(0o000)).unwrap();
-            // All but c (unreadable) and c/inner (not reached).
-            7..=7
+            fs::set_permissions(t.join("keep/deeper"), fs::Permissions::from_mode(0o000)).unwrap();
+            // All but c and keep/deeper (unreadable) and c/inner (not
+            // reached).
+            6..=6
         }
         Edge::InsideTheGuardWindow => {
             fs::write(t.join("b/late"), b"late").unwrap();
