@@ -295,13 +295,21 @@ impl Visitor for ScanVisitor<'_> {
     }
 
     /// The listing from OLD, from the stat the walk made of the
-    /// directory when it visited it: no `open`, no second stat.
+    /// directory when it visited it: no second stat, and no `open` of a
+    /// directory of files.  Names-only refreshes only: a full refresh
+    /// opens every directory with entries anyway (to stat them), and
+    /// saving its `fstat` was not measured faster, hot or cold
+    /// (docs/history/benchmarks.md, refresh, session 16), so it keeps
+    /// the path that opens first ([`Visitor::listing`]).
     fn listing_stated(
         &self,
         _: &mut (),
         _dir: &Start<'_>,
         stat: &dents::Metadata,
     ) -> Option<Option<Listing>> {
+        if !self.names_only {
+            return None;
+        }
         let l = self.index?.listing(stat);
         if l.is_some() {
             self.reused.fetch_add(1, Ordering::Relaxed);
@@ -309,8 +317,8 @@ impl Visitor for ScanVisitor<'_> {
         Some(l)
     }
 
-    /// A directory the walk has no stat of (none is expected in a sorted
-    /// walk: each is stat'ed ahead of its visit).
+    /// A directory the walk has no stat of, or any directory of a full
+    /// refresh: one `fstat` of it, opened.
     fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
         let l = self.index.and_then(|ix| ix.listing_at(fd));
         if l.is_some() {
