@@ -268,7 +268,12 @@ struct Job {
 
 enum JobState {
     Queued,
-    Running,
+    /// Being read by a worker; `waited`: the walk waits on `Job::done` for
+    /// it, so the worker must wake it (a wake is a futex call even with
+    /// nobody waiting: one per directory otherwise).
+    Running {
+        waited: bool,
+    },
     /// Pruned (or the walk ended) while a worker read it: the worker
     /// drops the listing.
     Cancelled,
@@ -363,7 +368,7 @@ fn worker(shared: Arc<Shared>) {
             if !matches!(*st, JobState::Queued) {
                 continue; // taken by the walk itself
             }
-            *st = JobState::Running;
+            *st = JobState::Running { waited: false };
         }
         // A panic is handed to the walk, which waits for this job: left
         // `Running`, the walk would wait for it forever.
@@ -375,6 +380,7 @@ fn worker(shared: Arc<Shared>) {
             *st = JobState::Taken;
             continue;
         }
+        let waited = matches!(*st, JobState::Running { waited: true });
         *st = match read {
             Ok(mut listing) => {
                 let children = match &mut listing {
@@ -403,7 +409,9 @@ fn worker(shared: Arc<Shared>) {
             Err(payload) => JobState::Panicked(payload),
         };
         drop(st);
-        job.done.notify_all();
+        if waited {
+            job.done.notify_all();
+        }
     }
 }
 
@@ -512,12 +520,12 @@ impl Pool {
                             return Some(Ok(check_ahead(l)));
                         }
                         JobState::Panicked(payload) => return Some(Err(payload)),
-                        JobState::Running => {
-                            *st = JobState::Running;
+                        JobState::Running { .. } => {
+                            *st = JobState::Running { waited: true };
                             let (s, timeout) =
                                 job.done.wait_timeout(st, util::SIGNAL_CHECK).unwrap();
                             st = s;
-                            if timeout.timed_out() && matches!(*st, JobState::Running) {
+                            if timeout.timed_out() && matches!(*st, JobState::Running { .. }) {
                                 return None;
                             }
                         }
@@ -564,7 +572,7 @@ impl Pool {
         while let Some(job) = left.pop() {
             let mut st = job.state.lock().unwrap();
             match std::mem::replace(&mut *st, JobState::Taken) {
-                JobState::Running => *st = JobState::Cancelled,
+                JobState::Running { .. } => *st = JobState::Cancelled,
                 JobState::Done(l) => {
                     drop(st);
                     self.taken(&l);
