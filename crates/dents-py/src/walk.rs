@@ -500,11 +500,23 @@ impl Pool {
         jobs
     }
 
-    /// The listing of `job`: read here if no worker has started it, else
-    /// waited for; all with the GIL released once (a release and a
-    /// reacquisition per directory, not one for the wait and one for the
-    /// checks after).
+    /// The listing of `job`: taken as it is if a worker has read it (the
+    /// usual case), with the GIL held: releasing and taking it again costs
+    /// as much as making a small directory's objects.  Else read here if no
+    /// worker has started it, or waited for; all with the GIL released once
+    /// (not once for the wait and once for the checks after).
     fn take(&self, py: Python<'_>, job: &Job, buf: &mut Vec<u8>) -> PyResult<Listing> {
+        {
+            let mut st = job.state.lock().unwrap();
+            if matches!(*st, JobState::Done(_)) {
+                let JobState::Done(l) = std::mem::replace(&mut *st, JobState::Taken) else {
+                    unreachable!("matched just above")
+                };
+                drop(st);
+                self.taken(&l);
+                return Ok(check_ahead(l));
+            }
+        }
         loop {
             let got = py.allow_threads(|| {
                 let mut st = job.state.lock().unwrap();
