@@ -11,6 +11,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
 use parquet::file::metadata::KeyValue;
@@ -41,7 +42,7 @@ struct Columns {
     path: Flat,
     name: Flat,
     depth: Vec<i32>,
-    kind: Flat,
+    kind: Vec<u8>,
     size: Opt<i64>,
     blocks: Opt<i64>,
     mode: Opt<i32>,
@@ -95,6 +96,23 @@ impl Flat {
         arrays
     }
 }
+
+/// The type column's values: one static slice a letter, so that no value
+/// costs an allocation or a reference count.
+fn letters(kind: &mut Vec<u8>) -> Vec<ByteArray> {
+    let v = kind
+        .iter()
+        .map(|&k| match LETTERS.iter().position(|&l| l == k) {
+            Some(i) => ByteArray::from(Bytes::from_static(&LETTERS[i..i + 1])),
+            // Not a letter of the schema's (a row made elsewhere): as is.
+            None => ByteArray::from(vec![k]),
+        })
+        .collect();
+    kind.clear();
+    v
+}
+
+const LETTERS: &[u8] = b"fdlbcpsU";
 
 /// A nullable column: the values present and one definition level per
 /// row (1 present, 0 null).
@@ -202,7 +220,7 @@ impl SnapshotWriter {
         c.path.push(&r.path);
         c.name.push(&r.name);
         c.depth.push(r.depth as i32);
-        c.kind.push(&[r.kind]);
+        c.kind.push(r.kind);
         c.size.push(r.size);
         c.blocks.push(r.blocks);
         c.mode.push(r.mode.map(|v| v as i32));
@@ -254,7 +272,7 @@ impl SnapshotWriter {
         req!(ByteArrayType, c.path.take_arrays());
         req!(ByteArrayType, c.name.take_arrays());
         req!(Int32Type, c.depth);
-        req!(ByteArrayType, c.kind.take_arrays());
+        req!(ByteArrayType, letters(&mut c.kind));
         opt!(Int64Type, c.size);
         opt!(Int64Type, c.blocks);
         opt!(Int32Type, c.mode);
