@@ -62,7 +62,10 @@ struct Columns {
 /// A byte-array column: the values end to end and where each ends.  A
 /// row costs a copy into one buffer, not an allocation of its own; the
 /// `ByteArray`s the column writer takes are made when the row group is
-/// written, all slices of that one buffer.
+/// written, all slices of that one buffer, and the buffer is taken back
+/// once the column is written ([`Flat::give_back`]): a row group costs
+/// no new buffer (a fresh one of a few MiB is fresh pages, each a fault
+/// and a zeroing by the kernel).
 #[derive(Default)]
 struct Flat {
     bytes: Vec<u8>,
@@ -75,25 +78,37 @@ impl Flat {
         self.ends.push(self.bytes.len());
     }
 
-    /// The values as `ByteArray`s sharing one buffer; the column is left
-    /// empty (its buffer goes with them, and is freed when they are).
-    fn take_arrays(&mut self) -> Vec<ByteArray> {
-        // The next group's buffer starts at this one's size: no regrowth
-        // by doubling in a steady stream of rows.
-        let next = Vec::with_capacity(self.bytes.len());
-        let all = ByteArray::from(std::mem::replace(&mut self.bytes, next));
+    /// The values as `ByteArray`s sharing one buffer, and that buffer
+    /// (for [`Flat::give_back`]); the column is left empty.
+    fn take_arrays(&mut self) -> (Bytes, Vec<ByteArray>) {
+        let all = Bytes::from(std::mem::take(&mut self.bytes));
         let mut start = 0;
         let arrays = self
             .ends
             .iter()
             .map(|&end| {
-                let a = all.slice(start, end - start);
+                let a = ByteArray::from(all.slice(start..end));
                 start = end;
                 a
             })
             .collect();
         self.ends.clear();
-        arrays
+        (all, arrays)
+    }
+
+    /// Takes back the buffer of [`Flat::take_arrays`] once its column is
+    /// written (nothing else holds it then), to fill the next row group;
+    /// if something still held it, the next group starts a buffer of the
+    /// same size (no regrowth by doubling in a steady stream of rows).
+    fn give_back(&mut self, all: Bytes) {
+        self.bytes = match all.try_into_mut() {
+            Ok(b) => {
+                let mut v = Vec::from(b);
+                v.clear();
+                v
+            }
+            Err(all) => Vec::with_capacity(all.len()),
+        };
     }
 }
 
@@ -269,8 +284,15 @@ impl SnapshotWriter {
                 col.close()?;
             }};
         }
-        req!(ByteArrayType, c.path.take_arrays());
-        req!(ByteArrayType, c.name.take_arrays());
+        for flat in [&mut c.path, &mut c.name] {
+            let (all, arrays) = flat.take_arrays();
+            let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+            col.typed::<ByteArrayType>()
+                .write_batch(&arrays, None, None)?;
+            col.close()?;
+            drop(arrays);
+            flat.give_back(all);
+        }
         req!(Int32Type, c.depth);
         req!(ByteArrayType, letters(&mut c.kind));
         opt!(Int64Type, c.size);
@@ -285,13 +307,13 @@ impl SnapshotWriter {
         opt!(Int64Type, c.ctime);
         opt!(Int64Type, c.atime);
         {
+            let (all, arrays) = c.target.values.take_arrays();
             let mut col = rg.next_column()?.ok_or(Error::Closed)?;
-            col.typed::<ByteArrayType>().write_batch(
-                &c.target.values.take_arrays(),
-                Some(&c.target.defs),
-                None,
-            )?;
+            col.typed::<ByteArrayType>()
+                .write_batch(&arrays, Some(&c.target.defs), None)?;
             col.close()?;
+            drop(arrays);
+            c.target.values.give_back(all);
         }
         rg.close()?;
         c.depth.clear();
