@@ -5,8 +5,8 @@
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 
 use crate::metadata::{Metadata, StatFields};
 
@@ -18,7 +18,7 @@ use crate::{slice, sys};
 
 use super::loops::dev_of;
 use super::mounts::{MountScope, Mounts};
-use super::node::{build_path, Node, PATH_KEEP};
+use super::node::{build_path, Node, StartAt};
 use super::panics::join_all;
 use super::{BigDir, ErrorKind, Flow, Follow, Operation, Shared, Start, Visit, Visitor};
 
@@ -153,23 +153,18 @@ impl<V: Visitor> Shared<'_, V> {
         } else {
             Mounts::scope_of_start(self.mounts.as_ref(), start.path, start.depth)
         };
-        Arc::new(Node {
-            parent: None,
+        Node::start(
             name,
-            depth: start.depth,
-            id: (dev_of(st), st.stx_ino),
-            opened: OnceLock::new(),
-            path: None,
-            check_from: None,
-            mounts,
-            fd: Mutex::new(None),
-            children_left: AtomicUsize::new(0),
-            pending: AtomicUsize::new(1),
-            root_dev: dev_of(st),
-            is_root: start.depth == 0,
-            root_len: start.root_len,
-            visited,
-        })
+            StartAt {
+                depth: start.depth,
+                id: (dev_of(st), st.stx_ino),
+                mounts,
+                root_dev: dev_of(st),
+                root_len: start.root_len,
+                is_root: start.depth == 0,
+                visited,
+            },
+        )
     }
 
     /// Reads the slice `[lo, hi)` of the directory `start` (open as `fd`),
@@ -278,7 +273,7 @@ impl<V: Visitor> Shared<'_, V> {
     ) -> OwnedFd {
         let start = Start {
             path,
-            root_len: dv.node.root_len,
+            root_len: dv.node.open().root_len,
             depth: dv.node.depth,
         };
         match self.visitor.listing(state, &start, fd.as_fd()) {
@@ -427,7 +422,7 @@ impl<V: Visitor> Shared<'_, V> {
         let offer = BigDir {
             start: Start {
                 path,
-                root_len: dv.node.root_len,
+                root_len: dv.node.open().root_len,
                 depth: dv.node.depth,
             },
             size,
@@ -529,7 +524,7 @@ impl<V: Visitor> Shared<'_, V> {
         let v = Visit {
             path: &dv.path,
             name_start: dv.base,
-            root_len: dv.node.root_len,
+            root_len: dv.node.open().root_len,
             depth,
             dir,
             at_name: name,
@@ -574,23 +569,15 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         if let (true, Flow::Continue, Some(r)) = (descend, flow, reached) {
-            dv.children.push(Arc::new(Node {
-                parent: Some(Arc::clone(dv.node)),
-                name: name.to_owned(),
-                depth,
-                id: r.id,
-                opened: OnceLock::new(),
-                path: (depth % PATH_KEEP == 0).then(|| dv.path.as_slice().into()),
-                check_from: r.check_from,
-                mounts: r.mounts,
-                fd: Mutex::new(None),
-                children_left: AtomicUsize::new(0),
-                pending: AtomicUsize::new(1),
-                root_dev: dv.node.root_dev,
-                is_root: false,
-                root_len: dv.node.root_len,
-                visited: true,
-            }));
+            debug_assert_eq!(depth, dv.node.depth + 1);
+            dv.children.push(Node::child(
+                dv.node,
+                name,
+                &dv.path,
+                r.id,
+                r.check_from,
+                r.mounts,
+            ));
         }
     }
 
