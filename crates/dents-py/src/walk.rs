@@ -268,7 +268,12 @@ struct Job {
 
 enum JobState {
     Queued,
-    Running,
+    /// Being read by a worker; `waited`: the walk waits on `Job::done` for
+    /// it, so the worker must wake it (a wake is a futex call even with
+    /// nobody waiting: one per directory otherwise).
+    Running {
+        waited: bool,
+    },
     /// Pruned (or the walk ended) while a worker read it: the worker
     /// drops the listing.
     Cancelled,
@@ -288,6 +293,11 @@ struct Queue {
     /// Workers asleep on `Shared::wake`: woken only when there are some,
     /// since a futex wake per directory costs as much as reading it.
     idle: usize,
+    /// Of the `idle` workers, those already woken that have not run yet: a
+    /// woken worker waits for a core before it takes the lock, and counted
+    /// as idle meanwhile it would be woken again at every listing (95k
+    /// futex calls for 38k directories).
+    woken: usize,
     shutdown: bool,
 }
 
@@ -295,6 +305,19 @@ impl Queue {
     /// Whether workers pause: as many finished listings wait as may.
     fn full(&self) -> bool {
         self.buffered >= BUFFERED_ENTRIES || self.listings >= BUFFERED_LISTINGS
+    }
+
+    /// How many sleeping workers to wake for `jobs` new jobs: those not
+    /// woken already, counted as woken from now.
+    fn wake_for(&mut self, jobs: usize) -> usize {
+        let n = jobs.min(self.idle - self.woken);
+        self.woken += n;
+        n
+    }
+
+    /// Counts every sleeping worker as woken (before a `notify_all`).
+    fn wake_all(&mut self) {
+        self.woken = self.idle;
     }
 }
 
@@ -335,6 +358,9 @@ fn worker(shared: Arc<Shared>) {
                 q.idle += 1;
                 q = shared.wake.wait(q).unwrap();
                 q.idle -= 1;
+                // (A spurious wake-up may take another's count: that one is
+                // then woken again, never left asleep.)
+                q.woken = q.woken.saturating_sub(1);
             }
         };
         {
@@ -342,7 +368,7 @@ fn worker(shared: Arc<Shared>) {
             if !matches!(*st, JobState::Queued) {
                 continue; // taken by the walk itself
             }
-            *st = JobState::Running;
+            *st = JobState::Running { waited: false };
         }
         // A panic is handed to the walk, which waits for this job: left
         // `Running`, the walk would wait for it forever.
@@ -354,6 +380,7 @@ fn worker(shared: Arc<Shared>) {
             *st = JobState::Taken;
             continue;
         }
+        let waited = matches!(*st, JobState::Running { waited: true });
         *st = match read {
             Ok(mut listing) => {
                 let children = match &mut listing {
@@ -370,7 +397,8 @@ fn worker(shared: Arc<Shared>) {
                 let wake = if q.full() {
                     0
                 } else {
-                    q.idle.min(q.jobs.len())
+                    let jobs = q.jobs.len();
+                    q.wake_for(jobs)
                 };
                 drop(q);
                 for _ in 0..wake {
@@ -381,7 +409,9 @@ fn worker(shared: Arc<Shared>) {
             Err(payload) => JobState::Panicked(payload),
         };
         drop(st);
-        job.done.notify_all();
+        if waited {
+            job.done.notify_all();
+        }
     }
 }
 
@@ -420,6 +450,7 @@ impl Pool {
                 buffered: 0,
                 listings: 0,
                 idle: 0,
+                woken: 0,
                 shutdown: false,
             }),
             wake: Condvar::new(),
@@ -454,8 +485,10 @@ impl Pool {
             // Workers are woken only once a few jobs wait: the walk reads
             // the newest itself, and a wake per directory (futex, context
             // switch) costs more than reading a small one.
-            let wake = if q.jobs.len() >= WAKE_AT {
-                q.jobs.len().min(q.idle)
+            // Workers paused by a full buffer are left to `taken`.
+            let wake = if q.jobs.len() >= WAKE_AT && !q.full() {
+                let jobs = q.jobs.len();
+                q.wake_for(jobs)
             } else {
                 0
             };
@@ -467,11 +500,23 @@ impl Pool {
         jobs
     }
 
-    /// The listing of `job`: read here if no worker has started it, else
-    /// waited for; all with the GIL released once (a release and a
-    /// reacquisition per directory, not one for the wait and one for the
-    /// checks after).
+    /// The listing of `job`: taken as it is if a worker has read it (the
+    /// usual case), with the GIL held: releasing and taking it again costs
+    /// as much as making a small directory's objects.  Else read here if no
+    /// worker has started it, or waited for; all with the GIL released once
+    /// (not once for the wait and once for the checks after).
     fn take(&self, py: Python<'_>, job: &Job, buf: &mut Vec<u8>) -> PyResult<Listing> {
+        {
+            let mut st = job.state.lock().unwrap();
+            if matches!(*st, JobState::Done(_)) {
+                let JobState::Done(l) = std::mem::replace(&mut *st, JobState::Taken) else {
+                    unreachable!("matched just above")
+                };
+                drop(st);
+                self.taken(&l);
+                return Ok(check_ahead(l));
+            }
+        }
         loop {
             let got = py.allow_threads(|| {
                 let mut st = job.state.lock().unwrap();
@@ -487,12 +532,12 @@ impl Pool {
                             return Some(Ok(check_ahead(l)));
                         }
                         JobState::Panicked(payload) => return Some(Err(payload)),
-                        JobState::Running => {
-                            *st = JobState::Running;
+                        JobState::Running { .. } => {
+                            *st = JobState::Running { waited: true };
                             let (s, timeout) =
                                 job.done.wait_timeout(st, util::SIGNAL_CHECK).unwrap();
                             st = s;
-                            if timeout.timed_out() && matches!(*st, JobState::Running) {
+                            if timeout.timed_out() && matches!(*st, JobState::Running { .. }) {
                                 return None;
                             }
                         }
@@ -521,7 +566,10 @@ impl Pool {
         let was_half = half(&q);
         q.buffered -= size_of(listing);
         q.listings -= 1;
-        let wake = !was_half && half(&q) && q.idle > 0;
+        let wake = !was_half && half(&q) && q.idle > q.woken;
+        if wake {
+            q.wake_all();
+        }
         drop(q);
         if wake {
             self.shared.wake.notify_all();
@@ -536,7 +584,7 @@ impl Pool {
         while let Some(job) = left.pop() {
             let mut st = job.state.lock().unwrap();
             match std::mem::replace(&mut *st, JobState::Taken) {
-                JobState::Running => *st = JobState::Cancelled,
+                JobState::Running { .. } => *st = JobState::Cancelled,
                 JobState::Done(l) => {
                     drop(st);
                     self.taken(&l);

@@ -301,6 +301,10 @@ impl Visitor for ScanVisitor<'_> {
     /// saving its `fstat` was not measured faster, hot or cold
     /// (docs/history/benchmarks.md, refresh, session 16), so it keeps
     /// the path that opens first ([`Visitor::listing`]).
+    fn lists_by_stat(&self) -> bool {
+        self.names_only && self.index.is_some()
+    }
+
     fn listing_stated(
         &self,
         _: &mut (),

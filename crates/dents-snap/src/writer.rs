@@ -11,6 +11,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
 use parquet::file::metadata::KeyValue;
@@ -41,7 +42,7 @@ struct Columns {
     path: Flat,
     name: Flat,
     depth: Vec<i32>,
-    kind: Flat,
+    kind: Vec<u8>,
     size: Opt<i64>,
     blocks: Opt<i64>,
     mode: Opt<i32>,
@@ -61,7 +62,10 @@ struct Columns {
 /// A byte-array column: the values end to end and where each ends.  A
 /// row costs a copy into one buffer, not an allocation of its own; the
 /// `ByteArray`s the column writer takes are made when the row group is
-/// written, all slices of that one buffer.
+/// written, all slices of that one buffer, and the buffer is taken back
+/// once the column is written ([`Flat::give_back`]): a row group costs
+/// no new buffer (a fresh one of a few MiB is fresh pages, each a fault
+/// and a zeroing by the kernel).
 #[derive(Default)]
 struct Flat {
     bytes: Vec<u8>,
@@ -74,27 +78,56 @@ impl Flat {
         self.ends.push(self.bytes.len());
     }
 
-    /// The values as `ByteArray`s sharing one buffer; the column is left
-    /// empty (its buffer goes with them, and is freed when they are).
-    fn take_arrays(&mut self) -> Vec<ByteArray> {
-        // The next group's buffer starts at this one's size: no regrowth
-        // by doubling in a steady stream of rows.
-        let next = Vec::with_capacity(self.bytes.len());
-        let all = ByteArray::from(std::mem::replace(&mut self.bytes, next));
+    /// The values as `ByteArray`s sharing one buffer, and that buffer
+    /// (for [`Flat::give_back`]); the column is left empty.
+    fn take_arrays(&mut self) -> (Bytes, Vec<ByteArray>) {
+        let all = Bytes::from(std::mem::take(&mut self.bytes));
         let mut start = 0;
         let arrays = self
             .ends
             .iter()
             .map(|&end| {
-                let a = all.slice(start, end - start);
+                let a = ByteArray::from(all.slice(start..end));
                 start = end;
                 a
             })
             .collect();
         self.ends.clear();
-        arrays
+        (all, arrays)
+    }
+
+    /// Takes back the buffer of [`Flat::take_arrays`] once its column is
+    /// written (nothing else holds it then), to fill the next row group;
+    /// if something still held it, the next group starts a buffer of the
+    /// same size (no regrowth by doubling in a steady stream of rows).
+    fn give_back(&mut self, all: Bytes) {
+        self.bytes = match all.try_into_mut() {
+            Ok(b) => {
+                let mut v = Vec::from(b);
+                v.clear();
+                v
+            }
+            Err(all) => Vec::with_capacity(all.len()),
+        };
     }
 }
+
+/// The type column's values: one static slice a letter, so that no value
+/// costs an allocation or a reference count.
+fn letters(kind: &mut Vec<u8>) -> Vec<ByteArray> {
+    let v = kind
+        .iter()
+        .map(|&k| match LETTERS.iter().position(|&l| l == k) {
+            Some(i) => ByteArray::from(Bytes::from_static(&LETTERS[i..i + 1])),
+            // Not a letter of the schema's (a row made elsewhere): as is.
+            None => ByteArray::from(vec![k]),
+        })
+        .collect();
+    kind.clear();
+    v
+}
+
+const LETTERS: &[u8] = b"fdlbcpsU";
 
 /// A nullable column: the values present and one definition level per
 /// row (1 present, 0 null).
@@ -202,7 +235,7 @@ impl SnapshotWriter {
         c.path.push(&r.path);
         c.name.push(&r.name);
         c.depth.push(r.depth as i32);
-        c.kind.push(&[r.kind]);
+        c.kind.push(r.kind);
         c.size.push(r.size);
         c.blocks.push(r.blocks);
         c.mode.push(r.mode.map(|v| v as i32));
@@ -251,10 +284,17 @@ impl SnapshotWriter {
                 col.close()?;
             }};
         }
-        req!(ByteArrayType, c.path.take_arrays());
-        req!(ByteArrayType, c.name.take_arrays());
+        for flat in [&mut c.path, &mut c.name] {
+            let (all, arrays) = flat.take_arrays();
+            let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+            col.typed::<ByteArrayType>()
+                .write_batch(&arrays, None, None)?;
+            col.close()?;
+            drop(arrays);
+            flat.give_back(all);
+        }
         req!(Int32Type, c.depth);
-        req!(ByteArrayType, c.kind.take_arrays());
+        req!(ByteArrayType, letters(&mut c.kind));
         opt!(Int64Type, c.size);
         opt!(Int64Type, c.blocks);
         opt!(Int32Type, c.mode);
@@ -267,13 +307,13 @@ impl SnapshotWriter {
         opt!(Int64Type, c.ctime);
         opt!(Int64Type, c.atime);
         {
+            let (all, arrays) = c.target.values.take_arrays();
             let mut col = rg.next_column()?.ok_or(Error::Closed)?;
-            col.typed::<ByteArrayType>().write_batch(
-                &c.target.values.take_arrays(),
-                Some(&c.target.defs),
-                None,
-            )?;
+            col.typed::<ByteArrayType>()
+                .write_batch(&arrays, Some(&c.target.defs), None)?;
             col.close()?;
+            drop(arrays);
+            c.target.values.give_back(all);
         }
         rg.close()?;
         c.depth.clear();
@@ -336,8 +376,20 @@ impl Drop for SnapshotWriter {
     }
 }
 
+/// Columns whose values rarely repeat within a row group: written plain,
+/// without a dictionary.  A row group's 16 Ki values never fill the
+/// writer's dictionary page, so it never fell back: each value was hashed
+/// into a dictionary nearly as long as the column, then stored as an
+/// index beside it; zstd does better on the plain values (the real-tree
+/// shape's snapshot 7.43 -> 6.39 MB, `flat1m`'s 3.50 -> 1.56 MB) and the
+/// writer spends 8-13% less CPU (docs/history/benchmarks.md, "Issue 27:
+/// the writer's CPU, session 16").  The others (`depth`, `type`, `mode`,
+/// `uid`, `gid`, `nlink`, `dev`) repeat a few values and keep theirs.
+pub const PLAIN_COLUMNS: [&str; 6] = ["size", "blocks", "ino", "mtime", "ctime", "atime"];
+
 /// The writer's settings: zstd; paths and names delta-encoded (sorted
-/// siblings share prefixes) rather than dictionary-encoded.
+/// siblings share prefixes) rather than dictionary-encoded;
+/// [`PLAIN_COLUMNS`] plain.
 fn properties() -> WriterProperties {
     let mut p = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
@@ -349,6 +401,9 @@ fn properties() -> WriterProperties {
             .set_column_dictionary_enabled(col.clone(), false)
             .set_column_statistics_enabled(col.clone(), EnabledStatistics::None)
             .set_column_encoding(col, Encoding::DELTA_BYTE_ARRAY);
+    }
+    for c in PLAIN_COLUMNS {
+        p = p.set_column_dictionary_enabled(ColumnPath::from(c), false);
     }
     p.build()
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use dents_snap::reader::SnapshotReader;
 use dents_snap::record::{ScanRecord, Time};
-use dents_snap::writer::{SnapshotWriter, ROW_GROUP_ROWS};
+use dents_snap::writer::{SnapshotWriter, PLAIN_COLUMNS, ROW_GROUP_ROWS};
 use dents_snap::{schema, Error, Row};
 use dents_testfs::snapshot::{foreign_parquet, parquet_with};
 
@@ -76,6 +76,29 @@ fn rows_and_record_round_trip_over_several_row_groups() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["s.parquet"]);
+}
+
+/// The columns whose values rarely repeat are written without a
+/// dictionary (it cost CPU and made the file larger); the others keep
+/// theirs.  Every row group, as each is written on its own.
+#[test]
+fn only_columns_that_repeat_have_a_dictionary() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("s.parquet");
+    write(&p, ROW_GROUP_ROWS as u64 + 5);
+    let f = SerializedFileReader::new(std::fs::File::open(&p).unwrap()).unwrap();
+    let groups = f.metadata().row_groups();
+    assert_eq!(groups.len(), 2);
+    for (g, rg) in groups.iter().enumerate() {
+        for c in rg.columns() {
+            let name = c.column_path().string();
+            let dictionary = c.dictionary_page_offset().is_some();
+            let expected = !PLAIN_COLUMNS.contains(&name.as_str())
+                && !["path", "name", "target"].contains(&name.as_str());
+            assert_eq!(dictionary, expected, "row group {g}, column {name}");
+        }
+    }
 }
 
 #[test]

@@ -48,11 +48,13 @@ mod reference;
 pub mod refresh;
 mod skip;
 pub mod snapshot;
+mod wide;
 
 pub use deep::{deep_chain, peak_rss_kib, DeepTmp};
 pub use gathered::Gathered;
 pub use reference::sorted_breadth_first;
 pub use skip::{is_root, needs_root, required, skip};
+pub use wide::fill_subdirs;
 
 /// The kinds of filesystem the tests use.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

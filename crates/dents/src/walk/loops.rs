@@ -37,7 +37,7 @@ impl<V: Visitor> Shared<'_, V> {
             let id = v.metadata().map_or(plain, meta_id);
             (id, id != plain, MountScope::None)
         } else {
-            match &node.mounts {
+            match node.mounts() {
                 MountScope::None => (plain, false, MountScope::None),
                 MountScope::Below(canon) => {
                     let m = self
@@ -72,7 +72,7 @@ impl<V: Visitor> Shared<'_, V> {
         let start = if crossing {
             Some(Arc::clone(node))
         } else {
-            node.check_from.as_ref().and_then(Weak::upgrade)
+            node.check_from().and_then(Weak::upgrade)
         };
         let mut up = start.as_deref();
         while let Some(n) = up {
@@ -86,7 +86,7 @@ impl<V: Visitor> Shared<'_, V> {
             check_from: if crossing {
                 Some(Arc::downgrade(node))
             } else {
-                node.check_from.clone()
+                node.check_from().cloned()
             },
             mounts,
         })

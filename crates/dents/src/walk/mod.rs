@@ -133,7 +133,7 @@
 //! | 2 | `open` | the descriptor plan and budget, `openat` on a kept parent or by a path from an ancestor, `EMFILE` retries |
 //! | 2 | `loops` | loop checks: the identity of each directory entered against its ancestors', where a loop is possible |
 //! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
-//! | 1 | `node` | a queued directory (`Node`): its parent link, identity, kept descriptor; paths built from names |
+//! | 1 | `node` | a directory of the walk (`Node`): while queued, its parent link, name and identity; once taken, its `Open` part (kept descriptor, pending counts); paths built from names |
 //! | 0 | `held` | workers held back (a sorted walk's, too far ahead of the visits), each woken by itself when its turn comes |
 //! | 0 | `mounts` | the mount table: which mount points lie below a directory |
 //! | 0 | `start` | where a walk starts, the big directory offered ([`crate::unstable`] makes them public) |
@@ -608,6 +608,13 @@ pub trait Visitor: Sync {
         _stat: &Metadata,
     ) -> Option<Option<Listing>> {
         None
+    }
+    /// **Unstable**, with [`Visitor::listing_stated`]: whether this
+    /// visitor answers it, so that the walk keeps each directory's stat
+    /// until the directory is taken (a box per queued directory).  The
+    /// default: no.
+    fn lists_by_stat(&self) -> bool {
+        false
     }
     /// Sorted walks only ([`WalkOptions::sort_by_name`]): whether the visit of
     /// an entry whose type is `known` (as [`Visit::known_type`] gives

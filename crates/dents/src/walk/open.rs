@@ -105,8 +105,8 @@ impl<V: Visitor> Shared<'_, V> {
         if self.opts.same_fs || self.opts.post_order && self.opts.post_order_parent_fd {
             if let Ok(st) = sys::fstat(fd.as_fd()) {
                 let id = (st.st_dev, st.st_ino);
-                let _ = node.opened.set(id);
-                if self.opts.same_fs && id.0 != node.root_dev {
+                let _ = node.open().opened.set(id);
+                if self.opts.same_fs && id.0 != node.open().root_dev {
                     return Err(None);
                 }
             }
@@ -159,21 +159,21 @@ impl<V: Visitor> Shared<'_, V> {
     /// ancestor (in steps, for any depth).
     fn open_node(&self, node: &Node) -> io::Result<OwnedFd> {
         let Some(parent) = &node.parent else {
-            return retry_emfile(|| sys::open_dir_path(&node.name));
+            return retry_emfile(|| sys::open_dir_path(node.name()));
         };
         let follow = self.opts.follow == Follow::Always;
         // Cloned out first: the lock must not be held while opening, which
         // may lock the ancestors' descriptors in turn.
-        let parent_fd = parent.fd.lock().expect("fd lock").clone();
+        let parent_fd = parent.open().fd.lock().expect("fd lock").clone();
         let r = match parent_fd {
-            Some(pfd) => retry_emfile(|| open_at(pfd.as_fd(), &node.name, follow)),
+            Some(pfd) => retry_emfile(|| open_at(pfd.as_fd(), node.name(), follow)),
             None => {
                 self.stats.reopened_by_path.fetch_add(1, Ordering::Relaxed);
                 retry_emfile(|| self.open_by_path(node, follow))
             }
         };
-        if parent.children_left.fetch_sub(1, Ordering::AcqRel) == 1
-            && parent.fd.lock().expect("fd lock").take().is_some()
+        if parent.open().children_left.fetch_sub(1, Ordering::AcqRel) == 1
+            && parent.open().fd.lock().expect("fd lock").take().is_some()
         {
             self.cached_fds.fetch_sub(1, Ordering::AcqRel);
         }
@@ -183,16 +183,16 @@ impl<V: Visitor> Shared<'_, V> {
     /// Opens `node` by the names from its nearest ancestor with an open
     /// descriptor (or from its root's path).
     fn open_by_path(&self, node: &Node, follow: bool) -> io::Result<OwnedFd> {
-        let mut names: Vec<&CStr> = vec![&node.name];
+        let mut names: Vec<&CStr> = vec![node.name()];
         let mut base: Option<Arc<OwnedFd>> = None;
         let mut up = node.parent.as_deref();
         while let Some(n) = up {
-            let cached = n.fd.lock().expect("fd lock").clone();
+            let cached = n.open().fd.lock().expect("fd lock").clone();
             if let Some(fd) = cached {
                 base = Some(fd);
                 break;
             }
-            names.push(&n.name);
+            names.push(n.name());
             up = n.parent.as_deref();
         }
         names.reverse();
@@ -221,13 +221,13 @@ impl<V: Visitor> Shared<'_, V> {
 
     /// Opens `node` again (for a post-order visit of one of its children).
     pub(super) fn reopen(&self, node: &Node) -> io::Result<OwnedFd> {
-        let cached = node.fd.lock().expect("fd lock").clone();
+        let cached = node.open().fd.lock().expect("fd lock").clone();
         retry_emfile(|| {
             if let Some(fd) = &cached {
                 return sys::reopen_dir(fd.as_fd());
             }
             match &node.parent {
-                None => sys::open_dir_path(&node.name),
+                None => sys::open_dir_path(node.name()),
                 Some(_) => self.open_by_path(node, self.opts.follow == Follow::Always),
             }
         })

@@ -39,14 +39,18 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let mut own = fd;
         if !children.is_empty() {
-            node.children_left.store(children.len(), Ordering::Relaxed);
-            node.pending.fetch_add(children.len(), Ordering::AcqRel);
+            node.open()
+                .children_left
+                .store(children.len(), Ordering::Relaxed);
+            node.open()
+                .pending
+                .fetch_add(children.len(), Ordering::AcqRel);
             // Keep this descriptor for the children's openat, budget
             // allowing (none: a directory not opened, whose children are
             // opened by path from an ancestor).
             if own.is_some() {
                 if self.cached_fds.fetch_add(1, Ordering::AcqRel) < self.fd_budget {
-                    *node.fd.lock().expect("fd lock") = own.take().map(Arc::new);
+                    *node.open().fd.lock().expect("fd lock") = own.take().map(Arc::new);
                 } else {
                     self.cached_fds.fetch_sub(1, Ordering::AcqRel);
                 }
@@ -71,11 +75,11 @@ impl<V: Visitor> Shared<'_, V> {
                 // first.
                 self.visitor.handoff(state);
             }
-            if cur.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+            if cur.open().pending.fetch_sub(1, Ordering::AcqRel) != 1 {
                 return;
             }
             own = if self.opts.post_order
-                && cur.visited
+                && cur.open().visited
                 && !self.quit.load(Ordering::Relaxed)
                 && cur.depth >= self.opts.min_depth
             {
@@ -118,27 +122,27 @@ impl<V: Visitor> Shared<'_, V> {
             whole_path = CString::new(path.clone()).expect("names have no NUL");
             &whole_path
         } else {
-            &node.name
+            node.name()
         };
         let name_start = if node.parent.is_some() {
-            path.len() - node.name.as_bytes().len()
+            path.len() - node.name().to_bytes().len()
         } else {
             super::read::start_name(&super::Start {
                 path: &path,
-                root_len: node.root_len,
+                root_len: node.open().root_len,
                 depth: node.depth,
             })
         };
         let v = Visit {
             path: &path,
             name_start,
-            root_len: node.root_len,
+            root_len: node.open().root_len,
             depth: node.depth,
             dir,
             at_name,
             known: Kind::Dir,
             ino: node.id.1,
-            follow: node.is_root && self.opts.follow != Follow::Never
+            follow: node.open().is_root && self.opts.follow != Follow::Never
                 || self.opts.follow == Follow::Always,
             post_order: true,
             mask: self.opts.stat_mask,
@@ -158,8 +162,8 @@ impl<V: Visitor> Shared<'_, V> {
     /// its path would be quadratic in the depth), else as
     /// [`Shared::reopen`] does.
     fn parent_of(&self, parent: &Node, child: Option<Arc<OwnedFd>>) -> io::Result<Arc<OwnedFd>> {
-        let cached = parent.fd.lock().expect("fd lock").is_some();
-        if let (false, Some(child), Some(&want)) = (cached, child, parent.opened.get()) {
+        let cached = parent.open().fd.lock().expect("fd lock").is_some();
+        if let (false, Some(child), Some(&want)) = (cached, child, parent.open().opened.get()) {
             if let Ok(fd) = sys::open_dir_at(child.as_fd(), c"..") {
                 if sys::fstat(fd.as_fd()).is_ok_and(|st| (st.st_dev, st.st_ino) == want) {
                     return Ok(Arc::new(fd));

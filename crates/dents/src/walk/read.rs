@@ -5,8 +5,8 @@
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 
 use crate::metadata::{Metadata, StatFields};
 
@@ -18,7 +18,7 @@ use crate::{slice, sys};
 
 use super::loops::dev_of;
 use super::mounts::{MountScope, Mounts};
-use super::node::{build_path, Node, PATH_KEEP};
+use super::node::{build_path, Node, StartAt};
 use super::panics::join_all;
 use super::{BigDir, ErrorKind, Flow, Follow, Operation, Shared, Start, Visit, Visitor};
 
@@ -51,7 +51,10 @@ impl<V: Visitor> Shared<'_, V> {
     /// Whether directories keep their visit's stat in their node, for
     /// [`Visitor::listing_stated`]: only where it is asked.
     pub(super) fn keeps_stats(&self) -> bool {
-        self.opts.sort && !self.opts.post_order && self.opts.follow != Follow::Always
+        self.opts.sort
+            && !self.opts.post_order
+            && self.opts.follow != Follow::Always
+            && self.visitor.lists_by_stat()
     }
 
     /// Visits a root (or a start below one) and queues it if it is a
@@ -142,7 +145,7 @@ impl<V: Visitor> Shared<'_, V> {
             if self.keeps_stats() {
                 // Its visit's stat, for `Visitor::listing_stated`.
                 if let Some(n) = Arc::get_mut(&mut node) {
-                    n.stat = Some(Metadata::from_statx(&st));
+                    n.stat = Some(Box::new(Metadata::from_statx(&st)));
                 }
             }
             self.queue.lock().expect("queue lock").push(vec![node]);
@@ -165,24 +168,18 @@ impl<V: Visitor> Shared<'_, V> {
         } else {
             Mounts::scope_of_start(self.mounts.as_ref(), start.path, start.depth)
         };
-        Arc::new(Node {
-            parent: None,
+        Node::start(
             name,
-            depth: start.depth,
-            id: (dev_of(st), st.stx_ino),
-            stat: None,
-            opened: OnceLock::new(),
-            path: None,
-            check_from: None,
-            mounts,
-            fd: Mutex::new(None),
-            children_left: AtomicUsize::new(0),
-            pending: AtomicUsize::new(1),
-            root_dev: dev_of(st),
-            is_root: start.depth == 0,
-            root_len: start.root_len,
-            visited,
-        })
+            StartAt {
+                depth: start.depth,
+                id: (dev_of(st), st.stx_ino),
+                mounts,
+                root_dev: dev_of(st),
+                root_len: start.root_len,
+                is_root: start.depth == 0,
+                visited,
+            },
+        )
     }
 
     /// Reads the slice `[lo, hi)` of the directory `start` (open as `fd`),
@@ -293,7 +290,7 @@ impl<V: Visitor> Shared<'_, V> {
     ) -> OwnedFd {
         let start = Start {
             path,
-            root_len: dv.node.root_len,
+            root_len: dv.node.open().root_len,
             depth: dv.node.depth,
         };
         let given = if ask {
@@ -447,7 +444,7 @@ impl<V: Visitor> Shared<'_, V> {
         let offer = BigDir {
             start: Start {
                 path,
-                root_len: dv.node.root_len,
+                root_len: dv.node.open().root_len,
                 depth: dv.node.depth,
             },
             size,
@@ -560,7 +557,7 @@ impl<V: Visitor> Shared<'_, V> {
         let v = Visit {
             path: &dv.path,
             name_start: dv.base,
-            root_len: dv.node.root_len,
+            root_len: dv.node.open().root_len,
             depth,
             dir,
             at_name,
@@ -605,29 +602,14 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         if let (true, Flow::Continue, Some(r)) = (descend, flow, reached) {
-            let stat = if self.keeps_stats() {
-                v.cached_metadata().cloned()
-            } else {
-                None
-            };
-            dv.children.push(Arc::new(Node {
-                parent: Some(Arc::clone(dv.node)),
-                name: name.to_owned(),
-                depth,
-                id: r.id,
-                stat,
-                opened: OnceLock::new(),
-                path: (depth % PATH_KEEP == 0).then(|| dv.path.as_slice().into()),
-                check_from: r.check_from,
-                mounts: r.mounts,
-                fd: Mutex::new(None),
-                children_left: AtomicUsize::new(0),
-                pending: AtomicUsize::new(1),
-                root_dev: dv.node.root_dev,
-                is_root: false,
-                root_len: dv.node.root_len,
-                visited: true,
-            }));
+            debug_assert_eq!(depth, dv.node.depth + 1);
+            let mut child = Node::child(dv.node, name, &dv.path, r.id, r.check_from, r.mounts);
+            if self.keeps_stats() {
+                if let Some(n) = Arc::get_mut(&mut child) {
+                    n.stat = v.cached_metadata().cloned().map(Box::new);
+                }
+            }
+            dv.children.push(child);
         }
     }
 

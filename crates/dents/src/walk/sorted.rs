@@ -289,12 +289,12 @@ impl<V: Visitor> Shared<'_, V> {
         // alone: then it is not read, and maybe not opened.
         let answer = match &node.stat {
             Some(st) if self.keeps_stats() => {
-                if self.opts.same_fs && st.dev() != node.root_dev {
+                if self.opts.same_fs && st.dev() != node.open().root_dev {
                     return Prepared::Skipped;
                 }
                 let start = Start {
                     path: &path,
-                    root_len: node.root_len,
+                    root_len: node.open().root_len,
                     depth: node.depth,
                 };
                 self.visitor.listing_stated(state, &start, st)
