@@ -223,12 +223,7 @@ fn reachable(
 fn text_asked_for(world: &SimpleCommunicator, text: &str) -> i32 {
     let mut status = 0;
     if world.rank() == 0 {
-        if let Err(e) = dents_tools::output::write_stdout(text.as_bytes()) {
-            write_stderr(&said(
-                format!("write error: {}", msg::describe(&e)).as_bytes(),
-            ));
-            status = 1;
-        }
+        status = dents_tools::texts::print_text(text, b"du: ", 1);
     }
     world.process_at_rank(0).broadcast_into(&mut status);
     status

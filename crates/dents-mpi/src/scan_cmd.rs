@@ -191,10 +191,7 @@ fn parse(args: &[Vec<u8>], rank0: bool) -> Result<Args, i32> {
                 // it, as `dents scan` does (print! would write to the
                 // /dev/null Rust's runtime put there, and succeed).
                 if rank0 {
-                    if let Err(e) = dents_tools::output::write_stdout(HELP.as_bytes()) {
-                        say(format!("write error: {}", crate::msg::describe(&e)).as_bytes());
-                        return Err(2);
-                    }
+                    return Err(dents_tools::texts::print_text(HELP, b"dents-mpi: ", 2));
                 }
                 return Err(0);
             }
