@@ -1,10 +1,19 @@
-"""What the corpus builders of bench/ share: their command lines, read alike.
+"""What the Python scripts of bench/ share.
 
-A builder's docstring is its usage; `parse_args` reads positional
-arguments and `--NAME` options from anywhere on the command line and, on
-anything it does not expect, exits with that usage rather than guessing.
+The corpus builders' command lines, read alike: a builder's docstring is
+its usage; `parse_args` reads positional arguments and `--NAME` options
+from anywhere on the command line and, on anything it does not expect,
+exits with that usage rather than guessing.
+
+The Python package's benches (python.py, pyfloor.py): the walks they time
+(`count_walk`, `walk_lstat_os`, `walk_lstat_dents`) and their timing, runs
+interleaved and medians taken (`interleaved`).  `dents` is imported only
+by the walk that needs it, so that the builders run without the wheel.
 """
+import os
+import statistics
 import sys
+import time
 
 
 def parse_args(usage, positional, flags=(), numbers=None, argv=None):
@@ -48,3 +57,55 @@ def integers(usage, words):
         return [int(w) for w in words]
     except ValueError:
         sys.exit(usage)
+
+
+def count_walk(it):
+    """The names (directories and files) an os.walk-shaped walk gives."""
+    n = 0
+    for _, dirs, files in it:
+        n += len(dirs) + len(files)
+    return n
+
+
+def walk_lstat_os(top):
+    """os.walk with an os.lstat of each file (its size read): the files."""
+    n = 0
+    for d, dirs, files in os.walk(top):
+        for f in files:
+            os.lstat(os.path.join(d, f)).st_size
+            n += 1
+    return n
+
+
+def walk_lstat_dents(top):
+    """dents.walk(stat=True), each file's size read from its stat: the files."""
+    import dents
+
+    n = 0
+    for d, dirs, files, stats in dents.walk(top, stat=True):
+        for f in files:
+            stats[f].st_size
+            n += 1
+    return n
+
+
+def interleaved(runs, cases, warm=True, before_each=None):
+    """Times each function of `cases` `runs` times, the runs interleaved
+    (one of each in turn) so that the machine's other load falls on all
+    alike, each case first run once untimed if `warm` (the caches and the
+    code), `before_each` (dropping the caches, say) called before every
+    timed run.  Returns, for each case in order, the medians of its wall
+    time, of the calling (Python) thread's CPU time and of the whole
+    process's CPU time, in seconds."""
+    if warm:
+        for f in cases:
+            f()
+    times = [[] for _ in cases]
+    for _ in range(runs):
+        for i, f in enumerate(cases):
+            if before_each:
+                before_each()
+            w, t, p = time.perf_counter(), time.thread_time(), time.process_time()
+            f()
+            times[i].append((time.perf_counter() - w, time.thread_time() - t, time.process_time() - p))
+    return [tuple(statistics.median(x[k] for x in t) for k in range(3)) for t in times]

@@ -31,36 +31,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from benchlib import count_walk, interleaved, walk_lstat_dents, walk_lstat_os
 
 TREE = "/var/tmp/dents-bench/tree/shape/usr"
-
-
-def count_walk(it):
-    n = 0
-    for _, dirs, files in it:
-        n += len(dirs) + len(files)
-    return n
-
-
-def walk_lstat_os(top):
-    n = 0
-    for d, dirs, files in os.walk(top):
-        for f in files:
-            os.lstat(os.path.join(d, f)).st_size
-            n += 1
-    return n
-
-
-def walk_lstat_dents(top):
-    import dents
-
-    n = 0
-    for d, dirs, files, stats in dents.walk(top, stat=True):
-        for f in files:
-            stats[f].st_size
-            n += 1
-    return n
 
 
 def modes(t):
@@ -138,23 +112,11 @@ def count(args):
 
 
 def timed(args):
-    t = args.tree
-    m = modes(t)
+    m = modes(args.tree)
     for title, cases in [("walk", ["os", "dents", "floor"]), ("walk+lstat", ["os-lstat", "dents-stat"])]:
-        for c in cases:
-            m[c]()  # warm the caches and the code
-        times = {c: [] for c in cases}
-        for _ in range(args.runs):
-            for c in cases:
-                w, t, p = time.perf_counter(), time.thread_time(), time.process_time()
-                m[c]()
-                times[c].append((time.perf_counter() - w, time.thread_time() - t,
-                                 time.process_time() - p))
-        base = statistics.median(x[0] for x in times[cases[0]])
-        for c in cases:
-            w = statistics.median(x[0] for x in times[c])
-            py = statistics.median(x[1] for x in times[c])
-            cpu = statistics.median(x[2] for x in times[c])
+        med = interleaved(args.runs, [m[c] for c in cases])
+        base = med[0][0]
+        for c, (w, py, cpu) in zip(cases, med):
             print(f"{title:10} {c:12} wall {w * 1000:7.1f} ms  Python thread cpu {py * 1000:7.1f} ms"
                   f"  all cpu {cpu * 1000:7.1f} ms  {base / w:5.2f}x faster than {cases[0]}",
                   flush=True)

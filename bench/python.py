@@ -21,41 +21,15 @@ loses its caches too).
 
 import argparse
 import os
-import statistics
 import subprocess
-import time
 
 import dents
+from benchlib import count_walk, interleaved, walk_lstat_dents, walk_lstat_os
 
 try:
     import scandir_rs
 except ImportError:  # optional peer
     scandir_rs = None
-
-
-def count_walk(it):
-    n = 0
-    for _, dirs, files in it:
-        n += len(dirs) + len(files)
-    return n
-
-
-def walk_lstat_os(top):
-    n = 0
-    for d, dirs, files in os.walk(top):
-        for f in files:
-            os.lstat(os.path.join(d, f)).st_size
-            n += 1
-    return n
-
-
-def walk_lstat_dents(top):
-    n = 0
-    for d, dirs, files, stats in dents.walk(top, stat=True):
-        for f in files:
-            stats[f].st_size
-            n += 1
-    return n
 
 
 def find_entries_lstat(top):
@@ -100,18 +74,8 @@ def group(title, runs, cases):
     ratios of the baseline's to each.  On a machine busy with other work the
     wall time shows only what share of the cores this process got; the CPU
     times show the work: the Python thread's is what cannot overlap."""
-    for _, f in cases:
-        if not COLD:
-            f()  # warm the cache and the code
-    times = [[] for _ in cases]
-    for _ in range(runs):
-        for i, (_, f) in enumerate(cases):
-            if COLD:
-                drop_caches()
-            w, t, p = time.perf_counter(), time.thread_time(), time.process_time()
-            f()
-            times[i].append((time.perf_counter() - w, time.thread_time() - t, time.process_time() - p))
-    med = [tuple(statistics.median(x[k] for x in t) for k in range(3)) for t in times]
+    med = interleaved(runs, [f for _, f in cases], warm=not COLD,
+                      before_each=drop_caches if COLD else None)
     for (name, _), m in zip(cases, med):
         ratios = "  ".join(f"{b / x:5.2f}x" if x else "    -" for b, x in zip(med[0], m))
         print(f"{title:10} {name:34} wall {m[0] * 1000:7.1f} ms  py-thread cpu {m[1] * 1000:7.1f} ms"

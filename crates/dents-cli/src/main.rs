@@ -138,11 +138,5 @@ fn startup(command: Option<&str>) {
 
 /// Writes a help or version text; 0, or 2 after saying why it could not.
 fn print_text(text: &str) -> i32 {
-    match output::write_stdout(text.as_bytes()) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("dents: write error: {}", errors::describe(&e));
-            errors::SERIOUS
-        }
-    }
+    dents_tools::texts::print_text(text, b"dents: ", errors::SERIOUS)
 }

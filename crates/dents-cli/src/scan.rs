@@ -121,15 +121,7 @@ pub fn main(args: &[OsString]) -> i32 {
                 opts.names_only = true;
                 texts.push("--names-only".into());
             }
-            b"--help" => {
-                return match crate::output::write_stdout(HELP.as_bytes()) {
-                    Ok(()) => 0,
-                    Err(e) => {
-                        say(format!("write error: {}", errors::describe(&e)).as_bytes());
-                        errors::SERIOUS
-                    }
-                }
-            }
+            b"--help" => return dents_tools::texts::print_text(HELP, b"dents: ", errors::SERIOUS),
             _ => {
                 return usage_error(&format!(
                     "unrecognized option '{}'",

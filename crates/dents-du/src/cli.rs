@@ -200,13 +200,7 @@ fn print(out: Option<Box<dyn Write + Send>>, text: &str, said: &Messages) -> i32
         None => dents_tools::output::write_stdout(text.as_bytes()),
         Some(mut out) => out.write_all(text.as_bytes()).and_then(|()| out.flush()),
     };
-    match written {
-        Ok(()) => 0,
-        Err(e) => {
-            said.say(format!("write error: {}", errors::describe(&e)).as_bytes());
-            1
-        }
-    }
+    dents_tools::texts::text_status(written, b"dents: ", 1, |m| said.write(m))
 }
 
 /// Parses `argv` (starting with `du`), says GNU's refusals and

@@ -10,10 +10,9 @@ use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
-use std::sync::Barrier;
 
 use dents_testfs::cli::have_program;
-use dents_testfs::{is_root, skip, Gathered};
+use dents_testfs::{at_once, is_root, skip, Gathered};
 
 /// What a command wrote and its exit status.
 #[derive(Debug, PartialEq)]
@@ -91,37 +90,21 @@ fn check_two_at_once(a: &Path, b: &Path) {
         !want[1].err.is_empty(),
         "GNU du says the unreadable directory"
     );
-    let rounds = 5;
-    let barrier = Barrier::new(2);
-    // Failures are gathered, not asserted on the threads: a thread that
-    // panicked would leave the other waiting at the barrier.
-    let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = [&a_args, &b_args]
-            .into_iter()
-            .zip(&want)
-            .map(|(args, want)| {
-                let barrier = &barrier;
-                s.spawn(move || {
-                    let mut failures = Vec::new();
-                    for round in 0..rounds {
-                        barrier.wait();
-                        let got = dents(args);
-                        if got != *want {
-                            failures.push(format!(
-                                "round {round}: du {args:?}:\n got {got:?}\nwant {want:?}"
-                            ));
-                        }
-                    }
-                    failures
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let commands: Vec<_> = [&a_args, &b_args]
+        .into_iter()
+        .zip(&want)
+        .map(|(args, want)| {
+            move || {
+                let got = dents(args);
+                if got == *want {
+                    Vec::new()
+                } else {
+                    vec![format!("du {args:?}:\n got {got:?}\nwant {want:?}")]
+                }
+            }
+        })
+        .collect();
+    at_once(5, &commands);
 }
 
 #[test]

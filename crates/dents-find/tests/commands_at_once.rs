@@ -4,10 +4,9 @@
 //! is GNU find's.
 
 use std::process;
-use std::sync::Barrier;
 
 use dents_find::Command;
-use dents_testfs::Gathered;
+use dents_testfs::{at_once, Gathered};
 
 /// Small files only: no `-ls` column grows past GNU's minimum widths.
 fn narrow_tree() -> tempfile::TempDir {
@@ -102,38 +101,22 @@ fn eight_commands_on_eight_threads() {
         .iter()
         .map(|(args, _)| (!args.contains(&w)).then(|| gnu(args)))
         .collect();
-    let rounds = 5;
-    let barrier = Barrier::new(commands.len());
-    // Failures are gathered, not asserted on the threads: a thread that
-    // panicked would leave the others waiting at the barrier.
-    let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = commands
-            .iter()
-            .zip(&want)
-            .map(|((args, status), want)| {
-                let barrier = &barrier;
-                s.spawn(move || {
-                    let mut failures = Vec::new();
-                    for round in 0..rounds {
-                        barrier.wait();
-                        let (got, got_status) = run(args);
-                        if got_status != *status {
-                            failures.push(format!(
-                                "round {round}: {args:?}: status {got_status}, not {status}"
-                            ));
-                        }
-                        if want.as_ref().is_some_and(|w| *w != got) {
-                            failures.push(format!("round {round}: {args:?}: not GNU's output"));
-                        }
-                    }
-                    failures
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let commands: Vec<_> = commands
+        .iter()
+        .zip(&want)
+        .map(|((args, status), want)| {
+            move || {
+                let mut failures = Vec::new();
+                let (got, got_status) = run(args);
+                if got_status != *status {
+                    failures.push(format!("{args:?}: status {got_status}, not {status}"));
+                }
+                if want.as_ref().is_some_and(|w| *w != got) {
+                    failures.push(format!("{args:?}: not GNU's output"));
+                }
+                failures
+            }
+        })
+        .collect();
+    at_once(5, &commands);
 }

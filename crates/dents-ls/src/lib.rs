@@ -77,14 +77,7 @@ const PARALLEL_FORMAT_MIN: usize = 16 * 1024;
 /// full (clap's own print, and `print!`, would write to the `/dev/null`
 /// Rust's runtime puts on a descriptor closed at start, and succeed).
 fn print_text(text: &str) -> i32 {
-    match dents_tools::output::write_stdout(text.as_bytes()) {
-        Ok(()) => 0,
-        Err(e) => {
-            let msg = format!("dents: write error: {}\n", errors::describe(&e));
-            errors::write_stderr(msg.as_bytes());
-            errors::SERIOUS
-        }
-    }
+    dents_tools::texts::print_text(text, b"dents: ", errors::SERIOUS)
 }
 
 /// Runs `dents ls` with `argv` (starting with `ls`); returns the exit status.

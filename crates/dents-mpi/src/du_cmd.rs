@@ -30,6 +30,7 @@ use crate::du::DuJob;
 use crate::du_order;
 use crate::engine::Mailer;
 use crate::msg;
+use crate::parse_exit;
 use crate::stdin_list;
 
 /// `dents-mpi du ARGS`: GNU du's lines, each directory's total over all
@@ -218,20 +219,15 @@ fn reachable(
 /// exit status: 0, or 1 with GNU du's `write error` message when the
 /// text could not be written (standard output closed or full: `print!`
 /// would write to the `/dev/null` Rust's runtime puts on a descriptor
-/// closed at start, and succeed).  Rank 0's status is broadcast, as
-/// every rank parsed the same words.
+/// closed at start, and succeed).  Rank 0's status is every rank's
+/// ([`parse_exit`]).
 fn text_asked_for(world: &SimpleCommunicator, text: &str) -> i32 {
-    let mut status = 0;
-    if world.rank() == 0 {
-        if let Err(e) = dents_tools::output::write_stdout(text.as_bytes()) {
-            write_stderr(&said(
-                format!("write error: {}", msg::describe(&e)).as_bytes(),
-            ));
-            status = 1;
-        }
-    }
-    world.process_at_rank(0).broadcast_into(&mut status);
-    status
+    let status = if world.rank() == 0 {
+        dents_tools::texts::print_text(text, b"du: ", 1)
+    } else {
+        0
+    };
+    parse_exit::rank0_status(world, status)
 }
 
 /// `du: MESSAGE` and a newline.

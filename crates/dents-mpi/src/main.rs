@@ -16,6 +16,7 @@
 //! | 0 | `binding` | a warning when mpirun's binding leaves the node's cores idle |
 //! | 0 | `dev`    | the device a path lies on |
 //! | 0 | `gather` | every rank's values, of any length, gathered to every rank |
+//! | 0 | `parse_exit` | an exit decided while parsing: rank 0's status made every rank's |
 //! | 1 | `engine` | work items on every rank, stealing, Safra's termination, output through rank 0 |
 //! | 1 | `slices` | huge directories spread over the ranks as slices of their offset space, for du and find alike |
 //! | 1 | `stdin_list` | `find -files0-from -`, `du -X -`: rank 0's standard input given to every rank |
@@ -38,6 +39,7 @@ mod engine;
 mod find;
 mod gather;
 mod msg;
+mod parse_exit;
 mod scan_cmd;
 mod slices;
 mod stdin_list;

@@ -61,6 +61,7 @@ use mpi::traits::*;
 use crate::engine::Mailer;
 use crate::find::MpiWalk;
 use crate::gather;
+use crate::parse_exit;
 
 const HELP: &str = "\
 Usage: mpirun -np N dents-mpi scan [OPTION]... -o DIR [PATH]...
@@ -191,10 +192,7 @@ fn parse(args: &[Vec<u8>], rank0: bool) -> Result<Args, i32> {
                 // it, as `dents scan` does (print! would write to the
                 // /dev/null Rust's runtime put there, and succeed).
                 if rank0 {
-                    if let Err(e) = dents_tools::output::write_stdout(HELP.as_bytes()) {
-                        say(format!("write error: {}", crate::msg::describe(&e)).as_bytes());
-                        return Err(2);
-                    }
+                    return Err(dents_tools::texts::print_text(HELP, b"dents-mpi: ", 2));
                 }
                 return Err(0);
             }
@@ -464,12 +462,8 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     let rank = world.rank() as u32;
     let a = match parse(args, rank == 0) {
         Ok(a) => a,
-        Err(mut status) => {
-            // Every rank parsed the same words to here; rank 0 alone
-            // wrote (the help), and its status is every rank's.
-            world.process_at_rank(0).broadcast_into(&mut status);
-            return status;
-        }
+        // Rank 0 alone wrote (the help): its status is every rank's.
+        Err(status) => return parse_exit::rank0_status(world, status),
     };
     let output = PathBuf::from(OsStr::from_bytes(&a.output));
     let start = Time::now();

@@ -15,6 +15,7 @@
 //! | 0 | `glob`   | `fnmatch` patterns in the locale (find's `-name`, du's `--exclude`) |
 //! | 1 | `output` | large per-thread buffers, written whole; SIGPIPE ends us quietly; a failed write said at the end |
 //! | 2 | `errors` | messages in the style of the tool replaced, and each command's exit status (its messages flush its output first) |
+//! | 2 | `texts`  | `--help` and `--version` written whole, or `write error` said and the tool's status returned |
 
 #![warn(missing_docs)]
 
@@ -26,3 +27,4 @@ pub mod numfmt;
 pub mod output;
 pub mod progress;
 pub mod quote;
+pub mod texts;

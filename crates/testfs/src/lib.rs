@@ -11,7 +11,7 @@
 //! [`snapshot`] (scans, bad snapshots and rows read back, for the
 //! snapshot tests), [`sorted_breadth_first`] (a sorted walk's order by
 //! `std::fs`), [`Gathered`] (a writer to hand an engine and read
-//! back).
+//! back), [`at_once`] (commands run on threads at once, a few rounds).
 //!
 //! Directory reading depends on the filesystem (ext4 hashes names, XFS and
 //! unindexed ext4 hand out byte offsets, btrfs and tmpfs do neither), so
@@ -39,6 +39,7 @@ use std::time::Duration;
 use rustix::fs::{Mode, OFlags};
 
 pub mod architecture;
+mod at_once;
 mod cases;
 pub mod cli;
 mod deep;
@@ -50,6 +51,7 @@ mod skip;
 pub mod snapshot;
 mod wide;
 
+pub use at_once::at_once;
 pub use deep::{deep_chain, peak_rss_kib, DeepTmp};
 pub use gathered::Gathered;
 pub use reference::sorted_breadth_first;

@@ -70,13 +70,10 @@ Features enabled: D_TYPE O_NOFOLLOW(enabled) LEAF_OPTIMISATION CBO(level={}) PAR
 /// Writes a help or version text; returns the exit status: 1 and GNU's
 /// message if it could not be written.
 pub(super) fn print_text(text: &str) -> i32 {
-    match crate::output::write_stdout(text.as_bytes()) {
-        Ok(()) => 0,
-        Err(e) => {
-            let mut m = b"write error: ".to_vec();
-            m.extend_from_slice(crate::errors::describe(&e).as_bytes());
-            crate::msg::error(&m);
-            crate::msg::FAILURE
-        }
-    }
+    let mut prefix = Vec::new();
+    crate::ctx::with(|c| c.prefix(&mut prefix, false));
+    let status = dents_tools::texts::print_text(text, &prefix, crate::msg::FAILURE);
+    // What `msg::error` does beside saying it: the command's status.
+    crate::msg::raise(status);
+    status
 }
