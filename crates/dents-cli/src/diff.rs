@@ -40,10 +40,7 @@ pub fn main(args: &[OsString]) -> i32 {
             b"--" if !only_files => only_files = true,
             b"--growth" if !only_files => opts.growth = true,
             b"--help" if !only_files => {
-                return match output::write_stdout(HELP.as_bytes()) {
-                    Ok(()) => 0,
-                    Err(_) => errors::SERIOUS,
-                }
+                return dents_tools::texts::print_text(HELP, b"dents: ", errors::SERIOUS)
             }
             b if b.starts_with(b"-") && b.len() > 1 && !only_files => {
                 return usage_error(&format!(

@@ -54,3 +54,27 @@ dents_testfs::test_cases! {
     find_help: ("find", "--help"),
     find_version: ("find", "--version"),
 }
+
+/// `dents CMD --help` of a command of dents's own (no GNU program to ask):
+/// the same message, with the command's status for trouble (2).  Before,
+/// `dents diff --help` ended with 2 and said nothing.
+fn check_own(cmd: &str) {
+    for (redirect, cause) in [
+        (">&-", "Bad file descriptor"),
+        (">/dev/full", "No space left on device"),
+    ] {
+        let dents = run(env!("CARGO_BIN_EXE_dents"), &[cmd, "--help"], redirect);
+        assert_eq!(
+            dents,
+            (format!("dents: write error: {cause}\n"), Some(2)),
+            "dents {cmd} --help {redirect}"
+        );
+    }
+}
+
+dents_testfs::test_cases! {
+    /// The help of dents's own commands, to an output that cannot take it.
+    mod own: &'static str => check_own;
+    diff_help: "diff",
+    scan_help: "scan",
+}
