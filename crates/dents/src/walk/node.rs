@@ -71,6 +71,12 @@ struct Extra {
     check_from: Option<Weak<Node>>,
     /// Mount points below this directory (see [`MountScope`]).
     mounts: MountScope,
+    /// The directory's metadata as its visit had it (stat'ed relative to
+    /// its parent, or a root's stat), kept only for a visitor that
+    /// answers [`super::Visitor::listing_stated`]: its listing may then
+    /// be taken without opening it.  Here, not in the node: a plain
+    /// walk's queued directory does not pay for it.
+    stat: Option<Metadata>,
 }
 
 /// A directory in the walk: queued, being read, or a parent kept for its
@@ -85,14 +91,8 @@ pub(super) struct Node {
     /// `d_ino` where nothing can make them differ (no mount point, no
     /// link followed), else from a stat.  Loop checks compare these.
     pub(super) id: (u64, u64),
-    /// The directory's metadata as its visit had it (stat'ed relative to
-    /// its parent, or a root's stat), kept only for a visitor that
-    /// answers [`super::Visitor::listing_stated`]: its listing may then
-    /// be taken without opening it.  Boxed: `None` costs a plain walk's
-    /// queued directory one word.
-    pub(super) stat: Option<Box<Metadata>>,
-    /// A kept path, a loop check's start, mount points below: `None`
-    /// where all three are (most directories).
+    /// A kept path, a loop check's start, mount points below, a kept
+    /// stat: `None` where all four are (most directories).
     extra: Option<Box<Extra>>,
     /// What the directory needs once taken: set by [`Node::open`].
     open: OnceLock<Box<Open>>,
@@ -158,6 +158,7 @@ impl Node {
                 path: None,
                 check_from: None,
                 mounts,
+                stat: None,
             })),
         };
         let open = OnceLock::new();
@@ -172,7 +173,6 @@ impl Node {
             name: Name::new(&name),
             depth: at.depth,
             id: at.id,
-            stat: None,
             extra,
             open,
         })
@@ -197,6 +197,7 @@ impl Node {
                 path,
                 check_from,
                 mounts,
+                stat: None,
             })),
         };
         Arc::new(Node {
@@ -204,10 +205,29 @@ impl Node {
             name: Name::new(name),
             depth,
             id,
-            stat: None,
             extra,
             open: OnceLock::new(),
         })
+    }
+
+    /// The metadata kept by [`Node::keep_stat`], if any.
+    pub(super) fn stat(&self) -> Option<&Metadata> {
+        self.extra.as_ref()?.stat.as_ref()
+    }
+
+    /// Keeps the directory's metadata as its visit had it, for
+    /// [`super::Visitor::listing_stated`] (a node not yet shared).
+    pub(super) fn keep_stat(&mut self, stat: Metadata) {
+        self.extra
+            .get_or_insert_with(|| {
+                Box::new(Extra {
+                    path: None,
+                    check_from: None,
+                    mounts: MountScope::None,
+                    stat: None,
+                })
+            })
+            .stat = Some(stat);
     }
 
     /// The name relative to the parent; for a root, the root path.

@@ -145,7 +145,7 @@ impl<V: Visitor> Shared<'_, V> {
             if self.keeps_stats() {
                 // Its visit's stat, for `Visitor::listing_stated`.
                 if let Some(n) = Arc::get_mut(&mut node) {
-                    n.stat = Some(Box::new(Metadata::from_statx(&st)));
+                    n.keep_stat(Metadata::from_statx(&st));
                 }
             }
             self.queue.lock().expect("queue lock").push(vec![node]);
@@ -605,8 +605,8 @@ impl<V: Visitor> Shared<'_, V> {
             debug_assert_eq!(depth, dv.node.depth + 1);
             let mut child = Node::child(dv.node, name, &dv.path, r.id, r.check_from, r.mounts);
             if self.keeps_stats() {
-                if let Some(n) = Arc::get_mut(&mut child) {
-                    n.stat = v.cached_metadata().cloned().map(Box::new);
+                if let (Some(n), Some(st)) = (Arc::get_mut(&mut child), v.cached_metadata()) {
+                    n.keep_stat(st.clone());
                 }
             }
             dv.children.push(child);

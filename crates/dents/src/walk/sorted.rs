@@ -287,7 +287,7 @@ impl<V: Visitor> Shared<'_, V> {
         let path = build_path(node);
         // The visitor may know the listing from the directory's stat
         // alone: then it is not read, and maybe not opened.
-        let answer = match &node.stat {
+        let answer = match node.stat() {
             Some(st) if self.keeps_stats() => {
                 if self.opts.same_fs && st.dev() != node.open().root_dev {
                     return Prepared::Skipped;
