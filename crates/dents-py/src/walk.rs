@@ -363,62 +363,55 @@ fn worker(shared: Arc<Shared>) {
                 q.woken = q.woken.saturating_sub(1);
             }
         };
-        run(&shared, &job, &mut buf);
-    }
-}
-
-/// Reads `job` ahead (on a worker, or on the walk's thread helping while it
-/// waits for another), queueing its subdirectories; nothing if the walk
-/// has taken it already.
-fn run(shared: &Shared, job: &Job, buf: &mut Vec<u8>) {
-    {
-        let mut st = job.state.lock().unwrap();
-        if !matches!(*st, JobState::Queued) {
-            return; // taken by the walk itself
-        }
-        *st = JobState::Running { waited: false };
-    }
-    // A panic is handed to the walk, which waits for this job: left
-    // `Running`, the walk would wait for it forever.
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        read_ahead(&job.path, buf, shared.how)
-    }));
-    let mut st = job.state.lock().unwrap();
-    if matches!(*st, JobState::Cancelled) {
-        *st = JobState::Taken;
-        return;
-    }
-    let waited = matches!(*st, JobState::Running { waited: true });
-    *st = match read {
-        Ok(mut listing) => {
-            let children = match &mut listing {
-                Ok((entries, _)) => expand(&job.path, entries, shared.how),
-                Err(_) => Vec::new(),
-            };
-            // The lock order is a job's state, then the queue.
-            let mut q = shared.queue.lock().unwrap();
-            q.buffered += size_of(&listing);
-            q.listings += 1;
-            q.jobs.extend(children.into_iter().rev());
-            // Sleeping workers are woken for the new jobs unless they
-            // sleep because the buffer is full (they would sleep again).
-            let wake = if q.full() {
-                0
-            } else {
-                let jobs = q.jobs.len();
-                q.wake_for(jobs)
-            };
-            drop(q);
-            for _ in 0..wake {
-                shared.wake.notify_one();
+        {
+            let mut st = job.state.lock().unwrap();
+            if !matches!(*st, JobState::Queued) {
+                continue; // taken by the walk itself
             }
-            JobState::Done(listing)
+            *st = JobState::Running { waited: false };
         }
-        Err(payload) => JobState::Panicked(payload),
-    };
-    drop(st);
-    if waited {
-        job.done.notify_all();
+        // A panic is handed to the walk, which waits for this job: left
+        // `Running`, the walk would wait for it forever.
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_ahead(&job.path, &mut buf, shared.how)
+        }));
+        let mut st = job.state.lock().unwrap();
+        if matches!(*st, JobState::Cancelled) {
+            *st = JobState::Taken;
+            continue;
+        }
+        let waited = matches!(*st, JobState::Running { waited: true });
+        *st = match read {
+            Ok(mut listing) => {
+                let children = match &mut listing {
+                    Ok((entries, _)) => expand(&job.path, entries, shared.how),
+                    Err(_) => Vec::new(),
+                };
+                // The lock order is a job's state, then the queue.
+                let mut q = shared.queue.lock().unwrap();
+                q.buffered += size_of(&listing);
+                q.listings += 1;
+                q.jobs.extend(children.into_iter().rev());
+                // Sleeping workers are woken for the new jobs unless they
+                // sleep because the buffer is full (they would sleep again).
+                let wake = if q.full() {
+                    0
+                } else {
+                    let jobs = q.jobs.len();
+                    q.wake_for(jobs)
+                };
+                drop(q);
+                for _ in 0..wake {
+                    shared.wake.notify_one();
+                }
+                JobState::Done(listing)
+            }
+            Err(payload) => JobState::Panicked(payload),
+        };
+        drop(st);
+        if waited {
+            job.done.notify_all();
+        }
     }
 }
 
@@ -539,19 +532,7 @@ impl Pool {
                             return Some(Ok(check_ahead(l)));
                         }
                         JobState::Panicked(payload) => return Some(Err(payload)),
-                        JobState::Running { waited } => {
-                            // Rather than sleep while a worker reads it,
-                            // read a directory still queued (the walk needs
-                            // it soon): waiting, the walk's thread left its
-                            // core to workers that may be reading further
-                            // ahead than the walk needs.
-                            *st = JobState::Running { waited };
-                            drop(st);
-                            let helped = self.help(buf);
-                            st = job.state.lock().unwrap();
-                            if helped || !matches!(*st, JobState::Running { .. }) {
-                                continue;
-                            }
+                        JobState::Running { .. } => {
                             *st = JobState::Running { waited: true };
                             let (s, timeout) =
                                 job.done.wait_timeout(st, util::SIGNAL_CHECK).unwrap();
@@ -613,25 +594,6 @@ impl Pool {
                 }
                 _ => {}
             }
-        }
-    }
-
-    /// Reads the newest queued job here, as a worker would, unless the
-    /// buffer is full; whether there was one.
-    fn help(&self, buf: &mut Vec<u8>) -> bool {
-        let job = {
-            let mut q = self.shared.queue.lock().unwrap();
-            if q.full() {
-                return false;
-            }
-            q.jobs.pop_back()
-        };
-        match job {
-            Some(job) => {
-                run(&self.shared, &job, buf);
-                true
-            }
-            None => false,
         }
     }
 
