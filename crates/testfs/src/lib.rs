@@ -29,8 +29,9 @@
 //!
 //! Images go to `/dev/shm` when it has room (see `DENTS_TESTFS_DIR`).
 
-use std::ffi::{CString, OsStr};
+use std::ffi::{CStr, CString, OsStr};
 use std::fs;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -426,6 +427,26 @@ impl Drop for LoopFs {
 /// Panics on any error, including a name that already exists (`O_EXCL`):
 /// a test that thinks it made `n` files has made exactly `n`.
 pub fn fill_flat<N: AsRef<[u8]>>(dir: &Path, n: usize, name: impl Fn(usize) -> N) {
+    fill_each(dir, n, name, |dfd, c| {
+        rustix::fs::openat(
+            dfd,
+            c,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map(drop)
+    })
+}
+
+/// Makes `n` entries in `dir` (created if missing), named by `name(i)`,
+/// each by `make(dir's descriptor, name)`: the open-once loop of
+/// [`fill_flat`] and [`fill_subdirs`].  Panics on any error.
+pub(crate) fn fill_each<N: AsRef<[u8]>>(
+    dir: &Path,
+    n: usize,
+    name: impl Fn(usize) -> N,
+    make: impl Fn(BorrowedFd<'_>, &CStr) -> rustix::io::Result<()>,
+) {
     fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let dfd = rustix::fs::open(
         dir,
@@ -436,18 +457,12 @@ pub fn fill_flat<N: AsRef<[u8]>>(dir: &Path, n: usize, name: impl Fn(usize) -> N
     for i in 0..n {
         let name = name(i);
         let c = CString::new(name.as_ref()).expect("a file name has no NUL byte");
-        match rustix::fs::openat(
-            &dfd,
-            &c,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
-        ) {
-            Ok(fd) => drop(fd),
-            Err(e) => panic!(
+        if let Err(e) = make(dfd.as_fd(), &c) {
+            panic!(
                 "creating {:?} in {}: {e}",
                 OsStr::from_bytes(name.as_ref()),
                 dir.display()
-            ),
+            );
         }
     }
 }
