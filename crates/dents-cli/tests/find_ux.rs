@@ -4,12 +4,11 @@
 //! expressions), and the status line (on a pseudo-terminal made by
 //! `script`).
 
-use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use dents_testfs::cli::{entry_stat_calls, have_program};
@@ -441,26 +440,14 @@ fn sort_tree() -> tempfile::TempDir {
     t
 }
 
-/// The reference: breadth first, each directory's entries sorted by
-/// their bytes, subdirectories (not links) walked in that order.
+/// The reference ([`dents_testfs::sorted_breadth_first`]), its paths
+/// spelt from `root` as the command is run in `cwd`.
 fn sorted_bfs(cwd: &Path, root: &str) -> Vec<Vec<u8>> {
-    let mut out = vec![root.as_bytes().to_vec()];
-    let mut queue = VecDeque::from([PathBuf::from(root)]);
-    while let Some(d) = queue.pop_front() {
-        let mut names: Vec<Vec<u8>> = fs::read_dir(cwd.join(&d))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().as_bytes().to_vec())
-            .collect();
-        names.sort();
-        for n in names {
-            let p = d.join(OsStr::from_bytes(&n));
-            out.push(p.as_os_str().as_bytes().to_vec());
-            if fs::symlink_metadata(cwd.join(&p)).unwrap().is_dir() {
-                queue.push_back(p);
-            }
-        }
-    }
-    out
+    let cwd_len = cwd.as_os_str().len() + 1;
+    dents_testfs::sorted_breadth_first(&cwd.join(root))
+        .into_iter()
+        .map(|p| p[cwd_len..].to_vec())
+        .collect()
 }
 
 #[test]
