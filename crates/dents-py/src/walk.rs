@@ -34,7 +34,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
@@ -54,7 +54,7 @@ use crate::util::{self, PyPath};
 const BUFFERED_ENTRIES: usize = 256 * 1024;
 /// Jobs waiting before sleeping workers are woken.
 const WAKE_AT: usize = 8;
-/// Finished listings that may wait (each keeps its directory open).
+/// Finished listings that may wait.
 const BUFFERED_LISTINGS: usize = 256;
 
 /// A directory's entries as read: what `os.walk` asks of each.
@@ -161,18 +161,31 @@ fn lstat(
 /// A directory's entries, or why it could not be read.
 pub type Listing = io::Result<Entries>;
 
-/// A listing read ahead, with its directory still open: when the walk
-/// takes it, a directory removed since (link count 0) is reported as
-/// `os.walk`, listing it only then, would report it.
-type Ahead = io::Result<(Entries, OwnedFd)>;
+/// A directory's identity: its device (major, minor) and inode.
+type Identity = (u32, u32, u64);
 
-/// The listing of a directory read ahead, as of now.
-fn check_ahead(ahead: Ahead) -> Listing {
-    let (entries, fd) = ahead?;
-    if dents::fs::fstat(fd.as_fd())?.nlink() == 0 {
-        return Err(io::Error::from_raw_os_error(2)); // ENOENT
-    }
-    Ok(entries)
+fn identity_of(st: &rustix::fs::Statx) -> Identity {
+    (st.stx_dev_major, st.stx_dev_minor, st.stx_ino)
+}
+
+/// A listing read ahead, with the identity of the directory read: the
+/// directory itself is closed at once by the worker that read it, so
+/// that listings waiting for the walk hold no descriptors (a process
+/// allowed few, which `os.walk` walks with one at a time, must not run
+/// out of them) and their `close`s are not the walk's thread's.
+type Ahead = io::Result<(Entries, Identity)>;
+
+/// The listing of a directory read ahead, as `os.walk`, listing `path`
+/// only now, would have it; `None` if `path` no longer names the directory
+/// read (removed, renamed, replaced, or no longer reachable): it is to be
+/// read again, which gives what `os.walk` gives, the error included.
+fn check_ahead(ahead: Ahead, path: &CStr) -> Option<Listing> {
+    let (entries, read) = match ahead {
+        Ok(ahead) => ahead,
+        Err(e) => return Some(Err(e)),
+    };
+    let now = rustix::fs::statx(rustix::fs::CWD, path, AtFlags::empty(), StatxFlags::INO).ok()?;
+    (identity_of(&now) == read).then_some(Ok(entries))
 }
 
 /// `os.DirEntry.is_dir()` (following symlinks) and `is_symlink()` of the
@@ -226,11 +239,18 @@ const PATH_MAX: usize = 4096;
 
 /// Lists the directory at `path` in the kernel's order, reusing `buf`.
 pub fn read_listing(path: &CStr, buf: &mut Vec<u8>, how: How) -> Listing {
-    read_ahead(path, buf, how).map(|(entries, _)| entries)
+    read_open(path, buf, how).map(|(entries, _)| entries)
 }
 
-/// [`read_listing`], keeping the directory open.
+/// [`read_listing`], with the identity of the directory read.
 fn read_ahead(path: &CStr, buf: &mut Vec<u8>, how: How) -> Ahead {
+    let (entries, fd) = read_open(path, buf, how)?;
+    let st = rustix::fs::statx(&fd, c"", AtFlags::EMPTY_PATH, StatxFlags::INO)?;
+    Ok((entries, identity_of(&st)))
+}
+
+/// Lists the directory at `path`, returning it still open.
+fn read_open(path: &CStr, buf: &mut Vec<u8>, how: How) -> io::Result<(Entries, OwnedFd)> {
     let fd = dents::fs::open_dir(path)?;
     let mut reader = DirReader::with_buffer(fd, std::mem::take(buf));
     let mut out = Entries::default();
@@ -381,6 +401,17 @@ fn worker(shared: Arc<Shared>) {
             continue;
         }
         let waited = matches!(*st, JobState::Running { waited: true });
+        if matches!(&read, Ok(Err(e)) if out_of_descriptors(e)) {
+            // Left to the walk, which reads it itself when it gets there
+            // (with one descriptor, as `os.walk` does) rather than report
+            // an error `os.walk` would not meet.
+            *st = JobState::Queued;
+            drop(st);
+            if waited {
+                job.done.notify_all();
+            }
+            continue;
+        }
         *st = match read {
             Ok(mut listing) => {
                 let children = match &mut listing {
@@ -413,6 +444,15 @@ fn worker(shared: Arc<Shared>) {
             job.done.notify_all();
         }
     }
+}
+
+/// Whether `e` says the process (`EMFILE`) or the system (`ENFILE`) has
+/// no descriptor left.
+fn out_of_descriptors(e: &io::Error) -> bool {
+    use rustix::io::Errno;
+    [Errno::MFILE, Errno::NFILE]
+        .iter()
+        .any(|n| e.raw_os_error() == Some(n.raw_os_error()))
 }
 
 /// Queues a job for each subdirectory of a listing just read that the walk
@@ -514,7 +554,13 @@ impl Pool {
                 };
                 drop(st);
                 self.taken(&l);
-                return Ok(check_ahead(l));
+                match check_ahead(l, &job.path) {
+                    Some(listing) => return Ok(listing),
+                    None => {
+                        let how = self.shared.how;
+                        return Ok(py.allow_threads(|| read_listing(&job.path, buf, how)));
+                    }
+                }
             }
         }
         loop {
@@ -529,7 +575,9 @@ impl Pool {
                         JobState::Done(l) => {
                             drop(st);
                             self.taken(&l);
-                            return Some(Ok(check_ahead(l)));
+                            return Some(Ok(check_ahead(l, &job.path).unwrap_or_else(|| {
+                                read_listing(&job.path, buf, self.shared.how)
+                            })));
                         }
                         JobState::Panicked(payload) => return Some(Err(payload)),
                         JobState::Running { .. } => {

@@ -231,6 +231,61 @@ def test_directory_removed_during_walk(tree):
     assert victims[0] and victims[1]
 
 
+def test_directory_replaced_during_walk(tmp_path):
+    """A directory the workers have read, renamed away and replaced by
+    another of the same name before the walk gets there: os.walk, listing
+    the path only then, lists the new one; so does dents.walk (a listing
+    read ahead is used only if the path still names the directory read)."""
+    results = []
+    for walk in (os.walk, dents.walk):
+        root = tmp_path / walk.__module__
+        for d in ("a", "b", "z"):
+            (root / d / "sub").mkdir(parents=True)
+            (root / d / "old-file").touch()
+        order = []
+
+        def replace_last(top, dirs, files):
+            # At the root's first subdirectory, replace its last (queued
+            # for the workers since the root was yielded).
+            if not order:
+                order.extend(dirs)
+            elif len(order) == 3:
+                time.sleep(0.3)  # dents's workers have read it by now
+                last = root / order[-1]
+                os.rename(last, root / "moved")
+                (last / "new-sub").mkdir(parents=True)
+                (last / "new-file").touch()
+                order.append(last)
+
+        walked = snapshot(walk(str(root)), replace_last)
+        results.append([(os.path.relpath(t, root), sorted(d), sorted(f)) for t, d, f in walked])
+        results[-1].append(os.path.basename(order[-1]))
+    assert results[1] == results[0]
+    assert (results[1][-1], ["new-sub"], ["new-file"]) in results[1]
+
+
+def test_walk_with_few_descriptors(tmp_path):
+    """A process allowed only a few more descriptors than it has open: os.walk
+    needs one at a time, and so must dents.walk, its read-ahead included
+    (listings waiting for the walk hold none; a worker that finds none free
+    leaves its directory to the walk): the same tuples, no error."""
+    for i in range(400):
+        (tmp_path / f"d{i:03}" / "x").mkdir(parents=True)
+    script = """
+import os, resource, sys, dents
+top = sys.argv[1]
+want = list(os.walk(top))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")) + 2, hard))
+errors = []
+got = list(dents.walk(top, onerror=errors.append, threads=4))
+print(len(want), got == want, errors[:3])
+"""
+    out = subprocess.run([sys.executable, "-c", script, str(tmp_path)],
+                         capture_output=True, text=True, check=True).stdout.split(None, 2)
+    assert out == ["801", "True", "[]\n"]
+
+
 def test_early_break_stops_threads(tree):
     gc.collect()
     before = threads_now()
