@@ -809,6 +809,28 @@ impl WalkState {
         }
     }
 
+    /// The `i`-th entry of the listing of `top` as a subdirectory to walk:
+    /// its path object, and the job a worker queued for it (whose path is
+    /// that path already) or its path.
+    fn child(
+        &self,
+        py: Python<'_>,
+        top: &At,
+        entries: &mut Entries,
+        i: usize,
+    ) -> (PyObject, Child) {
+        match entries.take_ahead(i) {
+            Some(job) => (
+                util::name_obj(py, job.path.to_bytes(), self.is_bytes),
+                Ok(job),
+            ),
+            None => {
+                let path = util::join(top.bytes(), entries.name(i));
+                (util::name_obj(py, &path, self.is_bytes), Err(path))
+            }
+        }
+    }
+
     /// After a top-down yield: the subdirectories left in `dirnames`, as
     /// `os.walk` takes them (a symlink is descended only with
     /// `followlinks`; names the caller added are checked with
@@ -843,9 +865,7 @@ impl WalkState {
                 Some(i) => {
                     let at = y.names[i].1;
                     if self.followlinks || !y.entries.get(at).is_symlink() {
-                        let bytes = util::join(y.top_at.bytes(), y.entries.name(at));
-                        let obj = util::name_obj(py, &bytes, self.is_bytes);
-                        children.push((obj, y.entries.take_ahead(at).ok_or(bytes)));
+                        children.push(self.child(py, &y.top_at, &mut y.entries, at));
                     }
                 }
                 None => {
@@ -919,9 +939,7 @@ impl WalkState {
                 if self.topdown {
                     names.push((name.clone_ref(py), i));
                 } else if self.followlinks || !e.is_symlink() {
-                    let child = util::join(at.bytes(), entries.name(i));
-                    let obj = util::name_obj(py, &child, self.is_bytes);
-                    children.push((obj, entries.take_ahead(i).ok_or(child)));
+                    children.push(self.child(py, &at, &mut entries, i));
                 }
                 dirs.push(name);
             }
