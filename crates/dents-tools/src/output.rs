@@ -50,6 +50,19 @@ pub struct Output {
     closed: bool,
 }
 
+/// Descriptor 1, written to directly.
+struct Fd1;
+
+impl Write for Fd1 {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Ok(rustix::io::write(io::stdout().as_fd(), buf)?)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 impl std::fmt::Debug for Output {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Output")
@@ -59,13 +72,15 @@ impl std::fmt::Debug for Output {
 }
 
 impl Output {
-    /// Standard output, opened once more as a plain file (no line
-    /// buffering); an error if no descriptor is left for it.
+    /// Standard output, written to unbuffered (Rust's `Stdout` buffers
+    /// by lines) and without a descriptor of its own: under a descriptor
+    /// limit that leaves one free, as `ls -R` under `ulimit -n 4`, that
+    /// one is the directories' (an `Err` is never returned now; the
+    /// `Result` is kept for the callers' sake).
     pub fn stdout() -> io::Result<Output> {
-        let fd = io::stdout().as_fd().try_clone_to_owned()?;
         Ok(Output {
             closed: dents_os::closed_at_start(1),
-            ..Output::from_file(File::from(fd))
+            ..Output::from_writer(Fd1)
         })
     }
 
