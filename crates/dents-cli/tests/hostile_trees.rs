@@ -214,6 +214,63 @@ fn a_low_descriptor_limit_loses_no_entry() {
     }
 }
 
+#[test]
+fn ls_recursive_under_a_low_descriptor_limit_is_gnus() {
+    // GNU's ls -R holds one directory at a time; dents's workers hold one
+    // each, its name lookups (-l) one more, a sliced read one a slice.
+    // With 2 to 9 descriptors beyond stdio, the same bytes as GNU's.
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("t");
+    for i in 0..40 {
+        let d = t.join(format!("d{i}/e"));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::File::create(d.join("f")).unwrap();
+    }
+    // Large enough to be read in slices (256 KiB of directory).
+    let wide = t.join("wide");
+    std::fs::create_dir_all(&wide).unwrap();
+    for i in 0..6000 {
+        std::fs::File::create(wide.join(format!("a-file-with-a-long-name-{i:05}"))).unwrap();
+    }
+    assert!(std::fs::metadata(&wide).unwrap().len() >= 256 * 1024);
+    for args in [&["-R", "t"][..], &["-lR", "t"]] {
+        let run = |program: &str, limit: u32| {
+            let mut c = Command::new("prlimit");
+            c.arg(format!("--nofile={limit}")).arg("--").arg(program);
+            if program == dents_bin() {
+                // Sorted off a terminal as GNU's is (dents streams unsorted).
+                c.args(["ls", "--sort=name"]);
+            }
+            c.args(args)
+                .current_dir(tmp.path())
+                .env("LC_ALL", "C")
+                .stdin(Stdio::null());
+            c.output().unwrap()
+        };
+        let want = run("ls", 1024);
+        assert!(
+            want.status.success() && want.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&want.stderr)
+        );
+        for limit in 5..=12 {
+            let out = run(dents_bin(), limit);
+            assert_eq!(
+                (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr).as_ref()
+                ),
+                (Some(0), ""),
+                "{args:?} limit {limit}"
+            );
+            assert!(
+                out.stdout == want.stdout,
+                "{args:?} limit {limit}: output differs"
+            );
+        }
+    }
+}
+
 /// A mount made by a test; unmounted on drop.
 struct Mounted(std::path::PathBuf);
 

@@ -222,8 +222,14 @@ pub(super) fn list_trees(lister: &Lister, roots: Vec<Vec<u8>>, headers: bool) {
         ready: Condvar::new(),
     };
     let main = std::thread::current().id();
+    // No more workers than descriptors free beyond the main thread's
+    // (a directory each, for a moment): under a low limit the workers
+    // would only wait for one another's.
+    let workers = lister
+        .threads
+        .min(dents::fs::descriptors_free().saturating_sub(1));
     std::thread::scope(|scope| {
-        for _ in 0..lister.threads {
+        for _ in 0..workers {
             let shared = &shared;
             crate::threads::spawn_or_run(scope, move || {
                 // Where no thread could start, this runs on the main
@@ -423,7 +429,9 @@ impl Shared<'_> {
         };
         let path = &task.path;
         let cpath = CString::new(path.clone()).expect("names hold no NUL");
-        let dir = match dents::fs::open_dir(&cpath) {
+        // Other workers hold a directory each: under a low descriptor
+        // limit this one waits its turn, as GNU's one-at-a-time never has to.
+        let dir = match dents::fs::retry_emfile(|| dents::fs::open_dir(&cpath)) {
             Ok(fd) => fd,
             Err(e) => {
                 notes::report(&l.status, level, "cannot open directory", path, &e);

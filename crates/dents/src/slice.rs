@@ -289,7 +289,9 @@ where
     match plan {
         ReadPlan::Serial => {
             let mut sink = make_sink(0);
-            let errors = match dir.try_clone_to_owned() {
+            // (Other threads' descriptors, an `ls -R`'s workers', are
+            // given back soon: under a low limit this read waits its turn.)
+            let errors = match crate::fs::retry_emfile(|| dir.try_clone_to_owned()) {
                 Ok(fd) => {
                     let mut reader = DirReader::with_buffer_size(fd, buffer_size);
                     read_serial(&mut reader, &mut sink)
@@ -402,7 +404,8 @@ where
                 Some((sink, _)) => sink,
                 None => make_sink(i),
             };
-            let res = read(i, &mut sink);
+            // (Nothing is read before the slice's descriptor is opened.)
+            let res = crate::fs::retry_emfile(|| read(i, &mut sink));
             *r = Some((sink, res));
         }
     }

@@ -8,8 +8,8 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::dir::DirReader;
 use crate::file_type::FileType;
+use crate::fs::retry_emfile;
 use crate::metadata::StatFields;
 use crate::sys;
 
@@ -36,8 +36,7 @@ pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
     if let Some(budget) = opts.fixed_fd_budget() {
         return (threads, budget);
     }
-    let limit = sys::nofile_limit().min(1 << 20) as usize;
-    let free = limit.saturating_sub(open_fds(limit));
+    let free = crate::fs::descriptors_free();
     let spare = if free >= 128 {
         64 + (free - 64) / 2
     } else {
@@ -46,41 +45,6 @@ pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
     let permits = free - spare;
     let workers = (permits / 2).clamp(1, threads);
     (workers, permits.saturating_sub(2 * workers))
-}
-
-/// How many descriptors the process has open (those listed in
-/// `/proc/self/fd` but the one listing them); all of `limit` if not even
-/// that one can be opened, 3 if the list cannot be read otherwise.
-fn open_fds(limit: usize) -> usize {
-    let mut reader = match DirReader::open(c"/proc/self/fd") {
-        Ok(r) => r,
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => return limit,
-        Err(_) => return 3,
-    };
-    let mut n = 0usize;
-    while let Ok(Some(_)) = reader.next_entry() {
-        n += 1;
-    }
-    n.saturating_sub(1)
-}
-
-/// Runs `open` again while it fails for want of descriptors (`EMFILE`,
-/// `ENFILE`): other workers, or the visitor, give theirs back soon.  Up to
-/// about a second, then the error stands.
-fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
-    let mut waited = 0;
-    loop {
-        match open() {
-            Err(e)
-                if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
-                    && waited < 1000 =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-                waited += 1;
-            }
-            r => return r,
-        }
-    }
 }
 
 impl<V: Visitor> Shared<'_, V> {
