@@ -53,7 +53,7 @@ use dents_snap::refresh::{Index, Wanted};
 use dents_snap::scan::Problem;
 use dents_snap::schema::MAX_ERRORS;
 use dents_snap::sharded::{self, ShardWriter};
-use dents_snap::walk_row::{problem_of_walk, row_of_visit, stat_fields};
+use dents_snap::walk_row::{row_of_visit, stat_fields};
 use dents_snap::{Row, ScanRecord};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -226,7 +226,7 @@ impl Visitor for ScanVisitor<'_> {
     }
 
     fn error(&self, _rows: &mut Vec<Row>, e: Error) {
-        self.problem(&problem_of_walk(&e, self.roots.contains(e.path_bytes())));
+        self.problem(&Problem::of_walk(&e, self.roots.contains(e.path_bytes())));
     }
 
     fn finish(&self, mut rows: Vec<Row>) {

@@ -18,7 +18,7 @@
 //! | 5 | [`refresh`] | an old snapshot's listings by identity, and when one stands for reading a directory again |
 //! | 5 | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
 //! | 6 | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
-//! | 7 | [`walk_row`] | rows and problems from the library's visitor walk (`dents-mpi scan`) |
+//! | 7 | [`walk_row`] | rows from the library's visitor walk (`dents-mpi scan`) |
 //! | 7 | [`args`] | a scan's command line (`dents scan`, `dents-mpi scan`) read into options, or a usage error |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
