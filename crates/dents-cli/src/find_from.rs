@@ -29,8 +29,8 @@ use std::os::unix::fs::MetadataExt;
 
 use dents::walk::{Recorded, Visit, Visitor, WalkOptions};
 use dents::{Error, ErrorKind, Operation};
-use dents::{FileType, Metadata, StatFields};
 use dents::{Flow, Follow};
+use dents::{Metadata, StatFields};
 use dents::{RecordedStat, Timestamp};
 use dents_snap::{Row, ScanRecord, SnapshotReader};
 
@@ -187,20 +187,6 @@ fn snapshot_refusal(snapshot: &[u8], record: &ScanRecord, opts: &WalkOptions) ->
     )
 }
 
-/// The type a row's `type` letter (find's `%y`) stands for.
-fn file_type(kind: u8) -> FileType {
-    match kind {
-        b'f' => FileType::REGULAR,
-        b'd' => FileType::DIRECTORY,
-        b'l' => FileType::SYMLINK,
-        b'b' => FileType::BLOCK_DEVICE,
-        b'c' => FileType::CHAR_DEVICE,
-        b'p' => FileType::FIFO,
-        b's' => FileType::SOCKET,
-        _ => FileType::UNKNOWN,
-    }
-}
-
 /// A row's stat, as a stat would have given it.  The device a device
 /// file stands for is not stored: it is read from the live entry at
 /// `path` (0 if it is gone).
@@ -337,7 +323,7 @@ impl SnapshotWalk<'_> {
                     depth: below,
                     dir: rustix::fs::CWD,
                     at_name: name,
-                    file_type: file_type(row.kind),
+                    file_type: dents_snap::schema::letter_type(row.kind),
                     follow,
                 },
                 metadata(&row, path),

@@ -2,12 +2,11 @@
 //! with GNU-style messages for what cannot be read (each also recorded in
 //! the snapshot) and exit status 1 after any.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use dents::Follow;
-use dents_snap::ScanOptions;
+use dents_snap::args::Parsed;
 
 use crate::errors;
 
@@ -36,109 +35,16 @@ listed in the snapshot's record), 2 if no snapshot was written.
 
 /// Runs `dents scan ARGS` (`args[0]` is "scan"); the exit status.
 pub fn main(args: &[OsString]) -> i32 {
-    let mut opts = ScanOptions::default();
-    let mut output: Option<OsString> = None;
-    let mut roots: Vec<Vec<u8>> = Vec::new();
-    let mut texts: Vec<String> = Vec::new();
-    let mut it = args.iter().skip(1);
-    let mut only_paths = false;
-    while let Some(a) = it.next() {
-        let b = a.as_bytes();
-        if only_paths || !b.starts_with(b"-") || b == b"-" {
-            roots.push(b.to_vec());
-            continue;
+    let a = match dents_snap::args::parse(args.iter().skip(1).map(|a| a.as_bytes())) {
+        Ok(Parsed::Scan(a)) => a,
+        Ok(Parsed::Help) => {
+            return dents_tools::texts::print_text(HELP, b"dents: ", errors::SERIOUS)
         }
-        let (opt, inline) = match b.iter().position(|&c| c == b'=') {
-            Some(i) if b.starts_with(b"--") => (&b[..i], Some(&b[i + 1..])),
-            _ => (b, None),
-        };
-        // -jN and -oFILE glued, as getopt takes them.
-        let (opt, inline) = match opt {
-            [b'-', c @ (b'j' | b'o'), rest @ ..] if !rest.is_empty() && inline.is_none() => {
-                (if *c == b'j' { &b"-j"[..] } else { &b"-o"[..] }, Some(rest))
-            }
-            _ => (opt, inline),
-        };
-        let mut value = |name: &str| -> Option<Vec<u8>> {
-            match inline {
-                Some(v) => Some(v.to_vec()),
-                None => match it.next() {
-                    Some(v) => Some(v.as_bytes().to_vec()),
-                    None => {
-                        usage_error(&if name.len() > 1 {
-                            format!("option '--{name}' requires an argument")
-                        } else {
-                            format!("option requires an argument -- '{name}'")
-                        });
-                        None
-                    }
-                },
-            }
-        };
-        match opt {
-            b"--" => only_paths = true,
-            b"-o" | b"--output" => match value("o") {
-                Some(v) => output = Some(OsString::from(std::ffi::OsStr::from_bytes(&v))),
-                None => return errors::SERIOUS,
-            },
-            b"-j" | b"--threads" => {
-                let Some(v) = value("j") else {
-                    return errors::SERIOUS;
-                };
-                match std::str::from_utf8(&v)
-                    .ok()
-                    .and_then(|s| s.parse::<usize>().ok())
-                {
-                    Some(n) if n > 0 => {
-                        opts.threads = n;
-                        texts.push(format!("-j {n}"));
-                    }
-                    _ => {
-                        return usage_error(&format!(
-                            "invalid number of threads: '{}'",
-                            String::from_utf8_lossy(&v)
-                        ))
-                    }
-                }
-            }
-            b"-x" | b"--one-file-system" => {
-                opts.same_file_system = true;
-                texts.push("-x".into());
-            }
-            b"-H" => {
-                opts.follow = Follow::Roots;
-                texts.push("-H".into());
-            }
-            b"-L" => {
-                opts.follow = Follow::Always;
-                texts.push("-L".into());
-            }
-            b"--since" => match value("since") {
-                Some(v) => opts.since = Some(std::ffi::OsStr::from_bytes(&v).into()),
-                None => return errors::SERIOUS,
-            },
-            b"--names-only" => {
-                opts.names_only = true;
-                texts.push("--names-only".into());
-            }
-            b"--help" => return dents_tools::texts::print_text(HELP, b"dents: ", errors::SERIOUS),
-            _ => {
-                return usage_error(&format!(
-                    "unrecognized option '{}'",
-                    String::from_utf8_lossy(b)
-                ));
-            }
-        }
-    }
-    let Some(output) = output else {
-        return usage_error("no snapshot named: give -o SNAPSHOT");
+        Err(e) => return usage_error(&e.message("SNAPSHOT")),
     };
-    if roots.is_empty() {
-        roots.push(b".".to_vec());
-    }
-    opts.options_text = texts.join(" ");
+    let (opts, output) = (a.options, Path::new(OsStr::from_bytes(&a.output)));
     let mut status = 0;
-    let result = dents_snap::scan(&roots, &opts, Path::new(&output), |p| {
+    let result = dents_snap::scan(&a.roots, &opts, output, |p| {
         say(&p.message());
         status = 1;
     });

@@ -365,6 +365,70 @@ fn no_output_named_is_a_usage_error() {
     );
 }
 
+/// `dents scan ARGS` in an empty directory: a usage error with
+/// `message` (getopt's words) and its hint, status 2, nothing written.
+fn check_usage((args, message): (&[&str], &str)) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = vec!["scan"];
+    all.extend_from_slice(args);
+    let o = run(dents(dir.path(), &all));
+    assert_eq!(o.status.code(), Some(2), "{args:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!("dents: {message}\nTry 'dents scan --help' for more information.\n"),
+        "{args:?}"
+    );
+    assert!(o.stdout.is_empty(), "{args:?}");
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "{args:?}");
+}
+
+dents_testfs::test_cases! {
+    /// The command line's usage errors (the parser is dents-snap's
+    /// `args`, shared with `dents-mpi scan`: tests/scan.rs there).
+    mod usage: (&[&str], &str) => check_usage;
+    j_without_a_value: (&["-o", "s.parquet", "-j"], "option requires an argument -- 'j'"),
+    threads_without_a_value: (&["-o", "s.parquet", "--threads"], "option requires an argument -- 'j'"),
+    o_without_a_value: (&["-x", "-o"], "option requires an argument -- 'o'"),
+    output_without_a_value: (&["--output"], "option requires an argument -- 'o'"),
+    since_without_a_value: (&["-o", "s.parquet", "--since"], "option '--since' requires an argument"),
+    j_zero: (&["-j", "0", "-o", "s.parquet"], "invalid number of threads: '0'"),
+    j_glued_not_a_number: (&["-j2x", "-o", "s.parquet"], "invalid number of threads: '2x'"),
+    threads_glued_empty: (&["--threads=", "-o", "s.parquet"], "invalid number of threads: ''"),
+    unknown_long_option: (&["-o", "s.parquet", "--bogus", "t"], "unrecognized option '--bogus'"),
+    unknown_short_option: (&["-q", "--help"], "unrecognized option '-q'"),
+    since_glued_without_output: (&["--since=old.parquet", "t"], "no snapshot named: give -o SNAPSHOT"),
+    output_after_the_end_of_options: (&["--", "-o", "s.parquet"], "no snapshot named: give -o SNAPSHOT"),
+}
+
+/// `-jN` and `-oFILE` glued, `--output=`, and `--` before a path that
+/// looks like an option: the snapshot of that path, the options' words
+/// in its record.
+#[test]
+fn glued_values_and_the_end_of_options() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("-x/sub")).unwrap();
+    for (args, out) in [
+        (&["-j3", "-oa.parquet", "-H", "--", "-x"][..], "a.parquet"),
+        (
+            &["--output=b.parquet", "--threads=3", "-H", "--", "-x"][..],
+            "b.parquet",
+        ),
+    ] {
+        let mut all = vec!["scan"];
+        all.extend_from_slice(args);
+        let o = run(dents(dir.path(), &all));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r = SnapshotReader::open(&dir.path().join(out)).unwrap();
+        assert_eq!(r.record().options, "-j 3 -H", "{args:?}");
+        assert_eq!(r.record().roots, [b"-x".to_vec()], "{args:?}");
+        let paths: Vec<Vec<u8>> = rows(&dir.path().join(out))
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        assert_eq!(paths, [b"-x".to_vec(), b"-x/sub".to_vec()], "{args:?}");
+    }
+}
+
 /// Under `-L` a followed symlink is its target in every field a row
 /// keeps: names only (no stat of non-directories) gives the same type and
 /// inode as the full scan, and both are the target's.

@@ -600,7 +600,19 @@ impl Command {
     /// reader is taken to be gone and the walk stops as `-quit` stops it,
     /// with no message and the exit status left as it was.
     pub fn run_to_reader(self, sink: impl Write + Send + 'static) -> ExitStatus {
-        let gone = Arc::new(AtomicBool::new(false));
+        self.run_to_reader_until(sink, Arc::default())
+    }
+
+    /// [`Command::run_to_reader`] that also stops, the same way, once
+    /// `stop` is set: what a reader that leaves sets, since a walk that
+    /// writes nothing (no match), or too little to fill a buffer, has no
+    /// failed write to notice it by.
+    pub fn run_to_reader_until(
+        self,
+        sink: impl Write + Send + 'static,
+        stop: Arc<AtomicBool>,
+    ) -> ExitStatus {
+        let gone = stop;
         let flag = Arc::clone(&gone);
         let out = Output::from_writer(sink)
             .reporting_errors(move |_| flag.store(true, Ordering::Relaxed));

@@ -296,3 +296,41 @@ fn run_to_reader_stops_the_walk_when_the_reader_leaves() {
     assert_eq!(visited, visited_all);
     assert!(!status.success());
 }
+
+#[test]
+fn run_to_reader_until_stops_when_told_though_nothing_is_written() {
+    // A walk that prints nothing has no write to fail: only the flag
+    // stops it (what a Python iterator closed early sets).
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..40 {
+        let sub = dir.path().join(format!("d{d:02}"));
+        std::fs::create_dir(&sub).unwrap();
+        for f in 0..100 {
+            std::fs::write(sub.join(format!("{f:03}")), b"").unwrap();
+        }
+    }
+    let root = dir.path().to_str().unwrap();
+    let seen = dir.path().join("seen");
+    let seen_arg = seen.to_str().unwrap();
+    // The entries visited (each written to `seen`) and the status.
+    let run = |stopped: bool| {
+        let args = [
+            "-j", "1", root, "-name", "seen", "-prune", "-o", "-fprint", seen_arg, "-false",
+        ];
+        let command = Command::parse(args).unwrap();
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(stopped));
+        let status = command.run_to_reader_until(io::sink(), stop);
+        let visited = std::fs::read(&seen)
+            .unwrap()
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        (visited, status)
+    };
+    let (all, status) = run(false);
+    assert!(status.success());
+    assert_eq!(all, 4041);
+    let (visited, status) = run(true);
+    assert!(visited < 10, "{visited} of {all} visited");
+    assert!(status.success(), "stopping is no problem");
+}

@@ -47,12 +47,13 @@ use dents::walk::{Listing, Visit, Visitor, WalkOptions};
 use dents::Error;
 use dents::{Flow, Follow};
 use dents_find::Walk;
+use dents_snap::args::{Parsed, ScanArgs, UsageError};
 use dents_snap::record::Time;
 use dents_snap::refresh::{Index, Wanted};
 use dents_snap::scan::Problem;
 use dents_snap::schema::MAX_ERRORS;
 use dents_snap::sharded::{self, ShardWriter};
-use dents_snap::walk_row::{problem_of_walk, row_of_visit, stat_fields};
+use dents_snap::walk_row::{row_of_visit, stat_fields};
 use dents_snap::{Row, ScanRecord};
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -88,135 +89,39 @@ Exit status: 0 if every entry was read, 1 if some could not be (they are
 listed in the snapshot's record), 2 if no snapshot was written.
 ";
 
-/// What the command line asks.
-struct Args {
-    output: Vec<u8>,
-    roots: Vec<Vec<u8>>,
-    threads: usize,
-    same_fs: bool,
-    follow: Follow,
-    names_only: bool,
-    /// `--since`: the old snapshot to refresh from.
-    since: Option<Vec<u8>>,
-    /// The options as given, for the record (`dents scan`'s words).
-    text: String,
-}
-
-/// The command line parsed as `dents scan` parses it; `Err(status)`
-/// after the help or a usage error (said by rank 0).
-fn parse(args: &[Vec<u8>], rank0: bool) -> Result<Args, i32> {
+/// The command line parsed as `dents scan` parses it
+/// (`dents_snap::args`), the roots sorted; `Err(status)` after the help
+/// or a usage error (said by rank 0).
+fn parse(args: &[Vec<u8>], rank0: bool) -> Result<ScanArgs, i32> {
     let usage = |text: &str| {
         if rank0 {
             eprint!("dents-mpi: {text}\nTry 'dents-mpi scan --help' for more information.\n");
         }
         2
     };
-    let mut a = Args {
-        output: Vec::new(),
-        roots: Vec::new(),
-        threads: 0,
-        same_fs: false,
-        follow: Follow::Never,
-        names_only: false,
-        since: None,
-        text: String::new(),
-    };
-    let mut texts: Vec<String> = Vec::new();
-    let mut output = None;
-    let mut it = args.iter();
-    let mut only_paths = false;
-    while let Some(b) = it.next() {
-        if only_paths || !b.starts_with(b"-") || b == b"-" {
-            a.roots.push(b.clone());
-            continue;
+    match dents_snap::args::parse(args.iter().map(Vec::as_slice)) {
+        Ok(Parsed::Scan(mut a)) if !a.output.is_empty() => {
+            a.roots.sort();
+            Ok(a)
         }
-        let (opt, inline) = match b.iter().position(|&c| c == b'=') {
-            Some(i) if b.starts_with(b"--") => (&b[..i], Some(&b[i + 1..])),
-            _ => (&b[..], None),
-        };
-        let (opt, inline) = match opt {
-            [b'-', c @ (b'j' | b'o'), rest @ ..] if !rest.is_empty() && inline.is_none() => {
-                (if *c == b'j' { &b"-j"[..] } else { &b"-o"[..] }, Some(rest))
+        Ok(Parsed::Scan(_)) => Err(usage(&UsageError::NoOutput.message("DIR"))),
+        Ok(Parsed::Help) => {
+            // Standard output closed: said as GNU's close_stdout says
+            // it, as `dents scan` does (print! would write to the
+            // /dev/null Rust's runtime put there, and succeed).
+            if rank0 {
+                return Err(dents_tools::texts::print_text(HELP, b"dents-mpi: ", 2));
             }
-            _ => (opt, inline),
-        };
-        let mut value = |name: &str| -> Result<Vec<u8>, i32> {
-            match inline {
-                Some(v) => Ok(v.to_vec()),
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| usage(&format!("option requires an argument -- '{name}'"))),
-            }
-        };
-        match opt {
-            b"--" => only_paths = true,
-            b"-o" | b"--output" => output = Some(value("o")?),
-            b"-j" | b"--threads" => {
-                let v = value("j")?;
-                match std::str::from_utf8(&v)
-                    .ok()
-                    .and_then(|s| s.parse::<usize>().ok())
-                {
-                    Some(n) if n > 0 => {
-                        a.threads = n;
-                        texts.push(format!("-j {n}"));
-                    }
-                    _ => {
-                        return Err(usage(&format!(
-                            "invalid number of threads: '{}'",
-                            String::from_utf8_lossy(&v)
-                        )))
-                    }
-                }
-            }
-            b"-x" | b"--one-file-system" => {
-                a.same_fs = true;
-                texts.push("-x".into());
-            }
-            b"-H" => {
-                a.follow = Follow::Roots;
-                texts.push("-H".into());
-            }
-            b"-L" => {
-                a.follow = Follow::Always;
-                texts.push("-L".into());
-            }
-            b"--names-only" => {
-                a.names_only = true;
-                texts.push("--names-only".into());
-            }
-            b"--since" => a.since = Some(value("since")?),
-            b"--help" => {
-                // Standard output closed: said as GNU's close_stdout says
-                // it, as `dents scan` does (print! would write to the
-                // /dev/null Rust's runtime put there, and succeed).
-                if rank0 {
-                    return Err(dents_tools::texts::print_text(HELP, b"dents-mpi: ", 2));
-                }
-                return Err(0);
-            }
-            _ => {
-                return Err(usage(&format!(
-                    "unrecognized option '{}'",
-                    String::from_utf8_lossy(b)
-                )))
-            }
+            Err(0)
         }
+        // Every option without its value in getopt's words for a short
+        // one (`--since`: `-- 'since'`, where `dents scan` says `option
+        // '--since' requires an argument`), as dents-mpi always said it.
+        Err(UsageError::MissingValue(name)) => {
+            Err(usage(&format!("option requires an argument -- '{name}'")))
+        }
+        Err(e) => Err(usage(&e.message("DIR"))),
     }
-    let Some(output) = output else {
-        return Err(usage("no snapshot named: give -o DIR"));
-    };
-    if output.is_empty() {
-        return Err(usage("no snapshot named: give -o DIR"));
-    }
-    a.output = output;
-    if a.roots.is_empty() {
-        a.roots.push(b".".to_vec());
-    }
-    a.roots.sort();
-    a.text = texts.join(" ");
-    Ok(a)
 }
 
 /// `dents-mpi: TEXT` on this rank's standard error, in one write.
@@ -321,7 +226,7 @@ impl Visitor for ScanVisitor<'_> {
     }
 
     fn error(&self, _rows: &mut Vec<Row>, e: Error) {
-        self.problem(&problem_of_walk(&e, self.roots.contains(e.path_bytes())));
+        self.problem(&Problem::of_walk(&e, self.roots.contains(e.path_bytes())));
     }
 
     fn finish(&self, mut rows: Vec<Row>) {
@@ -365,12 +270,12 @@ fn gather_errors(world: &SimpleCommunicator, met: &Met) -> (u64, Vec<Vec<u8>>) {
 /// OLD's index on every rank, or on none (a collective call): a rank
 /// that cannot use OLD spoils it for all, and the lowest such rank says
 /// why.
-fn open_index(world: &SimpleCommunicator, a: &Args) -> Option<Index> {
-    let old = a.since.as_ref()?;
+fn open_index(world: &SimpleCommunicator, a: &ScanArgs) -> Option<Index> {
+    let old = a.options.since.as_deref()?;
     let opened = Index::open(
-        Path::new(OsStr::from_bytes(old)),
+        old,
         Wanted {
-            follow_all: a.follow == Follow::Always,
+            follow_all: a.options.follow == Follow::Always,
         },
     );
     let me = if opened.is_err() {
@@ -386,7 +291,7 @@ fn open_index(world: &SimpleCommunicator, a: &Args) -> Option<Index> {
         Err(why) => {
             if first == world.rank() {
                 let mut m = b"cannot reuse ".to_vec();
-                m.extend_from_slice(&crate::msg::quote(why.named(old)));
+                m.extend_from_slice(&crate::msg::quote(why.named(old.as_os_str().as_bytes())));
                 m.extend_from_slice(format!(": {}; every directory read", why.why).as_bytes());
                 say(&m);
             }
@@ -488,14 +393,14 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     let met = Mutex::new(Met::default());
     let (read, reused) = (AtomicU64::new(0), AtomicU64::new(0));
     let opts = WalkOptions::new()
-        .threads(if a.threads > 0 {
-            a.threads
+        .threads(if a.options.threads > 0 {
+            a.options.threads
         } else {
             dents::walk::default_threads()
         })
-        .follow_links(a.follow)
-        .same_file_system(a.same_fs)
-        .stat_fields(stat_fields(a.names_only));
+        .follow_links(a.options.follow)
+        .same_file_system(a.options.same_file_system)
+        .stat_fields(stat_fields(a.options.names_only));
     let mut walker = MpiWalk {
         world,
         mailer: mailer.clone(),
@@ -526,7 +431,7 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
             stop,
             met: &met,
             roots: a.roots.iter().map(|r| r.as_slice()).collect(),
-            names_only: a.names_only,
+            names_only: a.options.names_only,
             index: index.as_ref(),
             read: &read,
             reused: &reused,
@@ -545,9 +450,9 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
         roots: a.roots.clone(),
         start,
         end: Time::now(),
-        options: a.text.clone(),
+        options: a.options.options_text.clone(),
         dents_version: env!("CARGO_PKG_VERSION").to_string(),
-        since: a.since.clone(),
+        since: (a.options.since.as_deref()).map(|p| p.as_os_str().as_bytes().to_vec()),
         ..ScanRecord::default()
     };
     if rank == 0 {

@@ -402,3 +402,68 @@ fn a_shard_alone_or_missing_is_refused() {
     assert_eq!(missing.status, 1);
     assert_eq!(missing.stderr, "dents: 'snap': 1 of its 2 shards missing\n");
 }
+
+/// `dents-mpi scan ARGS` on two ranks in an empty directory: a usage
+/// error with `message` and its hint, said once (by rank 0), status 2,
+/// nothing written.
+fn check_usage((args, message): (&[&str], &str)) {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // (Without `mpi_scan`'s DENTS_MPI_STATS, whose lines every rank says.)
+    let mut c = common::mpi_cmd(2, tmp.path());
+    let r = common::run(c.arg("scan").args(args));
+    assert_status(&r, 2, &format!("{args:?}"));
+    let said = format!("dents-mpi: {message}\nTry 'dents-mpi scan --help' for more information.\n");
+    // (mpirun's own lines about the failed job follow.)
+    assert!(r.stderr.starts_with(&said), "{args:?}: {}", r.stderr);
+    assert_eq!(
+        r.stderr.matches("dents-mpi:").count(),
+        1,
+        "{args:?}: {}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty(), "{args:?}");
+    assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0, "{args:?}");
+}
+
+dents_testfs::test_cases! {
+    /// The command line's usage errors, read by `dents scan`'s parser
+    /// (dents-snap's `args`; dents-cli's tests/scan.rs has its table).
+    mod usage: (&[&str], &str) => check_usage;
+    j_without_a_value: (&["-o", "snap", "-j"], "option requires an argument -- 'j'"),
+    threads_without_a_value: (&["-o", "snap", "--threads"], "option requires an argument -- 'j'"),
+    o_without_a_value: (&["-x", "-o"], "option requires an argument -- 'o'"),
+    // (`dents scan` says "option '--since' requires an argument".)
+    since_without_a_value: (&["-o", "snap", "--since"], "option requires an argument -- 'since'"),
+    j_zero: (&["-j", "0", "-o", "snap"], "invalid number of threads: '0'"),
+    j_glued_not_a_number: (&["-j2x", "-o", "snap"], "invalid number of threads: '2x'"),
+    threads_glued_empty: (&["--threads=", "-o", "snap"], "invalid number of threads: ''"),
+    unknown_long_option: (&["-o", "snap", "--bogus", "t"], "unrecognized option '--bogus'"),
+    unknown_short_option: (&["-q", "--help"], "unrecognized option '-q'"),
+    since_glued_without_output: (&["--since=old", "t"], "no snapshot named: give -o DIR"),
+    output_empty: (&["-o", "", "t"], "no snapshot named: give -o DIR"),
+    output_glued_empty: (&["--output=", "t"], "no snapshot named: give -o DIR"),
+    output_after_the_end_of_options: (&["--", "-o", "snap"], "no snapshot named: give -o DIR"),
+}
+
+/// `-jN` and `-oDIR` glued, `--output=`, and `--` before a path that
+/// looks like an option: the snapshot of that path, the options' words
+/// in its record, as `dents scan` writes them.
+#[test]
+fn glued_values_and_the_end_of_options() {
+    let Some(_) = common::mpirun() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir_all(tmp.path().join("-x/sub")).unwrap();
+    for (args, out) in [
+        (&["-j3", "-oa", "-H", "--", "-x"][..], "a"),
+        (&["--output=b", "--threads=3", "-H", "--", "-x"][..], "b"),
+    ] {
+        let r = common::run(&mut mpi_scan(2, tmp.path(), args));
+        assert_status(&r, 0, &format!("{args:?}"));
+        let (record, rows) = read(&tmp.path().join(out));
+        assert_eq!(record.options, "-j 3 -H", "{args:?}");
+        assert_eq!(record.roots, [b"-x".to_vec()], "{args:?}");
+        let paths: Vec<Vec<u8>> = rows.into_iter().map(|r| r.path).collect();
+        assert_eq!(paths, [b"-x".to_vec(), b"-x/sub".to_vec()], "{args:?}");
+    }
+}

@@ -7,9 +7,10 @@
 //! `-printf`, `-ls`) in buffers of up to 64 KiB.  At most [`QUEUED`]
 //! buffers wait for the consumer: when it is slow, the walker threads
 //! block on the channel and memory stays bounded.  When the iterator is
-//! closed or dropped, the channel's receiver goes, the engine's next
-//! write fails and the walk stops as `-quit` stops it
-//! (`Command::run_to_reader`).
+//! closed or dropped, or `onerror` raises, the walk is told to stop and
+//! stops as `-quit` stops it (`Command::run_to_reader_until`: a walk
+//! that prints nothing has no failed write to notice), the channel's
+//! receiver goes, and its thread is waited for.
 //!
 //! With `entries`, the iterator gives `DirEntry` objects rather than
 //! records: the entries the expression printed for, with the metadata its
@@ -23,6 +24,7 @@ use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
@@ -107,6 +109,8 @@ enum Source {
     Records {
         rx: Option<Receiver<Message>>,
         walker: Option<JoinHandle<i32>>,
+        /// Set to stop the walk.
+        stop: Arc<AtomicBool>,
     },
     /// Entries: the engine's matches, and what the entries share.
     Entries(Box<Matches>, Arc<Dir>),
@@ -181,7 +185,13 @@ impl State {
                     let entry = dir_entry(py, dir, &found);
                     return Ok(Some(Py::new(py, entry)?.into_any()));
                 }
-                Ok(Ok(Some(Err(e)))) => self.entry_error(py, &e)?,
+                Ok(Ok(Some(Err(e)))) => {
+                    if let Err(raised) = self.entry_error(py, &e) {
+                        // Over, as a generator is after it raised.
+                        self.close(py);
+                        return Err(raised);
+                    }
+                }
                 Ok(Ok(None)) => {
                     self.close(py);
                     return Ok(None);
@@ -228,11 +238,14 @@ impl State {
     }
 
     /// Stops the walk (if still running) and waits for its thread, with
-    /// the GIL released; returns the walk's panic, if it panicked (its
-    /// status is then 1).
+    /// the GIL released, dropping what was not handed out; returns the
+    /// walk's panic, if it panicked (its status is then 1).
     fn close(&mut self, py: Python<'_>) -> Option<Box<dyn std::any::Any + Send>> {
+        self.ready.clear();
+        self.tail.clear();
         let (status, panic) = match &mut self.source {
-            Source::Records { rx, walker } => {
+            Source::Records { rx, walker, stop } => {
+                stop.store(true, Ordering::Relaxed);
                 *rx = None;
                 let w = walker.take()?;
                 match py.allow_threads(|| w.join()) {
@@ -262,6 +275,15 @@ pub struct FindIterator {
     status: Arc<OnceLock<i32>>,
     /// Stepped by one Python thread at a time (see [`Locked`]).
     state: Locked<State>,
+}
+
+impl Drop for FindIterator {
+    /// Stops the walk and waits for its thread (a panic of the walk has
+    /// nowhere to go).
+    fn drop(&mut self) {
+        let state = self.state.get_mut();
+        Python::with_gil(|py| state.close(py));
+    }
 }
 
 /// Whether the expression writes lines to standard output itself
@@ -361,13 +383,20 @@ pub fn start(
     } else {
         command
     };
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped_by = Arc::clone(&stop);
     let walker = std::thread::Builder::new()
         .name("dents-find".into())
-        .spawn(move || command.run_to_reader(ChannelSink(tx)).code())
+        .spawn(move || {
+            command
+                .run_to_reader_until(ChannelSink(tx), stopped_by)
+                .code()
+        })
         .map_err(PyErr::from)?;
     let source = Source::Records {
         rx: Some(rx),
         walker: Some(walker),
+        stop,
     };
     Ok(FindIterator {
         status: Arc::clone(&status),
@@ -393,14 +422,21 @@ impl FindIterator {
                 Source::Entries(..) => return st.next_entry(py),
             };
             match util::recv_checking_signals(py, rx) {
-                Ok(Some(m)) => st.take_message(py, m)?,
+                Ok(Some(m)) => {
+                    if let Err(raised) = st.take_message(py, m) {
+                        // `onerror` raised: the walk is over, as a
+                        // generator is after it raised.
+                        st.close(py);
+                        return Err(raised);
+                    }
+                }
                 Ok(None) => {
                     // The walk's end, or its panic (which dropped its
                     // sender): not a silently short result.
+                    let tail = std::mem::take(&mut st.tail);
                     if let Some(payload) = st.close(py) {
                         return Err(util::panic_error(payload));
                     }
-                    let tail = std::mem::take(&mut st.tail);
                     if !tail.is_empty() {
                         return Ok(Some(util::name_obj(py, &tail, st.as_bytes)));
                     }
@@ -415,7 +451,8 @@ impl FindIterator {
     }
 
     /// Stops the walk and waits for its threads (also done at the end of
-    /// the iteration; dropping the iterator stops the walk too).
+    /// the iteration, when `onerror` raises, and when the iterator is
+    /// dropped).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         match self.state.lock(py)?.close(py) {
             Some(payload) => Err(util::panic_error(payload)),

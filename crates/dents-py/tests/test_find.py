@@ -211,6 +211,39 @@ def test_dropping_the_iterator_stops_the_walk(tmp_path, entries):
     assert threads_gone(before)
 
 
+def visited(seen):
+    """Entries the walk visited: the lines its `-fprint` wrote to `seen`."""
+    return seen.read_bytes().count(b"\n")
+
+
+@BOTH
+def test_close_stops_a_walk_that_prints_nothing(tmp_path, entries):
+    """No match: no write whose failure would tell the walk that its
+    reader left.  close() stops it all the same, at once."""
+    big_tree(tmp_path)
+    before = threads_now()
+    seen = tmp_path.parent / (tmp_path.name + ".seen")
+    it = dents.find(tmp_path, "-fprint", seen, "-false", entries=entries)
+    it.close()
+    assert it.status == 0
+    assert threads_gone(before)
+    assert visited(seen) < 60 * 201 // 2, visited(seen)
+    assert list(it) == []
+
+
+@BOTH
+def test_dropping_stops_a_walk_that_prints_nothing(tmp_path, entries):
+    """The same when the iterator is dropped: the walk stops rather than
+    going on through the whole tree on a thread nobody waits for."""
+    big_tree(tmp_path)
+    before = threads_now()
+    seen = tmp_path.parent / (tmp_path.name + ".seen")
+    it = dents.find(tmp_path, "-fprint", seen, "-false", entries=entries)
+    del it
+    assert threads_gone(before)
+    assert visited(seen) < 60 * 201 // 2, visited(seen)
+
+
 @BOTH
 def test_slow_consumer_gets_everything(tmp_path, entries):
     big_tree(tmp_path, dirs=30)
@@ -294,6 +327,29 @@ def test_an_exception_in_onerror_ends_the_iteration(tmp_path):
     with pytest.raises(Stop):
         list(it)
     it.close()
+
+
+@BOTH
+def test_an_exception_in_onerror_ends_the_walk(tmp_path, entries):
+    """As a generator is over once it raised: the walk stopped (its
+    threads gone, its status set) without close(), no item after."""
+
+    class Stop(Exception):
+        pass
+
+    def onerror(e):
+        raise Stop(e.filename)
+
+    (tmp_path / "t").mkdir()
+    big_tree(tmp_path / "t")
+    before = threads_now()
+    it = dents.find([tmp_path / "gone", tmp_path / "t"], onerror=onerror, entries=entries)
+    with pytest.raises(Stop):
+        for _ in it:
+            pass
+    assert it.status == 1
+    assert threads_gone(before)
+    assert list(it) == []
 
 
 @pytest.mark.parametrize("start", ["t", "top"])

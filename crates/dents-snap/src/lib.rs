@@ -18,18 +18,21 @@
 //! | 5 | [`refresh`] | an old snapshot's listings by identity, and when one stands for reading a directory again |
 //! | 5 | [`diff`](mod@diff) | two snapshots merged as streams: added, removed, modified, renamed |
 //! | 6 | [`scan`](mod@scan) | the scan: the dents walker feeding the writer |
-//! | 7 | [`walk_row`] | rows and problems from the library's visitor walk (`dents-mpi scan`) |
+//! | 7 | [`walk_row`] | rows from the library's visitor walk (`dents-mpi scan`) |
+//! | 7 | [`args`] | a scan's command line (`dents scan`, `dents-mpi scan`) read into options, or a usage error |
 //!
 //! The Parquet code is the `parquet` crate without arrow (its low-level
 //! column writer and reader) and with zstd only: nothing here needs
 //! arrow's arrays (docs/snapshot.md has the build times measured).
 //!
 //! This library never exits the process and keeps no global state; the
-//! `dents scan` and `dents diff` commands are dents-cli's.
+//! `dents scan` and `dents diff` commands are dents-cli's (their words
+//! and messages: [`args`] only reads a scan's command line into data).
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod args;
 pub mod diff;
 pub mod escape;
 pub mod merge;

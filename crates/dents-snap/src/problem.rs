@@ -19,6 +19,32 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// A walk's error in GNU's words: a root that does not exist
+    /// (`is_root`: the path is one of the roots) is `cannot access`, a
+    /// directory that cannot be read `cannot read directory`.  The words
+    /// of `dents scan` and `dents-mpi scan` alike (the union of a sharded
+    /// scan's records equals `dents scan`'s).
+    pub fn of_walk(e: &dents::Error, is_root: bool) -> Problem {
+        match e.kind() {
+            dents::ErrorKind::Io(io) => Problem {
+                path: e.path_bytes().to_vec(),
+                what: if is_root && io.raw_os_error() == Some(2) {
+                    "cannot access"
+                } else {
+                    "cannot read directory"
+                },
+                cause: dents::describe(io),
+                errno: io.raw_os_error(),
+            },
+            dents::ErrorKind::Loop { .. } => Problem {
+                path: e.path_bytes().to_vec(),
+                what: "",
+                cause: "File system loop detected".into(),
+                errno: Some(40),
+            },
+        }
+    }
+
     /// The message without the program's name: `WHAT 'PATH': CAUSE`,
     /// the path quoted as GNU quotes paths in messages.
     pub fn message(&self) -> Vec<u8> {

@@ -49,8 +49,8 @@ use std::collections::{HashMap, HashSet};
 use std::os::fd::BorrowedFd;
 use std::path::Path;
 
+use crate::schema::letter_type;
 use dents::walk::Listing;
-use dents::FileType;
 
 use crate::reader::SnapshotReader;
 use crate::row::nanos;
@@ -203,7 +203,7 @@ impl Index {
         for e in &self.entries[d.first..d.first + d.count] {
             let rest = &self.names[e.name_at..];
             let name = &rest[..rest.iter().position(|&c| c == 0).unwrap_or(rest.len())];
-            if !l.push(name, file_type(e.kind), e.ino) {
+            if !l.push(name, letter_type(e.kind), e.ino) {
                 return None;
             }
         }
@@ -218,20 +218,6 @@ fn strip_path(e: &Error) -> String {
     match s.find("': ") {
         Some(i) if s.starts_with('\'') => s[i + 3..].to_string(),
         _ => s,
-    }
-}
-
-/// The type a row's letter names, as `d_type` would give it.
-fn file_type(kind: u8) -> FileType {
-    match kind {
-        b'f' => FileType::REGULAR,
-        b'd' => FileType::DIRECTORY,
-        b'l' => FileType::SYMLINK,
-        b'b' => FileType::BLOCK_DEVICE,
-        b'c' => FileType::CHAR_DEVICE,
-        b'p' => FileType::FIFO,
-        b's' => FileType::SOCKET,
-        _ => FileType::UNKNOWN,
     }
 }
 

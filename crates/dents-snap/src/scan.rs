@@ -18,7 +18,7 @@ use std::sync::{mpsc, Mutex};
 use dents::unstable::Start;
 use dents::walk::{Listing, Visit, Visitor};
 use dents::FileType;
-use dents::{ErrorKind, Flow, Follow, Walker};
+use dents::{Flow, Follow, Walker};
 
 pub use crate::problem::Problem;
 use crate::refresh::{Index, NotReused, Wanted};
@@ -333,7 +333,7 @@ impl Visitor for ScanVisitor<'_> {
 
     fn error(&self, _: &mut (), e: dents::Error) {
         let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
-        h.batch.problems.push(problem_of(&e));
+        h.batch.problems.push(Problem::of_walk(&e, e.depth() == 0));
         self.sent_if_full(&mut h);
     }
 }
@@ -346,30 +346,6 @@ trait FromBytes {
 impl FromBytes for std::ffi::OsStr {
     fn from_bytes_ext(b: &[u8]) -> &std::ffi::OsStr {
         std::os::unix::ffi::OsStrExt::from_bytes(b)
-    }
-}
-
-/// The walker's error in GNU's words: a root that cannot be reached is
-/// `cannot access`, a directory that cannot be read `cannot read
-/// directory`.
-fn problem_of(e: &dents::Error) -> Problem {
-    match e.kind() {
-        ErrorKind::Io(io) => Problem {
-            path: e.path_bytes().to_vec(),
-            what: if e.depth() == 0 && io.raw_os_error() == Some(2) {
-                "cannot access"
-            } else {
-                "cannot read directory"
-            },
-            cause: describe(io),
-            errno: io.raw_os_error(),
-        },
-        ErrorKind::Loop { .. } => Problem {
-            path: e.path_bytes().to_vec(),
-            what: "",
-            cause: "File system loop detected".into(),
-            errno: Some(40),
-        },
     }
 }
 

@@ -104,3 +104,43 @@ pub fn type_letter(t: dents::FileType) -> &'static str {
         _ => "U",
     }
 }
+
+/// The type a `type` letter stands for ([`type_letter`]'s inverse; `U`,
+/// or a letter the schema does not have, is unknown).
+pub fn letter_type(letter: u8) -> dents::FileType {
+    use dents::FileType as T;
+    match letter {
+        b'f' => T::REGULAR,
+        b'd' => T::DIRECTORY,
+        b'l' => T::SYMLINK,
+        b'b' => T::BLOCK_DEVICE,
+        b'c' => T::CHAR_DEVICE,
+        b'p' => T::FIFO,
+        b's' => T::SOCKET,
+        _ => T::UNKNOWN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dents::FileType as T;
+
+    #[test]
+    fn a_type_letter_reads_back_as_its_type() {
+        let types = [
+            T::REGULAR,
+            T::DIRECTORY,
+            T::SYMLINK,
+            T::BLOCK_DEVICE,
+            T::CHAR_DEVICE,
+            T::FIFO,
+            T::SOCKET,
+            T::UNKNOWN,
+        ];
+        for t in types {
+            assert_eq!(letter_type(type_letter(t).as_bytes()[0]), t, "{t:?}");
+        }
+        assert_eq!(letter_type(b'x'), T::UNKNOWN);
+    }
+}
