@@ -5,12 +5,10 @@
 //! The walk is sorted and breadth first ([`dents::Walker::sort_by_name`]):
 //! the rows come in the schema's level order whatever the threads, which
 //! is what lets `dents diff` merge two snapshots as streams.  Workers
-//! still read and stat in parallel; only the visits are serial (one
-//! worker at a time, filling the batch it took over from the last turn),
-//! and the channel keeps the walk at most
-//! [`CHANNEL_ROWS`] rows ahead of the writer.  Memory: the channel, one
-//! row group, and the walk's own (a directory's names are held until
-//! visited).
+//! still read and stat in parallel; only the visits are serial, and the
+//! channel keeps the walk at most [`CHANNEL_ROWS`] rows ahead of the
+//! writer.  Memory: the channel, one row group, and the walk's own (a
+//! directory's names are held until visited).
 
 use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
@@ -86,8 +84,8 @@ pub struct Summary {
 /// problems met among them.  The writer sends each batch back once
 /// written, and the walk fills its rows again ([`fill_row`] reuses their
 /// buffers): once the first batches are out, an entry costs no
-/// allocation.  The worker whose turn it is fills the batch as its own
-/// (the visitor's state): a visit takes no lock.
+/// allocation, and no buffer is freed on another thread than the one
+/// that made it.
 #[derive(Default)]
 struct Batch {
     /// Rows, of which the first `len` are filled.
@@ -105,33 +103,15 @@ impl Batch {
         }
         &mut self.rows[self.len]
     }
-
-    /// Nothing to send.
-    fn is_empty(&self) -> bool {
-        self.len == 0 && self.problems.is_empty()
-    }
 }
 
-/// The visitor's side of the handoff: the batch left by the last turn,
-/// the channel to the writer, and the batches it sent back to be
-/// refilled.  Locked once a batch sent and twice a turn, not once a row.
+/// The visitor's side of the handoff: the batch being filled, the
+/// channel to the writer, and the batches it sent back to be refilled.
 struct Handoff {
-    /// The rows of the turns so far not sent yet: a turn's first visit
-    /// takes them over, its end leaves them here ([`Visitor::turn_done`]).
-    pending: Batch,
+    batch: Batch,
     /// Taken (dropped) when the walk ends.
     tx: Option<mpsc::SyncSender<Batch>>,
     spare: mpsc::Receiver<Batch>,
-}
-
-impl Handoff {
-    /// Sends what `batch` holds to the writer, and takes one sent back
-    /// (or a new one) in its place; false once the writer is gone.
-    fn send(&mut self, batch: &mut Batch) -> bool {
-        let next = self.spare.try_recv().unwrap_or_default();
-        let full = std::mem::replace(batch, next);
-        self.tx.as_ref().is_some_and(|tx| tx.send(full).is_ok())
-    }
 }
 
 /// Scans `roots` into a snapshot at `output`; `on_problem` hears each
@@ -190,10 +170,10 @@ pub fn scan(
         names_only: opts.names_only,
         follow_all: opts.follow == Follow::Always,
         index: index.as_ref(),
-        // Taken when a batch is sent, by the worker whose turn it is
-        // (the visits of a sorted walk are serial), or by one ending.
+        // The visits of a sorted walk are serial (one worker at a
+        // time): the lock is never contended, and keeps their order.
         handoff: Mutex::new(Handoff {
-            pending: Batch::default(),
+            batch: Batch::default(),
             tx: Some(tx),
             spare,
         }),
@@ -202,15 +182,12 @@ pub fn scan(
     };
     let result = std::thread::scope(|s| {
         let walk = s.spawn(|| {
-            // Every worker's batch is sent when it ends
-            // ([`Visitor::finish`]): the channel can close.
             let stats = walker.visit(&visitor);
             let mut h = visitor.handoff.lock().unwrap_or_else(|p| p.into_inner());
-            let mut rest = std::mem::take(&mut h.pending);
-            if !rest.is_empty() {
-                h.send(&mut rest);
+            let rest = std::mem::take(&mut h.batch);
+            if let Some(tx) = h.tx.take() {
+                let _ = tx.send(rest);
             }
-            h.tx = None;
             stats
         });
         let mut failed = None;
@@ -271,88 +248,43 @@ struct ScanVisitor<'a> {
 }
 
 impl ScanVisitor<'_> {
-    /// Sends the batch to the writer once it holds [`BATCH`] rows;
-    /// `Flow::Quit` once the writer is gone.
-    fn sent_if_full(&self, batch: &mut Batch) -> Flow {
-        if batch.len + batch.problems.len() < BATCH {
+    /// Sends the batch to the writer once it holds [`BATCH`] rows, and
+    /// takes one sent back (or a new one) to fill next; `Flow::Quit` once
+    /// the writer is gone.
+    fn sent_if_full(&self, h: &mut Handoff) -> Flow {
+        if h.batch.len + h.batch.problems.len() < BATCH {
             return Flow::Continue;
         }
-        self.send(batch)
-    }
-
-    /// Sends what `batch` holds to the writer, and takes one sent back
-    /// (or a new one) to fill next; `Flow::Quit` once the writer is gone.
-    fn send(&self, batch: &mut Batch) -> Flow {
-        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
-        if h.send(batch) {
-            Flow::Continue
-        } else {
+        let next = h.spare.try_recv().unwrap_or_default();
+        let full = std::mem::replace(&mut h.batch, next);
+        if h.tx.as_ref().is_none_or(|tx| tx.send(full).is_err()) {
             self.quit.store(true, Ordering::Relaxed);
             Flow::Quit
+        } else {
+            Flow::Continue
         }
-    }
-
-    /// A turn's first row or problem: the rows left by the turns before
-    /// are taken over, to be filled on.
-    fn take_over(&self, batch: &mut Batch) {
-        if batch.is_empty() {
-            let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
-            if !h.pending.is_empty() {
-                std::mem::swap(batch, &mut h.pending);
-            }
-        }
-    }
-
-    /// The end of a turn: its rows are left for the next one (after any
-    /// left before, sent first: the roots' visits end without a turn).
-    fn leave(&self, batch: &mut Batch) {
-        if batch.is_empty() {
-            return;
-        }
-        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
-        if !h.pending.is_empty() {
-            let mut earlier = std::mem::take(&mut h.pending);
-            if !h.send(&mut earlier) {
-                self.quit.store(true, Ordering::Relaxed);
-            }
-            h.pending = earlier;
-        }
-        std::mem::swap(batch, &mut h.pending);
     }
 }
 
 impl Visitor for ScanVisitor<'_> {
-    /// The rows this worker visited and has not sent yet.
-    type State = Batch;
+    type State = ();
 
-    fn state(&self) -> Batch {
-        Batch::default()
-    }
+    fn state(&self) {}
 
-    fn excluded(&self, _: &mut Batch, _: &Visit<'_>) -> bool {
+    fn excluded(&self, _: &mut (), _: &Visit<'_>) -> bool {
         self.quit.load(Ordering::Relaxed)
     }
 
-    fn visit(&self, batch: &mut Batch, v: &Visit<'_>) -> Flow {
+    fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
         if self.quit.load(Ordering::Relaxed) {
             return Flow::Quit;
         }
-        self.take_over(batch);
-        match fill_row(batch.next_row(), v, self.names_only) {
-            Ok(()) => batch.len += 1,
-            Err(p) => batch.problems.push(p),
+        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
+        match fill_row(h.batch.next_row(), v, self.names_only) {
+            Ok(()) => h.batch.len += 1,
+            Err(p) => h.batch.problems.push(p),
         }
-        self.sent_if_full(batch)
-    }
-
-    /// The next visits may be another worker's: they fill on this
-    /// turn's rows.
-    fn turn_done(&self, batch: &mut Batch) {
-        self.leave(batch);
-    }
-
-    fn finish(&self, mut batch: Batch) {
-        self.leave(&mut batch);
+        self.sent_if_full(&mut h)
     }
 
     /// Every row but a names-only one of known type (not a directory,
@@ -375,7 +307,7 @@ impl Visitor for ScanVisitor<'_> {
 
     fn listing_stated(
         &self,
-        _: &mut Batch,
+        _: &mut (),
         _dir: &Start<'_>,
         stat: &dents::Metadata,
     ) -> Option<Option<Listing>> {
@@ -391,7 +323,7 @@ impl Visitor for ScanVisitor<'_> {
 
     /// A directory the walk has no stat of, or any directory of a full
     /// refresh: one `fstat` of it, opened.
-    fn listing(&self, _: &mut Batch, _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
+    fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
         let l = self.index.and_then(|ix| ix.listing_at(fd));
         if l.is_some() {
             self.reused.fetch_add(1, Ordering::Relaxed);
@@ -399,10 +331,10 @@ impl Visitor for ScanVisitor<'_> {
         l
     }
 
-    fn error(&self, batch: &mut Batch, e: dents::Error) {
-        self.take_over(batch);
-        batch.problems.push(problem_of(&e));
-        self.sent_if_full(batch);
+    fn error(&self, _: &mut (), e: dents::Error) {
+        let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
+        h.batch.problems.push(problem_of(&e));
+        self.sent_if_full(&mut h);
     }
 }
 
