@@ -69,6 +69,10 @@
 #                        missing peer is skipped with a note
 #       DU DISKUS PDU DUA DUST GDU NCDU  du peers (default: on PATH; a
 #                        missing one is skipped with a note)
+#       FIND             GNU find (default: on PATH; skipped with a note
+#                        when missing, e.g. FIND=none for dents's cold
+#                        rounds alone, where one serial cold run of 10M
+#                        entries takes many minutes)
 #       ONLY             measure only these IDs (space-separated), e.g.
 #                        ONLY="tree-shape-quit tree-shape-jobs" bench/run.sh tree
 #       SCRATCH          where the commands' output files go (default $DENTS_BENCH_DIR/out)
@@ -104,6 +108,7 @@ BFS26=${BFS26:-/usr/bin/bfs}
 # The du peers: the cargo-installed ones in /opt/peers/bin first, as bfs 4
 # and fd, else on PATH.
 gnu_du=${DU:-$(first_of du)}
+gnu_find=${FIND:-$(first_of find)}
 diskus=${DISKUS:-$(first_of /opt/peers/bin/diskus diskus)}
 pdu=${PDU:-$(first_of /opt/peers/bin/pdu pdu)}
 dua=${DUA:-$(first_of /opt/peers/bin/dua dua)}
@@ -300,7 +305,7 @@ traversal_peers() {
     if [ -x "$BFS26" ] && [ "$(readlink -f "$BFS26")" != "$(readlink -f "$BFS")" ]; then
         add "bfs 2.6${*:+ $*}" "$BFS26" "$d" "$@"
     fi
-    add "find${*:+ $*}" find "$d" "$@"
+    if peer find "$gnu_find"; then add "find${*:+ $*}" "$gnu_find" "$d" "$@"; fi
 }
 
 # Issue 3: no d_type (ext4 -O ^filetype).  The 1M-file directory with one
@@ -594,7 +599,7 @@ group_scale() {
         traversal_peers "$d" -false
         if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
         measure "scale-$c-false"
-        # -size +1k: a stat of every file, and a tenth of them printed.
+        # -size +1k: a stat of every file; most (71% of r1m) printed.
         add "dents find -size +1k" "$DENTS" find "$d" -size +1k
         traversal_peers "$d" -size +1k
         if peer fd "$FD"; then add "fd -u -S +1ki" "$FD" -u -S +1ki . "$d"; fi
