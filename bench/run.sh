@@ -38,13 +38,19 @@
 #              find, bfs, GNU find, fd), du -s (dents du and every du peer),
 #              the ncdu export (dents du -o, ncdu -o, gdu -o), dents scan,
 #              dents.walk against os.walk (PYTHON: a python with dents
-#              installed), dents-mpi find and du at -np 2, ls and ls -l
-#              of one directory of 1M and 10M entries (dents ls, GNU ls -f,
-#              ls, ls -l), the real-tree shape at ~1M and ~10M, and 1M
-#              directories in one directory.  IDs scale-CORPUS-WORKLOAD.
-#              Hot only unless SCALE_TEMPS; SCALE_SIZES (default: every
-#              grid size built) picks sizes among 1m 3m 10m 50m, e.g.
-#              "1m 10m"; another word, or a size not built, is an error.
+#              installed), dents-mpi find and du at -np 2, ls -f, ls -U
+#              and ls -l of one directory of 1M and 10M entries (dents ls
+#              and GNU ls, output to /dev/null), the real-tree shape at ~1M
+#              and ~10M (find -false, find -size +1k, du -s, the export,
+#              scan, the Python walks), and 1M directories in one
+#              directory.  IDs scale-CORPUS-WORKLOAD.  Hot only unless
+#              SCALE_TEMPS; SCALE_STAT_TEMPS (the real-tree shape's
+#              workloads that stat every entry: size du export scan) and
+#              SCALE_LSL_TEMPS (ls -l) override it for those alone, e.g.
+#              cold where 10M inodes no longer stay cached.  SCALE_SIZES
+#              (default: every grid size built) picks sizes among 1m 3m
+#              10m 50m, e.g. "1m 10m"; another word, or a size not built,
+#              is an error.
 # A later group is a function group_NAME that fills the command list with
 # `add NAME COMMAND...` and calls `measure ID`.
 #
@@ -63,6 +69,10 @@
 #                        missing peer is skipped with a note
 #       DU DISKUS PDU DUA DUST GDU NCDU  du peers (default: on PATH; a
 #                        missing one is skipped with a note)
+#       FIND             GNU find (default: on PATH; skipped with a note
+#                        when missing, e.g. FIND=none for dents's cold
+#                        rounds alone, where one serial cold run of 10M
+#                        entries takes many minutes)
 #       ONLY             measure only these IDs (space-separated), e.g.
 #                        ONLY="tree-shape-quit tree-shape-jobs" bench/run.sh tree
 #       SCRATCH          where the commands' output files go (default $DENTS_BENCH_DIR/out)
@@ -98,6 +108,7 @@ BFS26=${BFS26:-/usr/bin/bfs}
 # The du peers: the cargo-installed ones in /opt/peers/bin first, as bfs 4
 # and fd, else on PATH.
 gnu_du=${DU:-$(first_of du)}
+gnu_find=${FIND:-$(first_of find)}
 diskus=${DISKUS:-$(first_of /opt/peers/bin/diskus diskus)}
 pdu=${PDU:-$(first_of /opt/peers/bin/pdu pdu)}
 dua=${DUA:-$(first_of /opt/peers/bin/dua dua)}
@@ -172,12 +183,14 @@ add() {
 # rotated by one command per round), and ID-TEMP-rN.json holds round N.
 # Medians are taken over all rounds' runs (bench/summarize.py).  Defaults:
 # RUNS rounds of one run, i.e. RUNS runs per command; a group may set
-# `rounds`, `hot_per_round` and `cold_per_round` before calling measure.
-rounds=$RUNS hot_per_round=1 cold_per_round=1
+# `rounds`, `hot_per_round` and `cold_per_round` before calling measure,
+# and `to_null=null` to send the timed runs' output to /dev/null instead
+# of a file (output of hundreds of MB, e.g. ls of 10M entries).
+rounds=$RUNS hot_per_round=1 cold_per_round=1 to_null=
 measure() {
     local id=$1 i r t n=${#cmds[@]}
     if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $id "* ]]; then
-        names=() cmds=() rounds=$RUNS hot_per_round=1 cold_per_round=1
+        names=() cmds=() rounds=$RUNS hot_per_round=1 cold_per_round=1 to_null=
         return
     fi
     echo "== $id: ${names[*]} ($(cut -d' ' -f1-3 /proc/loadavg) load)" >&2
@@ -198,23 +211,32 @@ measure() {
                 temp=(--runs "$cold_per_round" --prepare "$drop")
             fi
             quiet "$id" "$t" "$r"
-            hyperfine -N --style basic "${temp[@]}" --output "$SCRATCH/$id.out" \
+            # Cold rounds are minutes long at 10M entries: the load each
+            # one started under goes to the log as well as to ID-load.tsv.
+            [ "$t" = hot ] || echo "   cold round $r:$(uptime)" >&2
+            hyperfine -N --style basic "${temp[@]}" --output "${to_null:-$SCRATCH/$id.out}" \
                 --export-json "$OUT/$id-$t-r$r.json" "${args[@]}" >/dev/null
         done
         echo "   $t: $rounds rounds done ($(cut -d' ' -f1-3 /proc/loadavg) load)" >&2
     done
     printf 'name\tcommand\tpeak_rss_kib\tlines\n' > "$OUT/$id-cmds.tsv"
     for i in "${!cmds[@]}"; do
-        local o=$SCRATCH/$id-$i.out
+        local o=$SCRATCH/$id-$i.out lines
         # shellcheck disable=SC2086  # commands are plain words
         # eval: a command may hold a quoted argument (e.g. -printf '%p %s'),
-        # split as hyperfine splits it.
-        eval "/usr/bin/time -f %M -o \"\$SCRATCH/rss\" ${cmds[$i]}" > "$o"
+        # split as hyperfine splits it.  With to_null the output is
+        # counted through a pipe, never stored.
+        if [ -n "${to_null:-}" ]; then
+            lines=$(eval "/usr/bin/time -f %M -o \"\$SCRATCH/rss\" ${cmds[$i]}" | wc -l)
+        else
+            eval "/usr/bin/time -f %M -o \"\$SCRATCH/rss\" ${cmds[$i]}" > "$o"
+            lines=$(wc -l < "$o")
+        fi
         printf '%s\t%s\t%s\t%s\n' "${names[$i]}" "${cmds[$i]}" \
-            "$(tail -1 "$SCRATCH/rss")" "$(wc -l < "$o")" >> "$OUT/$id-cmds.tsv"
+            "$(tail -1 "$SCRATCH/rss")" "$lines" >> "$OUT/$id-cmds.tsv"
         rm -f "$o"
     done
-    names=() cmds=() rounds=$RUNS hot_per_round=1 cold_per_round=1
+    names=() cmds=() rounds=$RUNS hot_per_round=1 cold_per_round=1 to_null=
 }
 
 group_ls() {
@@ -283,7 +305,7 @@ traversal_peers() {
     if [ -x "$BFS26" ] && [ "$(readlink -f "$BFS26")" != "$(readlink -f "$BFS")" ]; then
         add "bfs 2.6${*:+ $*}" "$BFS26" "$d" "$@"
     fi
-    add "find${*:+ $*}" find "$d" "$@"
+    if peer find "$gnu_find"; then add "find${*:+ $*}" "$gnu_find" "$d" "$@"; fi
 }
 
 # Issue 3: no d_type (ext4 -O ^filetype).  The 1M-file directory with one
@@ -553,12 +575,21 @@ group_scale() {
         d=$B/huge/$c
         [ -f "$B/huge/.$c.done" ] || continue
         entries "$c" "$d"
-        add "dents ls" "$DENTS" ls "$d"
+        # Streamed: unsorted, one name a line (-f: . and .. too), to
+        # /dev/null (10M names are 100 MB of output).
+        add "dents ls -f" "$DENTS" ls -f "$d"
         add "ls -f" ls -f "$d"
-        add "ls" ls "$d"
+        add "dents ls -U" "$DENTS" ls -U "$d"
+        add "ls -U" ls -U "$d"
+        to_null=null
+        measure "scale-$c-ls"
+        # -l stats every entry and aligns its columns over the whole
+        # directory: both hold every entry (SCALE_LSL_TEMPS, default hot;
+        # at 10M the inodes may not stay cached).
         add "dents ls -l" "$DENTS" ls -l "$d"
         add "ls -l" ls -l "$d"
-        measure "scale-$c-ls"
+        to_null=null
+        TEMPS=${SCALE_LSL_TEMPS:-$TEMPS} measure "scale-$c-lsl"
     done
     for c in r1m r10m; do
         d=$B/real/$c
@@ -568,9 +599,28 @@ group_scale() {
         traversal_peers "$d" -false
         if peer fd "$FD"; then add "fd -u ^\$" "$FD" -u "'^\$'" "$d"; fi
         measure "scale-$c-false"
+        # -size +1k: a stat of every file; most (71% of r1m) printed.
+        add "dents find -size +1k" "$DENTS" find "$d" -size +1k
+        traversal_peers "$d" -size +1k
+        if peer fd "$FD"; then add "fd -u -S +1ki" "$FD" -u -S +1ki . "$d"; fi
+        TEMPS=${SCALE_STAT_TEMPS:-$TEMPS} measure "scale-$c-size"
         add "dents du -s" "$DENTS" du -s "$d"
         du_peers "$d"
-        measure "scale-$c-du"
+        TEMPS=${SCALE_STAT_TEMPS:-$TEMPS} measure "scale-$c-du"
+        add "dents du -s -o FILE" "$DENTS" du -s -o "$SCRATCH/export.json" "$d"
+        if peer ncdu "$ncdu"; then add "ncdu -o FILE" "$ncdu" -o "$SCRATCH/export.json" "$d"; fi
+        if peer gdu "$gdu"; then add "gdu -n -o FILE" "$gdu" -n -o "$SCRATCH/export.json" "$d"; fi
+        TEMPS=${SCALE_STAT_TEMPS:-$TEMPS} measure "scale-$c-export"
+        # Alone: scale-$c-du has dents du -s, the walk it adds to.
+        add "dents scan -o FILE" "$DENTS" scan -o "$SCRATCH/scan.parquet" "$d"
+        TEMPS=${SCALE_STAT_TEMPS:-$TEMPS} measure "scale-$c-scan"
+        if peer python "$python" && "$python" -c 'import dents' 2>/dev/null; then
+            add "dents.walk" "$python" "$root/bench/walkcount.py" dents "$d"
+            add "os.walk" "$python" "$root/bench/walkcount.py" os "$d"
+            measure "scale-$c-pywalk"
+        else
+            note "skipped scale pywalk: $python cannot import dents (scripts/test-python makes target/py-venv)"
+        fi
     done
     d=$B/real/wide
     if [ -f "$B/real/.wide.done" ]; then

@@ -6,15 +6,18 @@ usage: /usr/bin/python3 bench/scalechart.py [OUT_DIR [PNG]]
 defaults: bench/out docs/bench/scale.png
 
 Reads, for every ID scale-CORPUS-WORKLOAD that run.sh left in OUT_DIR:
-ID-hot-rN.json (hyperfine: each run's wall time, and the mean user and
-system time of each round), ID-cmds.tsv (peak RSS of one more run) and
-scale-CORPUS.entries (how many entries CORPUS holds).  Prints markdown:
-one table per workload with, for each command and size, the median wall
-time, the median over rounds of user + system time, both per entry, and
-the peak RSS, then the checks issue 29 asks of dents's lines: time per
-entry at the largest size within 1.25x of the smallest's, peak RSS at
-most 2x.  The chart has one row per workload of the grid corpus (time and
-RSS against entries, both axes log-scaled).
+ID-hot-rN.json and ID-cold-rN.json (hyperfine: each run's wall time, and
+the mean user and system time of each round), ID-cmds.tsv (peak RSS of
+one more run) and scale-CORPUS.entries (how many entries CORPUS holds).
+Prints markdown: one table per workload and temperature with, for each
+command and size, the median wall time, the median over rounds of user +
+system time, both per entry, and the peak RSS, then the checks issue 29
+asks of dents's lines: time per entry at the largest size within 1.25x
+of the smallest's, peak RSS at most 2x.  The chart has one row per hot
+workload of the grid corpus: median wall time, median CPU time (user +
+system) per entry and peak RSS against entries, log-scaled.  CPU time is
+the panel to read when the rounds were not quiet: other tenants of the
+machine stretch elapsed time, hardly CPU time.
 
 Needs matplotlib (Debian: python3-matplotlib, hence /usr/bin/python3).
 """
@@ -25,7 +28,7 @@ import re
 import statistics
 import sys
 
-ID = re.compile(r"scale-(?P<corpus>[a-z]+\d*m?|wide)-(?P<work>[a-z]+)$")
+ID = re.compile(r"scale-(?P<corpus>[a-z]+\d*m?|wide)-(?P<work>[a-z]+)-(?P<temp>hot|cold)-r\d+\.json$")
 # Corpora of one family, measured at several sizes, in size order.
 FAMILIES = {
     "grid": ["g1m", "g3m", "g10m", "g50m"],
@@ -40,8 +43,18 @@ TITLES = {
     "export": "ncdu export (du -o)",
     "scan": "dents scan (Parquet snapshot)",
     "pywalk": "Python: dents.walk, os.walk",
-    "ls": "ls of one directory",
+    "ls": "ls -f, ls -U of one directory",
+    "lsl": "ls -l of one directory",
 }
+# Where a family's workload differs from the grid's.
+FAMILY_TITLES = {("real", "size"): "find -size +1k"}
+
+
+def title(fam, work):
+    """A workload's title; WORK may end in " cold" (see load)."""
+    base, cold, _ = work.partition(" cold")
+    t = FAMILY_TITLES.get((fam, base), TITLES.get(base, base))
+    return f"{t}, cold" if cold else t
 
 
 def family_of(corpus):
@@ -52,21 +65,21 @@ def family_of(corpus):
 
 
 def load(out):
-    """{(corpus, work): {name: {"wall": [...], "cpu": [...], "rss": KiB}}}."""
+    """{(corpus, work): {name: {"wall": [...], "cpu": [...], "rss": KiB}}},
+    work followed by " cold" for the cold runs."""
     runs = {}
-    for path in sorted(glob.glob(os.path.join(out, "scale-*-hot-r*.json"))):
-        base = os.path.basename(path)
-        m = ID.match(base[: base.index("-hot-r")])
+    for path in sorted(glob.glob(os.path.join(out, "scale-*-r*.json"))):
+        m = ID.match(os.path.basename(path))
         if not m:
             continue
-        key = (m["corpus"], m["work"])
+        key = (m["corpus"], m["work"] + (" cold" if m["temp"] == "cold" else ""))
         with open(path) as f:
             for r in json.load(f)["results"]:
                 d = runs.setdefault(key, {}).setdefault(r["command"], {"wall": [], "cpu": [], "rss": None})
                 d["wall"].extend(r["times"])
                 d["cpu"].append(r["user"] + r["system"])
     for key, cmds in runs.items():
-        tsv = os.path.join(out, f"scale-{key[0]}-{key[1]}-cmds.tsv")
+        tsv = os.path.join(out, f"scale-{key[0]}-{key[1].removesuffix(' cold')}-cmds.tsv")
         if os.path.exists(tsv):
             with open(tsv) as f:
                 next(f)
@@ -97,7 +110,7 @@ def table(out, runs):
             for n in runs[(c, work)]:
                 if n not in names:
                     names.append(n)
-        lines.append(f"\n#### {fam}: {TITLES.get(work, work)}\n")
+        lines.append(f"\n#### {fam}: {title(fam, work)}\n")
         head = "| command | " + " | ".join(f"{c} ({entries(out, c) or '?':,} entries)" if entries(out, c) else c for c in corpora) + " |"
         lines.append(head)
         lines.append("|---" * (len(corpora) + 1) + "|")
@@ -127,9 +140,13 @@ def table(out, runs):
                 t = (statistics.median(b["wall"]) / eb) / (statistics.median(a["wall"]) / ea)
                 c = (statistics.median(b["cpu"]) / eb) / (statistics.median(a["cpu"]) / ea)
                 r = b["rss"] / a["rss"] if a["rss"] and b["rss"] else float("nan")
-                ok = "within" if t <= 1.25 and r <= 2 else "OUTSIDE"
+                # Both readings: elapsed (a quiet machine's) and CPU time
+                # (a loaded one's); RSS either way.
+                ok = ", ".join(
+                    f"{what} {'within' if x <= 1.25 and r <= 2 else 'OUTSIDE'}" for what, x in (("wall", t), ("CPU", c))
+                )
                 checks.append(
-                    f"| {fam} {TITLES.get(work, work)} | {n} | {lo}→{hi} | {t:.2f}× | {c:.2f}× | {r:.2f}× | {ok} |"
+                    f"| {fam} {title(fam, work)} | {n} | {lo}→{hi} | {t:.2f}× | {c:.2f}× | {r:.2f}× | {ok} |"
                 )
     if checks:
         lines.append("\n#### dents's lines against issue 29's targets\n")
@@ -148,7 +165,7 @@ def chart(out, runs, png):
     works = [w for w in ["false", "size", "du", "export", "scan", "pywalk"] if any((c, w) in runs for c in FAMILIES["grid"])]
     if not works:
         return
-    fig, axes = plt.subplots(len(works), 2, figsize=(12, 3.6 * len(works)), squeeze=False)
+    fig, axes = plt.subplots(len(works), 3, figsize=(17, 3.6 * len(works)), squeeze=False)
     for row, work in zip(axes, works):
         corpora = [c for c in FAMILIES["grid"] if (c, work) in runs and entries(out, c)]
         names = []
@@ -157,22 +174,24 @@ def chart(out, runs, png):
                 if n not in names:
                     names.append(n)
         for n in names:
-            xs, ts, rs = [], [], []
+            xs, ts, cs, rs = [], [], [], []
             for c in corpora:
                 d = runs[(c, work)].get(n)
                 if d and d["wall"]:
                     xs.append(entries(out, c))
                     ts.append(statistics.median(d["wall"]))
+                    cs.append(statistics.median(d["cpu"]) / xs[-1] * 1e6)
                     rs.append((d["rss"] or 0) / 1024)
             style = dict(marker="o", linewidth=2.5 if n.startswith("dents") else 1.2)
             row[0].plot(xs, ts, label=n, **style)
-            row[1].plot(xs, rs, label=n, **style)
-        for ax, what in zip(row, ["median wall time, hot (s)", "peak RSS (MB)"]):
+            row[1].plot(xs, cs, label=n, **style)
+            row[2].plot(xs, rs, label=n, **style)
+        for ax, what in zip(row, ["median wall time, hot (s)", "CPU (user + sys) per entry (µs)", "peak RSS (MB)"]):
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("entries")
             ax.set_ylabel(what)
-            ax.set_title(f"grid tree: {TITLES.get(work, work)}")
+            ax.set_title(f"grid tree: {title('grid', work)}")
             ax.grid(True, which="both", alpha=0.3)
         row[0].legend(fontsize=7)
     fig.tight_layout()
