@@ -95,6 +95,12 @@ impl EntrySink for BatchSink {
             self.flush();
         }
     }
+
+    /// The consumer closed the iterator (or dropped it): the slices' reads
+    /// end here rather than read the rest of the directory for nothing.
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
 }
 
 /// Reads the directory `fd` into `tx`: serially in the kernel's order, or

@@ -234,6 +234,13 @@ pub trait EntrySink: Send {
     /// Called once for every entry other than `.` and `..`. `dir` is the
     /// directory, for `*at` calls relative to it.
     fn entry(&mut self, dir: BorrowedFd<'_>, entry: &RawEntry<'_>);
+
+    /// Whether the sink wants no more entries (its consumer has gone):
+    /// asked after each entry, it ends the read of its slice (or of the
+    /// whole directory, serially) there.  Never, by default.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// What a read of one directory did.
@@ -430,6 +437,9 @@ where
 pub fn read_serial<S: EntrySink + ?Sized>(reader: &mut DirReader, sink: &mut S) -> io::Result<()> {
     while let Some((fd, e)) = reader.next_with_fd()? {
         sink.entry(fd, &e);
+        if sink.stopped() {
+            break;
+        }
     }
     Ok(())
 }
@@ -457,6 +467,9 @@ pub(crate) fn read_slice<S: EntrySink>(
     let mut pos = first.next_offset();
     let mut stopped_at = None;
     while let Some(e) = reader.next_raw()? {
+        if sink.stopped() {
+            return Ok(false);
+        }
         if pos >= hi {
             stopped_at = Some(pos);
             break;
