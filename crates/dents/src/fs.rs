@@ -32,6 +32,7 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 
+pub use crate::descriptors::{descriptors_free, retry_emfile};
 use crate::metadata::{Metadata, StatFields};
 use crate::sys;
 
@@ -40,53 +41,6 @@ use crate::sys;
 /// followed.  Read-only and close-on-exec.
 pub fn open_dir(path: &CStr) -> io::Result<OwnedFd> {
     sys::open_dir_path(path)
-}
-
-/// How many more descriptors the process may open now: the soft
-/// `RLIMIT_NOFILE` (at most 2^20) less those open.  For sizing the
-/// threads that each hold some at once (the walker's plan, `ls -R`'s
-/// workers).
-pub fn descriptors_free() -> usize {
-    let limit = sys::nofile_limit().min(1 << 20) as usize;
-    limit.saturating_sub(open_fds(limit))
-}
-
-/// How many descriptors the process has open (those listed in
-/// `/proc/self/fd` but the one listing them); all of `limit` if not even
-/// that one can be opened, 3 if the list cannot be read otherwise.
-fn open_fds(limit: usize) -> usize {
-    let mut reader = match crate::dir::DirReader::open(c"/proc/self/fd") {
-        Ok(r) => r,
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => return limit,
-        Err(_) => return 3,
-    };
-    let mut n = 0usize;
-    while let Ok(Some(_)) = reader.next_entry() {
-        n += 1;
-    }
-    n.saturating_sub(1)
-}
-
-/// Runs `open` again while it fails for want of descriptors (`EMFILE`,
-/// `ENFILE`), up to about a second (then its error stands): for threads
-/// that each hold a few descriptors for a moment, so that under a low
-/// `RLIMIT_NOFILE` they take turns instead of losing directories (the
-/// walker's workers, `ls -R`'s).  Anything else `open` returns is
-/// returned at once.
-pub fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
-    let mut waited = 0;
-    loop {
-        match open() {
-            Err(e)
-                if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
-                    && waited < 1000 =>
-            {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-                waited += 1;
-            }
-            r => return r,
-        }
-    }
 }
 
 /// Opens the directory `name` relative to `parent`, not following a

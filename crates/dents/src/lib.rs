@@ -19,6 +19,7 @@
 //! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
 //! | 1 | [`mountinfo`] | the mount table (`/proc/self/mountinfo`): devices, mount points, types, escapes undone |
+//! | 1 | `descriptors` | (private) the process's descriptors: how many are free, an open that waits for one (public in [`fs`]) |
 //! | 1 | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |
 //! | 0 | `file_type` | [`FileType`]: an entry's type, from `d_type` or a stat's mode |
 //! | 0 | `sys`     | (private) the only place with `unsafe` and raw system calls; what the OS says (the cores we may use) |
@@ -148,6 +149,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod descriptors;
 pub mod dir;
 mod error;
 mod file_type;

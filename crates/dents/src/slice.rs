@@ -298,7 +298,7 @@ where
             let mut sink = make_sink(0);
             // (Other threads' descriptors, an `ls -R`'s workers', are
             // given back soon: under a low limit this read waits its turn.)
-            let errors = match crate::fs::retry_emfile(|| dir.try_clone_to_owned()) {
+            let errors = match crate::descriptors::retry_emfile(|| dir.try_clone_to_owned()) {
                 Ok(fd) => {
                     let mut reader = DirReader::with_buffer_size(fd, buffer_size);
                     read_serial(&mut reader, &mut sink)
@@ -412,7 +412,7 @@ where
                 None => make_sink(i),
             };
             // (Nothing is read before the slice's descriptor is opened.)
-            let res = crate::fs::retry_emfile(|| read(i, &mut sink));
+            let res = crate::descriptors::retry_emfile(|| read(i, &mut sink));
             *r = Some((sink, res));
         }
     }

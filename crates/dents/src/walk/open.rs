@@ -8,8 +8,8 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::descriptors::retry_emfile;
 use crate::file_type::FileType;
-use crate::fs::retry_emfile;
 use crate::metadata::StatFields;
 use crate::sys;
 
@@ -36,7 +36,7 @@ pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
     if let Some(budget) = opts.fixed_fd_budget() {
         return (threads, budget);
     }
-    let free = crate::fs::descriptors_free();
+    let free = crate::descriptors::descriptors_free();
     let spare = if free >= 128 {
         64 + (free - 64) / 2
     } else {

@@ -1,0 +1,51 @@
+//! The process's descriptors: how many more it may open, and an open
+//! that waits its turn when none is free (`EMFILE`), for every module
+//! that holds descriptors on several threads (the walker, the slice
+//! reader; `ls -R` through [`crate::fs`], where they are public).
+
+use std::io;
+
+use crate::sys;
+
+/// How many more descriptors the process may open now: the soft
+/// `RLIMIT_NOFILE` (at most 2^20) less those open.  For sizing the
+/// threads that each hold some at once (the walker's plan, `ls -R`'s
+/// workers).
+pub fn descriptors_free() -> usize {
+    let limit = sys::nofile_limit().min(1 << 20) as usize;
+    limit.saturating_sub(open_fds(limit))
+}
+
+/// How many descriptors the process has open (those listed in
+/// `/proc/self/fd` but the one listing them); all of `limit` if not even
+/// that one can be opened, 3 if the list cannot be read otherwise.
+fn open_fds(limit: usize) -> usize {
+    // (std's reader, once per walk: the module is below `dir`'s layer.)
+    match std::fs::read_dir("/proc/self/fd") {
+        Ok(list) => list.count().saturating_sub(1),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => limit,
+        Err(_) => 3,
+    }
+}
+
+/// Runs `open` again while it fails for want of descriptors (`EMFILE`,
+/// `ENFILE`), up to about a second (then its error stands): for threads
+/// that each hold a few descriptors for a moment, so that under a low
+/// `RLIMIT_NOFILE` they take turns instead of losing directories (the
+/// walker's workers, `ls -R`'s).  Anything else `open` returns is
+/// returned at once.
+pub fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let mut waited = 0;
+    loop {
+        match open() {
+            Err(e)
+                if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+                    && waited < 1000 =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                waited += 1;
+            }
+            r => return r,
+        }
+    }
+}
