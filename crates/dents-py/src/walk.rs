@@ -4,22 +4,24 @@
 //! The walk itself (the order, pruning through `dirnames`, `onerror`,
 //! symlinks) runs on the Python thread exactly as `os.walk` runs it: a
 //! stack of directories still to list, depth first.  What changes is where
-//! a listing comes from.  When a directory's subdirectories are pushed on
-//! the walk's stack (for a top-down walk: once the caller has had its
-//! chance to prune `dirnames`, at the next step), a read job for each is
-//! pushed on the pool's deque in the same order.  The walk works at the
-//! deque's back (what it needs next: a job nobody has started is read right
-//! there, no waiting behind the pool), the workers at its front (the
-//! oldest jobs, needed last: done long before the walk gets there), so the
-//! two seldom meet on one job; when they do, the walk waits with the GIL
-//! released, checking for signals.
+//! a listing comes from.  Each directory to list is a read job keyed by
+//! its place in the walk's order (the places of its ancestors among their
+//! parents' subdirectories, from the top down).  A worker reading a
+//! directory queues a job for each of its subdirectories at once (the walk
+//! descends into them unless the caller prunes `dirnames`); workers take
+//! the queued job that comes first in the walk's order, so that the
+//! listings read ahead are the ones the walk needs next.  When the walk
+//! reaches a directory its listing is usually read; if no worker has
+//! started it the walk reads it right there, and if a worker is reading
+//! it the walk waits with the GIL released, checking for signals.
 //!
 //! ```text
-//!   walk stack (top = next)     pool deque
-//!   | b/x |  <- next             back  | b/x |  <- read by the walk itself
-//!   | b/y |                            | b/y |
-//!   | c   |                            | c   |  <- worker 2 reading
-//!   | d   |                      front | d   |  <- done by worker 1, buffered
+//!   walk stack (top = next)   queued jobs by key
+//!   | b/x |  0.1.0  <- next    0.1.0  b/x    <- taken first by a worker
+//!   | b/y |  0.1.1             0.1.1  b/y
+//!   | c   |  0.2               0.2    c
+//!   | d   |  0.3               0.3.0  d/p    <- queued by the worker that
+//!                                               read d, ahead of the walk
 //! ```
 //!
 //! Each listing is one directory read front to back (`getdents64` into a
@@ -31,7 +33,7 @@
 //! (workers pause when it is full), so memory does not grow with the tree
 //! when the consumer is slow.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
@@ -279,9 +281,28 @@ fn read_open(path: &CStr, buf: &mut Vec<u8>, how: How) -> io::Result<(Entries, O
     r.map(|()| (out, fd))
 }
 
+/// Where a directory comes in the walk's order: the places of its
+/// ancestors and itself among their parents' subdirectories, from the top
+/// down; keys compare as the walk reaches them (a directory before its
+/// subdirectories, those before its next sibling).
+type WalkKey = Arc<[u32]>;
+
+/// The key of the `i`-th subdirectory of the directory keyed `parent`.
+fn child_key(parent: &[u32], i: usize) -> WalkKey {
+    let i = u32::try_from(i).unwrap_or(u32::MAX);
+    parent.iter().copied().chain([i]).collect()
+}
+
+/// Where the keys of jobs the walk queues for a directory's subdirectories
+/// start: after those of the entries a worker queued (a directory has
+/// fewer than 2^31 entries).
+const QUEUED_BY_WALK: usize = 1 << 31;
+
 /// A directory to read ahead.
 struct Job {
     path: CString,
+    /// Its place in the walk's order: workers read the first queued job.
+    key: WalkKey,
     state: Mutex<JobState>,
     done: Condvar,
 }
@@ -303,10 +324,17 @@ enum JobState {
     Taken,
 }
 
-/// The workers' side: the jobs (the walk's next at the back) and the
-/// count of buffered entries.
+/// The workers' side: the jobs in the walk's order and the count of
+/// buffered entries.
+///
+/// Workers take the job the walk reaches first.  (Taking the newest, as a
+/// stack, follows the walk's order with one worker only: with several,
+/// one that finishes a later sibling first queues its subdirectories ahead
+/// of the earlier sibling's, the workers read far ahead, the buffer fills
+/// with listings needed late, and the walk, finding its next directories
+/// unread, reads them itself: up to 26k of the real-tree shape's 34k.)
 struct Queue {
-    jobs: VecDeque<Arc<Job>>,
+    jobs: BTreeMap<WalkKey, Arc<Job>>,
     buffered: usize,
     /// Finished listings not taken yet.
     listings: usize,
@@ -367,11 +395,7 @@ fn worker(shared: Arc<Shared>) {
                     return;
                 }
                 if !q.full() {
-                    // The newest job: the next in the walk's order after
-                    // those already read, since a listing's subdirectories
-                    // are queued as soon as it is read (depth first, as
-                    // the walk goes).
-                    if let Some(j) = q.jobs.pop_back() {
+                    if let Some((_, j)) = q.jobs.pop_first() {
                         break j;
                     }
                 }
@@ -415,14 +439,15 @@ fn worker(shared: Arc<Shared>) {
         *st = match read {
             Ok(mut listing) => {
                 let children = match &mut listing {
-                    Ok((entries, _)) => expand(&job.path, entries, shared.how),
+                    Ok((entries, _)) => expand(&job.path, &job.key, entries, shared.how),
                     Err(_) => Vec::new(),
                 };
                 // The lock order is a job's state, then the queue.
                 let mut q = shared.queue.lock().unwrap();
                 q.buffered += size_of(&listing);
                 q.listings += 1;
-                q.jobs.extend(children.into_iter().rev());
+                q.jobs
+                    .extend(children.into_iter().map(|j| (j.key.clone(), j)));
                 // Sleeping workers are woken for the new jobs unless they
                 // sleep because the buffer is full (they would sleep again).
                 let wake = if q.full() {
@@ -460,7 +485,7 @@ fn out_of_descriptors(e: &io::Error) -> bool {
 /// only with `followlinks`), recording them in the listing: when the walk
 /// gets there, the first of them is usually read already.  Returns them in
 /// the listing's order.
-fn expand(dir: &CStr, entries: &mut Entries, how: How) -> Vec<Arc<Job>> {
+fn expand(dir: &CStr, key: &[u32], entries: &mut Entries, how: How) -> Vec<Arc<Job>> {
     let mut jobs = Vec::new();
     for i in 0..entries.len() {
         let e = entries.get(i);
@@ -473,6 +498,7 @@ fn expand(dir: &CStr, entries: &mut Entries, how: How) -> Vec<Arc<Job>> {
         };
         let job = Arc::new(Job {
             path,
+            key: child_key(key, i),
             state: Mutex::new(JobState::Queued),
             done: Condvar::new(),
         });
@@ -486,7 +512,7 @@ impl Pool {
     fn new(threads: usize, how: How) -> Pool {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
-                jobs: VecDeque::new(),
+                jobs: BTreeMap::new(),
                 buffered: 0,
                 listings: 0,
                 idle: 0,
@@ -508,12 +534,13 @@ impl Pool {
         Pool { shared, workers }
     }
 
-    /// Queues `paths` at the back, the last one to be read first by the walk.
-    fn submit(&self, paths: impl Iterator<Item = CString>) -> Vec<Arc<Job>> {
+    /// Queues `paths`, given with their keys.
+    fn submit(&self, paths: impl Iterator<Item = (CString, WalkKey)>) -> Vec<Arc<Job>> {
         let jobs: Vec<Arc<Job>> = paths
-            .map(|path| {
+            .map(|(path, key)| {
                 Arc::new(Job {
                     path,
+                    key,
                     state: Mutex::new(JobState::Queued),
                     done: Condvar::new(),
                 })
@@ -521,7 +548,8 @@ impl Pool {
             .collect();
         if !jobs.is_empty() {
             let mut q = self.shared.queue.lock().unwrap();
-            q.jobs.extend(jobs.iter().cloned());
+            q.jobs
+                .extend(jobs.iter().map(|j| (j.key.clone(), j.clone())));
             // Workers are woken only once a few jobs wait: the walk reads
             // the newest itself, and a wake per directory (futex, context
             // switch) costs more than reading a small one.
@@ -645,14 +673,9 @@ impl Pool {
         }
     }
 
-    /// Reads a job no worker has started; drops it from the deque if it is
-    /// still the last one (the usual case), else workers skip it.
+    /// Reads a job no worker has started, taking it off the queue.
     fn read_here(&self, job: &Job, buf: &mut Vec<u8>) -> Listing {
-        let mut q = self.shared.queue.lock().unwrap();
-        if q.jobs.back().is_some_and(|j| std::ptr::eq(&**j, job)) {
-            q.jobs.pop_back();
-        }
-        drop(q);
+        self.shared.queue.lock().unwrap().jobs.remove(&*job.key);
         read_listing(&job.path, buf, self.shared.how)
     }
 }
@@ -678,6 +701,14 @@ enum At {
 }
 
 impl At {
+    /// The directory's key in the walk's order (the top's is empty).
+    fn key(&self) -> WalkKey {
+        match self {
+            At::Path(_) => Arc::from([]),
+            At::Job(j) => j.key.clone(),
+        }
+    }
+
     /// The directory's path.
     fn bytes(&self) -> &[u8] {
         match self {
@@ -768,7 +799,10 @@ impl WalkState {
     /// Pushes the subdirectories to walk (in `dirs`' order: the first on
     /// top), each with the read-ahead job a worker queued for it (`Ok`) or
     /// its path (`Err`), for which a job is queued here.
-    fn push_children(&mut self, children: Vec<(PyObject, Child)>) {
+    /// `parent` is their directory's key; a job queued here is keyed after
+    /// those a worker queued for the same directory (by the entries'
+    /// places: a name the caller added to `dirnames` comes after them).
+    fn push_children(&mut self, parent: &[u32], children: Vec<(PyObject, Child)>) {
         let Some(pool) = &self.pool else {
             for (path, at) in children.into_iter().rev() {
                 let at = match at {
@@ -786,12 +820,13 @@ impl WalkState {
         // (`None`: a job is queued for it now.)
         let steps: Vec<(PyObject, Option<Child>)> = children
             .into_iter()
+            .enumerate()
             .rev()
-            .map(|(path, at)| match at {
+            .map(|(place, (path, at))| match at {
                 Ok(job) => (path, Some(Ok(job))),
                 Err(bytes) => match CString::new(bytes) {
                     Ok(c) => {
-                        paths.push(c);
+                        paths.push((c, child_key(parent, QUEUED_BY_WALK + place)));
                         (path, None)
                     }
                     Err(e) => (path, Some(Err(e.into_vec()))),
@@ -886,7 +921,7 @@ impl WalkState {
         if let Some(pool) = &self.pool {
             pool.cancel(&mut y.entries);
         }
-        self.push_children(children);
+        self.push_children(&y.top_at.key(), children);
         Ok(())
     }
 
@@ -967,7 +1002,7 @@ impl WalkState {
             if let Some(pool) = &self.pool {
                 pool.cancel(&mut entries);
             }
-            self.push_children(children);
+            self.push_children(&at.key(), children);
         }
         Ok(None)
     }
