@@ -425,7 +425,7 @@ fn worker(shared: Arc<Shared>) {
             continue;
         }
         let waited = matches!(*st, JobState::Running { waited: true });
-        if matches!(&read, Ok(Err(e)) if out_of_descriptors(e)) {
+        if matches!(&read, Ok(Err(e)) if dents::fs::out_of_descriptors(e)) {
             // Left to the walk, which reads it itself when it gets there
             // (with one descriptor, as `os.walk` does) rather than report
             // an error `os.walk` would not meet.
@@ -469,15 +469,6 @@ fn worker(shared: Arc<Shared>) {
             job.done.notify_all();
         }
     }
-}
-
-/// Whether `e` says the process (`EMFILE`) or the system (`ENFILE`) has
-/// no descriptor left.
-fn out_of_descriptors(e: &io::Error) -> bool {
-    use rustix::io::Errno;
-    [Errno::MFILE, Errno::NFILE]
-        .iter()
-        .any(|n| e.raw_os_error() == Some(n.raw_os_error()))
 }
 
 /// Queues a job for each subdirectory of a listing just read that the walk
@@ -581,14 +572,10 @@ impl Pool {
                     unreachable!("matched just above")
                 };
                 drop(st);
-                self.taken(&l);
-                match check_ahead(l, &job.path) {
-                    Some(listing) => return Ok(listing),
-                    None => {
-                        let how = self.shared.how;
-                        return Ok(py.allow_threads(|| read_listing(&job.path, buf, how)));
-                    }
-                }
+                let how = self.shared.how;
+                return Ok(self.checked(l, job, || {
+                    py.allow_threads(|| read_listing(&job.path, buf, how))
+                }));
             }
         }
         loop {
@@ -602,8 +589,7 @@ impl Pool {
                         }
                         JobState::Done(l) => {
                             drop(st);
-                            self.taken(&l);
-                            return Some(Ok(check_ahead(l, &job.path).unwrap_or_else(|| {
+                            return Some(Ok(self.checked(l, job, || {
                                 read_listing(&job.path, buf, self.shared.how)
                             })));
                         }
@@ -629,6 +615,13 @@ impl Pool {
                 None => py.check_signals()?,
             }
         }
+    }
+
+    /// The listing `l` of `job` read ahead, taken: as it is if the job's
+    /// path still names the directory read, else read again by `reread`.
+    fn checked(&self, l: Ahead, job: &Job, reread: impl FnOnce() -> Listing) -> Listing {
+        self.taken(&l);
+        check_ahead(l, &job.path).unwrap_or_else(reread)
     }
 
     /// Counts a finished listing taken, waking paused workers once the

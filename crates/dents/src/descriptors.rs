@@ -1,5 +1,6 @@
-//! The process's descriptors: how many more it may open, and an open
-//! that waits its turn when none is free (`EMFILE`), for every module
+//! The process's descriptors: how many more it may open, whether an
+//! error says none is free, and an open that waits its turn when none is
+//! (`EMFILE`), for every module
 //! that holds descriptors on several threads (the walker, the slice
 //! reader; `ls -R` through [`crate::fs`], where they are public).
 
@@ -23,9 +24,16 @@ fn open_fds(limit: usize) -> usize {
     // (std's reader, once per walk: the module is below `dir`'s layer.)
     match std::fs::read_dir("/proc/self/fd") {
         Ok(list) => list.count().saturating_sub(1),
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)) => limit,
+        Err(e) if out_of_descriptors(&e) => limit,
         Err(_) => 3,
     }
+}
+
+/// Whether `e` says the process (`EMFILE`) or the system (`ENFILE`) has
+/// no descriptor free: an open to try again once others are closed, not
+/// a failure of the file opened.
+pub fn out_of_descriptors(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
 /// Runs `open` again while it fails for want of descriptors (`EMFILE`,
@@ -38,10 +46,7 @@ pub fn retry_emfile<T>(mut open: impl FnMut() -> io::Result<T>) -> io::Result<T>
     let mut waited = 0;
     loop {
         match open() {
-            Err(e)
-                if matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
-                    && waited < 1000 =>
-            {
+            Err(e) if out_of_descriptors(&e) && waited < 1000 => {
                 std::thread::sleep(std::time::Duration::from_millis(1));
                 waited += 1;
             }

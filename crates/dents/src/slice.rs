@@ -403,7 +403,7 @@ where
     for (i, r) in results.iter_mut().enumerate() {
         let redo = match r {
             None => true,
-            Some((_, Err(e))) => matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE)),
+            Some((_, Err(e))) => crate::descriptors::out_of_descriptors(e),
             Some(_) => false,
         };
         if redo {
