@@ -387,9 +387,12 @@ dents_testfs::test_cases! {
     /// `args`, shared with `dents-mpi scan`: tests/scan.rs there).
     mod usage: (&[&str], &str) => check_usage;
     j_without_a_value: (&["-o", "s.parquet", "-j"], "option requires an argument -- 'j'"),
-    threads_without_a_value: (&["-o", "s.parquet", "--threads"], "option requires an argument -- 'j'"),
+    threads_without_a_value: (&["-o", "s.parquet", "--threads"], "option '--threads' requires an argument"),
     o_without_a_value: (&["-x", "-o"], "option requires an argument -- 'o'"),
-    output_without_a_value: (&["--output"], "option requires an argument -- 'o'"),
+    output_without_a_value: (&["--output"], "option '--output' requires an argument"),
+    names_only_given_a_value: (&["-o", "s.parquet", "--names-only=1"], "option '--names-only' doesn't allow an argument"),
+    output_empty: (&["-o", "", "t"], "no snapshot named: give -o SNAPSHOT"),
+    output_glued_empty: (&["--output=", "t"], "no snapshot named: give -o SNAPSHOT"),
     since_without_a_value: (&["-o", "s.parquet", "--since"], "option '--since' requires an argument"),
     j_zero: (&["-j", "0", "-o", "s.parquet"], "invalid number of threads: '0'"),
     j_glued_not_a_number: (&["-j2x", "-o", "s.parquet"], "invalid number of threads: '2x'"),

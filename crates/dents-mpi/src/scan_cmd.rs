@@ -47,7 +47,7 @@ use dents::walk::{Listing, Visit, Visitor, WalkOptions};
 use dents::Error;
 use dents::{Flow, Follow};
 use dents_find::Walk;
-use dents_snap::args::{Parsed, ScanArgs, UsageError};
+use dents_snap::args::{Parsed, ScanArgs};
 use dents_snap::record::Time;
 use dents_snap::refresh::{Index, Wanted};
 use dents_snap::scan::Problem;
@@ -100,11 +100,10 @@ fn parse(args: &[Vec<u8>], rank0: bool) -> Result<ScanArgs, i32> {
         2
     };
     match dents_snap::args::parse(args.iter().map(Vec::as_slice)) {
-        Ok(Parsed::Scan(mut a)) if !a.output.is_empty() => {
+        Ok(Parsed::Scan(mut a)) => {
             a.roots.sort();
             Ok(a)
         }
-        Ok(Parsed::Scan(_)) => Err(usage(&UsageError::NoOutput.message("DIR"))),
         Ok(Parsed::Help) => {
             // Standard output closed: said as GNU's close_stdout says
             // it, as `dents scan` does (print! would write to the
@@ -113,12 +112,6 @@ fn parse(args: &[Vec<u8>], rank0: bool) -> Result<ScanArgs, i32> {
                 return Err(dents_tools::texts::print_text(HELP, b"dents-mpi: ", 2));
             }
             Err(0)
-        }
-        // Every option without its value in getopt's words for a short
-        // one (`--since`: `-- 'since'`, where `dents scan` says `option
-        // '--since' requires an argument`), as dents-mpi always said it.
-        Err(UsageError::MissingValue(name)) => {
-            Err(usage(&format!("option requires an argument -- '{name}'")))
         }
         Err(e) => Err(usage(&e.message("DIR"))),
     }

@@ -431,10 +431,11 @@ dents_testfs::test_cases! {
     /// (dents-snap's `args`; dents-cli's tests/scan.rs has its table).
     mod usage: (&[&str], &str) => check_usage;
     j_without_a_value: (&["-o", "snap", "-j"], "option requires an argument -- 'j'"),
-    threads_without_a_value: (&["-o", "snap", "--threads"], "option requires an argument -- 'j'"),
+    threads_without_a_value: (&["-o", "snap", "--threads"], "option '--threads' requires an argument"),
     o_without_a_value: (&["-x", "-o"], "option requires an argument -- 'o'"),
-    // (`dents scan` says "option '--since' requires an argument".)
-    since_without_a_value: (&["-o", "snap", "--since"], "option requires an argument -- 'since'"),
+    since_without_a_value: (&["-o", "snap", "--since"], "option '--since' requires an argument"),
+    output_without_a_value: (&["--output"], "option '--output' requires an argument"),
+    names_only_given_a_value: (&["-o", "snap", "--names-only=1"], "option '--names-only' doesn't allow an argument"),
     j_zero: (&["-j", "0", "-o", "snap"], "invalid number of threads: '0'"),
     j_glued_not_a_number: (&["-j2x", "-o", "snap"], "invalid number of threads: '2x'"),
     threads_glued_empty: (&["--threads=", "-o", "snap"], "invalid number of threads: ''"),

@@ -36,13 +36,17 @@ pub struct ScanArgs {
 /// A command line that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UsageError {
-    /// The option (`o`, `j` or `since`) at the end, without its value.
-    MissingValue(&'static str),
+    /// The option at the end without its value, as written (`-o`,
+    /// `--output`, `-j`, `--threads`, `--since`).
+    MissingValue(Vec<u8>),
+    /// A long option without a value given one (`--names-only=1`), named
+    /// as written.
+    UnexpectedValue(Vec<u8>),
     /// `-j`'s value is no positive number.
     BadThreads(Vec<u8>),
     /// An option no scan knows, as given.
     Unrecognized(Vec<u8>),
-    /// No `-o`.
+    /// No `-o`, or an empty one.
     NoOutput,
 }
 
@@ -51,10 +55,20 @@ impl UsageError {
     /// [`UsageError::NoOutput`] (`SNAPSHOT`, `DIR`).
     pub fn message(&self, output: &str) -> String {
         match self {
-            UsageError::MissingValue(name) if name.len() > 1 => {
-                format!("option '--{name}' requires an argument")
+            UsageError::MissingValue(opt) if opt.starts_with(b"--") => {
+                format!(
+                    "option '{}' requires an argument",
+                    String::from_utf8_lossy(opt)
+                )
             }
-            UsageError::MissingValue(name) => format!("option requires an argument -- '{name}'"),
+            UsageError::MissingValue(opt) => format!(
+                "option requires an argument -- '{}'",
+                String::from_utf8_lossy(&opt[1..])
+            ),
+            UsageError::UnexpectedValue(opt) => format!(
+                "option '{}' doesn't allow an argument",
+                String::from_utf8_lossy(opt)
+            ),
             UsageError::BadThreads(v) => {
                 format!(
                     "invalid number of threads: '{}'",
@@ -93,18 +107,23 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Parsed, Usa
             }
             _ => (opt, inline),
         };
-        let mut value = |name: &'static str| match inline {
+        let mut value = || match inline {
             Some(v) => Ok(v.to_vec()),
             None => it
                 .next()
                 .map(<[u8]>::to_vec)
-                .ok_or(UsageError::MissingValue(name)),
+                .ok_or_else(|| UsageError::MissingValue(opt.to_vec())),
+        };
+        // (getopt's words: a flag given `=VALUE` is refused.)
+        let flag = || match inline {
+            Some(_) => Err(UsageError::UnexpectedValue(opt.to_vec())),
+            None => Ok(()),
         };
         match opt {
             b"--" => only_paths = true,
-            b"-o" | b"--output" => output = Some(value("o")?),
+            b"-o" | b"--output" => output = Some(value()?),
             b"-j" | b"--threads" => {
-                let v = value("j")?;
+                let v = value()?;
                 match std::str::from_utf8(&v)
                     .ok()
                     .and_then(|s| s.parse::<usize>().ok())
@@ -117,6 +136,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Parsed, Usa
                 }
             }
             b"-x" | b"--one-file-system" => {
+                flag()?;
                 options.same_file_system = true;
                 texts.push("-x".into());
             }
@@ -128,16 +148,22 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Parsed, Usa
                 options.follow = Follow::Always;
                 texts.push("-L".into());
             }
-            b"--since" => options.since = Some(OsStr::from_bytes(&value("since")?).into()),
+            b"--since" => options.since = Some(OsStr::from_bytes(&value()?).into()),
             b"--names-only" => {
+                flag()?;
                 options.names_only = true;
                 texts.push("--names-only".into());
             }
-            b"--help" => return Ok(Parsed::Help),
+            b"--help" => {
+                flag()?;
+                return Ok(Parsed::Help);
+            }
             _ => return Err(UsageError::Unrecognized(b.to_vec())),
         }
     }
-    let output = output.ok_or(UsageError::NoOutput)?;
+    let output = output
+        .filter(|o| !o.is_empty())
+        .ok_or(UsageError::NoOutput)?;
     if roots.is_empty() {
         roots.push(b".".to_vec());
     }
@@ -179,16 +205,28 @@ mod tests {
         assert_eq!(a.options.follow, Follow::Roots);
         assert_eq!(a.options.since.as_deref(), Some("old".as_ref()));
         assert_eq!(a.options.options_text, "-j 2 -H");
-        assert_eq!(scan(&["-o", "", "-"]).roots, [b"-".to_vec()]);
+        assert_eq!(scan(&["-o", "s", "-"]).roots, [b"-".to_vec()]);
         assert_eq!(scan(&["-o", "s"]).roots, [b".".to_vec()]);
     }
 
     #[test]
     fn usage_errors_and_help() {
         let err = |w: &[&str]| parse_words(w).expect_err("a usage error");
-        assert_eq!(err(&["-j"]), UsageError::MissingValue("j"));
-        assert_eq!(err(&["--output"]), UsageError::MissingValue("o"));
-        assert_eq!(err(&["--since"]), UsageError::MissingValue("since"));
+        assert_eq!(err(&["-j"]), UsageError::MissingValue(b"-j".to_vec()));
+        assert_eq!(
+            err(&["--output"]),
+            UsageError::MissingValue(b"--output".to_vec())
+        );
+        assert_eq!(
+            err(&["--since"]),
+            UsageError::MissingValue(b"--since".to_vec())
+        );
+        assert_eq!(
+            err(&["-o", "s", "--names-only=1"]),
+            UsageError::UnexpectedValue(b"--names-only".to_vec())
+        );
+        assert_eq!(err(&["-o", "", "t"]), UsageError::NoOutput);
+        assert_eq!(err(&["--output=", "t"]), UsageError::NoOutput);
         assert_eq!(
             err(&["-j", "0", "-o", "s"]),
             UsageError::BadThreads(b"0".to_vec())
@@ -205,12 +243,16 @@ mod tests {
             Ok(Parsed::Help)
         ));
         assert_eq!(
-            UsageError::MissingValue("since").message("DIR"),
+            UsageError::MissingValue(b"--since".to_vec()).message("DIR"),
             "option '--since' requires an argument"
         );
         assert_eq!(
-            UsageError::MissingValue("j").message("DIR"),
+            UsageError::MissingValue(b"-j".to_vec()).message("DIR"),
             "option requires an argument -- 'j'"
+        );
+        assert_eq!(
+            UsageError::UnexpectedValue(b"--help".to_vec()).message("DIR"),
+            "option '--help' doesn't allow an argument"
         );
         assert_eq!(
             UsageError::NoOutput.message("SNAPSHOT"),
