@@ -106,9 +106,13 @@ pub fn is_dot_or_dotdot(name: &[u8]) -> bool {
 /// # Ok(())
 /// # }
 /// ```
+///
+/// It owns its descriptor (`DirReader<OwnedFd>`, the default) or borrows
+/// one (`DirReader<BorrowedFd>`: a directory its caller keeps, read where
+/// no descriptor is free for a copy of it).
 #[derive(Debug)]
-pub struct DirReader {
-    fd: OwnedFd,
+pub struct DirReader<F = OwnedFd> {
+    fd: F,
     buf: Vec<u8>,
     pos: usize,
     len: usize,
@@ -119,15 +123,28 @@ pub struct DirReader {
     first_read: usize,
 }
 
-impl DirReader {
+impl DirReader<OwnedFd> {
+    /// Opens the directory at `path` (following symlinks) and reads it.
+    pub fn open(path: &CStr) -> io::Result<DirReader> {
+        Ok(DirReader::new(sys::open_dir_path(path)?))
+    }
+
+    /// Opens the directory `name` relative to `parent`, never following a
+    /// symlink in `name`.
+    pub fn open_at(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<DirReader> {
+        Ok(DirReader::new(sys::open_dir_at(parent, name)?))
+    }
+}
+
+impl<F: AsFd> DirReader<F> {
     /// A reader over the open directory `fd`, with the default buffer size.
-    pub fn new(fd: OwnedFd) -> DirReader {
+    pub fn new(fd: F) -> DirReader<F> {
         DirReader::with_buffer_size(fd, DEFAULT_BUFFER_SIZE)
     }
 
     /// A reader over `fd` with a buffer of `size` bytes (grown on demand if
     /// one entry does not fit).
-    pub fn with_buffer_size(fd: OwnedFd, size: usize) -> DirReader {
+    pub fn with_buffer_size(fd: F, size: usize) -> DirReader<F> {
         DirReader {
             fd,
             buf: vec![0; size.max(1)],
@@ -141,7 +158,7 @@ impl DirReader {
 
     /// A reader over `fd` that reuses `buf` (from [`DirReader::into_parts`]
     /// of an earlier reader): a walk reads many directories with one buffer.
-    pub fn with_buffer(fd: OwnedFd, mut buf: Vec<u8>) -> DirReader {
+    pub fn with_buffer(fd: F, mut buf: Vec<u8>) -> DirReader<F> {
         if buf.is_empty() {
             buf.resize(DEFAULT_BUFFER_SIZE, 0);
         }
@@ -160,7 +177,7 @@ impl DirReader {
     /// entry's worth), so that a caller learns early, before many blocks
     /// of a huge directory are read one after another, that the directory
     /// is more than small ([`DirReader::first_read_drained_full`]).
-    pub fn with_first_read(mut self, bytes: usize) -> DirReader {
+    pub fn with_first_read(mut self, bytes: usize) -> DirReader<F> {
         self.first_read = bytes.max(MAX_RECORD);
         self
     }
@@ -181,19 +198,8 @@ impl DirReader {
     }
 
     /// Gives back the descriptor and the buffer, for reuse.
-    pub fn into_parts(self) -> (OwnedFd, Vec<u8>) {
+    pub fn into_parts(self) -> (F, Vec<u8>) {
         (self.fd, self.buf)
-    }
-
-    /// Opens the directory at `path` (following symlinks) and reads it.
-    pub fn open(path: &CStr) -> io::Result<DirReader> {
-        Ok(DirReader::new(sys::open_dir_path(path)?))
-    }
-
-    /// Opens the directory `name` relative to `parent`, never following a
-    /// symlink in `name`.
-    pub fn open_at(parent: BorrowedFd<'_>, name: &CStr) -> io::Result<DirReader> {
-        Ok(DirReader::new(sys::open_dir_at(parent, name)?))
     }
 
     /// The directory's file descriptor.
@@ -202,7 +208,7 @@ impl DirReader {
     }
 
     /// Gives back the file descriptor.
-    pub fn into_fd(self) -> OwnedFd {
+    pub fn into_fd(self) -> F {
         self.fd
     }
 

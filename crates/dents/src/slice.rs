@@ -32,7 +32,7 @@
 //! not honour arbitrary seeks.  Both read serially.
 
 use std::io;
-use std::os::fd::BorrowedFd;
+use std::os::fd::{AsFd, BorrowedFd};
 
 use crate::dir::{DirReader, OwnedEntry, RawEntry, DEFAULT_BUFFER_SIZE};
 use crate::sys;
@@ -296,18 +296,14 @@ where
     match plan {
         ReadPlan::Serial => {
             let mut sink = make_sink(0);
-            // (Other threads' descriptors, an `ls -R`'s workers', are
-            // given back soon: under a low limit this read waits its turn.)
-            let errors = match crate::descriptors::retry_emfile(|| dir.try_clone_to_owned()) {
-                Ok(fd) => {
-                    let mut reader = DirReader::with_buffer_size(fd, buffer_size);
-                    read_serial(&mut reader, &mut sink)
-                        .err()
-                        .into_iter()
-                        .collect()
-                }
-                Err(e) => vec![e],
-            };
+            // Through the caller's descriptor: no copy of it is needed
+            // (a copy would share its offset anyway), so a read at a
+            // descriptor limit reached needs none free.
+            let mut reader = DirReader::with_buffer_size(dir, buffer_size);
+            let errors = read_serial(&mut reader, &mut sink)
+                .err()
+                .into_iter()
+                .collect();
             ReadOutcome {
                 sinks: vec![sink],
                 plan,
@@ -399,7 +395,8 @@ where
     });
     // A slice whose thread could not start, or whose descriptor could not
     // be opened for want of descriptors (nothing of it was read), is read
-    // now, here, with the other slices' descriptors closed.
+    // now, here, through the caller's own descriptor (the slices' threads
+    // have ended): it needs no descriptor free, however low the limit.
     for (i, r) in results.iter_mut().enumerate() {
         let redo = match r {
             None => true,
@@ -411,8 +408,9 @@ where
                 Some((sink, _)) => sink,
                 None => make_sink(i),
             };
-            // (Nothing is read before the slice's descriptor is opened.)
-            let res = crate::descriptors::retry_emfile(|| read(i, &mut sink));
+            let hi = starts.get(i + 1).copied();
+            let reader = DirReader::with_buffer_size(dir, buffer_size);
+            let res = read_slice_with(reader, dir, starts[i], hi, &mut sink);
             *r = Some((sink, res));
         }
     }
@@ -434,7 +432,10 @@ where
 }
 
 /// Feeds every entry of `reader` but `.` and `..` to `sink`.
-pub fn read_serial<S: EntrySink + ?Sized>(reader: &mut DirReader, sink: &mut S) -> io::Result<()> {
+pub fn read_serial<F: AsFd, S: EntrySink + ?Sized>(
+    reader: &mut DirReader<F>,
+    sink: &mut S,
+) -> io::Result<()> {
     while let Some((fd, e)) = reader.next_with_fd()? {
         sink.entry(fd, &e);
         if sink.stopped() {
@@ -453,10 +454,21 @@ pub(crate) fn read_slice<S: EntrySink>(
     buffer_size: usize,
     sink: &mut S,
 ) -> io::Result<bool> {
-    let mut reader = DirReader::with_buffer_size(sys::reopen_dir(dir)?, buffer_size);
-    if lo > 0 {
-        reader.seek(lo)?;
-    }
+    let reader = DirReader::with_buffer_size(sys::reopen_dir(dir)?, buffer_size);
+    read_slice_with(reader, dir, lo, hi, sink)
+}
+
+/// [`read_slice`] with `reader` over `dir` (its own descriptor, or
+/// `dir`'s own, whose offset it moves).
+fn read_slice_with<F: AsFd, S: EntrySink>(
+    mut reader: DirReader<F>,
+    dir: BorrowedFd<'_>,
+    lo: u64,
+    hi: Option<u64>,
+    sink: &mut S,
+) -> io::Result<bool> {
+    // (Always: a borrowed descriptor may be anywhere.)
+    reader.seek(lo)?;
     let hi = hi.unwrap_or(u64::MAX);
     // The first entry's position is only known to be >= lo.
     let Some(first) = reader.next_raw()? else {
@@ -497,8 +509,8 @@ pub(crate) fn read_slice<S: EntrySink>(
 /// Whether `held` is among the entries from position `hi` on, looking no
 /// further than position `until` (the entry after `held` in the slice's own
 /// read, so `held` lies at or before it).
-fn found_at_or_after(
-    reader: &mut DirReader,
+fn found_at_or_after<F: AsFd>(
+    reader: &mut DirReader<F>,
     held: &OwnedEntry,
     hi: u64,
     until: Option<u64>,
