@@ -5,10 +5,12 @@
 //! The walk is sorted and breadth first ([`dents::Walker::sort_by_name`]):
 //! the rows come in the schema's level order whatever the threads, which
 //! is what lets `dents diff` merge two snapshots as streams.  Workers
-//! still read and stat in parallel; only the visits are serial, and the
-//! channel keeps the walk at most [`CHANNEL_ROWS`] rows ahead of the
-//! writer.  Memory: the channel, one row group, and the walk's own (a
-//! directory's names are held until visited).
+//! still read and stat in parallel; only the visits are serial.  The
+//! visits fill a row group's columns in place and hand it to the writer's
+//! thread whole, taking back one it has written: at most [`GROUPS`] row
+//! groups are filled or written at once, which keeps the walk at most a
+//! row group ahead of the writer.  Memory: those row groups, and the
+//! walk's own (a directory's names are held until visited).
 
 use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
@@ -25,14 +27,19 @@ use crate::refresh::{Index, NotReused, Wanted};
 
 use crate::record::{ScanRecord, Time};
 use crate::row::{fill_row, stat_fields, Row};
-use crate::writer::SnapshotWriter;
+use crate::writer::{Columns, SnapshotWriter};
 use crate::Error;
 
-/// Rows in flight between the walk and the writer (at most).
-pub const CHANNEL_ROWS: usize = 4096;
+/// Row groups being filled by the visits or written, at most: one
+/// filled while the writer writes the other.  A row group at a time, not
+/// a few hundred rows: the writer's thread, faster than the walk, slept
+/// and was woken for every batch (the shape's scan: ~1,800 wake-ups and
+/// a tenth of the writer thread's CPU in the scheduler; session 18).
+pub const GROUPS: usize = 2;
 
-/// Rows sent to the writer at once.
-const BATCH: usize = 256;
+/// Messages waiting for the writer's thread, at most (problems; row
+/// groups are bounded by [`GROUPS`]).
+const MESSAGES: usize = 64;
 
 /// What to scan and how.
 #[derive(Clone, Debug)]
@@ -80,38 +87,28 @@ pub struct Summary {
     pub not_reused: Option<NotReused>,
 }
 
-/// What the walk hands the writer at once: up to [`BATCH`] rows, and the
-/// problems met among them.  The writer sends each batch back once
-/// written, and the walk fills its rows again ([`fill_row`] reuses their
-/// buffers): once the first batches are out, an entry costs no
-/// allocation, and no buffer is freed on another thread than the one
-/// that made it.
-#[derive(Default)]
-struct Batch {
-    /// Rows, of which the first `len` are filled.
-    rows: Vec<Row>,
-    len: usize,
-    /// Problems, in walk order.
-    problems: Vec<Problem>,
+/// What the walk sends the writer's thread.
+enum Message {
+    /// A row group's columns, to be written and sent back to be refilled
+    /// (no buffer is freed on another thread than the one that made it,
+    /// and once the first groups are out an entry costs no allocation).
+    Rows(Box<Columns>),
+    /// A problem met, as it is met (the messages in walk order).
+    Problem(Problem),
 }
 
-impl Batch {
-    /// The next row to fill (reused when there is one).
-    fn next_row(&mut self) -> &mut Row {
-        if self.len == self.rows.len() {
-            self.rows.push(Row::default());
-        }
-        &mut self.rows[self.len]
-    }
-}
-
-/// The visitor's side of the handoff: the batch being filled, the
-/// channel to the writer, and the batches it sent back to be refilled.
+/// The visitor's side of the handoff: the row group being filled, the
+/// channel to the writer, and the row groups it sent back to be refilled.
 struct Handoff {
-    batch: Batch,
+    /// The visited entry's row ([`fill_row`]), then copied into `cols`:
+    /// one buffer, reused, that only the visits touch.
+    row: Row,
+    cols: Box<Columns>,
+    /// Row groups' columns made so far (at most [`GROUPS`]).
+    made: usize,
     /// Taken (dropped) when the walk ends.
-    tx: Option<mpsc::SyncSender<Batch>>,
-    spare: mpsc::Receiver<Batch>,
+    tx: Option<mpsc::SyncSender<Message>>,
+    spare: mpsc::Receiver<Box<Columns>>,
 }
 
 /// Scans `roots` into a snapshot at `output`; `on_problem` hears each
@@ -161,11 +158,11 @@ pub fn scan(
         },
         None => None,
     };
-    // Rows go in batches: one channel message (and at most one wake-up
-    // of the writer) per BATCH rows, not per row; the written batches
-    // come back to be refilled.
-    let (tx, rx) = mpsc::sync_channel::<Batch>(CHANNEL_ROWS / BATCH);
-    let (back, spare) = mpsc::channel::<Batch>();
+    // Rows go a row group at a time: one channel message (and at most
+    // one wake-up of the writer) per row group; the written groups come
+    // back to be refilled.
+    let (tx, rx) = mpsc::sync_channel::<Message>(MESSAGES);
+    let (back, spare) = mpsc::channel::<Box<Columns>>();
     let visitor = ScanVisitor {
         names_only: opts.names_only,
         follow_all: opts.follow == Follow::Always,
@@ -173,7 +170,9 @@ pub fn scan(
         // The visits of a sorted walk are serial (one worker at a
         // time): the lock is never contended, and keeps their order.
         handoff: Mutex::new(Handoff {
-            batch: Batch::default(),
+            row: Row::default(),
+            cols: Box::default(),
+            made: 1,
             tx: Some(tx),
             spare,
         }),
@@ -184,30 +183,33 @@ pub fn scan(
         let walk = s.spawn(|| {
             let stats = walker.visit(&visitor);
             let mut h = visitor.handoff.lock().unwrap_or_else(|p| p.into_inner());
-            let rest = std::mem::take(&mut h.batch);
+            let rest = std::mem::take(&mut h.cols);
             if let Some(tx) = h.tx.take() {
-                let _ = tx.send(rest);
+                let _ = tx.send(Message::Rows(rest));
             }
             stats
         });
         let mut failed = None;
-        'recv: for mut batch in rx.iter() {
-            for p in batch.problems.drain(..) {
-                on_problem(&p);
-                record.add_error(p.message());
-            }
-            for r in &batch.rows[..batch.len] {
-                if let Err(e) = writer.push_ref(r) {
-                    failed = Some(e);
-                    break 'recv;
+        for message in rx.iter() {
+            match message {
+                Message::Problem(p) => {
+                    on_problem(&p);
+                    record.add_error(p.message());
+                }
+                Message::Rows(mut cols) => {
+                    if let Err(e) = writer.write_group(&mut cols) {
+                        failed = Some(e);
+                        break;
+                    }
+                    // The walk may be over: then the group is not wanted.
+                    let _ = back.send(cols);
                 }
             }
-            batch.len = 0;
-            // The walk may be over: then the batch is not wanted.
-            let _ = back.send(batch);
         }
-        // Dropping the receiver makes the walk quit at its next entry.
+        // Dropping the receiver makes the walk quit at its next entry,
+        // and dropping `back` a visit waiting for a row group to fill.
         drop(rx);
+        drop(back);
         // The directories read are the walk's count: a directory the
         // visitor declined before it was opened (`listing_stated`) may
         // then fail to open, and is not read.
@@ -248,21 +250,39 @@ struct ScanVisitor<'a> {
 }
 
 impl ScanVisitor<'_> {
-    /// Sends the batch to the writer once it holds [`BATCH`] rows, and
-    /// takes one sent back (or a new one) to fill next; `Flow::Quit` once
-    /// the writer is gone.
+    /// Sends the row group to the writer once it is full, and takes one
+    /// sent back (or a new one, or waits for one) to fill next;
+    /// `Flow::Quit` once the writer is gone.
     fn sent_if_full(&self, h: &mut Handoff) -> Flow {
-        if h.batch.len + h.batch.problems.len() < BATCH {
+        if !h.cols.is_full() {
             return Flow::Continue;
         }
-        let next = h.spare.try_recv().unwrap_or_default();
-        let full = std::mem::replace(&mut h.batch, next);
-        if h.tx.as_ref().is_none_or(|tx| tx.send(full).is_err()) {
-            self.quit.store(true, Ordering::Relaxed);
-            Flow::Quit
+        let full = std::mem::take(&mut h.cols);
+        let next = if !self.sent(h, Message::Rows(full)) {
+            None
+        } else if let Ok(c) = h.spare.try_recv() {
+            Some(c)
+        } else if h.made < GROUPS {
+            h.made += 1;
+            Some(Box::default())
         } else {
-            Flow::Continue
+            h.spare.recv().ok()
+        };
+        match next {
+            Some(c) => {
+                h.cols = c;
+                Flow::Continue
+            }
+            None => {
+                self.quit.store(true, Ordering::Relaxed);
+                Flow::Quit
+            }
         }
+    }
+
+    /// Sends `m` to the writer; false if it is gone.
+    fn sent(&self, h: &mut Handoff, m: Message) -> bool {
+        h.tx.as_ref().is_some_and(|tx| tx.send(m).is_ok())
     }
 }
 
@@ -280,11 +300,20 @@ impl Visitor for ScanVisitor<'_> {
             return Flow::Quit;
         }
         let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
-        match fill_row(h.batch.next_row(), v, self.names_only) {
-            Ok(()) => h.batch.len += 1,
-            Err(p) => h.batch.problems.push(p),
+        let h = &mut *h;
+        match fill_row(&mut h.row, v, self.names_only) {
+            Ok(()) => {
+                h.cols.push(&h.row);
+                self.sent_if_full(h)
+            }
+            Err(p) => {
+                if self.sent(h, Message::Problem(p)) {
+                    return Flow::Continue;
+                }
+                self.quit.store(true, Ordering::Relaxed);
+                Flow::Quit
+            }
         }
-        self.sent_if_full(&mut h)
     }
 
     /// Every row but a names-only one of known type (not a directory,
@@ -333,8 +362,12 @@ impl Visitor for ScanVisitor<'_> {
 
     fn error(&self, _: &mut (), e: dents::Error) {
         let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
-        h.batch.problems.push(Problem::of_walk(&e, e.depth() == 0));
-        self.sent_if_full(&mut h);
+        if !self.sent(
+            &mut h,
+            Message::Problem(Problem::of_walk(&e, e.depth() == 0)),
+        ) {
+            self.quit.store(true, Ordering::Relaxed);
+        }
     }
 }
 

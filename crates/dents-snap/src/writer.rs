@@ -36,9 +36,12 @@ pub const ROW_GROUP_ROWS: usize = 16 * 1024;
 /// (very long paths), so the buffers stay bounded whatever the names.
 const ROW_GROUP_BYTES: usize = 32 << 20;
 
-/// The columns of the row group being filled.
+/// The columns of a row group being filled: the writer's own (rows
+/// pushed one by one), or one filled by a scan's visits and written whole
+/// ([`SnapshotWriter::write_group`]), so that its rows cross from the walk
+/// to the writer's thread a row group at a time.
 #[derive(Default)]
-struct Columns {
+pub struct Columns {
     path: Flat,
     name: Flat,
     depth: Vec<i32>,
@@ -57,6 +60,42 @@ struct Columns {
     target: OptFlat,
     rows: usize,
     bytes: usize,
+}
+
+impl Columns {
+    /// Adds one row, copied (the caller keeps its buffers).
+    pub fn push(&mut self, r: &Row) {
+        let c = self;
+        c.bytes += r.path.len() + r.name.len() + r.target.as_ref().map_or(0, |t| t.len());
+        c.path.push(&r.path);
+        c.name.push(&r.name);
+        c.depth.push(r.depth as i32);
+        c.kind.push(r.kind);
+        c.size.push(r.size);
+        c.blocks.push(r.blocks);
+        c.mode.push(r.mode.map(|v| v as i32));
+        c.uid.push(r.uid.map(|v| v as i32));
+        c.gid.push(r.gid.map(|v| v as i32));
+        c.nlink.push(r.nlink);
+        c.ino.push(r.ino as i64);
+        c.dev.push(r.dev.map(|v| v as i64));
+        c.mtime.push(r.mtime);
+        c.ctime.push(r.ctime);
+        c.atime.push(r.atime);
+        c.target.push(r.target.as_deref());
+        c.rows += 1;
+    }
+
+    /// Whether the columns hold a whole row group: [`ROW_GROUP_ROWS`]
+    /// rows, or [`ROW_GROUP_BYTES`] of paths, names and targets.
+    pub fn is_full(&self) -> bool {
+        self.rows >= ROW_GROUP_ROWS || self.bytes >= ROW_GROUP_BYTES
+    }
+
+    /// Rows held.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
 }
 
 /// A byte-array column: the values end to end and where each ends.  A
@@ -230,30 +269,21 @@ impl SnapshotWriter {
     /// Adds one row, copied: the caller keeps (and may reuse) its
     /// buffers.  Writes a row group when one is full.
     pub fn push_ref(&mut self, r: &Row) -> Result<(), Error> {
-        let c = &mut self.cols;
-        c.bytes += r.path.len() + r.name.len() + r.target.as_ref().map_or(0, |t| t.len());
-        c.path.push(&r.path);
-        c.name.push(&r.name);
-        c.depth.push(r.depth as i32);
-        c.kind.push(r.kind);
-        c.size.push(r.size);
-        c.blocks.push(r.blocks);
-        c.mode.push(r.mode.map(|v| v as i32));
-        c.uid.push(r.uid.map(|v| v as i32));
-        c.gid.push(r.gid.map(|v| v as i32));
-        c.nlink.push(r.nlink);
-        c.ino.push(r.ino as i64);
-        c.dev.push(r.dev.map(|v| v as i64));
-        c.mtime.push(r.mtime);
-        c.ctime.push(r.ctime);
-        c.atime.push(r.atime);
-        c.target.push(r.target.as_deref());
-        c.rows += 1;
+        self.cols.push(r);
         self.rows += 1;
-        if c.rows >= ROW_GROUP_ROWS || c.bytes >= ROW_GROUP_BYTES {
+        if self.cols.is_full() {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// Writes `c`'s rows (a whole row group, filled elsewhere: see
+    /// [`Columns`]) after the rows pushed before, and leaves `c` empty
+    /// with its buffers, to be filled again.
+    pub fn write_group(&mut self, c: &mut Columns) -> Result<(), Error> {
+        self.flush()?;
+        self.rows += c.rows as u64;
+        write_columns(self.writer.as_mut().ok_or(Error::Closed)?, c)
     }
 
     /// Rows pushed so far.
@@ -263,79 +293,7 @@ impl SnapshotWriter {
 
     /// Writes the buffered rows as one row group.
     fn flush(&mut self) -> Result<(), Error> {
-        if self.cols.rows == 0 {
-            return Ok(());
-        }
-        let w = self.writer.as_mut().ok_or(Error::Closed)?;
-        let mut rg = w.next_row_group()?;
-        let c = &mut self.cols;
-        macro_rules! req {
-            ($t:ty, $v:expr) => {{
-                let mut col = rg.next_column()?.ok_or(Error::Closed)?;
-                col.typed::<$t>().write_batch(&$v, None, None)?;
-                col.close()?;
-            }};
-        }
-        macro_rules! opt {
-            ($t:ty, $v:expr) => {{
-                let mut col = rg.next_column()?.ok_or(Error::Closed)?;
-                col.typed::<$t>()
-                    .write_batch(&$v.values, Some(&$v.defs), None)?;
-                col.close()?;
-            }};
-        }
-        for flat in [&mut c.path, &mut c.name] {
-            let (all, arrays) = flat.take_arrays();
-            let mut col = rg.next_column()?.ok_or(Error::Closed)?;
-            col.typed::<ByteArrayType>()
-                .write_batch(&arrays, None, None)?;
-            col.close()?;
-            drop(arrays);
-            flat.give_back(all);
-        }
-        req!(Int32Type, c.depth);
-        req!(ByteArrayType, letters(&mut c.kind));
-        opt!(Int64Type, c.size);
-        opt!(Int64Type, c.blocks);
-        opt!(Int32Type, c.mode);
-        opt!(Int32Type, c.uid);
-        opt!(Int32Type, c.gid);
-        opt!(Int64Type, c.nlink);
-        req!(Int64Type, c.ino);
-        opt!(Int64Type, c.dev);
-        opt!(Int64Type, c.mtime);
-        opt!(Int64Type, c.ctime);
-        opt!(Int64Type, c.atime);
-        {
-            let (all, arrays) = c.target.values.take_arrays();
-            let mut col = rg.next_column()?.ok_or(Error::Closed)?;
-            col.typed::<ByteArrayType>()
-                .write_batch(&arrays, Some(&c.target.defs), None)?;
-            col.close()?;
-            drop(arrays);
-            c.target.values.give_back(all);
-        }
-        rg.close()?;
-        c.depth.clear();
-        c.ino.clear();
-        for o in [
-            &mut c.size,
-            &mut c.blocks,
-            &mut c.nlink,
-            &mut c.mtime,
-            &mut c.ctime,
-            &mut c.atime,
-            &mut c.dev,
-        ] {
-            o.clear();
-        }
-        for o in [&mut c.mode, &mut c.uid, &mut c.gid] {
-            o.clear();
-        }
-        c.target.defs.clear();
-        c.rows = 0;
-        c.bytes = 0;
-        Ok(())
+        write_columns(self.writer.as_mut().ok_or(Error::Closed)?, &mut self.cols)
     }
 
     /// Writes the last row group and the footer with `record`, syncs the
@@ -406,6 +364,82 @@ fn properties() -> WriterProperties {
         p = p.set_column_dictionary_enabled(ColumnPath::from(c), false);
     }
     p.build()
+}
+
+/// Writes `c`'s rows as one row group (none if it is empty) and clears
+/// it, keeping its buffers.
+fn write_columns(w: &mut SerializedFileWriter<File>, c: &mut Columns) -> Result<(), Error> {
+    if c.rows == 0 {
+        return Ok(());
+    }
+    let mut rg = w.next_row_group()?;
+    macro_rules! req {
+        ($t:ty, $v:expr) => {{
+            let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+            col.typed::<$t>().write_batch(&$v, None, None)?;
+            col.close()?;
+        }};
+    }
+    macro_rules! opt {
+        ($t:ty, $v:expr) => {{
+            let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+            col.typed::<$t>()
+                .write_batch(&$v.values, Some(&$v.defs), None)?;
+            col.close()?;
+        }};
+    }
+    for flat in [&mut c.path, &mut c.name] {
+        let (all, arrays) = flat.take_arrays();
+        let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+        col.typed::<ByteArrayType>()
+            .write_batch(&arrays, None, None)?;
+        col.close()?;
+        drop(arrays);
+        flat.give_back(all);
+    }
+    req!(Int32Type, c.depth);
+    req!(ByteArrayType, letters(&mut c.kind));
+    opt!(Int64Type, c.size);
+    opt!(Int64Type, c.blocks);
+    opt!(Int32Type, c.mode);
+    opt!(Int32Type, c.uid);
+    opt!(Int32Type, c.gid);
+    opt!(Int64Type, c.nlink);
+    req!(Int64Type, c.ino);
+    opt!(Int64Type, c.dev);
+    opt!(Int64Type, c.mtime);
+    opt!(Int64Type, c.ctime);
+    opt!(Int64Type, c.atime);
+    {
+        let (all, arrays) = c.target.values.take_arrays();
+        let mut col = rg.next_column()?.ok_or(Error::Closed)?;
+        col.typed::<ByteArrayType>()
+            .write_batch(&arrays, Some(&c.target.defs), None)?;
+        col.close()?;
+        drop(arrays);
+        c.target.values.give_back(all);
+    }
+    rg.close()?;
+    c.depth.clear();
+    c.ino.clear();
+    for o in [
+        &mut c.size,
+        &mut c.blocks,
+        &mut c.nlink,
+        &mut c.mtime,
+        &mut c.ctime,
+        &mut c.atime,
+        &mut c.dev,
+    ] {
+        o.clear();
+    }
+    for o in [&mut c.mode, &mut c.uid, &mut c.gid] {
+        o.clear();
+    }
+    c.target.defs.clear();
+    c.rows = 0;
+    c.bytes = 0;
+    Ok(())
 }
 
 /// `DIR/.NAME.PID.tmp` beside `target`: the same filesystem, so the
