@@ -280,14 +280,16 @@ fn a_full_disk_leaves_nothing_and_status_2() {
     let Some(small) = LoopFs::new_or_skip(FsKind::Tmpfs, 16) else {
         return;
     };
-    // All but 64 KiB taken: the snapshot of 20,000 entries does not fit.
+    // All but 64 KiB taken: the snapshot of 50,000 entries does not fit.
+    // More than two row groups: the walk, with both groups out, waits for
+    // one back from the writer when the writer fails, and must end.
     let filler = fs::File::create(small.path().join("filler")).unwrap();
     let free = rustix::fs::statvfs(small.path()).unwrap();
     let room = free.f_bavail * free.f_frsize;
     std::io::Write::write_all(&mut &filler, &vec![1u8; (room - (64 << 10)) as usize]).unwrap();
     drop(filler);
     let src = tempfile::tempdir().unwrap();
-    dents_testfs::fill(src.path(), 20_000, |i| {
+    dents_testfs::fill(src.path(), 50_000, |i| {
         format!("{i:08x}-{}", i * 7919 % 100_003)
     });
     let out = small.path().join("s.parquet");
