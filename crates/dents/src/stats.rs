@@ -43,4 +43,10 @@ pub struct Stats {
     pub nlink_unusable: u64,
     /// Entries that vanished between being read and being stat'ed.
     pub vanished: u64,
+    /// The most directories queued in memory at once, waiting to be read.
+    pub queue_peak: u64,
+    /// Directories of a sorted walk's queue spilled to its temporary file
+    /// (the queue past its memory limit: see [`crate::walk`], "Sorted
+    /// walks").
+    pub dirs_spilled: u64,
 }

@@ -7,19 +7,16 @@
 //! Why spill rather than write as subtrees finish: the format nests a
 //! directory's items inside it in pre-order, but the parallel walk
 //! finishes subtrees in any order, so nothing can be written to the
-//! output before the top directory is done.  The temporary file is made
-//! with `O_TMPFILE` in `$TMPDIR` (default `/tmp`), as GNU sort makes its
-//! own: the output may be standard output, a pipe or `/dev/null`, or in
-//! a directory where no other file may be made; an unlinked file leaves
-//! nothing behind when du is killed.  Where `O_TMPFILE` is not supported
-//! a named file is made and unlinked at once.
+//! output before the top directory is done.  The temporary file is
+//! [`dents::spill`]'s (an unlinked file in `$TMPDIR`, shared with the
+//! sorted walk's queue).
 
-use std::fs::File;
 use std::io::{self, Write};
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use dents::spill::SpillError;
+use dents::spill::SpillFile;
 
 /// Memory a directory's gathered JSON may hold before it is spilled.
 pub(super) const DEFAULT_THRESHOLD: usize = 1 << 20;
@@ -41,38 +38,19 @@ pub(super) struct Parts {
     mem: usize,
 }
 
-/// The temporary file could not be made or written: the export is lost.
-#[derive(Debug)]
-pub struct SpillError {
-    /// The directory the temporary file is (or was to be) in.
-    pub dir: PathBuf,
-    /// Why.
-    pub error: io::Error,
-    /// It could not be made (else: written or read back).
-    pub create: bool,
-}
-
-/// The temporary file shared by one export's directories.
+/// The temporary file shared by one export's directories
+/// ([`dents::spill`]), and the threshold past which they spill.
 #[derive(Debug)]
 pub(super) struct Spill {
     threshold: AtomicUsize,
-    dir: Mutex<Option<PathBuf>>,
-    /// Made on first use (`None`: it could not be made).
-    file: OnceLock<Option<File>>,
-    /// Where the next segment goes.
-    end: AtomicU64,
-    /// The first failure; nothing is spilled after it.
-    error: Mutex<Option<SpillError>>,
+    file: SpillFile,
 }
 
 impl Default for Spill {
     fn default() -> Spill {
         Spill {
             threshold: AtomicUsize::new(DEFAULT_THRESHOLD),
-            dir: Mutex::new(None),
-            file: OnceLock::new(),
-            end: AtomicU64::new(0),
-            error: Mutex::new(None),
+            file: SpillFile::default(),
         }
     }
 }
@@ -83,121 +61,31 @@ impl Spill {
     }
 
     pub(super) fn set_dir(&self, dir: &Path) {
-        *self.dir.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.to_path_buf());
-    }
-
-    fn dir(&self) -> PathBuf {
-        self.dir
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-            .unwrap_or_else(std::env::temp_dir)
+        self.file.set_dir(dir);
     }
 
     fn fail(&self, error: io::Error, create: bool) {
-        let mut e = self.error.lock().unwrap_or_else(|e| e.into_inner());
-        if e.is_none() {
-            *e = Some(SpillError {
-                dir: self.dir(),
-                error,
-                create,
-            });
-        }
+        self.file.fail(error, create);
     }
 
     fn failed(&self) -> bool {
-        self.error
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some()
+        self.file.failed()
     }
 
     /// The first failure, taken out.
     pub(super) fn take_error(&self) -> Option<SpillError> {
-        self.error.lock().unwrap_or_else(|e| e.into_inner()).take()
-    }
-
-    fn file(&self) -> Option<&File> {
-        self.file
-            .get_or_init(|| match open_unlinked(&self.dir()) {
-                Ok(f) => Some(f),
-                Err(e) => {
-                    self.fail(e, true);
-                    None
-                }
-            })
-            .as_ref()
+        self.file.take_error()
     }
 
     /// Writes `bytes` as a new segment: its offset.
     fn write(&self, bytes: &[u8]) -> Option<u64> {
-        let f = self.file()?;
-        let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        match f.write_all_at(bytes, at) {
-            Ok(()) => Some(at),
-            Err(e) => {
-                self.fail(e, false);
-                None
-            }
-        }
+        self.file.write(bytes)
     }
 
     /// Copies the segment at `at` of `len` bytes to `w`.
     fn copy_to(&self, at: u64, len: u64, w: &mut dyn Write, buf: &mut Vec<u8>) -> io::Result<()> {
-        let f = self
-            .file
-            .get()
-            .and_then(Option::as_ref)
-            .ok_or_else(|| io::Error::other("temporary file lost"))?;
-        let (mut at, end) = (at, at + len);
-        while at < end {
-            let n = ((end - at) as usize).min(DEFAULT_THRESHOLD);
-            buf.resize(n, 0);
-            f.read_exact_at(buf, at)?;
-            w.write_all(buf)?;
-            at += n as u64;
-        }
-        Ok(())
+        self.file.copy_to(at, len, w, buf)
     }
-}
-
-/// An unlinked file in `dir`, read and written by this process only.
-fn open_unlinked(dir: &Path) -> io::Result<File> {
-    use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::RDWR | OFlags::TMPFILE | OFlags::CLOEXEC;
-    match rustix::fs::open(dir, flags, Mode::from_raw_mode(0o600)) {
-        Ok(fd) => return Ok(File::from(fd)),
-        // The filesystem (or kernel) has no O_TMPFILE: a named file,
-        // unlinked at once.
-        Err(e) if e == rustix::io::Errno::OPNOTSUPP || e == rustix::io::Errno::ISDIR => {}
-        Err(e) => return Err(e.into()),
-    }
-    use std::os::unix::fs::OpenOptionsExt;
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let mut last = None;
-    for n in 0..100u32 {
-        let p = dir.join(format!(
-            ".dents-du-export.{}.{stamp:x}.{n}",
-            std::process::id()
-        ));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&p)
-        {
-            Ok(f) => {
-                std::fs::remove_file(&p)?;
-                return Ok(f);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| io::Error::other("no temporary file name")))
 }
 
 impl Parts {
@@ -338,6 +226,6 @@ mod tests {
             p.push(b"0123456789", Some(&spill));
         }
         assert_eq!(p.parts.len(), 1);
-        assert!(spill.file.get().is_none(), "no temporary file made");
+        assert!(!spill.file.is_made(), "no temporary file made");
     }
 }

@@ -108,6 +108,17 @@
 //! The costs: a directory's entries are held in memory until visited
 //! (names and 16 bytes each; at most a few directories per worker ahead
 //! of the visits), and the visits, and so the visitor's work, are serial.
+//! Level by level, the queue holds every directory of the level being
+//! visited and of the next, so its memory would grow with the tree's
+//! width: past a few thousand directories it is spilled, in order, to a
+//! temporary file (the one [`crate::spill`] makes, as the ncdu export
+//! does), each group of siblings written as its parent's path and their
+//! names and identities, and read back a segment at a time.  A directory
+//! read back has no parent node (its parent's path stands for it), so it
+//! is opened by its path; the walks whose directories need their
+//! ancestors (post-order visits, `Follow::Always`'s loop checks, a
+//! directory with mount points below it or a stat kept for
+//! [`Visitor::listing_stated`]) keep those in memory, in their place.
 //! A visitor that stats entries says which ([`Visitor::stat_ahead`]): the
 //! workers then stat them in parallel before the visits (a directory's
 //! first entries while it is prepared, the rest of a big one in chunks on
@@ -274,6 +285,10 @@ pub struct WalkOptions {
     /// Directories of at least this many bytes are offered to
     /// [`Visitor::take_rest`].
     pub(crate) offer_big_dirs: Option<u64>,
+    /// Directories a sorted walk queues in memory before spilling the
+    /// rest; `None`: the default (a test knob:
+    /// [`WalkOptions::test_queue_spill`]).
+    pub(crate) queue_spill: Option<usize>,
 }
 
 impl Default for WalkOptions {
@@ -293,6 +308,7 @@ impl Default for WalkOptions {
             sort: false,
             post_order_parent_fd: true,
             offer_big_dirs: None,
+            queue_spill: None,
         }
     }
 }
@@ -417,6 +433,17 @@ impl WalkOptions {
     #[doc(hidden)]
     pub fn test_fd_budget(mut self, budget: Option<usize>) -> WalkOptions {
         self.fd_budget = budget;
+        self
+    }
+
+    /// A test knob, in every build: the directories a sorted walk keeps
+    /// queued in memory before it spills the rest of its queue to a
+    /// temporary file (`None`: the default, a few thousand;
+    /// `Some(usize::MAX)`: never), to test the spilled queue on small
+    /// trees.  The visits are the same whatever it is.
+    #[doc(hidden)]
+    pub fn test_queue_spill(mut self, dirs: Option<usize>) -> WalkOptions {
+        self.queue_spill = dirs;
         self
     }
 
@@ -888,6 +915,8 @@ impl Tally {
             type_fallbacks: g(&t.fallbacks),
             nlink_unusable: g(&t.nlink_unusable),
             vanished: g(&t.vanished),
+            queue_peak: 0,
+            dirs_spilled: 0,
         }
     }
 }
@@ -1006,10 +1035,24 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         workers
     };
     let opts = &opts;
+    let mut queue = Queue::new(opts.order, workers);
+    // A sorted walk goes level by level: its queue is bounded in memory,
+    // the rest spilled ("Sorted walks").  Not where a queued directory
+    // needs its ancestors (post-order visits count down through them;
+    // loops through followed links are checked against them).
+    let limit = opts.queue_spill.unwrap_or(queue::SPILL_LIMIT);
+    if opts.sort
+        && opts.order == Order::BreadthFirst
+        && !opts.post_order
+        && opts.follow != Follow::Always
+        && limit != usize::MAX
+    {
+        queue.spilled = Some(Box::new(queue::Spilled::new(limit)));
+    }
     let shared = Shared {
         opts: opts.clone(),
         visitor,
-        queue: Mutex::new(Queue::new(opts.order, workers)),
+        queue: Mutex::new(queue),
         wake: Condvar::new(),
         quit: AtomicBool::new(false),
         cached_fds: AtomicUsize::new(0),
@@ -1032,7 +1075,11 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
     // any of them ends the walk, and comes back here once all are joined.
     std::thread::scope(|scope| shared.worker(scope));
     shared.rethrow();
-    shared.stats.stats()
+    let mut stats = shared.stats.stats();
+    let q = shared.queue.lock().expect("queue lock");
+    stats.queue_peak = q.peak as u64;
+    stats.dirs_spilled = q.spilled.as_ref().map_or(0, |s| s.total);
+    stats
 }
 
 impl<V: Visitor> Shared<'_, V> {

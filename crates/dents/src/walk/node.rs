@@ -10,9 +10,10 @@
 //! directory costs a 96-byte allocation and its queue slot, not the
 //! 208 bytes and a name of its own it cost with everything in one.
 
+use std::collections::VecDeque;
 use std::ffi::{CStr, CString};
 use std::os::fd::OwnedFd;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::mounts::MountScope;
@@ -261,6 +262,117 @@ impl Node {
         })
     }
 }
+/// A sorted walk's queued directories as records of its spilled queue
+/// (`queue.rs`): a group of subdirectories of one directory, each made
+/// again when read back with a node of its own for that directory, its
+/// *anchor*, which holds its whole path as a root does (no parent:
+/// nothing above it is kept for them).
+///
+/// A group's record: its directory's path (u32 length, bytes), depth,
+/// identity, root device and root length (u64 each), then the number of
+/// subdirectories (u32), and for each its identity (two u64) and its
+/// name (u32 length, bytes).  Little-endian; only this process reads it.
+impl Node {
+    /// Whether this queued directory can be written as a record and made
+    /// again from it: nothing in it but its name, depth, identity and
+    /// (every [`PATH_KEEP`] levels) its path, which its anchor gives back.
+    /// Not so with a loop check's start or mount points below (the loop
+    /// checks walk up the parents, which a restored one does not have),
+    /// nor with a kept stat.
+    pub(super) fn spillable(&self) -> bool {
+        match &self.extra {
+            None => true,
+            Some(e) => {
+                e.check_from.is_none() && matches!(e.mounts, MountScope::None) && e.stat.is_none()
+            }
+        }
+    }
+}
+
+/// Appends the record of `children` (each [`Node::spillable`]), the
+/// subdirectories of `parent`, whose path is `path`, to `out`.
+pub(super) fn encode_group(parent: &Node, path: &[u8], children: &[Arc<Node>], out: &mut Vec<u8>) {
+    let p = parent.open();
+    out.extend_from_slice(&(path.len() as u32).to_le_bytes());
+    out.extend_from_slice(path);
+    for n in [
+        parent.depth as u64,
+        parent.id.0,
+        parent.id.1,
+        p.root_dev,
+        p.root_len as u64,
+    ] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    out.extend_from_slice(&(children.len() as u32).to_le_bytes());
+    for c in children {
+        debug_assert!(c.spillable() && c.depth == parent.depth + 1);
+        let name = c.name().to_bytes();
+        out.extend_from_slice(&c.id.0.to_le_bytes());
+        out.extend_from_slice(&c.id.1.to_le_bytes());
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name);
+    }
+}
+
+/// Reads the group record at `*at` of `bytes` (moving `*at` past it),
+/// pushing its directories onto `into` in order; returns how many.
+pub(super) fn decode_group(bytes: &[u8], at: &mut usize, into: &mut VecDeque<Arc<Node>>) -> usize {
+    let mut take = |n: usize| {
+        let b = &bytes[*at..*at + n];
+        *at += n;
+        b
+    };
+    let u32_at = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize;
+    let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let len = u32_at(take(4));
+    let path = take(len).to_vec();
+    let depth = u64_at(take(8)) as usize;
+    let id = (u64_at(take(8)), u64_at(take(8)));
+    let root_dev = u64_at(take(8));
+    let root_len = u64_at(take(8)) as usize;
+    let n = u32_at(take(4));
+    let anchor = Node::start(
+        CString::new(path.clone()).expect("paths have no NUL"),
+        StartAt {
+            depth,
+            id,
+            mounts: MountScope::None,
+            root_dev,
+            root_len,
+            is_root: false,
+            visited: true,
+        },
+    );
+    // Opened by path from the anchor (it has no descriptor): counted
+    // down as they are, as a parent's are.
+    anchor.open().children_left.store(n, Ordering::Relaxed);
+    let keeps_path = (depth + 1) % PATH_KEEP == 0;
+    let mut child_path = Vec::new();
+    for _ in 0..n {
+        let cid = (u64_at(take(8)), u64_at(take(8)));
+        let len = u32_at(take(4));
+        let name = CString::new(take(len)).expect("names have no NUL");
+        if keeps_path {
+            child_path.clear();
+            child_path.extend_from_slice(&path);
+            if !child_path.is_empty() && !child_path.ends_with(b"/") {
+                child_path.push(b'/');
+            }
+            child_path.extend_from_slice(name.as_bytes());
+        }
+        into.push_back(Node::child(
+            &anchor,
+            &name,
+            &child_path,
+            cid,
+            None,
+            MountScope::None,
+        ));
+    }
+    n
+}
+
 impl Drop for Node {
     /// Drops the chain of parents that only this node held one at a time:
     /// dropped recursively, a chain of tens of thousands of levels would

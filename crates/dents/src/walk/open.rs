@@ -17,7 +17,7 @@ use super::node::{build_path, Node};
 use super::{ErrorKind, Follow, Shared, Visitor, WalkOptions};
 
 /// Relative paths longer than this are opened in several steps.
-const PATH_STEP: usize = 3072;
+pub(super) const PATH_STEP: usize = 3072;
 
 /// How many workers a walk runs and how many descriptors it may keep
 /// beyond theirs (for the children's `openat`, and for the slices of huge
@@ -136,12 +136,18 @@ impl<V: Visitor> Shared<'_, V> {
                 retry_emfile(|| self.open_by_path(node, follow))
             }
         };
-        if parent.open().children_left.fetch_sub(1, Ordering::AcqRel) == 1
-            && parent.open().fd.lock().expect("fd lock").take().is_some()
-        {
-            self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+        if parent.open().children_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.give_back_fd(parent);
         }
         r
+    }
+
+    /// Gives back the descriptor `node` keeps for its children, if any:
+    /// none of them will open relative to it.
+    pub(super) fn give_back_fd(&self, node: &Node) {
+        if node.open().fd.lock().expect("fd lock").take().is_some() {
+            self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Opens `node` by the names from its nearest ancestor with an open

@@ -17,7 +17,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::Scope;
 
-use super::node::Node;
+use crate::spill::SpillFile;
+
+use super::node::{decode_group, Node};
 use super::{Order, Shared, Visitor};
 
 /// Entries down to this depth come in level order, before any deeper
@@ -57,6 +59,166 @@ pub(super) struct Queue {
     /// A worker panicked: nothing more is taken, whatever is still being
     /// read (the panicking worker's directory is never counted done).
     pub(super) closed: bool,
+    /// Sorted walks: the queue past its memory limit, in a temporary
+    /// file (`None`: never spilled).
+    pub(super) spilled: Option<Box<Spilled>>,
+    /// The most directories queued in memory at once.
+    pub(super) peak: usize,
+}
+
+/// Directories a sorted walk queues in memory at most (twice that just
+/// after a segment is read back): past it the queue goes on, in order,
+/// in a temporary file ([`Spilled`]).
+///
+/// A sorted walk goes level by level (breadth first) and so queues every
+/// directory of the level it is on and of the next: memory grew with the
+/// tree's width, about 128 bytes a queued directory and its parent's
+/// node, 56 MB for `find -s -false` on the real-tree shape at 10M
+/// entries (docs/benchmarks.md, session 17).  Spilled, a directory is a
+/// record of its name and identity (about 30 bytes, in the file), and
+/// its parent's path once per group of siblings.
+pub(super) const SPILL_LIMIT: usize = 4096;
+
+/// Bytes of records gathered in memory before they are written as one
+/// segment of the file.
+const SEGMENT_BYTES: usize = 64 << 10;
+
+/// A record's first byte: a group of siblings written out
+/// ([`super::node::encode_group`]).
+pub(super) const GROUP: u8 = 0;
+/// A record's first byte: the next of [`Spilled::kept`].
+const KEPT: u8 = 1;
+
+/// A sorted walk's queue past [`SPILL_LIMIT`]: records of groups of
+/// sibling directories, in queue order, in segments of a temporary file
+/// ([`crate::spill`]), read back one segment at a time when the
+/// directories in memory are all taken.  Once a directory is spilled,
+/// every directory queued after it is too until all are read back, so
+/// that the order is the queue's (first in, first out).
+pub(super) struct Spilled {
+    /// The temporary file, made on first use.
+    file: SpillFile,
+    /// The segments written, in order (in memory where the file could
+    /// not be written: nothing is lost, only memory).
+    segments: VecDeque<Segment>,
+    /// Records not yet written, after the segments.
+    tail: Vec<u8>,
+    /// Directories in `tail`.
+    tail_dirs: usize,
+    /// Groups that cannot be written as records (see
+    /// [`Node::spillable`]), in order: a [`KEPT`] record holds the place
+    /// of each.
+    kept: VecDeque<Vec<Arc<Node>>>,
+    /// Directories spilled and not yet read back.
+    dirs: usize,
+    /// Directories kept in memory at most before spilling.
+    pub(super) limit: usize,
+    /// Directories spilled, in all.
+    pub(super) total: u64,
+    /// A segment's bytes, read back (kept for its capacity).
+    buf: Vec<u8>,
+}
+
+/// Records of spilled directories, each with its number of directories.
+pub(super) type Records = Vec<(Vec<u8>, usize)>;
+
+/// Part of the spilled queue.
+enum Segment {
+    /// Records the file could not take.
+    Mem(Vec<u8>),
+    /// Records in the file: offset, length.
+    File(u64, usize),
+}
+
+impl Spilled {
+    /// A spilled queue keeping up to `limit` directories in memory.
+    pub(super) fn new(limit: usize) -> Spilled {
+        Spilled {
+            file: SpillFile::default(),
+            segments: VecDeque::new(),
+            tail: Vec::new(),
+            tail_dirs: 0,
+            kept: VecDeque::new(),
+            dirs: 0,
+            limit: limit.max(1),
+            total: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Appends one record (its first byte [`GROUP`]) of `n` directories.
+    fn push_record(&mut self, record: &[u8], n: usize) {
+        self.tail.extend_from_slice(record);
+        self.add(n);
+    }
+
+    /// Appends a group that cannot be written, kept in memory.
+    fn push_kept(&mut self, dirs: Vec<Arc<Node>>) {
+        let n = dirs.len();
+        self.kept.push_back(dirs);
+        self.tail.push(KEPT);
+        self.add(n);
+    }
+
+    fn add(&mut self, n: usize) {
+        self.dirs += n;
+        self.total += n as u64;
+        self.tail_dirs += n;
+        // A segment holds at most about `limit` directories, so that one
+        // read back keeps memory within twice the limit.
+        if self.tail.len() >= SEGMENT_BYTES || self.tail_dirs >= self.limit {
+            let bytes = std::mem::take(&mut self.tail);
+            self.tail_dirs = 0;
+            match self.file.write(&bytes) {
+                Some(at) => self.segments.push_back(Segment::File(at, bytes.len())),
+                None => self.segments.push_back(Segment::Mem(bytes)),
+            }
+        }
+    }
+
+    /// Reads the next segment back onto `into`.
+    fn refill(&mut self, into: &mut VecDeque<Arc<Node>>) {
+        let (bytes, from_file) = match self.segments.pop_front() {
+            Some(Segment::Mem(b)) => (b, false),
+            Some(Segment::File(at, len)) => {
+                let mut b = std::mem::take(&mut self.buf);
+                b.resize(len, 0);
+                if let Err(e) = self.file.read_at(at, &mut b) {
+                    // Nothing to go on with: the directories are lost.
+                    panic!(
+                        "a sorted walk's queue could not be read back from its temporary file: {e}"
+                    );
+                }
+                self.file.discard(at, len as u64);
+                (b, true)
+            }
+            None => {
+                self.tail_dirs = 0;
+                (std::mem::take(&mut self.tail), false)
+            }
+        };
+        let mut at = 0;
+        while at < bytes.len() {
+            let kind = bytes[at];
+            at += 1;
+            let n = if kind == KEPT {
+                let g = self.kept.pop_front().expect("a kept group for each mark");
+                let n = g.len();
+                into.extend(g);
+                n
+            } else {
+                decode_group(&bytes, &mut at, into)
+            };
+            self.dirs -= n;
+        }
+        if from_file {
+            self.buf = bytes;
+        }
+        if self.dirs == 0 {
+            // All read back: the next spill starts the file again.
+            self.file.clear();
+        }
+    }
 }
 
 /// A directory a worker takes from the queue.
@@ -87,7 +249,36 @@ impl Queue {
             started: 1,
             workers,
             closed: false,
+            spilled: None,
+            peak: 0,
         }
+    }
+
+    /// Sorted walks: whether `n` directories queued now go to the
+    /// spilled part (it holds some already, or memory would hold more
+    /// than the limit).
+    pub(super) fn spills(&self, n: usize) -> bool {
+        self.spilled
+            .as_ref()
+            .is_some_and(|s| s.dirs > 0 || self.shallow.len() + n > s.limit)
+    }
+
+    /// Sorted walks: queues `records` (each with its number of
+    /// directories) or, where they could not be made, `kept`, in the
+    /// spilled part.
+    pub(super) fn push_spilled(&mut self, records: &[(Vec<u8>, usize)], kept: Vec<Arc<Node>>) {
+        let s = self.spilled.as_mut().expect("a spilled queue");
+        for (r, n) in records {
+            s.push_record(r, *n);
+        }
+        if !kept.is_empty() {
+            s.push_kept(kept);
+        }
+    }
+
+    /// Directories spilled and not yet read back.
+    fn spilled_dirs(&self) -> usize {
+        self.spilled.as_ref().map_or(0, |s| s.dirs)
     }
 
     fn is_shallow(&self, node: &Node) -> bool {
@@ -103,6 +294,7 @@ impl Queue {
             Some(_) => self.deep.extend(dirs.into_iter().rev()),
             None => {}
         }
+        self.peak = self.peak.max(self.shallow.len() + self.deep.len());
     }
 
     /// Counts the directory `node` done with.
@@ -115,16 +307,24 @@ impl Queue {
 
     /// How many directories can be taken now.
     pub(super) fn available(&self) -> usize {
+        // Spilled directories are shallow: only sorted walks, level by
+        // level, spill.
         if self.shallow_active == 0 {
-            self.shallow.len() + self.deep.len()
+            self.shallow.len() + self.spilled_dirs() + self.deep.len()
         } else {
-            self.shallow.len()
+            self.shallow.len() + self.spilled_dirs()
         }
     }
 
     /// Takes the next directory: a shallow one, else, once no shallow one
     /// is being read, the last deep one queued.
     fn pop(&mut self) -> Option<Arc<Node>> {
+        if self.shallow.is_empty() {
+            if let Some(s) = self.spilled.as_mut().filter(|s| s.dirs > 0) {
+                s.refill(&mut self.shallow);
+                self.peak = self.peak.max(self.shallow.len());
+            }
+        }
         if let Some(n) = self.shallow.pop_front() {
             self.shallow_active += 1;
             return Some(n);
@@ -138,6 +338,13 @@ impl Queue {
     pub(super) fn clear(&mut self) {
         self.shallow.clear();
         self.deep.clear();
+        if let Some(s) = &mut self.spilled {
+            if s.dirs > 0 {
+                let (limit, total) = (s.limit, s.total);
+                **s = Spilled::new(limit);
+                s.total = total;
+            }
+        }
     }
 }
 

@@ -13,8 +13,9 @@ use crate::scan::Kind;
 use crate::sys;
 
 use super::held::{release, Held};
-use super::node::{build_path, Node};
-use super::queue::Taken;
+use super::node::{build_path, encode_group, Node};
+use super::open::PATH_STEP;
+use super::queue::{Records, Taken, GROUP};
 use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
 use super::{
     known_type, stat_entry, ErrorKind, Follow, Listing, Operation, Shared, Start, Visitor,
@@ -266,9 +267,21 @@ impl<V: Visitor> Shared<'_, V> {
     /// Sorted walks: queues the children of a directory just visited (in
     /// ticket order: the queue's order is the one-thread order) and
     /// counts the directory done.
+    ///
+    /// Past the queue's memory limit the children are spilled, as records
+    /// written outside the lock (only this worker, the one visiting,
+    /// queues directories meanwhile; the others only take them).
     fn hand_in(&self, node: &Node, children: Vec<Arc<Node>>) {
         let mut q = self.queue.lock().expect("queue lock");
-        q.push(children);
+        if !children.is_empty() && q.spills(children.len()) {
+            let limit = q.spilled.as_ref().map_or(1, |s| s.limit);
+            drop(q);
+            let (records, kept) = self.spill_records(node, children, limit);
+            q = self.queue.lock().expect("queue lock");
+            q.push_spilled(&records, kept);
+        } else {
+            q.push(children);
+        }
         q.done(node);
         let available = q.available();
         if q.active == 0 && available == 0 {
@@ -279,6 +292,33 @@ impl<V: Visitor> Shared<'_, V> {
         let wake = available.min(q.idle);
         drop(q);
         self.wake_idle(wake);
+    }
+
+    /// Sorted walks: the records of `children` (subdirectories of
+    /// `node`), in groups of at most `limit`, and their parent's
+    /// descriptor given back (they will be opened by its path); or, where
+    /// they cannot be written ([`Node::spillable`], a path too long to be
+    /// opened in one step), `children` themselves, to keep.
+    fn spill_records(
+        &self,
+        node: &Node,
+        children: Vec<Arc<Node>>,
+        limit: usize,
+    ) -> (Records, Vec<Arc<Node>>) {
+        let path = build_path(node);
+        if path.len() >= PATH_STEP || !children.iter().all(|c| c.spillable()) {
+            return (Vec::new(), children);
+        }
+        let records = children
+            .chunks(limit)
+            .map(|chunk| {
+                let mut r = vec![GROUP];
+                encode_group(node, &path, chunk, &mut r);
+                (r, chunk.len())
+            })
+            .collect();
+        self.give_back_fd(node);
+        (records, Vec::new())
     }
 
     /// Sorted walks: reads, sorts and classifies one directory, showing
