@@ -87,7 +87,7 @@ impl Columns {
     }
 
     /// Whether the columns hold a whole row group: [`ROW_GROUP_ROWS`]
-    /// rows, or [`ROW_GROUP_BYTES`] of paths, names and targets.
+    /// rows, or 32 MiB of paths, names and targets (`ROW_GROUP_BYTES`).
     pub fn is_full(&self) -> bool {
         self.rows >= ROW_GROUP_ROWS || self.bytes >= ROW_GROUP_BYTES
     }
