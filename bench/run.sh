@@ -517,6 +517,18 @@ grid_built() {
 # g1m g3m g10m g50m (the grid), flat1m flat10m (one directory), r1m r10m
 # (the real-tree shape), wide (1M directories in one).  Hot only unless
 # SCALE_TEMPS (a cold run of 10M entries takes minutes per tool).
+# python_walks PYTHON DIR ID: dents.walk against os.walk on DIR, measured
+# as ID, where PYTHON imports dents (else a note says why not).
+python_walks() {
+    if peer python "$1" && "$1" -c 'import dents' 2>/dev/null; then
+        add "dents.walk" "$1" "$root/bench/walkcount.py" dents "$2"
+        add "os.walk" "$1" "$root/bench/walkcount.py" os "$2"
+        measure "$3"
+    else
+        note "skipped scale pywalk: $1 cannot import dents (scripts/test-python makes target/py-venv)"
+    fi
+}
+
 group_scale() {
     local mpirun=${MPIRUN:-$(first_of mpirun)}
     local mpi=${DENTS_MPI:-$root/target/release/dents-mpi}
@@ -563,13 +575,7 @@ group_scale() {
         add "dents scan --names-only -o FILE" "$DENTS" scan --names-only -o "$SCRATCH/scan.parquet" "$d"
         add "dents du -s" "$DENTS" du -s "$d"
         measure "scale-g$s-scan"
-        if peer python "$python" && "$python" -c 'import dents' 2>/dev/null; then
-            add "dents.walk" "$python" "$root/bench/walkcount.py" dents "$d"
-            add "os.walk" "$python" "$root/bench/walkcount.py" os "$d"
-            measure "scale-g$s-pywalk"
-        else
-            note "skipped scale pywalk: $python cannot import dents (scripts/test-python makes target/py-venv)"
-        fi
+        python_walks "$python" "$d" "scale-g$s-pywalk"
     done
     for c in flat1m flat10m; do
         d=$B/huge/$c
@@ -614,13 +620,7 @@ group_scale() {
         # Alone: scale-$c-du has dents du -s, the walk it adds to.
         add "dents scan -o FILE" "$DENTS" scan -o "$SCRATCH/scan.parquet" "$d"
         TEMPS=${SCALE_STAT_TEMPS:-$TEMPS} measure "scale-$c-scan"
-        if peer python "$python" && "$python" -c 'import dents' 2>/dev/null; then
-            add "dents.walk" "$python" "$root/bench/walkcount.py" dents "$d"
-            add "os.walk" "$python" "$root/bench/walkcount.py" os "$d"
-            measure "scale-$c-pywalk"
-        else
-            note "skipped scale pywalk: $python cannot import dents (scripts/test-python makes target/py-venv)"
-        fi
+        python_walks "$python" "$d" "scale-$c-pywalk"
     done
     d=$B/real/wide
     if [ -f "$B/real/.wide.done" ]; then
