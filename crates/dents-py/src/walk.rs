@@ -542,8 +542,9 @@ impl Pool {
             q.jobs
                 .extend(jobs.iter().map(|j| (j.key.clone(), j.clone())));
             // Workers are woken only once a few jobs wait: the walk reads
-            // the newest itself, and a wake per directory (futex, context
-            // switch) costs more than reading a small one.
+            // its next directory itself if no worker has started it, and
+            // a wake per directory (futex, context switch) costs more than
+            // reading a small one.
             // Workers paused by a full buffer are left to `taken`.
             let wake = if q.jobs.len() >= WAKE_AT && !q.full() {
                 let jobs = q.jobs.len();

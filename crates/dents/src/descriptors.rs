@@ -1,8 +1,9 @@
 //! The process's descriptors: how many more it may open, whether an
 //! error says none is free, and an open that waits its turn when none is
-//! (`EMFILE`), for every module
-//! that holds descriptors on several threads (the walker, the slice
-//! reader; `ls -R` through [`crate::fs`], where they are public).
+//! (`EMFILE`), for every module that holds descriptors on several threads
+//! (the walker; the slice reader, which reads a slice that found none
+//! through its caller's descriptor; `ls -R` through [`crate::fs`], where
+//! they are public).
 
 use std::io;
 

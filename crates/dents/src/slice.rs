@@ -355,9 +355,11 @@ where
     S: EntrySink,
     F: Fn(usize) -> S + Sync,
 {
+    // Slice `i`'s start and end (`None`: the directory's end).
+    let bounds = |i: usize| (starts[i], starts.get(i + 1).copied());
     let read = |i: usize, sink: &mut S| {
-        let hi = starts.get(i + 1).copied();
-        read_slice(dir, starts[i], hi, buffer_size, sink)
+        let (lo, hi) = bounds(i);
+        read_slice(dir, lo, hi, buffer_size, sink)
     };
     let mut results: Vec<Option<(S, io::Result<bool>)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..starts.len())
@@ -408,9 +410,9 @@ where
                 Some((sink, _)) => sink,
                 None => make_sink(i),
             };
-            let hi = starts.get(i + 1).copied();
+            let (lo, hi) = bounds(i);
             let reader = DirReader::with_buffer_size(dir, buffer_size);
-            let res = read_slice_with(reader, dir, starts[i], hi, &mut sink);
+            let res = read_slice_with(reader, dir, lo, hi, &mut sink);
             *r = Some((sink, res));
         }
     }
