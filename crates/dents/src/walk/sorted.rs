@@ -161,6 +161,8 @@ impl<V: Visitor> Shared<'_, V> {
             // no worker waits on one held by another.
             next = taken.pop_front().or_else(|| self.next(Vec::new(), None));
         }
+        // The walk is over: a loss at its end (no ticket after it) too.
+        self.report_lost(&mut state, u64::MAX);
         self.visitor.finish(state);
     }
 
@@ -226,6 +228,10 @@ impl<V: Visitor> Shared<'_, V> {
                 if self.panicked.load(Ordering::Relaxed) {
                     return;
                 }
+                if self.lost_any.load(Ordering::Acquire) {
+                    let turn = self.ready.lock().expect("ready lock").turn;
+                    self.report_lost(state, turn);
+                }
                 let item = {
                     let mut r = self.ready.lock().expect("ready lock");
                     let turn = r.turn;
@@ -261,6 +267,28 @@ impl<V: Visitor> Shared<'_, V> {
             if !r.items.contains_key(&r.turn) {
                 return;
             }
+        }
+    }
+
+    /// Sorted walks: reports, as the walk's errors, the parts of the
+    /// spilled queue that could not be read back whose directories would
+    /// have been visited before `turn`'s (all of them: `u64::MAX`), so
+    /// that each comes in its place in the visits' order.
+    fn report_lost(&self, state: &mut V::State, turn: u64) {
+        if !self.lost_any.load(Ordering::Acquire) {
+            return;
+        }
+        let (lost, dir) = {
+            let mut q = self.queue.lock().expect("queue lock");
+            let mut lost = Vec::new();
+            while q.lost.front().is_some_and(|(t, _)| *t <= turn) {
+                lost.extend(q.lost.pop_front().map(|(_, l)| l));
+            }
+            let dir = q.spilled.as_ref().map(|s| s.dir()).unwrap_or_default();
+            (lost, dir)
+        };
+        for l in lost {
+            self.visitor.error(state, l.into_error(&dir));
         }
     }
 
