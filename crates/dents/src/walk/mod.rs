@@ -117,8 +117,10 @@
 //! that cannot be read back is the walk's error, [`Operation::ReadBack`],
 //! reported in its place in the order: its directories are not walked,
 //! the rest is).  A directory
-//! read back has no parent node (its parent's path stands for it), so it
-//! is opened by its path; the walks whose directories need their
+//! read back has no parent node (its parent's path stands for it): it is
+//! opened relative to its parent's descriptor, kept with its group where
+//! the budget let the parent keep one, else opened again once for the
+//! group, else by its path; the walks whose directories need their
 //! ancestors (post-order visits, `Follow::Always`'s loop checks, a
 //! directory with mount points below it or a stat kept for
 //! [`Visitor::listing_stated`]) keep those in memory, in their place.

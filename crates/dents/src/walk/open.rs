@@ -153,8 +153,11 @@ impl<V: Visitor> Shared<'_, V> {
     /// to it, within the budget; given back as a parent's is, once its
     /// last child is opened.
     ///
-    /// A spilled group's children were each opened by their whole path
-    /// from the working directory, every component looked up again
+    /// A spilled group whose parent kept no descriptor (the budget), or
+    /// a later group of a parent of more than the spill limit's
+    /// subdirectories, comes back without one (see `Spilled::fds`); its
+    /// children were each opened by their whole path from the working
+    /// directory, every component looked up again
     /// (docs/history/benchmarks.md, session 19).
     fn open_anchor(&self, anchor: &Node) -> Option<Arc<OwnedFd>> {
         let o = anchor.open();

@@ -13,6 +13,7 @@
 //! [`HYBRID_LEVELS`] levels shallow.
 
 use std::collections::VecDeque;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::Scope;
@@ -77,6 +78,9 @@ pub(super) struct Lost {
     pub(super) error: std::io::Error,
     /// Directories in it, not walked.
     pub(super) dirs: usize,
+    /// Kept descriptors of their parents, closed with it: to give back
+    /// to the walk's budget.
+    pub(super) fds: usize,
 }
 
 impl Lost {
@@ -168,6 +172,13 @@ pub(super) struct Spilled {
     tail_dirs: usize,
     /// [`KEPT`] records in `tail`.
     tail_kept: usize,
+    /// [`GROUP`] records in `tail`.
+    tail_groups: usize,
+    /// The descriptor of each [`GROUP`] record's parent, in order, where
+    /// it was kept: its anchor gets it back when the record is read
+    /// back, and its children open relative to it (counted in the walk's
+    /// descriptor budget as a parent's kept descriptor is).
+    fds: VecDeque<Option<Arc<OwnedFd>>>,
     /// Groups that cannot be written as records (see
     /// [`Node::spillable`]), in order: a [`KEPT`] record holds the place
     /// of each.
@@ -187,8 +198,9 @@ pub(super) struct Spilled {
     fail_read: Option<u64>,
 }
 
-/// Records of spilled directories, each with its number of directories.
-pub(super) type Records = Vec<(Vec<u8>, usize)>;
+/// Records of spilled directories, each with its number of directories
+/// and its parent's kept descriptor.
+pub(super) type Records = Vec<(Vec<u8>, usize, Option<Arc<OwnedFd>>)>;
 
 /// Part of the spilled queue.
 enum Segment {
@@ -202,6 +214,7 @@ enum Segment {
         len: usize,
         dirs: usize,
         kept: usize,
+        groups: usize,
     },
 }
 
@@ -215,6 +228,8 @@ impl Spilled {
             tail: Vec::new(),
             tail_dirs: 0,
             tail_kept: 0,
+            tail_groups: 0,
+            fds: VecDeque::new(),
             kept: VecDeque::new(),
             dirs: 0,
             limit: limit.max(1),
@@ -226,8 +241,10 @@ impl Spilled {
     }
 
     /// Appends one record (its first byte [`GROUP`]) of `n` directories.
-    fn push_record(&mut self, record: &[u8], n: usize) {
+    fn push_record(&mut self, record: &[u8], n: usize, fd: Option<Arc<OwnedFd>>) {
         self.tail.extend_from_slice(record);
+        self.fds.push_back(fd);
+        self.tail_groups += 1;
         self.add(n);
     }
 
@@ -248,15 +265,17 @@ impl Spilled {
         // read back keeps memory within twice the limit.
         if self.tail.len() >= SEGMENT_BYTES || self.tail_dirs >= self.limit {
             let bytes = std::mem::take(&mut self.tail);
-            let (dirs, kept) = (self.tail_dirs, self.tail_kept);
+            let (dirs, kept, groups) = (self.tail_dirs, self.tail_kept, self.tail_groups);
             self.tail_dirs = 0;
             self.tail_kept = 0;
+            self.tail_groups = 0;
             match self.file.write(&bytes) {
                 Some(at) => self.segments.push_back(Segment::File {
                     at,
                     len: bytes.len(),
                     dirs,
                     kept,
+                    groups,
                 }),
                 None => self.segments.push_back(Segment::Mem(bytes)),
             }
@@ -282,6 +301,7 @@ impl Spilled {
                 len,
                 dirs,
                 kept,
+                groups,
             }) => {
                 let mut b = std::mem::take(&mut self.buf);
                 b.resize(len, 0);
@@ -305,9 +325,13 @@ impl Spilled {
                     if self.dirs == 0 {
                         self.file.clear();
                     }
+                    // Their parents' descriptors, closed and given back
+                    // to the budget by the caller.
+                    let fds = self.fds.drain(..groups).flatten().count();
                     return Some(Lost {
                         error,
                         dirs: dirs - kept_dirs,
+                        fds,
                     });
                 }
                 (b, true)
@@ -315,6 +339,7 @@ impl Spilled {
             None => {
                 self.tail_dirs = 0;
                 self.tail_kept = 0;
+                self.tail_groups = 0;
                 (std::mem::take(&mut self.tail), false)
             }
         };
@@ -328,7 +353,11 @@ impl Spilled {
                 into.extend(g);
                 n
             } else {
-                decode_group(&bytes, &mut at, into)
+                let fd = self
+                    .fds
+                    .pop_front()
+                    .expect("a descriptor slot for each group");
+                decode_group(&bytes, &mut at, fd, into)
             };
             self.dirs -= n;
         }
@@ -394,10 +423,10 @@ impl Queue {
     /// Sorted walks: queues `records` (each with its number of
     /// directories) or, where they could not be made, `kept`, in the
     /// spilled part.
-    pub(super) fn push_spilled(&mut self, records: &[(Vec<u8>, usize)], kept: Vec<Arc<Node>>) {
+    pub(super) fn push_spilled(&mut self, records: Records, kept: Vec<Arc<Node>>) {
         let s = self.spilled.as_mut().expect("a spilled queue");
-        for (r, n) in records {
-            s.push_record(r, *n);
+        for (r, n, fd) in records {
+            s.push_record(&r, n, fd);
         }
         if !kept.is_empty() {
             s.push_kept(kept);

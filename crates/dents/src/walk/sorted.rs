@@ -288,6 +288,7 @@ impl<V: Visitor> Shared<'_, V> {
             (lost, dir)
         };
         for l in lost {
+            self.cached_fds.fetch_sub(l.fds, Ordering::AcqRel);
             self.visitor.error(state, l.into_error(&dir));
         }
     }
@@ -306,7 +307,7 @@ impl<V: Visitor> Shared<'_, V> {
             drop(q);
             let (records, kept) = self.spill_records(node, children, limit);
             q = self.queue.lock().expect("queue lock");
-            q.push_spilled(&records, kept);
+            q.push_spilled(records, kept);
         } else {
             q.push(children);
         }
@@ -337,15 +338,18 @@ impl<V: Visitor> Shared<'_, V> {
         if path.len() >= PATH_STEP || !children.iter().all(|c| c.spillable()) {
             return (Vec::new(), children);
         }
+        // The parent's descriptor, counted in the budget, goes with its
+        // first group (a later one's anchor, of a parent of more than
+        // `limit` subdirectories, is opened again).
+        let mut fd = node.open().fd.lock().expect("fd lock").take();
         let records = children
             .chunks(limit)
             .map(|chunk| {
                 let mut r = vec![GROUP];
                 encode_group(node, &path, chunk, &mut r);
-                (r, chunk.len())
+                (r, chunk.len(), fd.take())
             })
             .collect();
-        self.give_back_fd(node);
         (records, Vec::new())
     }
 
