@@ -90,6 +90,18 @@ pub enum Operation {
     /// Entering a directory reached by following a link: it is one of its
     /// own ancestors ([`ErrorKind::Loop`]).
     Enter,
+    /// Reading back a sorted walk's queue from its temporary file (past a
+    /// few thousand queued directories it is spilled there): `dirs_lost`
+    /// directories, queued in that part of the file, were not walked
+    /// (each was visited as an entry of its parent; what lies below it
+    /// was not).  The error's path is the directory the temporary file
+    /// is in; the kind is [`ErrorKind::Io`], whose message says what was
+    /// lost and its cause (the failed read's error, its
+    /// [`std::error::Error::source`]).  The walk goes on with the rest.
+    ReadBack {
+        /// Directories not walked.
+        dirs_lost: u64,
+    },
 }
 
 impl Error {
@@ -128,7 +140,8 @@ impl Error {
     /// What the walk was doing at the path: [`Operation::Open`] and
     /// [`Operation::Read`] of a directory (nothing of it walked),
     /// [`Operation::ReadCut`] (part of it walked), [`Operation::Stat`] of
-    /// an entry, [`Operation::Enter`] of a directory that closes a loop.
+    /// an entry, [`Operation::Enter`] of a directory that closes a loop,
+    /// [`Operation::ReadBack`] of a sorted walk's spilled queue.
     pub fn operation(&self) -> Operation {
         self.op
     }

@@ -52,7 +52,7 @@ impl SpillFile {
         *self.dir.lock().unwrap_or_else(|e| e.into_inner()) = Some(dir.to_path_buf());
     }
 
-    fn dir(&self) -> PathBuf {
+    pub(crate) fn dir(&self) -> PathBuf {
         self.dir
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -9,7 +9,13 @@
 //! same order, with the same paths, depths, types and stats, at 1 and 4
 //! workers; the directories queued in memory at once stay within twice
 //! the limit, where the unspilled walk queues most of a level of 600
-//! (all but those the workers have taken).
+//! (all but those the workers have taken); siblings read back together
+//! are opened relative to their parent, opened once for them.
+//!
+//! A part of the spilled queue that cannot be read back (an I/O error,
+//! made by another hidden knob: an unlinked temporary file gives no way
+//! to fail its reads for real) is the walk's error, and the walk goes on: it visits what the unspilled walk
+//! visits but the contents of the lost directories.
 
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -17,10 +23,11 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use dents::walk::{walk, Visit, Visitor, WalkOptions};
-use dents::{Error, FileType, Flow, Stats};
+use dents::{Error, FileType, Flow, Operation, Stats};
 
-/// Every visit as one line: depth, type, inode, size and path bytes.
-struct Lines(Mutex<Vec<Vec<u8>>>);
+/// Every visit as one line: depth, type, inode, size and path bytes; and
+/// the errors.
+struct Lines(Mutex<Vec<Vec<u8>>>, Mutex<Vec<Error>>);
 
 impl Visitor for Lines {
     type State = ();
@@ -37,17 +44,19 @@ impl Visitor for Lines {
         true
     }
     fn error(&self, _: &mut (), e: Error) {
-        panic!("walk error: {e:?}");
+        self.1.lock().unwrap().push(e);
     }
 }
 
 /// A wide tree: 30 directories, each with 20, each with two files and
-/// one directory; and a chain of 70 directories of 60-byte names.
+/// one directory of one file; and a chain of 70 directories of 60-byte
+/// names.
 fn make_tree(root: &Path) {
     for a in 0..30 {
         for b in 0..20 {
             let d = root.join(format!("a{a:02}/b{b:02}"));
             fs::create_dir_all(d.join("c")).unwrap();
+            fs::write(d.join("c/g"), b"").unwrap();
             fs::write(d.join("f1"), b"x").unwrap();
             fs::write(d.join("f2"), vec![b'y'; a * 20 + b]).unwrap();
         }
@@ -73,13 +82,117 @@ fn make_tree(root: &Path) {
 }
 
 fn run(roots: &[Vec<u8>], threads: usize, limit: usize) -> (Vec<Vec<u8>>, Stats) {
-    let v = Lines(Mutex::new(Vec::new()));
+    let (lines, stats, errors) = run_failing(roots, threads, limit, None);
+    assert!(errors.is_empty(), "{errors:?}");
+    (lines, stats)
+}
+
+/// [`run`], the read back numbered `fail` failing.
+fn run_failing(
+    roots: &[Vec<u8>],
+    threads: usize,
+    limit: usize,
+    fail: Option<u64>,
+) -> (Vec<Vec<u8>>, Stats, Vec<Error>) {
+    let v = Lines(Mutex::new(Vec::new()), Mutex::new(Vec::new()));
     let opts = WalkOptions::new()
         .threads(threads)
         .sort_by_name(true)
-        .test_queue_spill(Some(limit));
+        .test_queue_spill(Some(limit))
+        .test_queue_read_fail(fail);
     let stats = walk(roots, &opts, &v);
-    (v.0.into_inner().unwrap(), stats)
+    (v.0.into_inner().unwrap(), stats, v.1.into_inner().unwrap())
+}
+
+/// A visit line's path.
+fn path_of(line: &[u8]) -> &[u8] {
+    let mut at = 0;
+    for _ in 0..4 {
+        at += line[at..].iter().position(|&b| b == b' ').unwrap() + 1;
+    }
+    &line[at..]
+}
+
+/// The directory holding `path`.
+fn parent_of(path: &[u8]) -> &[u8] {
+    &path[..path.iter().rposition(|&b| b == b'/').unwrap_or(0)]
+}
+
+#[test]
+fn a_queue_not_read_back_is_an_error_and_the_rest_is_walked() {
+    let tmp = tempfile::tempdir().unwrap();
+    make_tree(tmp.path());
+    let root = tmp.path().as_os_str().as_bytes().to_vec();
+    let roots = [root];
+    let (want, _) = run(&roots, 1, usize::MAX);
+    let limit = 7;
+    for threads in [1, 4] {
+        // The first segment read back (top-level directories: whole
+        // subtrees lost), one at the second level, one further on (a
+        // segment holds under twice the limit's directories).
+        let (_, st) = run(&roots, threads, limit);
+        let reads = st.dirs_spilled / (2 * limit as u64);
+        for fail in [0, 20, reads - 1] {
+            let (got, st, errors) = run_failing(&roots, threads, limit, Some(fail));
+            let at = format!("{threads} workers, read {fail} failing");
+            assert!(st.dirs_spilled > 500, "{at}: {st:?}");
+            assert_eq!(errors.len(), 1, "{at}: {errors:?}");
+            let e = &errors[0];
+            let Operation::ReadBack { dirs_lost } = e.operation() else {
+                panic!("{at}: {e:?}");
+            };
+            assert!((1..2 * limit as u64).contains(&dirs_lost), "{at}: {e:?}");
+            assert_eq!(e.depth(), 0);
+            assert_eq!(e.path(), std::env::temp_dir(), "{at}");
+            let io = e.io_error().expect("an I/O error");
+            let cause = std::error::Error::source(io.get_ref().expect("a cause"))
+                .and_then(|c| c.downcast_ref::<std::io::Error>())
+                .expect("the read's error");
+            assert_eq!(cause.raw_os_error(), Some(libc::EIO), "{at}");
+            let msg = e.to_string();
+            assert!(
+                msg.ends_with(&format!(
+                    "{dirs_lost} directories not walked: Input/output error"
+                )),
+                "{at}: {msg}"
+            );
+            // What is visited is the whole walk's visits in order, but
+            // for the contents of `dirs_lost` directories, each of them
+            // visited and none of its contents (every directory that can
+            // spill holds something).
+            let mut missing = Vec::new();
+            let mut g = got.iter().peekable();
+            for w in &want {
+                if g.peek() == Some(&w) {
+                    g.next();
+                } else {
+                    missing.push(path_of(w));
+                }
+            }
+            assert!(g.next().is_none(), "{at}: visits not in the whole walk's");
+            let visited: std::collections::HashSet<&[u8]> =
+                got.iter().map(|l| path_of(l)).collect();
+            let lost: std::collections::BTreeSet<&[u8]> = missing
+                .iter()
+                .map(|p| parent_of(p))
+                .filter(|p| visited.contains(p))
+                .collect();
+            assert_eq!(lost.len() as u64, dirs_lost, "{at}: {lost:?}");
+            for p in &missing {
+                assert!(
+                    lost.iter().any(|d| p.starts_with(d) && p[d.len()] == b'/'),
+                    "{at}: {} missing",
+                    String::from_utf8_lossy(p)
+                );
+            }
+            for l in &got {
+                assert!(
+                    !lost.contains(parent_of(path_of(l))),
+                    "{at}: part of a lost directory visited"
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -107,6 +220,17 @@ fn a_spilled_queue_walks_as_one_in_memory() {
                     "{threads} workers, limit {limit}: {} queued in memory at once",
                     st.queue_peak
                 );
+                // Siblings read back together are opened relative to their
+                // parent, opened once for them, not each by its whole path
+                // (the 600 directories of the second level come in groups
+                // of 7 or more; those of the third, one to a parent, are
+                // opened by path).
+                if limit > 1 {
+                    assert!(
+                        st.reopened_by_path + 500 < st.dirs_spilled,
+                        "{threads} workers, limit {limit}: {st:?}"
+                    );
+                }
                 assert_eq!(got.len(), want.len(), "{threads} workers, limit {limit}");
                 for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                     assert!(

@@ -113,9 +113,14 @@
 //! width: past a few thousand directories it is spilled, in order, to a
 //! temporary file (the one [`crate::spill`] makes, as the ncdu export
 //! does), each group of siblings written as its parent's path and their
-//! names and identities, and read back a segment at a time.  A directory
-//! read back has no parent node (its parent's path stands for it), so it
-//! is opened by its path; the walks whose directories need their
+//! names and identities, and read back a segment at a time (a segment
+//! that cannot be read back is the walk's error, [`Operation::ReadBack`],
+//! reported in its place in the order: its directories are not walked,
+//! the rest is).  A directory
+//! read back has no parent node (its parent's path stands for it): it is
+//! opened relative to its parent's descriptor, kept with its group where
+//! the budget let the parent keep one, else opened again once for the
+//! group, else by its path; the walks whose directories need their
 //! ancestors (post-order visits, `Follow::Always`'s loop checks, a
 //! directory with mount points below it or a stat kept for
 //! [`Visitor::listing_stated`]) keep those in memory, in their place.
@@ -289,6 +294,9 @@ pub struct WalkOptions {
     /// rest; `None`: the default (a test knob:
     /// [`WalkOptions::test_queue_spill`]).
     pub(crate) queue_spill: Option<usize>,
+    /// A test knob: the read back of the spilled queue from its file
+    /// numbered this (from 0) fails ([`WalkOptions::test_queue_read_fail`]).
+    pub(crate) queue_read_fail: Option<u64>,
 }
 
 impl Default for WalkOptions {
@@ -309,6 +317,7 @@ impl Default for WalkOptions {
             post_order_parent_fd: true,
             offer_big_dirs: None,
             queue_spill: None,
+            queue_read_fail: None,
         }
     }
 }
@@ -444,6 +453,19 @@ impl WalkOptions {
     #[doc(hidden)]
     pub fn test_queue_spill(mut self, dirs: Option<usize>) -> WalkOptions {
         self.queue_spill = dirs;
+        self
+    }
+
+    /// A test knob, in every build: a sorted walk's read back of its
+    /// spilled queue from the temporary file numbered `n` (from 0) fails
+    /// as an I/O error (`EIO`) would, without reading (`None`: none
+    /// fails), to test what the walk does when the file cannot be read
+    /// back ([`crate::Operation::ReadBack`]); a fault hard to make for
+    /// real in an unlinked file.  Only a walk that spills reads back
+    /// (see [`WalkOptions::test_queue_spill`]).
+    #[doc(hidden)]
+    pub fn test_queue_read_fail(mut self, n: Option<u64>) -> WalkOptions {
+        self.queue_read_fail = n;
         self
     }
 
@@ -942,6 +964,9 @@ struct Shared<'v, V: Visitor> {
     panic: Mutex<Option<Payload>>,
     /// A worker panicked: the others visit nothing more and leave.
     panicked: AtomicBool,
+    /// Sorted walks: part of the spilled queue could not be read back
+    /// (`Queue::lost` holds it until reported).
+    lost_any: AtomicBool,
 }
 
 /// Walks the trees under `roots`, visiting every entry (roots included)
@@ -1047,7 +1072,7 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         && opts.follow != Follow::Always
         && limit != usize::MAX
     {
-        queue.spilled = Some(Box::new(queue::Spilled::new(limit)));
+        queue.spilled = Some(Box::new(queue::Spilled::new(limit, opts.queue_read_fail)));
     }
     let shared = Shared {
         opts: opts.clone(),
@@ -1068,6 +1093,7 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         drainer: Mutex::new(()),
         panic: Mutex::new(None),
         panicked: AtomicBool::new(false),
+        lost_any: AtomicBool::new(false),
     };
     seed(&shared);
     // The calling thread is the first worker; it and the others start

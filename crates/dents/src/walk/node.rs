@@ -317,7 +317,15 @@ pub(super) fn encode_group(parent: &Node, path: &[u8], children: &[Arc<Node>], o
 
 /// Reads the group record at `*at` of `bytes` (moving `*at` past it),
 /// pushing its directories onto `into` in order; returns how many.
-pub(super) fn decode_group(bytes: &[u8], at: &mut usize, into: &mut VecDeque<Arc<Node>>) -> usize {
+///
+/// `fd`: the parent's descriptor kept with the record, given to the
+/// anchor for its children to open relative to it.
+pub(super) fn decode_group(
+    bytes: &[u8],
+    at: &mut usize,
+    fd: Option<Arc<OwnedFd>>,
+    into: &mut VecDeque<Arc<Node>>,
+) -> usize {
     let mut take = |n: usize| {
         let b = &bytes[*at..*at + n];
         *at += n;
@@ -347,6 +355,7 @@ pub(super) fn decode_group(bytes: &[u8], at: &mut usize, into: &mut VecDeque<Arc
     // Opened by path from the anchor (it has no descriptor): counted
     // down as they are, as a parent's are.
     anchor.open().children_left.store(n, Ordering::Relaxed);
+    *anchor.open().fd.lock().expect("fd lock") = fd;
     let keeps_path = (depth + 1) % PATH_KEEP == 0;
     let mut child_path = Vec::new();
     for _ in 0..n {

@@ -128,7 +128,11 @@ impl<V: Visitor> Shared<'_, V> {
         let follow = self.opts.follow == Follow::Always;
         // Cloned out first: the lock must not be held while opening, which
         // may lock the ancestors' descriptors in turn.
-        let parent_fd = parent.open().fd.lock().expect("fd lock").clone();
+        let cached = parent.open().fd.lock().expect("fd lock").clone();
+        let parent_fd = match cached {
+            None if parent.parent.is_none() => self.open_anchor(parent),
+            fd => fd,
+        };
         let r = match parent_fd {
             Some(pfd) => retry_emfile(|| open_at(pfd.as_fd(), node.name(), follow)),
             None => {
@@ -140,6 +144,36 @@ impl<V: Visitor> Shared<'_, V> {
             self.give_back_fd(parent);
         }
         r
+    }
+
+    /// The descriptor of `anchor`, a directory with no parent node (a
+    /// root, or the anchor of a sorted walk's spilled group, which stands
+    /// for its children's parent: `node.rs`), opened by its path now if
+    /// it has none and more than one child is still to be opened relative
+    /// to it, within the budget; given back as a parent's is, once its
+    /// last child is opened.
+    ///
+    /// A spilled group whose parent kept no descriptor (the budget), or
+    /// a later group of a parent of more than the spill limit's
+    /// subdirectories, comes back without one (see `Spilled::fds`); its
+    /// children were each opened by their whole path from the working
+    /// directory, every component looked up again
+    /// (docs/history/benchmarks.md, session 19).
+    fn open_anchor(&self, anchor: &Node) -> Option<Arc<OwnedFd>> {
+        let o = anchor.open();
+        // Held while opening (nothing above an anchor is locked in turn),
+        // so that its siblings' workers open it once between them.
+        let mut fd = o.fd.lock().expect("fd lock");
+        if fd.is_none() && o.children_left.load(Ordering::Acquire) > 1 && self.take_fds(1) == 1 {
+            match retry_emfile(|| sys::open_dir_path(anchor.name())) {
+                Ok(f) => *fd = Some(Arc::new(f)),
+                // Its children are opened by path, and fail there.
+                Err(_) => {
+                    self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
+        }
+        fd.clone()
     }
 
     /// Gives back the descriptor `node` keeps for its children, if any:

@@ -13,11 +13,13 @@
 //! [`HYBRID_LEVELS`] levels shallow.
 
 use std::collections::VecDeque;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::thread::Scope;
 
 use crate::spill::SpillFile;
+use crate::{Error, ErrorKind, Operation};
 
 use super::node::{decode_group, Node};
 use super::{Order, Shared, Visitor};
@@ -64,6 +66,69 @@ pub(super) struct Queue {
     pub(super) spilled: Option<Box<Spilled>>,
     /// The most directories queued in memory at once.
     pub(super) peak: usize,
+    /// Parts of the spilled queue that could not be read back, each with
+    /// the ticket its directories would have started at: reported in
+    /// turn, before that ticket's visit ([`Shared::report_lost`]).
+    pub(super) lost: VecDeque<(u64, Lost)>,
+}
+
+/// A segment of the spilled queue that could not be read back.
+pub(super) struct Lost {
+    /// The failed read's error.
+    pub(super) error: std::io::Error,
+    /// Directories in it, not walked.
+    pub(super) dirs: usize,
+    /// Kept descriptors of their parents, closed with it: to give back
+    /// to the walk's budget.
+    pub(super) fds: usize,
+}
+
+impl Lost {
+    /// The walk's error for it, at `dir`, the temporary file's directory
+    /// ([`Operation::ReadBack`]).
+    pub(super) fn into_error(self, dir: &std::path::Path) -> Error {
+        let dirs_lost = self.dirs as u64;
+        let io = std::io::Error::new(
+            self.error.kind(),
+            ReadBackError {
+                dirs: dirs_lost,
+                cause: self.error,
+            },
+        );
+        let path = dir.as_os_str().as_encoded_bytes().to_vec();
+        Error::new(
+            path,
+            0,
+            Operation::ReadBack { dirs_lost },
+            ErrorKind::Io(io),
+        )
+    }
+}
+
+/// The cause of an [`Operation::ReadBack`] error: its message says what
+/// was lost, then the failed read's own words (its source).
+#[derive(Debug)]
+struct ReadBackError {
+    dirs: u64,
+    cause: std::io::Error,
+}
+
+impl std::fmt::Display for ReadBackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "a sorted walk's queue could not be read back from its temporary file here, \
+             {} directories not walked: {}",
+            self.dirs,
+            crate::describe(&self.cause)
+        )
+    }
+}
+
+impl std::error::Error for ReadBackError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.cause)
+    }
 }
 
 /// Directories a sorted walk queues in memory at most (twice that just
@@ -105,6 +170,15 @@ pub(super) struct Spilled {
     tail: Vec<u8>,
     /// Directories in `tail`.
     tail_dirs: usize,
+    /// [`KEPT`] records in `tail`.
+    tail_kept: usize,
+    /// [`GROUP`] records in `tail`.
+    tail_groups: usize,
+    /// The descriptor of each [`GROUP`] record's parent, in order, where
+    /// it was kept: its anchor gets it back when the record is read
+    /// back, and its children open relative to it (counted in the walk's
+    /// descriptor budget as a parent's kept descriptor is).
+    fds: VecDeque<Option<Arc<OwnedFd>>>,
     /// Groups that cannot be written as records (see
     /// [`Node::spillable`]), in order: a [`KEPT`] record holds the place
     /// of each.
@@ -117,38 +191,60 @@ pub(super) struct Spilled {
     pub(super) total: u64,
     /// A segment's bytes, read back (kept for its capacity).
     buf: Vec<u8>,
+    /// Segments read back from the file so far.
+    reads: u64,
+    /// A test knob ([`super::WalkOptions::test_queue_read_fail`]): the
+    /// read back from the file numbered this (from 0) fails.
+    fail_read: Option<u64>,
 }
 
-/// Records of spilled directories, each with its number of directories.
-pub(super) type Records = Vec<(Vec<u8>, usize)>;
+/// Records of spilled directories, each with its number of directories
+/// and its parent's kept descriptor.
+pub(super) type Records = Vec<(Vec<u8>, usize, Option<Arc<OwnedFd>>)>;
 
 /// Part of the spilled queue.
 enum Segment {
     /// Records the file could not take.
     Mem(Vec<u8>),
-    /// Records in the file: offset, length.
-    File(u64, usize),
+    /// Records in the file: offset and length, directories in all, and
+    /// [`KEPT`] records among them (so that a segment that cannot be
+    /// read back still gives back its kept groups, which are in memory).
+    File {
+        at: u64,
+        len: usize,
+        dirs: usize,
+        kept: usize,
+        groups: usize,
+    },
 }
 
 impl Spilled {
     /// A spilled queue keeping up to `limit` directories in memory.
-    pub(super) fn new(limit: usize) -> Spilled {
+    /// `fail_read`: see [`Spilled::fail_read`].
+    pub(super) fn new(limit: usize, fail_read: Option<u64>) -> Spilled {
         Spilled {
             file: SpillFile::default(),
             segments: VecDeque::new(),
             tail: Vec::new(),
             tail_dirs: 0,
+            tail_kept: 0,
+            tail_groups: 0,
+            fds: VecDeque::new(),
             kept: VecDeque::new(),
             dirs: 0,
             limit: limit.max(1),
             total: 0,
             buf: Vec::new(),
+            reads: 0,
+            fail_read,
         }
     }
 
     /// Appends one record (its first byte [`GROUP`]) of `n` directories.
-    fn push_record(&mut self, record: &[u8], n: usize) {
+    fn push_record(&mut self, record: &[u8], n: usize, fd: Option<Arc<OwnedFd>>) {
         self.tail.extend_from_slice(record);
+        self.fds.push_back(fd);
+        self.tail_groups += 1;
         self.add(n);
     }
 
@@ -157,6 +253,7 @@ impl Spilled {
         let n = dirs.len();
         self.kept.push_back(dirs);
         self.tail.push(KEPT);
+        self.tail_kept += 1;
         self.add(n);
     }
 
@@ -168,32 +265,81 @@ impl Spilled {
         // read back keeps memory within twice the limit.
         if self.tail.len() >= SEGMENT_BYTES || self.tail_dirs >= self.limit {
             let bytes = std::mem::take(&mut self.tail);
+            let (dirs, kept, groups) = (self.tail_dirs, self.tail_kept, self.tail_groups);
             self.tail_dirs = 0;
+            self.tail_kept = 0;
+            self.tail_groups = 0;
             match self.file.write(&bytes) {
-                Some(at) => self.segments.push_back(Segment::File(at, bytes.len())),
+                Some(at) => self.segments.push_back(Segment::File {
+                    at,
+                    len: bytes.len(),
+                    dirs,
+                    kept,
+                    groups,
+                }),
                 None => self.segments.push_back(Segment::Mem(bytes)),
             }
         }
     }
 
-    /// Reads the next segment back onto `into`.
-    fn refill(&mut self, into: &mut VecDeque<Arc<Node>>) {
+    /// Reads the next segment back onto `into`; where it cannot be read,
+    /// only its kept groups go there, and what is lost is returned.
+    ///
+    /// Nothing else of a segment that cannot be read back is left to walk
+    /// it by: its records are its directories' only trace (their parents
+    /// were visited and let go).  Keeping each segment in memory as well
+    /// until it is read would keep the memory the file is there to save;
+    /// listing the parents again would need their paths (the records
+    /// again) and would walk what the directories hold now, not what the
+    /// walk saw.  So the loss is counted and reported, and the walk goes
+    /// on with the rest.
+    fn refill(&mut self, into: &mut VecDeque<Arc<Node>>) -> Option<Lost> {
         let (bytes, from_file) = match self.segments.pop_front() {
             Some(Segment::Mem(b)) => (b, false),
-            Some(Segment::File(at, len)) => {
+            Some(Segment::File {
+                at,
+                len,
+                dirs,
+                kept,
+                groups,
+            }) => {
                 let mut b = std::mem::take(&mut self.buf);
                 b.resize(len, 0);
-                if let Err(e) = self.file.read_at(at, &mut b) {
-                    // Nothing to go on with: the directories are lost.
-                    panic!(
-                        "a sorted walk's queue could not be read back from its temporary file: {e}"
-                    );
-                }
+                let n = self.reads;
+                self.reads += 1;
+                let read = if self.fail_read == Some(n) {
+                    Err(std::io::Error::from_raw_os_error(libc::EIO))
+                } else {
+                    self.file.read_at(at, &mut b)
+                };
                 self.file.discard(at, len as u64);
+                if let Err(error) = read {
+                    self.buf = b;
+                    // Its kept groups are in memory, in order.
+                    let mut kept_dirs = 0;
+                    for g in self.kept.drain(..kept) {
+                        kept_dirs += g.len();
+                        into.extend(g);
+                    }
+                    self.dirs -= dirs;
+                    if self.dirs == 0 {
+                        self.file.clear();
+                    }
+                    // Their parents' descriptors, closed and given back
+                    // to the budget by the caller.
+                    let fds = self.fds.drain(..groups).flatten().count();
+                    return Some(Lost {
+                        error,
+                        dirs: dirs - kept_dirs,
+                        fds,
+                    });
+                }
                 (b, true)
             }
             None => {
                 self.tail_dirs = 0;
+                self.tail_kept = 0;
+                self.tail_groups = 0;
                 (std::mem::take(&mut self.tail), false)
             }
         };
@@ -207,7 +353,11 @@ impl Spilled {
                 into.extend(g);
                 n
             } else {
-                decode_group(&bytes, &mut at, into)
+                let fd = self
+                    .fds
+                    .pop_front()
+                    .expect("a descriptor slot for each group");
+                decode_group(&bytes, &mut at, fd, into)
             };
             self.dirs -= n;
         }
@@ -218,6 +368,12 @@ impl Spilled {
             // All read back: the next spill starts the file again.
             self.file.clear();
         }
+        None
+    }
+
+    /// The directory the temporary file is in.
+    pub(super) fn dir(&self) -> std::path::PathBuf {
+        self.file.dir()
     }
 }
 
@@ -251,6 +407,7 @@ impl Queue {
             closed: false,
             spilled: None,
             peak: 0,
+            lost: VecDeque::new(),
         }
     }
 
@@ -266,10 +423,10 @@ impl Queue {
     /// Sorted walks: queues `records` (each with its number of
     /// directories) or, where they could not be made, `kept`, in the
     /// spilled part.
-    pub(super) fn push_spilled(&mut self, records: &[(Vec<u8>, usize)], kept: Vec<Arc<Node>>) {
+    pub(super) fn push_spilled(&mut self, records: Records, kept: Vec<Arc<Node>>) {
         let s = self.spilled.as_mut().expect("a spilled queue");
-        for (r, n) in records {
-            s.push_record(r, *n);
+        for (r, n, fd) in records {
+            s.push_record(&r, n, fd);
         }
         if !kept.is_empty() {
             s.push_kept(kept);
@@ -319,11 +476,15 @@ impl Queue {
     /// Takes the next directory: a shallow one, else, once no shallow one
     /// is being read, the last deep one queued.
     fn pop(&mut self) -> Option<Arc<Node>> {
-        if self.shallow.is_empty() {
-            if let Some(s) = self.spilled.as_mut().filter(|s| s.dirs > 0) {
-                s.refill(&mut self.shallow);
-                self.peak = self.peak.max(self.shallow.len());
+        while self.shallow.is_empty() {
+            let Some(s) = self.spilled.as_mut().filter(|s| s.dirs > 0) else {
+                break;
+            };
+            if let Some(lost) = s.refill(&mut self.shallow) {
+                // Their tickets would have started at the next one.
+                self.lost.push_back((self.taken, lost));
             }
+            self.peak = self.peak.max(self.shallow.len());
         }
         if let Some(n) = self.shallow.pop_front() {
             self.shallow_active += 1;
@@ -340,8 +501,8 @@ impl Queue {
         self.deep.clear();
         if let Some(s) = &mut self.spilled {
             if s.dirs > 0 {
-                let (limit, total) = (s.limit, s.total);
-                **s = Spilled::new(limit);
+                let (limit, total, fail) = (s.limit, s.total, s.fail_read);
+                **s = Spilled::new(limit, fail);
                 s.total = total;
             }
         }
@@ -432,6 +593,9 @@ impl<V: Visitor> Shared<'_, V> {
                 q.clear();
             }
             if let Some(node) = q.pop() {
+                if !q.lost.is_empty() {
+                    self.lost_any.store(true, Ordering::Release);
+                }
                 q.active += 1;
                 let ticket = q.taken;
                 q.taken += 1;
@@ -492,6 +656,9 @@ impl<V: Visitor> Shared<'_, V> {
         let n = max.min(q.available() / q.workers.max(1));
         for _ in 0..n {
             let Some(node) = q.pop() else { break };
+            if !q.lost.is_empty() {
+                self.lost_any.store(true, Ordering::Release);
+            }
             q.active += 1;
             let ticket = q.taken;
             q.taken += 1;

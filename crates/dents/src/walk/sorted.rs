@@ -161,6 +161,8 @@ impl<V: Visitor> Shared<'_, V> {
             // no worker waits on one held by another.
             next = taken.pop_front().or_else(|| self.next(Vec::new(), None));
         }
+        // The walk is over: a loss at its end (no ticket after it) too.
+        self.report_lost(&mut state, u64::MAX);
         self.visitor.finish(state);
     }
 
@@ -226,6 +228,10 @@ impl<V: Visitor> Shared<'_, V> {
                 if self.panicked.load(Ordering::Relaxed) {
                     return;
                 }
+                if self.lost_any.load(Ordering::Acquire) {
+                    let turn = self.ready.lock().expect("ready lock").turn;
+                    self.report_lost(state, turn);
+                }
                 let item = {
                     let mut r = self.ready.lock().expect("ready lock");
                     let turn = r.turn;
@@ -264,6 +270,29 @@ impl<V: Visitor> Shared<'_, V> {
         }
     }
 
+    /// Sorted walks: reports, as the walk's errors, the parts of the
+    /// spilled queue that could not be read back whose directories would
+    /// have been visited before `turn`'s (all of them: `u64::MAX`), so
+    /// that each comes in its place in the visits' order.
+    fn report_lost(&self, state: &mut V::State, turn: u64) {
+        if !self.lost_any.load(Ordering::Acquire) {
+            return;
+        }
+        let (lost, dir) = {
+            let mut q = self.queue.lock().expect("queue lock");
+            let mut lost = Vec::new();
+            while q.lost.front().is_some_and(|(t, _)| *t <= turn) {
+                lost.extend(q.lost.pop_front().map(|(_, l)| l));
+            }
+            let dir = q.spilled.as_ref().map(|s| s.dir()).unwrap_or_default();
+            (lost, dir)
+        };
+        for l in lost {
+            self.cached_fds.fetch_sub(l.fds, Ordering::AcqRel);
+            self.visitor.error(state, l.into_error(&dir));
+        }
+    }
+
     /// Sorted walks: queues the children of a directory just visited (in
     /// ticket order: the queue's order is the one-thread order) and
     /// counts the directory done.
@@ -278,7 +307,7 @@ impl<V: Visitor> Shared<'_, V> {
             drop(q);
             let (records, kept) = self.spill_records(node, children, limit);
             q = self.queue.lock().expect("queue lock");
-            q.push_spilled(&records, kept);
+            q.push_spilled(records, kept);
         } else {
             q.push(children);
         }
@@ -309,15 +338,18 @@ impl<V: Visitor> Shared<'_, V> {
         if path.len() >= PATH_STEP || !children.iter().all(|c| c.spillable()) {
             return (Vec::new(), children);
         }
+        // The parent's descriptor, counted in the budget, goes with its
+        // first group (a later one's anchor, of a parent of more than
+        // `limit` subdirectories, is opened again).
+        let mut fd = node.open().fd.lock().expect("fd lock").take();
         let records = children
             .chunks(limit)
             .map(|chunk| {
                 let mut r = vec![GROUP];
                 encode_group(node, &path, chunk, &mut r);
-                (r, chunk.len())
+                (r, chunk.len(), fd.take())
             })
             .collect();
-        self.give_back_fd(node);
         (records, Vec::new())
     }
 
