@@ -592,13 +592,7 @@ impl<V: Visitor> Shared<'_, V> {
             if self.quit.load(Ordering::Relaxed) {
                 q.clear();
             }
-            if let Some(node) = q.pop() {
-                if !q.lost.is_empty() {
-                    self.lost_any.store(true, Ordering::Release);
-                }
-                q.active += 1;
-                let ticket = q.taken;
-                q.taken += 1;
+            if let Some((node, ticket)) = self.take_one(&mut q) {
                 let available = q.available();
                 let wake = available.min(q.idle);
                 let start_worker = available > q.idle && q.started < q.workers;
@@ -655,19 +649,29 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let n = max.min(q.available() / q.workers.max(1));
         for _ in 0..n {
-            let Some(node) = q.pop() else { break };
-            if !q.lost.is_empty() {
-                self.lost_any.store(true, Ordering::Release);
-            }
-            q.active += 1;
-            let ticket = q.taken;
-            q.taken += 1;
+            let Some((node, ticket)) = self.take_one(&mut q) else {
+                break;
+            };
             into.push_back(Taken {
                 node,
                 ticket,
                 start_worker: false,
             });
         }
+    }
+
+    /// Takes the next directory from `q` with its ticket, counting it
+    /// active; flags a part of the spilled queue found lost on the way
+    /// for the visits to report ([`Shared::report_lost`]).
+    fn take_one(&self, q: &mut Queue) -> Option<(Arc<Node>, u64)> {
+        let node = q.pop()?;
+        if !q.lost.is_empty() {
+            self.lost_any.store(true, Ordering::Release);
+        }
+        q.active += 1;
+        let ticket = q.taken;
+        q.taken += 1;
+        Some((node, ticket))
     }
 
     /// Wakes `n` idle workers for the directories waiting for them: one
