@@ -155,10 +155,10 @@ impl<V: Visitor> Shared<'_, V> {
     ///
     /// A spilled group whose parent kept no descriptor (the budget), or
     /// a later group of a parent of more than the spill limit's
-    /// subdirectories, comes back without one (see `Spilled::fds`); its
-    /// children were each opened by their whole path from the working
-    /// directory, every component looked up again
-    /// (docs/history/benchmarks.md, session 19).
+    /// subdirectories, comes back without one (see `Spilled::fds`):
+    /// without this open its children would each be opened by their
+    /// whole path from the working directory, every component looked up
+    /// again (docs/history/benchmarks.md, session 19).
     fn open_anchor(&self, anchor: &Node) -> Option<Arc<OwnedFd>> {
         let o = anchor.open();
         // Held while opening (nothing above an anchor is locked in turn),
