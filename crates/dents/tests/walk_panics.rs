@@ -52,6 +52,11 @@ enum Form {
     Error,
     /// The closure of a sorted walk ([`Walker::sort_by_name`]).
     Sorted,
+    /// A [`Visitor::visit`] of a sorted walk whose queue is spilled to its
+    /// temporary file past 3 directories (a hidden test knob), at
+    /// [`TARGET`], two levels below the first spilled one: groups and
+    /// their parents' kept descriptors are in the file's records then.
+    SortedSpilled,
     /// The closure, at the post-order visit of the directory [`TARGET`]
     /// ([`Walker::contents_first`]).
     ContentsFirst,
@@ -221,6 +226,19 @@ fn check(case: Case) {
                 };
                 walker.follow_links(Follow::Always).visit(&v);
             }
+            Form::SortedSpilled => {
+                let o = WalkOptions::new()
+                    .threads(threads)
+                    .sort_by_name(true)
+                    .test_queue_spill(Some(3));
+                let v = Panicky {
+                    after: None,
+                    count: Default::default(),
+                    on_error: false,
+                };
+                let root = root.as_os_str().as_bytes().to_vec();
+                walk(&[root], &o, &v);
+            }
             Form::Iterator => {
                 for e in walker {
                     if e.unwrap().file_name_bytes() == TARGET {
@@ -251,7 +269,7 @@ fn check(case: Case) {
     };
     let want = match case.form {
         Form::ForEach | Form::Sorted | Form::ContentsFirst => Boom(3),
-        Form::Visit | Form::Slices | Form::Parts => Boom(1),
+        Form::Visit | Form::SortedSpilled | Form::Slices | Form::Parts => Boom(1),
         Form::Error => Boom(2),
         Form::Iterator => Boom(4),
     };
@@ -283,6 +301,9 @@ dents_testfs::test_cases! {
     sorted_1: super::Case { form: super::Form::Sorted, threads: 1 },
     sorted_2: super::Case { form: super::Form::Sorted, threads: 2 },
     sorted_8: super::Case { form: super::Form::Sorted, threads: 8 },
+    sorted_spilled_1: super::Case { form: super::Form::SortedSpilled, threads: 1 },
+    sorted_spilled_2: super::Case { form: super::Form::SortedSpilled, threads: 2 },
+    sorted_spilled_8: super::Case { form: super::Form::SortedSpilled, threads: 8 },
     contents_first_1: super::Case { form: super::Form::ContentsFirst, threads: 1 },
     contents_first_2: super::Case { form: super::Form::ContentsFirst, threads: 2 },
     contents_first_8: super::Case { form: super::Form::ContentsFirst, threads: 8 },
