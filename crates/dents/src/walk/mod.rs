@@ -14,7 +14,18 @@
 //! ```
 //!
 //! Entries whose `d_type` says what they are are visited straight from the
-//! read buffer, so memory does not grow with a directory's size.  After
+//! read buffer, so memory does not grow with a directory's size.  Nor
+//! with its width: an unsorted walk hands a directory's subdirectories to
+//! the queue 1,024 at a time as it reads them (other workers read them
+//! meanwhile), and a worker that finds the queue past 16,384 directories
+//! stops its read to read queued ones itself until half are left, as
+//! GNU's fts reads a huge directory 100,000 entries at a time; the
+//! queue's memory stays near 2 MiB whatever the width (where the order
+//! lets the worker take them: not the deep subdirectories of a directory
+//! at depth 2 in the hybrid order, nor those of unknown type, which are
+//! known only once the whole directory is read).  A directory with so
+//! many subdirectories (its link count says so) is read serially rather
+//! than in slices, whose subdirectories would wait for the end.  After
 //! its first 8 KiB of entries a directory is checked for slicing; a huge
 //! one on ext4 or XFS is read on from where the serial read stopped, in
 //! slices of the rest of its offset space ([`crate::unstable::read_dir_from`]), each
@@ -39,7 +50,9 @@
 //! levels is waiting or being read.  It guarantees, at any number of
 //! workers, that **every entry at depth 3 or less is visited before any
 //! entry deeper than 3** (and, on one worker, that those entries come in
-//! level order), so that a shallow match is found, and `-quit` stops the
+//! level order, but for a directory of more subdirectories than the
+//! queue keeps, read in part before the rest of it is: see above), so
+//! that a shallow match is found, and `-quit` stops the
 //! walk, after reading only the few directories of the top levels; below,
 //! each worker goes on depth first, where the directory it just read is
 //! still in the caches (breadth first costs more CPU:
@@ -144,7 +157,7 @@
 //! | 4 | `sorted` | sorted walks: tickets, directories prepared ahead, visited in ticket order by one worker at a time |
 //! | 4 | `classify` | the types `d_type` leaves unknown, learnt with as few stats as possible (the link count) |
 //! | 4 | `post` | finishing a directory: its descriptor kept for its children, pending work counted down, post-order visits |
-//! | 3 | `read` | reading one directory: the roots' visits, entries visited as read or gathered in batches, huge directories in slices |
+//! | 3 | `read` | reading one directory: the roots' visits, entries visited as read or gathered in batches, huge directories in slices, a wide one's subdirectories handed to the queue as read |
 //! | 2 | `queue` | the work queue: a worker's loop, queueing children and taking the next directory under one lock, waking idle workers |
 //! | 2 | `open` | the descriptor plan and budget, `openat` on a kept parent or by a path from an ancestor, `EMFILE` retries |
 //! | 2 | `loops` | loop checks: the identity of each directory entered against its ancestors', where a loop is possible |

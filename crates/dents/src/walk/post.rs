@@ -38,23 +38,28 @@ impl<V: Visitor> Shared<'_, V> {
             children.clear();
         }
         let mut own = fd;
+        let o = node.open();
         if !children.is_empty() {
-            node.open()
-                .children_left
-                .store(children.len(), Ordering::Relaxed);
-            node.open()
-                .pending
-                .fetch_add(children.len(), Ordering::AcqRel);
+            // Added to, not set: some may have been handed over already
+            // (`Shared::hand_off`).
+            o.children_left.fetch_add(children.len(), Ordering::AcqRel);
+            o.pending.fetch_add(children.len(), Ordering::AcqRel);
             // Keep this descriptor for the children's openat, budget
             // allowing (none: a directory not opened, whose children are
-            // opened by path from an ancestor).
-            if own.is_some() {
+            // opened by path from an ancestor), unless a copy of it is
+            // kept already.
+            if own.is_some() && !dv.handed {
                 if self.cached_fds.fetch_add(1, Ordering::AcqRel) < self.fd_budget {
-                    *node.open().fd.lock().expect("fd lock") = own.take().map(Arc::new);
+                    *o.fd.lock().expect("fd lock") = own.take().map(Arc::new);
                 } else {
                     self.cached_fds.fetch_sub(1, Ordering::AcqRel);
                 }
             }
+        }
+        // The read's hold on the kept descriptor, taken when the first
+        // children were handed over: the last of them may be opened.
+        if dv.handed && o.children_left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.give_back_fd(node);
         }
         self.finish_one(state, node, own);
         children

@@ -377,6 +377,17 @@ impl Spilled {
     }
 }
 
+/// What an unsorted walk's worker lends a directory it reads, so that
+/// the read can hand over its subdirectories and help read them
+/// (`Shared::hand_off`, in `read.rs`).
+#[derive(Clone, Copy)]
+pub(super) struct Lend<'a> {
+    /// Starts one more worker (the walk's thread scope is the worker's).
+    pub(super) spawn: &'a (dyn Fn() + Sync),
+    /// Reads stopped to help, around this one.
+    pub(super) nested: usize,
+}
+
 /// A directory a worker takes from the queue.
 pub(super) struct Taken {
     pub(super) node: Arc<Node>,
@@ -454,6 +465,11 @@ impl Queue {
         self.peak = self.peak.max(self.shallow.len() + self.deep.len());
     }
 
+    /// Directories queued in memory (a sorted walk's spilled ones aside).
+    pub(super) fn in_memory(&self) -> usize {
+        self.shallow.len() + self.deep.len()
+    }
+
     /// Counts the directory `node` done with.
     pub(super) fn done(&mut self, node: &Node) {
         self.active -= 1;
@@ -518,6 +534,11 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let mut state = self.visitor.state();
         let mut buf = vec![0u8; self.opts.read.buffer_size];
+        let spawn = || self.start_worker(scope);
+        let lend = Lend {
+            spawn: &spawn,
+            nested: 0,
+        };
         let mut next = self.next(Vec::new(), None);
         while let Some(t) = next {
             if t.start_worker {
@@ -526,7 +547,7 @@ impl<V: Visitor> Shared<'_, V> {
             let children = if self.quit.load(Ordering::Relaxed) {
                 Vec::new()
             } else {
-                self.process(&mut state, &t.node, &mut buf)
+                self.process(&mut state, &t.node, &mut buf, lend)
             };
             if self.holds_level_order(&t.node) {
                 // The guarantee is about what the visitor writes too: a
@@ -545,7 +566,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// workers, whose visits must all be out before any deeper one.  (One
     /// worker's buffer keeps its visits' order by itself; breadth first on
     /// several workers promises no order.)
-    fn holds_level_order(&self, node: &Node) -> bool {
+    pub(super) fn holds_level_order(&self, node: &Node) -> bool {
         self.opts.order == Order::Hybrid && node.depth < HYBRID_LEVELS && self.opts.threads > 1
     }
 
@@ -663,7 +684,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// Takes the next directory from `q` with its ticket, counting it
     /// active; flags a part of the spilled queue found lost on the way
     /// for the visits to report ([`Shared::report_lost`]).
-    fn take_one(&self, q: &mut Queue) -> Option<(Arc<Node>, u64)> {
+    pub(super) fn take_one(&self, q: &mut Queue) -> Option<(Arc<Node>, u64)> {
         let node = q.pop()?;
         if !q.lost.is_empty() {
             self.lost_any.store(true, Ordering::Release);

@@ -1,6 +1,8 @@
 //! Reading a directory: its entries taken as read, visited at once when
 //! their type is known, else gathered in batches; huge directories read on
-//! in slices; the visitor called for each entry.
+//! in slices; a wide one's subdirectories handed to the queue as they are
+//! found, its read stopped to help read them while the queue is long; the
+//! visitor called for each entry.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -20,6 +22,7 @@ use super::loops::dev_of;
 use super::mounts::{MountScope, Mounts};
 use super::node::{build_path, Node, StartAt};
 use super::panics::join_all;
+use super::queue::Lend;
 use super::{BigDir, ErrorKind, Flow, Follow, Operation, Shared, Start, Visit, Visitor};
 
 /// Entries read serially before a directory is considered for slicing, at
@@ -29,6 +32,33 @@ const SLICE_CHECK_AFTER: usize = 4096;
 /// Bytes asked for by a directory's first `getdents64` call when it might
 /// be sliced: a directory that fills them is checked for slicing at once.
 const FIRST_READ: usize = 8 * 1024;
+
+/// Subdirectories an unsorted walk hands to the queue at a time while
+/// their directory is still being read ([`Shared::hand_off`]).
+///
+/// A directory's subdirectories used to be queued once its whole read
+/// was over: one directory of a million subdirectories was a million
+/// queued nodes at once (130 MB for `find -false`, where GNU find's fts,
+/// reading 100,000 entries at a time, holds 30 MB).  Handed over as they
+/// are found, they are read by the other workers meanwhile, and the
+/// reader can stop to read some itself when the queue is long.
+const HANDOFF_CHUNK: usize = 1024;
+
+/// Queued directories (in memory) past which a worker reading a
+/// directory stops, after handing over a chunk of its subdirectories, to
+/// read queued directories itself until [`QUEUE_LOW`] are left: the
+/// queue of an unsorted walk then stays near this whatever the width of
+/// a directory (about 128 bytes a queued directory: 2 MiB).
+const QUEUE_HIGH: usize = 16 * 1024;
+
+/// Where a worker that stopped its read to help ([`QUEUE_HIGH`]) goes
+/// back to it.
+const QUEUE_LOW: usize = QUEUE_HIGH / 2;
+
+/// Reads a worker may stop to help, one inside another (a directory it
+/// reads while helping may itself be wide): each holds a read buffer and
+/// a descriptor, so the chain is short; past it the queue grows instead.
+const MAX_NESTED_HELP: usize = 4;
 
 /// Entries classified together (no `d_type`) are visited on several
 /// threads from this many on.
@@ -248,6 +278,7 @@ impl<V: Visitor> Shared<'_, V> {
         state: &mut V::State,
         node: &Arc<Node>,
         buf: &mut Vec<u8>,
+        lend: Lend<'_>,
     ) -> Vec<Arc<Node>> {
         let path = build_path(node);
         let fd = match self.open_checked(node) {
@@ -262,6 +293,7 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
+        dv.lend = Some(lend);
         let fd = self.list(state, fd, &path, buf, &mut dv, true);
         dv.unknown.retain(|b| !b.entries.is_empty());
         if !dv.unknown.is_empty() && !self.quit.load(Ordering::Relaxed) {
@@ -340,7 +372,11 @@ impl<V: Visitor> Shared<'_, V> {
             let off = match reader.next_with_fd() {
                 Ok(Some((dir, e))) => {
                     self.take(state, dv, dir, e.name_cstr(), e.ino(), e.file_type());
-                    e.next_offset()
+                    let off = e.next_offset();
+                    if dv.children.len() >= HANDOFF_CHUNK && dv.lend.is_some() {
+                        self.hand_off(state, dv, dir);
+                    }
+                    off
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -358,7 +394,16 @@ impl<V: Visitor> Shared<'_, V> {
             let big = reader.first_read_drained_full() || taken >= SLICE_CHECK_AFTER;
             if (may_slice || may_offer) && !checked && big && off != prev_off {
                 checked = true;
-                let size = sys::fstat(reader.fd()).map(|st| st.st_size as u64);
+                let st = sys::fstat(reader.fd());
+                // A directory of many subdirectories is read serially, its
+                // subdirectories handed over as they come (`hand_off`):
+                // its slices would each gather theirs until the end.  Its
+                // link count says so (ext4 counts 1 past 65,000).
+                let wide = st.as_ref().is_ok_and(|st| {
+                    dv.lend.is_some()
+                        && (st.st_nlink == 1 || st.st_nlink as usize >= 2 + QUEUE_HIGH)
+                });
+                let size = st.map(|st| st.st_size as u64);
                 if may_offer
                     && size
                         .as_ref()
@@ -366,9 +411,11 @@ impl<V: Visitor> Shared<'_, V> {
                 {
                     break;
                 }
-                let plan =
-                    size.and_then(|size| slice::plan_sized(reader.fd(), size, &self.opts.read));
-                if let Ok(ReadPlan::Sliced { space, slices }) = plan {
+                let plan = size
+                    .ok()
+                    .filter(|_| !wide)
+                    .map(|size| slice::plan_sized(reader.fd(), size, &self.opts.read));
+                if let Some(Ok(ReadPlan::Sliced { space, slices })) = plan {
                     // One descriptor a slice, from the walk's share: with
                     // fewer than two, the read goes on serially.
                     let slices = self.take_fds(slices);
@@ -420,6 +467,97 @@ impl<V: Visitor> Shared<'_, V> {
             self.cached_fds.fetch_sub(slices, Ordering::AcqRel);
         }
         fd
+    }
+
+    /// Hands the subdirectories found so far in the directory of `dv`
+    /// (open as `dir`, its read not over) to the queue, counted in its
+    /// pending work and children first; then, if the queue is long, reads
+    /// queued directories until it is short again ([`QUEUE_HIGH`]).
+    ///
+    /// The first time, the directory's descriptor is duplicated for its
+    /// children's `openat` (the read keeps its own), within the budget,
+    /// and its `children_left` gets one more, for the read: its children
+    /// may all be opened before the read is over, which must not give
+    /// the descriptor back.  [`Shared::adopt_children`] takes the rest.
+    fn hand_off(&self, state: &mut V::State, dv: &mut DirVisit<'_>, dir: BorrowedFd<'_>) {
+        let Some(lend) = dv.lend else {
+            return;
+        };
+        let chunk = std::mem::take(&mut dv.children);
+        if self.quit.load(Ordering::Relaxed) {
+            return;
+        }
+        let o = dv.node.open();
+        if !dv.handed {
+            dv.handed = true;
+            o.children_left.fetch_add(1, Ordering::AcqRel);
+            if self.take_fds(1) == 1 {
+                match dir.try_clone_to_owned() {
+                    Ok(fd) => *o.fd.lock().expect("fd lock") = Some(Arc::new(fd)),
+                    // Its children are opened by a path, as with no
+                    // budget left.
+                    Err(_) => {
+                        self.cached_fds.fetch_sub(1, Ordering::AcqRel);
+                    }
+                }
+            }
+        }
+        let n = chunk.len();
+        o.children_left.fetch_add(n, Ordering::AcqRel);
+        o.pending.fetch_add(n, Ordering::AcqRel);
+        let (wake, start, long) = {
+            let mut q = self.queue.lock().expect("queue lock");
+            q.push(chunk);
+            let available = q.available();
+            let start = available > q.idle && q.started < q.workers;
+            if start {
+                q.started += 1;
+            }
+            (available.min(q.idle), start, q.in_memory() > QUEUE_HIGH)
+        };
+        self.wake_idle(wake);
+        if start {
+            (lend.spawn)();
+        }
+        if long && lend.nested < MAX_NESTED_HELP {
+            self.help(state, dv, lend);
+        }
+    }
+
+    /// Reads queued directories on this worker, its own read stopped,
+    /// until the queue is down to [`QUEUE_LOW`] or holds nothing it may
+    /// take (the order's rules: see `Queue::pop`).
+    fn help(&self, state: &mut V::State, dv: &mut DirVisit<'_>, lend: Lend<'_>) {
+        let inner = Lend {
+            spawn: lend.spawn,
+            nested: lend.nested + 1,
+        };
+        loop {
+            let node = {
+                let mut q = self.queue.lock().expect("queue lock");
+                if q.closed || self.quit.load(Ordering::Relaxed) || q.in_memory() <= QUEUE_LOW {
+                    return;
+                }
+                match self.take_one(&mut q) {
+                    Some((node, _)) => node,
+                    None => return,
+                }
+            };
+            if dv.help_buf.is_empty() {
+                dv.help_buf = vec![0u8; self.opts.read.buffer_size];
+            }
+            let children = self.process(state, &node, &mut dv.help_buf, inner);
+            if self.holds_level_order(&node) {
+                self.visitor.turn_done(state);
+            }
+            let wake = {
+                let mut q = self.queue.lock().expect("queue lock");
+                q.push(children);
+                q.done(&node);
+                q.available().min(q.idle)
+            };
+            self.wake_idle(wake);
+        }
     }
 
     /// Offers the rest of the directory being read (of `size` bytes, read
@@ -699,6 +837,16 @@ pub(super) struct DirVisit<'n> {
     /// path (built in `at_path`, NUL-terminated).
     pub(super) unopened: bool,
     pub(super) at_path: Vec<u8>,
+    /// An unsorted walk's worker reading the directory: what it lends
+    /// the read to hand its subdirectories over before the read is over
+    /// (`None`: they are queued once it is, by the caller).
+    pub(super) lend: Option<Lend<'n>>,
+    /// Some of the subdirectories were handed over already: the node's
+    /// `children_left` holds one more, for the read, until it is over.
+    pub(super) handed: bool,
+    /// The buffer of the directories read while helping, kept for the
+    /// next time.
+    help_buf: Vec<u8>,
 }
 
 impl<'n> DirVisit<'n> {
@@ -721,6 +869,9 @@ impl<'n> DirVisit<'n> {
             stat_ahead: None,
             unopened: false,
             at_path: Vec::new(),
+            lend: None,
+            handed: false,
+            help_buf: Vec::new(),
         }
     }
 
@@ -739,6 +890,9 @@ impl<'n> DirVisit<'n> {
             stat_ahead: None,
             unopened: self.unopened,
             at_path: Vec::new(),
+            lend: None,
+            handed: false,
+            help_buf: Vec::new(),
         }
     }
 
