@@ -172,3 +172,43 @@ mod wide: (dents::walk::Order, bool, Option<usize>, bool) => check;
     // Exact, not bounded (see above).
     hybrid_untyped: (dents::walk::Order::Hybrid, false, None, true),
 }
+
+/// A sorted walk of the wide tree: its queue spills past a few thousand
+/// directories, and a wide directory's subdirectories are queued (so
+/// spilled) a chunk at a time as it is visited, which must not change
+/// the order: exactly the sorted breadth-first reference, at 1, 2 and 8
+/// threads, the queue spilled.
+#[test]
+fn sorted_walk_keeps_its_order() {
+    let tmp = dents_testfs::DeepTmp::new();
+    build(tmp.path());
+    let root = tmp.path().join("w");
+    let want = dents_testfs::sorted_breadth_first(&root);
+    let root_b = root.as_os_str().as_encoded_bytes().to_vec();
+    for threads in [1, 2, 8] {
+        let o = WalkOptions::new().threads(threads).sort_by_name(true);
+        let r = Recorder::default();
+        let stats = walk(std::slice::from_ref(&root_b), &o, &r);
+        let errors = r.errors.into_inner().unwrap();
+        assert!(errors.is_empty(), "{threads} threads: {errors:?}");
+        let got: Vec<Vec<u8>> = r
+            .visits
+            .into_inner()
+            .unwrap()
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect();
+        if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
+            panic!(
+                "{threads} threads: visit {i} is {:?}, want {:?}",
+                String::from_utf8_lossy(&got[i]),
+                String::from_utf8_lossy(&want[i])
+            );
+        }
+        assert_eq!(got.len(), want.len(), "{threads} threads: visits");
+        assert!(
+            stats.dirs_spilled > 0,
+            "{threads} threads: the queue never spilled"
+        );
+    }
+}

@@ -126,7 +126,10 @@
 //! width: past a few thousand directories it is spilled, in order, to a
 //! temporary file (the one [`crate::spill`] makes, as the ncdu export
 //! does), each group of siblings written as its parent's path and their
-//! names and identities, and read back a segment at a time (a segment
+//! names and identities (a directory's subdirectories queued, and so
+//! spilled, 1,024 at a time as it is visited: a wide one is never all
+//! nodes at once, only its sorted listing), and read back a segment at
+//! a time (a segment
 //! that cannot be read back is the walk's error, [`Operation::ReadBack`],
 //! reported in its place in the order: its directories are not walked,
 //! the rest is).  A directory

@@ -42,7 +42,7 @@ const FIRST_READ: usize = 8 * 1024;
 /// reading 100,000 entries at a time, holds 30 MB).  Handed over as they
 /// are found, they are read by the other workers meanwhile, and the
 /// reader can stop to read some itself when the queue is long.
-const HANDOFF_CHUNK: usize = 1024;
+pub(super) const HANDOFF_CHUNK: usize = 1024;
 
 /// Queued directories (in memory) past which a worker reading a
 /// directory stops, after handing over a chunk of its subdirectories, to
@@ -469,29 +469,29 @@ impl<V: Visitor> Shared<'_, V> {
         fd
     }
 
-    /// Hands the subdirectories found so far in the directory of `dv`
-    /// (open as `dir`, its read not over) to the queue, counted in its
-    /// pending work and children first; then, if the queue is long, reads
-    /// queued directories until it is short again ([`QUEUE_HIGH`]).
+    /// Takes the subdirectories found so far in the directory of `dv`
+    /// (open as `dir`, its visits not over) to be queued now, counted in
+    /// its pending work and children first; `None` after a quit.
     ///
     /// The first time, the directory's descriptor is duplicated for its
-    /// children's `openat` (the read keeps its own), within the budget,
-    /// and its `children_left` gets one more, for the read: its children
-    /// may all be opened before the read is over, which must not give
+    /// children's `openat` (the visits keep their own), within the budget,
+    /// and its `children_left` gets one more, for the visits: its children
+    /// may all be opened before the visits are over, which must not give
     /// the descriptor back.  [`Shared::adopt_children`] takes the rest.
-    fn hand_off(&self, state: &mut V::State, dv: &mut DirVisit<'_>, dir: BorrowedFd<'_>) {
-        let Some(lend) = dv.lend else {
-            return;
-        };
+    pub(super) fn claim(
+        &self,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+    ) -> Option<Vec<Arc<Node>>> {
         let chunk = std::mem::take(&mut dv.children);
         if self.quit.load(Ordering::Relaxed) {
-            return;
+            return None;
         }
         let o = dv.node.open();
         if !dv.handed {
             dv.handed = true;
             o.children_left.fetch_add(1, Ordering::AcqRel);
-            if self.take_fds(1) == 1 {
+            if !dv.unopened && self.take_fds(1) == 1 {
                 match dir.try_clone_to_owned() {
                     Ok(fd) => *o.fd.lock().expect("fd lock") = Some(Arc::new(fd)),
                     // Its children are opened by a path, as with no
@@ -502,9 +502,22 @@ impl<V: Visitor> Shared<'_, V> {
                 }
             }
         }
-        let n = chunk.len();
-        o.children_left.fetch_add(n, Ordering::AcqRel);
-        o.pending.fetch_add(n, Ordering::AcqRel);
+        o.children_left.fetch_add(chunk.len(), Ordering::AcqRel);
+        o.pending.fetch_add(chunk.len(), Ordering::AcqRel);
+        Some(chunk)
+    }
+
+    /// Hands the subdirectories found so far in the directory of `dv`
+    /// (open as `dir`, its read not over) to the queue ([`Shared::claim`]);
+    /// then, if the queue is long, reads queued directories until it is
+    /// short again ([`QUEUE_HIGH`]).
+    fn hand_off(&self, state: &mut V::State, dv: &mut DirVisit<'_>, dir: BorrowedFd<'_>) {
+        let Some(lend) = dv.lend else {
+            return;
+        };
+        let Some(chunk) = self.claim(dv, dir) else {
+            return;
+        };
         let (wake, start, long) = {
             let mut q = self.queue.lock().expect("queue lock");
             q.push(chunk);
@@ -844,6 +857,9 @@ pub(super) struct DirVisit<'n> {
     /// Some of the subdirectories were handed over already: the node's
     /// `children_left` holds one more, for the read, until it is over.
     pub(super) handed: bool,
+    /// A sorted walk whose queue spills: the subdirectories are queued
+    /// (spilled) a chunk at a time as the directory is visited.
+    pub(super) spill_chunks: bool,
     /// The buffer of the directories read while helping, kept for the
     /// next time.
     help_buf: Vec<u8>,
@@ -871,6 +887,7 @@ impl<'n> DirVisit<'n> {
             at_path: Vec::new(),
             lend: None,
             handed: false,
+            spill_chunks: false,
             help_buf: Vec::new(),
         }
     }
@@ -892,6 +909,7 @@ impl<'n> DirVisit<'n> {
             at_path: Vec::new(),
             lend: None,
             handed: false,
+            spill_chunks: false,
             help_buf: Vec::new(),
         }
     }

@@ -3,9 +3,10 @@
 //! (see [the module docs](super#sorted-walks)).
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ffi::CStr;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::Scope;
 
 use crate::file_type::FileType;
@@ -15,8 +16,8 @@ use crate::sys;
 use super::held::{release, Held};
 use super::node::{build_path, encode_group, Node};
 use super::open::PATH_STEP;
-use super::queue::{Records, Taken, GROUP};
-use super::read::{name_bytes, Batch, BatchEntry, DirVisit};
+use super::queue::{Queue, Records, Taken, GROUP};
+use super::read::{name_bytes, Batch, BatchEntry, DirVisit, HANDOFF_CHUNK};
 use super::{
     known_type, stat_entry, ErrorKind, Follow, Listing, Operation, Shared, Start, Visitor,
 };
@@ -301,16 +302,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// written outside the lock (only this worker, the one visiting,
     /// queues directories meanwhile; the others only take them).
     fn hand_in(&self, node: &Node, children: Vec<Arc<Node>>) {
-        let mut q = self.queue.lock().expect("queue lock");
-        if !children.is_empty() && q.spills(children.len()) {
-            let limit = q.spilled.as_ref().map_or(1, |s| s.limit);
-            drop(q);
-            let (records, kept) = self.spill_records(node, children, limit);
-            q = self.queue.lock().expect("queue lock");
-            q.push_spilled(records, kept);
-        } else {
-            q.push(children);
-        }
+        let mut q = self.queue_children(node, children);
         q.done(node);
         let available = q.available();
         if q.active == 0 && available == 0 {
@@ -321,6 +313,46 @@ impl<V: Visitor> Shared<'_, V> {
         let wake = available.min(q.idle);
         drop(q);
         self.wake_idle(wake);
+    }
+
+    /// Sorted walks: queues `children` of `node` in memory or, past the
+    /// limit, spilled; returns the queue, still locked.
+    fn queue_children(&self, node: &Node, children: Vec<Arc<Node>>) -> MutexGuard<'_, Queue> {
+        let mut q = self.queue.lock().expect("queue lock");
+        if !children.is_empty() && q.spills(children.len()) {
+            let limit = q.spilled.as_ref().map_or(1, |s| s.limit);
+            drop(q);
+            let (records, kept) = self.spill_records(node, children, limit);
+            q = self.queue.lock().expect("queue lock");
+            q.push_spilled(records, kept);
+        } else {
+            q.push(children);
+        }
+        q
+    }
+
+    /// Sorted walks: visits one entry of a directory being completed and,
+    /// where the queue spills and the directory has given
+    /// [`HANDOFF_CHUNK`] subdirectories, queues them now: a directory of
+    /// a million subdirectories is then never a million nodes at once,
+    /// only its sorted listing.  The order is the same as queueing them
+    /// all at its end: only the worker visiting queues directories.
+    fn visit_queueing(
+        &self,
+        state: &mut V::State,
+        dv: &mut DirVisit<'_>,
+        dir: BorrowedFd<'_>,
+        (name, ino, kind): (&CStr, u64, Kind),
+    ) {
+        self.visit_entry(state, dv, dir, name, ino, kind);
+        if dv.spill_chunks && dv.children.len() >= HANDOFF_CHUNK {
+            if let Some(chunk) = self.claim(dv, dir) {
+                let q = self.queue_children(dv.node, chunk);
+                let wake = q.available().min(q.idle);
+                drop(q);
+                self.wake_idle(wake);
+            }
+        }
     }
 
     /// Sorted walks: the records of `children` (subdirectories of
@@ -496,6 +528,7 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let mut dv = DirVisit::new(node, &path);
         dv.unopened = fd.is_none();
+        dv.spill_chunks = self.queue.lock().expect("queue lock").spilled.is_some();
         let dir = fd.as_ref().map_or(rustix::fs::CWD, |fd| fd.as_fd());
         self.visit_sorted(state, &mut dv, dir, &entries[0], ahead);
         self.adopt_children(state, node, fd, &mut dv)
@@ -542,7 +575,7 @@ impl<V: Visitor> Shared<'_, V> {
         let (first, rest) = batch.entries.split_at(ahead.len());
         for (e, st) in first.iter().zip(ahead) {
             dv.stat_ahead = st;
-            self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+            self.visit_queueing(state, dv, dir, (batch.name(e), e.ino, e.kind));
         }
         let helpers = self.opts.read.threads.min(self.opts.threads).max(1);
         // Not for a directory not opened: its helpers stat relative to it.
@@ -553,7 +586,7 @@ impl<V: Visitor> Shared<'_, V> {
             && self.stats_ahead(dv.depth);
         if !stream {
             for e in rest {
-                self.visit_entry(state, dv, dir, batch.name(e), e.ino, e.kind);
+                self.visit_queueing(state, dv, dir, (batch.name(e), e.ino, e.kind));
             }
             return;
         }
@@ -619,7 +652,7 @@ impl<V: Visitor> Shared<'_, V> {
                 };
                 for (e, st) in gathered.entries.iter().zip(stats) {
                     dv.stat_ahead = st;
-                    self.visit_entry(state, dv, dir, gathered.name(e), e.ino, e.kind);
+                    self.visit_queueing(state, dv, dir, (gathered.name(e), e.ino, e.kind));
                 }
                 if self.quit.load(Ordering::Relaxed) || self.panicked.load(Ordering::Relaxed) {
                     break;
