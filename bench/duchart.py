@@ -6,11 +6,13 @@ usage: /usr/bin/python3 bench/duchart.py [TSV [OUT_DIR [PNG]]]
 defaults: docs/bench/scale-du.tsv bench/out docs/bench/scale-du.png
 
 Two sources, drawn with different markers:
-- TSV: single runs, one a line, tab-separated with a header: tool,
-  entries, temp (cold, hot), elapsed_s, user_s, sys_s, peak_rss_kib,
-  status (ok, or killed: the run ended by the cap's OOM kill), source
-  (free text: the session and how it ran).  The 50M runs are single
-  cold runs (one takes 5-15 minutes), each under a 10 GiB memory cap.
+- TSV: runs, one a line, tab-separated with a header: tool, entries,
+  temp (cold, hot), elapsed_s, cpu_s (user + system), user_s, sys_s
+  (empty where only the sum was recorded), peak_rss_kib, status (ok, or
+  what ended the run, e.g. the cap's OOM kill), source (free text: the
+  session and how it ran).  The 50M runs are single cold runs (one takes
+  5-15 minutes), each under a 10 GiB memory cap; the earlier hot rows
+  are medians copied from docs/history/benchmarks.md.
 - OUT_DIR: the hot rounds of `bench/run.sh scale` (scale-gNm-du), read by
   bench/scalechart.py's load: medians of the rounds.
 Prints a markdown table of every point: elapsed, CPU (user + system),
@@ -41,7 +43,7 @@ def points(tsv, out):
                         entries=int(r["entries"]),
                         temp=r["temp"],
                         elapsed=float(r["elapsed_s"]),
-                        cpu=float(r["user_s"]) + float(r["sys_s"]),
+                        cpu=float(r["cpu_s"]),
                         rss=int(r["peak_rss_kib"]) if r["peak_rss_kib"] else None,
                         status=r["status"],
                         source=r["source"],
@@ -142,7 +144,7 @@ def chart(pts, png):
         ax.set_title(f"du -s: {label}")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].legend(fontsize=7)
-    fig.suptitle("du -s from 1M to 50M entries: hot rounds (o, solid), single cold runs (s, dashed), X = killed by the 10 GiB cap")
+    fig.suptitle("du -s from 1M to 50M entries: hot rounds (o, solid), single cold runs (s, dashed), X = did not finish")
     fig.tight_layout()
     os.makedirs(os.path.dirname(png) or ".", exist_ok=True)
     fig.savefig(png, dpi=90)
