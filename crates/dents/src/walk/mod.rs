@@ -983,6 +983,10 @@ struct Shared<'v, V: Visitor> {
     /// Sorted walks: part of the spilled queue could not be read back
     /// (`Queue::lost` holds it until reported).
     lost_any: AtomicBool,
+    /// Sorted walks: the queue spills past its limit (decided once, when
+    /// the walk starts), so a directory's subdirectories are queued a
+    /// chunk at a time as it is visited.
+    spills: bool,
 }
 
 /// Walks the trees under `roots`, visiting every entry (roots included)
@@ -1090,6 +1094,7 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
     {
         queue.spilled = Some(Box::new(queue::Spilled::new(limit, opts.queue_read_fail)));
     }
+    let spills = queue.spilled.is_some();
     let shared = Shared {
         opts: opts.clone(),
         visitor,
@@ -1110,6 +1115,7 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         panic: Mutex::new(None),
         panicked: AtomicBool::new(false),
         lost_any: AtomicBool::new(false),
+        spills,
     };
     seed(&shared);
     // The calling thread is the first worker; it and the others start

@@ -470,6 +470,18 @@ impl Queue {
         self.shallow.len() + self.deep.len()
     }
 
+    /// For the directories waiting now: how many idle workers to wake,
+    /// and whether to start one more (counted started here), as there is
+    /// more waiting than the idle workers can take.
+    pub(super) fn workers_wanted(&mut self) -> (usize, bool) {
+        let available = self.available();
+        let start = available > self.idle && self.started < self.workers;
+        if start {
+            self.started += 1;
+        }
+        (available.min(self.idle), start)
+    }
+
     /// Counts the directory `node` done with.
     pub(super) fn done(&mut self, node: &Node) {
         self.active -= 1;
@@ -614,12 +626,7 @@ impl<V: Visitor> Shared<'_, V> {
                 q.clear();
             }
             if let Some((node, ticket)) = self.take_one(&mut q) {
-                let available = q.available();
-                let wake = available.min(q.idle);
-                let start_worker = available > q.idle && q.started < q.workers;
-                if start_worker {
-                    q.started += 1;
-                }
+                let (wake, start_worker) = q.workers_wanted();
                 drop(q);
                 self.wake_idle(wake);
                 return Some(Taken {

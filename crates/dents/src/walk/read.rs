@@ -521,12 +521,8 @@ impl<V: Visitor> Shared<'_, V> {
         let (wake, start, long) = {
             let mut q = self.queue.lock().expect("queue lock");
             q.push(chunk);
-            let available = q.available();
-            let start = available > q.idle && q.started < q.workers;
-            if start {
-                q.started += 1;
-            }
-            (available.min(q.idle), start, q.in_memory() > QUEUE_HIGH)
+            let (wake, start) = q.workers_wanted();
+            (wake, start, q.in_memory() > QUEUE_HIGH)
         };
         self.wake_idle(wake);
         if start {
@@ -857,9 +853,6 @@ pub(super) struct DirVisit<'n> {
     /// Some of the subdirectories were handed over already: the node's
     /// `children_left` holds one more, for the read, until it is over.
     pub(super) handed: bool,
-    /// A sorted walk whose queue spills: the subdirectories are queued
-    /// (spilled) a chunk at a time as the directory is visited.
-    pub(super) spill_chunks: bool,
     /// The buffer of the directories read while helping, kept for the
     /// next time.
     help_buf: Vec<u8>,
@@ -887,7 +880,6 @@ impl<'n> DirVisit<'n> {
             at_path: Vec::new(),
             lend: None,
             handed: false,
-            spill_chunks: false,
             help_buf: Vec::new(),
         }
     }
@@ -909,7 +901,6 @@ impl<'n> DirVisit<'n> {
             at_path: Vec::new(),
             lend: None,
             handed: false,
-            spill_chunks: false,
             help_buf: Vec::new(),
         }
     }

@@ -345,7 +345,7 @@ impl<V: Visitor> Shared<'_, V> {
         (name, ino, kind): (&CStr, u64, Kind),
     ) {
         self.visit_entry(state, dv, dir, name, ino, kind);
-        if dv.spill_chunks && dv.children.len() >= HANDOFF_CHUNK {
+        if self.spills && dv.children.len() >= HANDOFF_CHUNK {
             if let Some(chunk) = self.claim(dv, dir) {
                 let q = self.queue_children(dv.node, chunk);
                 let wake = q.available().min(q.idle);
@@ -528,7 +528,6 @@ impl<V: Visitor> Shared<'_, V> {
         }
         let mut dv = DirVisit::new(node, &path);
         dv.unopened = fd.is_none();
-        dv.spill_chunks = self.queue.lock().expect("queue lock").spilled.is_some();
         let dir = fd.as_ref().map_or(rustix::fs::CWD, |fd| fd.as_fd());
         self.visit_sorted(state, &mut dv, dir, &entries[0], ahead);
         self.adopt_children(state, node, fd, &mut dv)
