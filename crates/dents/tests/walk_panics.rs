@@ -68,6 +68,10 @@ enum Form {
     /// A huge directory whose entries of unknown type are classified,
     /// then visited in parts on threads of their own (ext4, as root).
     Parts,
+    /// A directory of more subdirectories (each holding a file) than the
+    /// queue keeps: they are handed to the queue as it is read, and the
+    /// reading worker stops to read some itself; a visit well into them.
+    Wide,
 }
 
 /// A [`Form`] at a number of threads.
@@ -129,6 +133,19 @@ fn huge_tree(root: &Path) {
     }
 }
 
+/// Subdirectories of [`wide_tree`]'s directory: past the 16,384 an
+/// unsorted walk keeps queued before its reading worker helps.
+const WIDE: usize = 40_000;
+
+/// One directory of [`WIDE`] subdirectories, a file in each.
+fn wide_tree(root: &Path) {
+    let w = root.join("w");
+    dents_testfs::fill_subdirs(&w, WIDE, |i| format!("d{i:05}"));
+    for i in 0..WIDE {
+        fs::write(w.join(format!("d{i:05}/f")), b"").unwrap();
+    }
+}
+
 /// A visitor that panics at [`TARGET`] (or, `after`, at the visit that
 /// brings the count of visits to it), with a per-worker buffer that
 /// unwinding must drop.
@@ -184,6 +201,7 @@ fn check(case: Case) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let what = format!("{case:?}");
     let _fs;
+    let _shm;
     let tmp;
     let root: PathBuf = match case.form {
         Form::Slices | Form::Parts => {
@@ -193,6 +211,13 @@ fn check(case: Case) {
             let root = fs.path().join("t");
             huge_tree(&root);
             _fs = fs;
+            root
+        }
+        Form::Wide => {
+            let shm = dents_testfs::DeepTmp::new();
+            wide_tree(shm.path());
+            let root = shm.path().to_path_buf();
+            _shm = shm;
             root
         }
         _ => {
@@ -246,6 +271,18 @@ fn check(case: Case) {
                     }
                 }
             }
+            Form::Wide => {
+                // Visits of the subdirectories' files come only once their
+                // directories are read: the 60,000th visit is past the
+                // point where the queue was long enough to help.
+                let v = Panicky {
+                    after: Some(60_000),
+                    count: Default::default(),
+                    on_error: false,
+                };
+                let root = root.as_os_str().as_bytes().to_vec();
+                walk(&[root], &WalkOptions::new().threads(threads), &v);
+            }
             Form::Slices | Form::Parts => {
                 let mut o = WalkOptions::new().threads(threads);
                 let read = o.get_read_options().clone().threads(4).min_sliced_size(0);
@@ -269,7 +306,7 @@ fn check(case: Case) {
     };
     let want = match case.form {
         Form::ForEach | Form::Sorted | Form::ContentsFirst => Boom(3),
-        Form::Visit | Form::SortedSpilled | Form::Slices | Form::Parts => Boom(1),
+        Form::Visit | Form::SortedSpilled | Form::Slices | Form::Parts | Form::Wide => Boom(1),
         Form::Error => Boom(2),
         Form::Iterator => Boom(4),
     };
@@ -316,6 +353,9 @@ dents_testfs::test_cases! {
     parts_1: super::Case { form: super::Form::Parts, threads: 1 },
     parts_2: super::Case { form: super::Form::Parts, threads: 2 },
     parts_8: super::Case { form: super::Form::Parts, threads: 8 },
+    wide_1: super::Case { form: super::Form::Wide, threads: 1 },
+    wide_2: super::Case { form: super::Form::Wide, threads: 2 },
+    wide_8: super::Case { form: super::Form::Wide, threads: 8 },
 }
 
 /// A walk that panics does not spoil the next one in the same process.
