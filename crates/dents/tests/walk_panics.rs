@@ -72,6 +72,10 @@ enum Form {
     /// queue keeps: they are handed to the queue as it is read, and the
     /// reading worker stops to read some itself; a visit well into them.
     Wide,
+    /// [`Form::Wide`] with `d_type` ignored: the subdirectories are
+    /// classified once the read is over, then handed to the queue as
+    /// they are visited, the visiting worker helping.
+    WideUntyped,
 }
 
 /// A [`Form`] at a number of threads.
@@ -213,7 +217,7 @@ fn check(case: Case) {
             _fs = fs;
             root
         }
-        Form::Wide => {
+        Form::Wide | Form::WideUntyped => {
             let shm = dents_testfs::DeepTmp::new();
             wide_tree(shm.path());
             let root = shm.path().to_path_buf();
@@ -271,7 +275,7 @@ fn check(case: Case) {
                     }
                 }
             }
-            Form::Wide => {
+            Form::Wide | Form::WideUntyped => {
                 // Visits of the subdirectories' files come only once their
                 // directories are read: the 60,000th visit is past the
                 // point where the queue was long enough to help.
@@ -281,7 +285,10 @@ fn check(case: Case) {
                     on_error: false,
                 };
                 let root = root.as_os_str().as_bytes().to_vec();
-                walk(&[root], &WalkOptions::new().threads(threads), &v);
+                let o = WalkOptions::new()
+                    .threads(threads)
+                    .test_ignore_dtype(matches!(form, Form::WideUntyped));
+                walk(&[root], &o, &v);
             }
             Form::Slices | Form::Parts => {
                 let mut o = WalkOptions::new().threads(threads);
@@ -306,7 +313,12 @@ fn check(case: Case) {
     };
     let want = match case.form {
         Form::ForEach | Form::Sorted | Form::ContentsFirst => Boom(3),
-        Form::Visit | Form::SortedSpilled | Form::Slices | Form::Parts | Form::Wide => Boom(1),
+        Form::Visit
+        | Form::SortedSpilled
+        | Form::Slices
+        | Form::Parts
+        | Form::Wide
+        | Form::WideUntyped => Boom(1),
         Form::Error => Boom(2),
         Form::Iterator => Boom(4),
     };
@@ -356,6 +368,9 @@ dents_testfs::test_cases! {
     wide_1: super::Case { form: super::Form::Wide, threads: 1 },
     wide_2: super::Case { form: super::Form::Wide, threads: 2 },
     wide_8: super::Case { form: super::Form::Wide, threads: 8 },
+    wide_untyped_1: super::Case { form: super::Form::WideUntyped, threads: 1 },
+    wide_untyped_2: super::Case { form: super::Form::WideUntyped, threads: 2 },
+    wide_untyped_8: super::Case { form: super::Form::WideUntyped, threads: 8 },
 }
 
 /// A walk that panics does not spoil the next one in the same process.

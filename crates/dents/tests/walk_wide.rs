@@ -90,7 +90,9 @@ fn check((order, post, budget, untyped): Form) {
     let root_b = root.as_os_str().as_encoded_bytes().to_vec();
     let base = root_b.iter().filter(|&&c| c == b'/').count();
     for threads in [1, 2, 8] {
-        let what = format!("{threads} threads, {order:?}, post={post}, budget={budget:?}");
+        let what = format!(
+            "{threads} threads, {order:?}, post={post}, budget={budget:?}, untyped={untyped}"
+        );
         let o = WalkOptions::new()
             .threads(threads)
             .order(order)
@@ -112,15 +114,13 @@ fn check((order, post, budget, untyped): Form) {
         );
         assert_eq!(stats.dirs_read, dirs as u64, "{what}: directories read");
         // Without `d_type` a directory's subdirectories are known only once
-        // its read is over (classified together): they are queued then,
-        // all at once.
-        if !untyped {
-            assert!(
-                stats.queue_peak <= QUEUE_BOUND,
-                "{what}: {} directories queued at once",
-                stats.queue_peak
-            );
-        }
+        // its read is over (classified together); they are handed over
+        // as they are visited then.
+        assert!(
+            stats.queue_peak <= QUEUE_BOUND,
+            "{what}: {} directories queued at once",
+            stats.queue_peak
+        );
         // The wide directory's descriptor is kept for its children while
         // they are handed over, even once all handed so far are opened.
         if budget.is_none() {
@@ -169,8 +169,11 @@ mod wide: (dents::walk::Order, bool, Option<usize>, bool) => check;
     // opened by its path.
     hybrid_one_descriptor: (dents::walk::Order::Hybrid, false, Some(1), false),
     hybrid_contents_first_one_descriptor: (dents::walk::Order::Hybrid, true, Some(1), false),
-    // Exact, not bounded (see above).
+    // Classified after the read, visited on one thread (not in parts).
     hybrid_untyped: (dents::walk::Order::Hybrid, false, None, true),
+    breadth_first_untyped: (dents::walk::Order::BreadthFirst, false, None, true),
+    // du's form.
+    depth_first_contents_first_untyped: (dents::walk::Order::DepthFirst, true, None, true),
 }
 
 /// A sorted walk of the wide tree: its queue spills past a few thousand

@@ -772,10 +772,27 @@ impl<V: Visitor> Shared<'_, V> {
     ) {
         let total: usize = batches.iter().map(|b| b.entries.len()).sum();
         let threads = self.opts.read.threads.max(1);
-        if total < PARALLEL_VISIT_MIN || threads < 2 || self.opts.sort {
+        // A directory of many subdirectories is visited serially, its
+        // subdirectories handed to the queue as they come, as its read
+        // does where `d_type` names them: visited in parts, each part
+        // would gather its share until every part is over (the whole
+        // level queued at once).
+        let wide = || {
+            dv.lend.is_some()
+                && batches
+                    .iter()
+                    .flat_map(|b| &b.entries)
+                    .filter(|e| e.kind == Kind::Dir)
+                    .count()
+                    >= QUEUE_HIGH
+        };
+        if total < PARALLEL_VISIT_MIN || threads < 2 || self.opts.sort || wide() {
             for b in batches {
                 for e in &b.entries {
                     self.visit_entry(state, dv, dir, b.name(e), e.ino, e.kind);
+                    if dv.children.len() >= HANDOFF_CHUNK && dv.lend.is_some() {
+                        self.hand_off(state, dv, dir);
+                    }
                 }
             }
             return;
