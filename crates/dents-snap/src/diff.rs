@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::escape::escape_into;
-use crate::merge::level_cmp;
+use crate::merge::{root_len, rooted_cmp};
 use crate::reader::{column_bit, SnapshotReader};
 use crate::row::{components, Row};
 use crate::Error;
@@ -129,11 +129,13 @@ pub fn diff(
             (None, None) => break,
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
-            (Some(r), Some(s)) => level_cmp(&r.path, r.depth, &s.path, s.depth),
+            (Some((r, ra)), Some((s, rs))) => {
+                rooted_cmp(&r.path, r.depth, *ra, &s.path, s.depth, *rs)
+            }
         };
         match ord {
             Ordering::Less => {
-                let r = x.take().unwrap_or_default();
+                let (r, _) = x.take().unwrap_or_default();
                 counts.removed += 1;
                 if opts.growth {
                     add_growth(&mut growth, &r, -usage(&r)?);
@@ -143,7 +145,7 @@ pub fn diff(
                 x = a.next()?;
             }
             Ordering::Greater => {
-                let s = y.take().unwrap_or_default();
+                let (s, _) = y.take().unwrap_or_default();
                 counts.added += 1;
                 if opts.growth {
                     add_growth(&mut growth, &s, usage(&s)?);
@@ -153,7 +155,7 @@ pub fn diff(
                 y = b.next()?;
             }
             Ordering::Equal => {
-                let (r, s) = (x.take().unwrap_or_default(), y.take().unwrap_or_default());
+                let ((r, _), (s, _)) = (x.take().unwrap_or_default(), y.take().unwrap_or_default());
                 if opts.growth {
                     add_growth(&mut growth, &s, usage(&s)? - usage(&r)?);
                 } else if sig(&r) != sig(&s) || r.ino != s.ino {
@@ -297,9 +299,9 @@ fn add_growth(growth: &mut HashMap<Vec<u8>, i64>, r: &Row, delta: i64) {
 /// order would give wrong answers silently.
 struct Ordered<'a> {
     rows: crate::reader::Rows<'a>,
-    /// The previous row's depth and path (a buffer reused), once there
-    /// is one.
-    prev: Option<(u32, Vec<u8>)>,
+    /// The previous row's depth, path (a buffer reused) and root's end,
+    /// once there is one.
+    prev: Option<(u32, Vec<u8>, usize)>,
 }
 
 impl<'a> Ordered<'a> {
@@ -307,28 +309,32 @@ impl<'a> Ordered<'a> {
         Ordered { rows, prev: None }
     }
 
-    /// The next row, checked against the previous one without building
-    /// either's components ([`level_cmp`]): the lists of components,
-    /// built twice a row here and twice a comparison in the merge, were
-    /// allocations and copies for every row of both snapshots.
-    fn next(&mut self) -> Result<Option<Row>, Error> {
+    /// The next row and where its root ends ([`root_len`], found once a
+    /// row for the comparisons here and in the merge), checked against
+    /// the previous one without building either's components
+    /// ([`rooted_cmp`]): the lists of components, built twice a row here
+    /// and twice a comparison in the merge, were allocations and copies
+    /// for every row of both snapshots.
+    fn next(&mut self) -> Result<Option<(Row, usize)>, Error> {
         let Some(r) = self.rows.next().transpose()? else {
             return Ok(None);
         };
+        let root = root_len(&r.path, r.depth);
         match &mut self.prev {
-            Some((depth, path)) => {
-                if level_cmp(path, *depth, &r.path, r.depth) != Ordering::Less {
+            Some((depth, path, prev_root)) => {
+                if rooted_cmp(path, *depth, *prev_root, &r.path, r.depth, root) != Ordering::Less {
                     return Err(Error::Corrupt(format!(
                         "rows out of the snapshot order at {}",
                         crate::escape::escape(&r.path)
                     )));
                 }
                 *depth = r.depth;
+                *prev_root = root;
                 path.clear();
                 path.extend_from_slice(&r.path);
             }
-            None => self.prev = Some((r.depth, r.path.clone())),
+            None => self.prev = Some((r.depth, r.path.clone(), root)),
         }
-        Ok(Some(r))
+        Ok(Some((r, root)))
     }
 }
