@@ -26,7 +26,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use crate::escape::escape_into;
-use crate::merge::{root_len, rooted_cmp};
+use crate::merge::{next_root, root_len, rooted_cmp};
 use crate::reader::{column_bit, SnapshotReader};
 use crate::row::{components, Row};
 use crate::Error;
@@ -319,10 +319,10 @@ impl<'a> Ordered<'a> {
         let Some(r) = self.rows.next().transpose()? else {
             return Ok(None);
         };
-        let root = root_len(&r.path, r.depth);
-        match &mut self.prev {
+        let root = match &mut self.prev {
             Some((depth, path, prev_root)) => {
-                if rooted_cmp(path, *depth, *prev_root, &r.path, r.depth, root) != Ordering::Less {
+                let (ord, root) = next_root(path, *depth, *prev_root, &r.path, r.depth);
+                if ord != Ordering::Less {
                     return Err(Error::Corrupt(format!(
                         "rows out of the snapshot order at {}",
                         crate::escape::escape(&r.path)
@@ -332,9 +332,14 @@ impl<'a> Ordered<'a> {
                 *prev_root = root;
                 path.clear();
                 path.extend_from_slice(&r.path);
+                root
             }
-            None => self.prev = Some((r.depth, r.path.clone(), root)),
-        }
+            None => {
+                let root = root_len(&r.path, r.depth);
+                self.prev = Some((r.depth, r.path.clone(), root));
+                root
+            }
+        };
         Ok(Some((r, root)))
     }
 }

@@ -70,6 +70,30 @@ pub fn rooted_cmp(
     })
 }
 
+/// The order of `prev` (ending its root at `prev_root`) and `next`, the
+/// next row of a stream, with where `next`'s root ends: `prev_root`
+/// again without looking for it where the bytes show it is the same
+/// (the same depth, and as many `/` after their first difference, which
+/// comes after `prev_root`: see [`level_cmp`]), as it is for every row
+/// of a directory but the first.
+pub fn next_root(
+    prev: &[u8],
+    prev_depth: u32,
+    prev_root: usize,
+    next: &[u8],
+    next_depth: u32,
+) -> (Ordering, usize) {
+    if prev_depth == next_depth {
+        let m = mismatch(prev, next);
+        if prev_root < m && slashes(&prev[m..]) == slashes(&next[m..]) {
+            return (names_cmp(prev.get(m), next.get(m)), prev_root);
+        }
+    }
+    let root = root_len(next, next_depth);
+    let ord = rooted_cmp(prev, prev_depth, prev_root, next, next_depth, root);
+    (ord, root)
+}
+
 /// How many leading bytes `a` and `b` share.
 fn mismatch(a: &[u8], b: &[u8]) -> usize {
     let n = a.len().min(b.len());
@@ -319,6 +343,15 @@ mod tests {
             }
             let (a, b) = (a, &b);
             let (ra, rb) = (root_len(&a.path, a.depth), root_len(&b.path, b.depth));
+            assert_eq!(
+                next_root(&a.path, a.depth, ra, &b.path, b.depth),
+                (crate::row::order(a, b), rb),
+                "next_root: {:?} ({}) vs {:?} ({})",
+                String::from_utf8_lossy(&a.path),
+                a.depth,
+                String::from_utf8_lossy(&b.path),
+                b.depth
+            );
             assert_eq!(
                 rooted_cmp(&a.path, a.depth, ra, &b.path, b.depth, rb),
                 crate::row::order(a, b),
