@@ -14,7 +14,9 @@ Two sources, drawn with different markers:
   5-15 minutes), each under a 10 GiB memory cap; the earlier hot rows
   are medians copied from docs/history/benchmarks.md.
 - OUT_DIR: the hot rounds of `bench/run.sh scale` (scale-gNm-du), read by
-  bench/scalechart.py's load: medians of the rounds.
+  bench/scalechart.py's load: medians of the rounds.  Such a point
+  replaces the TSV's row of the same tool, entries and temp (the TSV
+  holds copies of the hot medians, for a clone without bench/out).
 Prints a markdown table of every point: elapsed, CPU (user + system),
 peak RSS, and elapsed and CPU per entry.
 
@@ -51,6 +53,7 @@ def points(tsv, out):
                 )
     if out and os.path.isdir(out):
         runs = scalechart.load(out)
+        fresh = []
         for c in GRID:
             cmds = runs.get((c, "du"))
             e = scalechart.entries(out, c)
@@ -59,7 +62,7 @@ def points(tsv, out):
             for name, d in cmds.items():
                 if not d["wall"]:
                     continue
-                pts.append(
+                fresh.append(
                     dict(
                         tool=name,
                         entries=e,
@@ -71,6 +74,10 @@ def points(tsv, out):
                         source=f"{out}: median of {len(d['wall'])} hot runs",
                     )
                 )
+        # A point of OUT_DIR replaces the TSV's of the same tool, size and
+        # temperature (the TSV keeps a copy of the rounds it was made from).
+        seen = {(p["tool"], p["entries"], p["temp"]) for p in fresh}
+        pts = [p for p in pts if (p["tool"], p["entries"], p["temp"]) not in seen] + fresh
     return pts
 
 
@@ -107,6 +114,7 @@ def chart(pts, png):
         ("rss", "peak RSS (MB)", lambda p: p["rss"] / 1024 if p["rss"] else None),
     ]
     for ax, (_key, label, get) in zip(axes, panels):
+        marked = 0  # killed points so far on this panel: their notes stacked
         for t in tools:
             for temp, marker, ls in (("hot", "o", "-"), ("cold", "s", "--")):
                 sel = sorted(
@@ -131,11 +139,12 @@ def chart(pts, png):
                             f"{t}: {p['status']}",
                             (p["entries"], get(p)),
                             textcoords="offset points",
-                            xytext=(-8, 6),
+                            xytext=(-8, 6 - 11 * marked),
                             ha="right",
                             fontsize=7,
                             color=colors[t],
                         )
+                        marked += 1
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(5e5, 1e8)
