@@ -373,9 +373,7 @@ impl<V: Visitor> Shared<'_, V> {
                 Ok(Some((dir, e))) => {
                     self.take(state, dv, dir, e.name_cstr(), e.ino(), e.file_type());
                     let off = e.next_offset();
-                    if dv.children.len() >= HANDOFF_CHUNK && dv.lend.is_some() {
-                        self.hand_off(state, dv, dir);
-                    }
+                    self.hand_off_chunk(state, dv, dir);
                     off
                 }
                 Ok(None) => break,
@@ -505,6 +503,16 @@ impl<V: Visitor> Shared<'_, V> {
         o.children_left.fetch_add(chunk.len(), Ordering::AcqRel);
         o.pending.fetch_add(chunk.len(), Ordering::AcqRel);
         Some(chunk)
+    }
+
+    /// [`Shared::hand_off`] once [`HANDOFF_CHUNK`] subdirectories are
+    /// gathered: called after each entry taken while reading (or, without
+    /// `d_type`, visiting) a directory.
+    #[inline]
+    fn hand_off_chunk(&self, state: &mut V::State, dv: &mut DirVisit<'_>, dir: BorrowedFd<'_>) {
+        if dv.children.len() >= HANDOFF_CHUNK && dv.lend.is_some() {
+            self.hand_off(state, dv, dir);
+        }
     }
 
     /// Hands the subdirectories found so far in the directory of `dv`
@@ -790,9 +798,7 @@ impl<V: Visitor> Shared<'_, V> {
             for b in batches {
                 for e in &b.entries {
                     self.visit_entry(state, dv, dir, b.name(e), e.ino, e.kind);
-                    if dv.children.len() >= HANDOFF_CHUNK && dv.lend.is_some() {
-                        self.hand_off(state, dv, dir);
-                    }
+                    self.hand_off_chunk(state, dv, dir);
                 }
             }
             return;
