@@ -78,8 +78,9 @@ pub fn rooted_cmp(
 /// The order of `prev` (ending its root at `prev_root`) and `next`, the
 /// next row of a stream, with where `next`'s root ends: `prev_root`
 /// again without looking for it where the bytes show it is the same
-/// (the same depth, and [`by_names`]), as it is for every row of a
-/// directory but the first.
+/// (the same depth, the first difference after `prev_root`, and as
+/// many `/` after it in both), as it is for every row of a directory
+/// but the first.
 pub fn next_root(
     prev: &[u8],
     prev_depth: u32,
