@@ -90,11 +90,13 @@ pub enum Operation {
     /// Entering a directory reached by following a link: it is one of its
     /// own ancestors ([`ErrorKind::Loop`]).
     Enter,
-    /// Reading back a sorted walk's queue from its temporary file (past a
-    /// few thousand queued directories it is spilled there): `dirs_lost`
+    /// Reading back the walk's queue from its temporary file (past a few
+    /// thousand queued directories a sorted walk's queue is spilled
+    /// there, past 24,576 an unsorted walk's deep list): `dirs_lost`
     /// directories, queued in that part of the file, were not walked
     /// (each was visited as an entry of its parent; what lies below it
-    /// was not).  The error's path is the directory the temporary file
+    /// was not, nor, in a contents-first walk, the directory's own
+    /// visit, which comes after its contents).  The error's path is the directory the temporary file
     /// is in; the kind is [`ErrorKind::Io`], whose message says what was
     /// lost and its cause (the failed read's error, its
     /// [`std::error::Error::source`]).  The walk goes on with the rest.
@@ -141,7 +143,7 @@ impl Error {
     /// [`Operation::Read`] of a directory (nothing of it walked),
     /// [`Operation::ReadCut`] (part of it walked), [`Operation::Stat`] of
     /// an entry, [`Operation::Enter`] of a directory that closes a loop,
-    /// [`Operation::ReadBack`] of a sorted walk's spilled queue.
+    /// [`Operation::ReadBack`] of the walk's spilled queue.
     pub fn operation(&self) -> Operation {
         self.op
     }

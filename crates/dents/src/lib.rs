@@ -18,7 +18,7 @@
 //! | 2 | `metadata` | [`Metadata`], [`StatFields`], [`Timestamp`], [`RecordedStat`]: dents's own metadata type and stat field mask (no dependency's type) |
 //! | 2 | [`scan`]  | one directory: which entries are subdirectories, with the fewest stats (d_type, link count, likely-directories first) |
 //! | 2 | [`slice`](mod@slice) | one directory on many threads: its offset space cut into slices, each read on its own descriptor, exactly once per entry |
-//! | 1 | [`spill`] | a temporary file, unlinked, that bytes are spilled to and read back from by segments: a sorted walk's queue past its limit, dents-du's ncdu export |
+//! | 1 | [`spill`] | a temporary file, unlinked, that bytes are spilled to and read back from by segments: a walk's queue past its limit, dents-du's ncdu export |
 //! | 1 | [`mountinfo`] | the mount table (`/proc/self/mountinfo`): devices, mount points, types, escapes undone |
 //! | 1 | `descriptors` | (private) the process's descriptors: how many are free, an open that waits for one (public in [`fs`]) |
 //! | 1 | [`dir`]   | one directory's entries: `getdents64` into a buffer the reader owns, entries borrowed from it |

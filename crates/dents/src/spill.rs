@@ -1,7 +1,9 @@
 //! A temporary file that bytes are spilled to and read back from, by
 //! segments, so that what a program must hold for later stays bounded in
-//! memory: the ncdu export's finished subtrees (dents-du) and a sorted
-//! walk's queue of directories ([`crate::walk`], "Sorted walks").
+//! memory: the ncdu export's finished subtrees (dents-du), a sorted
+//! walk's queue of directories ([`crate::walk`], "Sorted walks") and an
+//! unsorted walk's deep list past its limit (read back as a stack:
+//! [`SpillFile::truncate`]).
 //!
 //! The file is made on first use with `O_TMPFILE` in `$TMPDIR` (default
 //! `/tmp`), as GNU sort makes its own: the output may be standard output,
@@ -165,9 +167,16 @@ impl SpillFile {
     /// Empties the file, once nothing in it will be read again: the next
     /// segment goes at its start.
     pub fn clear(&self) {
+        self.truncate(0);
+    }
+
+    /// Cuts the file at `at`, once nothing from there on will be read
+    /// again: the next segment goes there (segments used as a stack,
+    /// the last written read back first).
+    pub(crate) fn truncate(&self, at: u64) {
         if let Some(Some(f)) = self.file.get() {
-            if f.set_len(0).is_ok() {
-                self.end.store(0, Ordering::Relaxed);
+            if f.set_len(at).is_ok() {
+                self.end.store(at, Ordering::Relaxed);
             }
         }
     }

@@ -45,8 +45,8 @@ pub struct Stats {
     pub vanished: u64,
     /// The most directories queued in memory at once, waiting to be read.
     pub queue_peak: u64,
-    /// Directories of a sorted walk's queue spilled to its temporary file
-    /// (the queue past its memory limit: see [`crate::walk`], "Sorted
-    /// walks").
+    /// Directories of the queue spilled to its temporary file past its
+    /// memory limit: a sorted walk's (see [`crate::walk`], "Sorted
+    /// walks"), an unsorted walk's deep list.
     pub dirs_spilled: u64,
 }

@@ -57,6 +57,11 @@ enum Form {
     /// [`TARGET`], two levels below the first spilled one: groups and
     /// their parents' kept descriptors are in the file's records then.
     SortedSpilled,
+    /// A [`Visitor::visit`] of an unsorted depth-first walk whose deep
+    /// list is spilled to its temporary file past 3 directories (the
+    /// same knob), at [`TARGET`]: read back from the file, its parent
+    /// held in the spilled segment.
+    DeepSpilled,
     /// The closure, at the post-order visit of the directory [`TARGET`]
     /// ([`Walker::contents_first`]).
     ContentsFirst,
@@ -255,11 +260,14 @@ fn check(case: Case) {
                 };
                 walker.follow_links(Follow::Always).visit(&v);
             }
-            Form::SortedSpilled => {
-                let o = WalkOptions::new()
-                    .threads(threads)
-                    .sort_by_name(true)
-                    .test_queue_spill(Some(3));
+            Form::SortedSpilled | Form::DeepSpilled => {
+                let o = WalkOptions::new().threads(threads);
+                let o = if matches!(form, Form::SortedSpilled) {
+                    o.sort_by_name(true)
+                } else {
+                    o.order(dents::walk::Order::DepthFirst)
+                };
+                let o = o.test_queue_spill(Some(3));
                 let v = Panicky {
                     after: None,
                     count: Default::default(),
@@ -315,6 +323,7 @@ fn check(case: Case) {
         Form::ForEach | Form::Sorted | Form::ContentsFirst => Boom(3),
         Form::Visit
         | Form::SortedSpilled
+        | Form::DeepSpilled
         | Form::Slices
         | Form::Parts
         | Form::Wide
@@ -353,6 +362,9 @@ dents_testfs::test_cases! {
     sorted_spilled_1: super::Case { form: super::Form::SortedSpilled, threads: 1 },
     sorted_spilled_2: super::Case { form: super::Form::SortedSpilled, threads: 2 },
     sorted_spilled_8: super::Case { form: super::Form::SortedSpilled, threads: 8 },
+    deep_spilled_1: super::Case { form: super::Form::DeepSpilled, threads: 1 },
+    deep_spilled_2: super::Case { form: super::Form::DeepSpilled, threads: 2 },
+    deep_spilled_8: super::Case { form: super::Form::DeepSpilled, threads: 8 },
     contents_first_1: super::Case { form: super::Form::ContentsFirst, threads: 1 },
     contents_first_2: super::Case { form: super::Form::ContentsFirst, threads: 2 },
     contents_first_8: super::Case { form: super::Form::ContentsFirst, threads: 8 },

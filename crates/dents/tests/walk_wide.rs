@@ -11,7 +11,10 @@
 //! directory's contents before its post-order visit, the hybrid order's
 //! shallow entries before the deep ones, and a queue that never held
 //! more than twice the limit (before, the whole directory was queued
-//! once its read was over: 40,000 at once).
+//! once its read was over: 40,000 at once).  The same tree one level
+//! down, the wide directory at depth 2: in the hybrid order no worker
+//! may take its subdirectories while it is read, and the queue stays
+//! bounded only by spilling them to a temporary file (`walk/deep.rs`).
 //!
 //! In `/dev/shm` where there is one (a disk makes it slower, not
 //! different); `walk.rs` and dents-cli's `wide_trees.rs` walk wide
@@ -59,10 +62,10 @@ impl Visitor for Recorder {
     }
 }
 
-/// Builds the tree at `root/w`; returns its directories' count.
-fn build(root: &Path) -> usize {
-    let w = root.join("w");
-    dents_testfs::fill_subdirs(&w, WIDE, |i| format!("d{i:05}"));
+/// Builds the tree at `w`; returns its directories' count (`w`'s
+/// parents aside).
+fn build(w: &Path) -> usize {
+    dents_testfs::fill_subdirs(w, WIDE, |i| format!("d{i:05}"));
     let mut dirs = 1 + WIDE;
     for i in (0..WIDE).step_by(FULL_EVERY) {
         let d = w.join(format!("d{i:05}"));
@@ -77,14 +80,21 @@ fn build(root: &Path) -> usize {
 }
 
 /// A walk form: order, contents first, descriptor budget, `d_type`
-/// ignored.
-type Form = (Order, bool, Option<usize>, bool);
+/// ignored, the wide directory at depth 2 (else at the root).
+type Form = (Order, bool, Option<usize>, bool, bool);
 
 /// One case of `wide`: the walk in this form at 1, 2 and 8 threads.
-fn check((order, post, budget, untyped): Form) {
+fn check((order, post, budget, untyped, at_depth_2): Form) {
     let tmp = dents_testfs::DeepTmp::new();
-    let dirs = build(tmp.path());
     let root = tmp.path().join("w");
+    let dirs = if at_depth_2 {
+        // In the hybrid order a directory at depth 2 is read before any
+        // deeper one may be: none of its subdirectories (depth 3) can be
+        // taken while it is read, and its queue is spilled instead.
+        build(&root.join("a/w")) + 2
+    } else {
+        build(&root)
+    };
     let mut want = dents_testfs::sorted_breadth_first(&root);
     want.sort();
     let root_b = root.as_os_str().as_encoded_bytes().to_vec();
@@ -126,6 +136,9 @@ fn check((order, post, budget, untyped): Form) {
         if budget.is_none() {
             assert_eq!(stats.reopened_by_path, 0, "{what}: opened by path");
         }
+        if at_depth_2 && order == Order::Hybrid {
+            assert!(stats.dirs_spilled > 0, "{what}: nothing spilled");
+        }
         let at: HashMap<&[u8], usize> = visits
             .iter()
             .enumerate()
@@ -157,23 +170,31 @@ fn check((order, post, budget, untyped): Form) {
 
 dents_testfs::test_cases! {
 /// Every form walks the wide tree exactly, its queue bounded: (order,
-/// contents first, descriptor budget, `d_type` ignored).
-mod wide: (dents::walk::Order, bool, Option<usize>, bool) => check;
-    hybrid: (dents::walk::Order::Hybrid, false, None, false),
-    hybrid_contents_first: (dents::walk::Order::Hybrid, true, None, false),
-    breadth_first: (dents::walk::Order::BreadthFirst, false, None, false),
-    breadth_first_contents_first: (dents::walk::Order::BreadthFirst, true, None, false),
-    depth_first: (dents::walk::Order::DepthFirst, false, None, false),
-    depth_first_contents_first: (dents::walk::Order::DepthFirst, true, None, false),
+/// contents first, descriptor budget, `d_type` ignored, the wide
+/// directory at depth 2).
+mod wide: (dents::walk::Order, bool, Option<usize>, bool, bool) => check;
+    hybrid: (dents::walk::Order::Hybrid, false, None, false, false),
+    hybrid_contents_first: (dents::walk::Order::Hybrid, true, None, false, false),
+    breadth_first: (dents::walk::Order::BreadthFirst, false, None, false, false),
+    breadth_first_contents_first: (dents::walk::Order::BreadthFirst, true, None, false, false),
+    depth_first: (dents::walk::Order::DepthFirst, false, None, false, false),
+    depth_first_contents_first: (dents::walk::Order::DepthFirst, true, None, false, false),
     // No descriptor to spare for the wide directory's children: each is
     // opened by its path.
-    hybrid_one_descriptor: (dents::walk::Order::Hybrid, false, Some(1), false),
-    hybrid_contents_first_one_descriptor: (dents::walk::Order::Hybrid, true, Some(1), false),
+    hybrid_one_descriptor: (dents::walk::Order::Hybrid, false, Some(1), false, false),
+    hybrid_contents_first_one_descriptor: (dents::walk::Order::Hybrid, true, Some(1), false, false),
     // Classified after the read, visited on one thread (not in parts).
-    hybrid_untyped: (dents::walk::Order::Hybrid, false, None, true),
-    breadth_first_untyped: (dents::walk::Order::BreadthFirst, false, None, true),
+    hybrid_untyped: (dents::walk::Order::Hybrid, false, None, true, false),
+    breadth_first_untyped: (dents::walk::Order::BreadthFirst, false, None, true, false),
     // du's form.
-    depth_first_contents_first_untyped: (dents::walk::Order::DepthFirst, true, None, true),
+    depth_first_contents_first_untyped: (dents::walk::Order::DepthFirst, true, None, true, false),
+    // At depth 2: its subdirectories wait for the top levels (hybrid),
+    // spilled past the limit.
+    hybrid_at_depth_2: (dents::walk::Order::Hybrid, false, None, false, true),
+    hybrid_contents_first_at_depth_2: (dents::walk::Order::Hybrid, true, None, false, true),
+    hybrid_one_descriptor_at_depth_2: (dents::walk::Order::Hybrid, false, Some(1), false, true),
+    hybrid_untyped_at_depth_2: (dents::walk::Order::Hybrid, false, None, true, true),
+    depth_first_contents_first_untyped_at_depth_2: (dents::walk::Order::DepthFirst, true, None, true, true),
 }
 
 /// A sorted walk of the wide tree: its queue spills past a few thousand
@@ -184,8 +205,8 @@ mod wide: (dents::walk::Order, bool, Option<usize>, bool) => check;
 #[test]
 fn sorted_walk_keeps_its_order() {
     let tmp = dents_testfs::DeepTmp::new();
-    build(tmp.path());
     let root = tmp.path().join("w");
+    build(&root);
     let want = dents_testfs::sorted_breadth_first(&root);
     let root_b = root.as_os_str().as_encoded_bytes().to_vec();
     for threads in [1, 2, 8] {

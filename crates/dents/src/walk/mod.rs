@@ -20,10 +20,14 @@
 //! meanwhile), and a worker that finds the queue past 16,384 directories
 //! stops its read to read queued ones itself until half are left, as
 //! GNU's fts reads a huge directory 100,000 entries at a time; the
-//! queue's memory stays near 2 MiB whatever the width (where the order
-//! lets the worker take them: not the deep subdirectories of a directory
-//! at depth 2 in the hybrid order, nor those of unknown type, which are
-//! known only once the whole directory is read).  A directory with so
+//! queue's memory stays near 2 MiB whatever the width.  Where the order
+//! lets no worker take them (the deep subdirectories of a directory at
+//! depth 2 being read, in the hybrid order) the deep list goes on, past
+//! 24,576 directories, in a temporary file, its oldest part spilled and
+//! read back last in, first out, each directory a record of its name and
+//! identity, its parent node kept once for its siblings (`deep.rs`).
+//! Entries of unknown type are known only once the whole directory is
+//! read, and their directory's listing is held until then.  A directory with so
 //! many subdirectories (its link count says so) is read serially rather
 //! than in slices, whose subdirectories would wait for the end.  After
 //! its first 8 KiB of entries a directory is checked for slicing; a huge
@@ -157,13 +161,14 @@
 //!
 //! | layer | file | what it does |
 //! | --- | --- | --- |
-//! | 4 | `sorted` | sorted walks: tickets, directories prepared ahead, visited in ticket order by one worker at a time |
-//! | 4 | `classify` | the types `d_type` leaves unknown, learnt with as few stats as possible (the link count) |
-//! | 4 | `post` | finishing a directory: its descriptor kept for its children, pending work counted down, post-order visits |
-//! | 3 | `read` | reading one directory: the roots' visits, entries visited as read or gathered in batches, huge directories in slices, a wide one's subdirectories handed to the queue as read |
-//! | 2 | `queue` | the work queue: a worker's loop, queueing children and taking the next directory under one lock, waking idle workers |
+//! | 5 | `sorted` | sorted walks: tickets, directories prepared ahead, visited in ticket order by one worker at a time |
+//! | 5 | `classify` | the types `d_type` leaves unknown, learnt with as few stats as possible (the link count) |
+//! | 5 | `post` | finishing a directory: its descriptor kept for its children, pending work counted down, post-order visits |
+//! | 4 | `read` | reading one directory: the roots' visits, entries visited as read or gathered in batches, huge directories in slices, a wide one's subdirectories handed to the queue as read |
+//! | 3 | `queue` | the work queue: a worker's loop, queueing children and taking the next directory under one lock, waking idle workers |
 //! | 2 | `open` | the descriptor plan and budget, `openat` on a kept parent or by a path from an ancestor, `EMFILE` retries |
 //! | 2 | `loops` | loop checks: the identity of each directory entered against its ancestors', where a loop is possible |
+//! | 2 | `deep` | an unsorted walk's deep list past its limit: the oldest spilled to a temporary file, read back last in, first out |
 //! | 1 | `panics` | a panic on any thread: caught, the walk stopped and every worker let go, the original panic resumed on the caller's thread |
 //! | 1 | `node` | a directory of the walk (`Node`): while queued, its parent link, name and identity; once taken, its `Open` part (kept descriptor, pending counts); paths built from names |
 //! | 0 | `held` | workers held back (a sorted walk's, too far ahead of the visits), each woken by itself when its turn comes |
@@ -182,6 +187,7 @@
 //! they need it, its post-order visit once everything below is done.
 
 mod classify;
+mod deep;
 mod held;
 mod loops;
 mod mounts;
@@ -463,16 +469,17 @@ impl WalkOptions {
 
     /// A test knob, in every build: the directories a sorted walk keeps
     /// queued in memory before it spills the rest of its queue to a
-    /// temporary file (`None`: the default, a few thousand;
-    /// `Some(usize::MAX)`: never), to test the spilled queue on small
-    /// trees.  The visits are the same whatever it is.
+    /// temporary file, and an unsorted walk its deep list (`None`: the
+    /// defaults, a few thousand and 24,576; `Some(usize::MAX)`: never),
+    /// to test the spilled queue on small trees.  The visits are the
+    /// same whatever it is.
     #[doc(hidden)]
     pub fn test_queue_spill(mut self, dirs: Option<usize>) -> WalkOptions {
         self.queue_spill = dirs;
         self
     }
 
-    /// A test knob, in every build: a sorted walk's read back of its
+    /// A test knob, in every build: a walk's read back of its
     /// spilled queue from the temporary file numbered `n` (from 0) fails
     /// as an I/O error (`EIO`) would, without reading (`None`: none
     /// fails), to test what the walk does when the file cannot be read
@@ -1094,6 +1101,17 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
     {
         queue.spilled = Some(Box::new(queue::Spilled::new(limit, opts.queue_read_fail)));
     }
+    // An unsorted walk's deep list past its limit goes on in a temporary
+    // file (`deep.rs`): where the order lets no worker take them (the
+    // subdirectories of a directory at depth 2 being read, in the hybrid
+    // order), nothing else bounds it.
+    let deep_limit = opts.queue_spill.unwrap_or(deep::DEEP_LIMIT);
+    if !opts.sort && deep_limit != usize::MAX {
+        queue.deep_spilled = Some(Box::new(deep::DeepSpill::new(
+            deep_limit,
+            opts.queue_read_fail,
+        )));
+    }
     let spills = queue.spilled.is_some();
     let shared = Shared {
         opts: opts.clone(),
@@ -1123,10 +1141,23 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
     // any of them ends the walk, and comes back here once all are joined.
     std::thread::scope(|scope| shared.worker(scope));
     shared.rethrow();
+    // A part of the deep list lost when no worker was left to report it.
+    if !shared
+        .queue
+        .lock()
+        .expect("queue lock")
+        .lost_deep
+        .is_empty()
+    {
+        let mut state = visitor.state();
+        shared.settle_lost(&mut state);
+        visitor.finish(state);
+    }
     let mut stats = shared.stats.stats();
     let q = shared.queue.lock().expect("queue lock");
     stats.queue_peak = q.peak as u64;
-    stats.dirs_spilled = q.spilled.as_ref().map_or(0, |s| s.total);
+    stats.dirs_spilled =
+        q.spilled.as_ref().map_or(0, |s| s.total) + q.deep_spilled.as_ref().map_or(0, |s| s.total);
     stats
 }
 

@@ -99,6 +99,33 @@ impl<V: Visitor> Shared<'_, V> {
         }
     }
 
+    /// Unsorted walks: reports each part of the spilled deep list that
+    /// could not be read back (`deep.rs`) as the walk's error, and counts
+    /// its directories done with their parents, as a subdirectory that
+    /// could not be opened is: the parents' kept descriptors given back
+    /// once no child needs them, their post-order visits made once
+    /// everything else below them is done.  (Those directories were
+    /// visited as their parents' entries; in a contents-first walk their
+    /// own visits, which come after their contents, are lost with them.)
+    pub(super) fn settle_lost(&self, state: &mut V::State) {
+        let (lost, dir) = {
+            let mut q = self.queue.lock().expect("queue lock");
+            let dir = q.deep_spilled.as_ref().map(|s| s.dir()).unwrap_or_default();
+            (std::mem::take(&mut q.lost_deep), dir)
+        };
+        for l in lost {
+            self.visitor.error(state, l.lost.into_error(&dir));
+            for (parent, n) in l.parents {
+                if parent.open().children_left.fetch_sub(n, Ordering::AcqRel) == n {
+                    self.give_back_fd(&parent);
+                }
+                for _ in 0..n {
+                    self.finish_one(state, &parent, None);
+                }
+            }
+        }
+    }
+
     /// Visits a directory after everything below it; returns the
     /// descriptor of its parent it used, for the parent's own visit.
     fn visit_post_order(

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::thread::Scope;
 
 use crate::spill::SpillFile;
-use crate::{Error, ErrorKind, Operation};
 
+use super::deep::{read_segment, DeepSpill, Lost, LostDeep};
 use super::node::{decode_group, Node};
 use super::{Order, Shared, Visitor};
 
@@ -70,65 +70,12 @@ pub(super) struct Queue {
     /// the ticket its directories would have started at: reported in
     /// turn, before that ticket's visit ([`Shared::report_lost`]).
     pub(super) lost: VecDeque<(u64, Lost)>,
-}
-
-/// A segment of the spilled queue that could not be read back.
-pub(super) struct Lost {
-    /// The failed read's error.
-    pub(super) error: std::io::Error,
-    /// Directories in it, not walked.
-    pub(super) dirs: usize,
-    /// Kept descriptors of their parents, closed with it: to give back
-    /// to the walk's budget.
-    pub(super) fds: usize,
-}
-
-impl Lost {
-    /// The walk's error for it, at `dir`, the temporary file's directory
-    /// ([`Operation::ReadBack`]).
-    pub(super) fn into_error(self, dir: &std::path::Path) -> Error {
-        let dirs_lost = self.dirs as u64;
-        let io = std::io::Error::new(
-            self.error.kind(),
-            ReadBackError {
-                dirs: dirs_lost,
-                cause: self.error,
-            },
-        );
-        let path = dir.as_os_str().as_encoded_bytes().to_vec();
-        Error::new(
-            path,
-            0,
-            Operation::ReadBack { dirs_lost },
-            ErrorKind::Io(io),
-        )
-    }
-}
-
-/// The cause of an [`Operation::ReadBack`] error: its message says what
-/// was lost, then the failed read's own words (its source).
-#[derive(Debug)]
-struct ReadBackError {
-    dirs: u64,
-    cause: std::io::Error,
-}
-
-impl std::fmt::Display for ReadBackError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "a sorted walk's queue could not be read back from its temporary file here, \
-             {} directories not walked: {}",
-            self.dirs,
-            crate::describe(&self.cause)
-        )
-    }
-}
-
-impl std::error::Error for ReadBackError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.cause)
-    }
+    /// Unsorted walks: the deep list past its memory limit, in a
+    /// temporary file (`None`: never spilled; `deep.rs`).
+    pub(super) deep_spilled: Option<Box<DeepSpill>>,
+    /// Unsorted walks: parts of the spilled deep list that could not be
+    /// read back, until reported ([`Shared::settle_lost`]).
+    pub(super) lost_deep: Vec<LostDeep>,
 }
 
 /// Directories a sorted walk queues in memory at most (twice that just
@@ -304,14 +251,13 @@ impl Spilled {
                 groups,
             }) => {
                 let mut b = std::mem::take(&mut self.buf);
-                b.resize(len, 0);
-                let n = self.reads;
-                self.reads += 1;
-                let read = if self.fail_read == Some(n) {
-                    Err(std::io::Error::from_raw_os_error(libc::EIO))
-                } else {
-                    self.file.read_at(at, &mut b)
-                };
+                let read = read_segment(
+                    &self.file,
+                    (at, len),
+                    &mut b,
+                    &mut self.reads,
+                    self.fail_read,
+                );
                 self.file.discard(at, len as u64);
                 if let Err(error) = read {
                     self.buf = b;
@@ -419,6 +365,8 @@ impl Queue {
             spilled: None,
             peak: 0,
             lost: VecDeque::new(),
+            deep_spilled: None,
+            lost_deep: Vec::new(),
         }
     }
 
@@ -449,6 +397,11 @@ impl Queue {
         self.spilled.as_ref().map_or(0, |s| s.dirs)
     }
 
+    /// Deep directories spilled and not yet read back.
+    fn deep_spilled_dirs(&self) -> usize {
+        self.deep_spilled.as_ref().map_or(0, |s| s.dirs)
+    }
+
     fn is_shallow(&self, node: &Node) -> bool {
         node.depth < self.levels
     }
@@ -459,7 +412,12 @@ impl Queue {
         match dirs.first() {
             Some(d) if self.is_shallow(d) => self.shallow.extend(dirs),
             // Reversed, so that the first child is read first.
-            Some(_) => self.deep.extend(dirs.into_iter().rev()),
+            Some(_) => {
+                self.deep.extend(dirs.into_iter().rev());
+                if let Some(s) = &mut self.deep_spilled {
+                    s.spill_past_limit(&mut self.deep);
+                }
+            }
             None => {}
         }
         self.peak = self.peak.max(self.shallow.len() + self.deep.len());
@@ -495,7 +453,7 @@ impl Queue {
         // Spilled directories are shallow: only sorted walks, level by
         // level, spill.
         if self.shallow_active == 0 {
-            self.shallow.len() + self.spilled_dirs() + self.deep.len()
+            self.shallow.len() + self.spilled_dirs() + self.deep.len() + self.deep_spilled_dirs()
         } else {
             self.shallow.len() + self.spilled_dirs()
         }
@@ -519,6 +477,17 @@ impl Queue {
             return Some(n);
         }
         if self.shallow_active == 0 {
+            // The spilled part is the bottom of the stack: read back once
+            // those above it are all taken.
+            while self.deep.is_empty() {
+                let Some(s) = self.deep_spilled.as_mut().filter(|s| s.dirs > 0) else {
+                    break;
+                };
+                if let Some(lost) = s.refill(&mut self.deep) {
+                    self.lost_deep.push(lost);
+                }
+                self.peak = self.peak.max(self.shallow.len() + self.deep.len());
+            }
             return self.deep.pop_back();
         }
         None
@@ -533,6 +502,9 @@ impl Queue {
                 **s = Spilled::new(limit, fail);
                 s.total = total;
             }
+        }
+        if let Some(s) = &mut self.deep_spilled {
+            s.clear();
         }
     }
 }
@@ -553,6 +525,9 @@ impl<V: Visitor> Shared<'_, V> {
         };
         let mut next = self.next(Vec::new(), None);
         while let Some(t) = next {
+            if self.lost_any.swap(false, Ordering::AcqRel) {
+                self.settle_lost(&mut state);
+            }
             if t.start_worker {
                 self.start_worker(scope);
             }
@@ -692,10 +667,11 @@ impl<V: Visitor> Shared<'_, V> {
     /// active; flags a part of the spilled queue found lost on the way
     /// for the visits to report ([`Shared::report_lost`]).
     pub(super) fn take_one(&self, q: &mut Queue) -> Option<(Arc<Node>, u64)> {
-        let node = q.pop()?;
-        if !q.lost.is_empty() {
+        let node = q.pop();
+        if !q.lost.is_empty() || !q.lost_deep.is_empty() {
             self.lost_any.store(true, Ordering::Release);
         }
+        let node = node?;
         q.active += 1;
         let ticket = q.taken;
         q.taken += 1;

@@ -1,6 +1,8 @@
-//! A sorted walk's queue stays bounded in memory: past a limit its
-//! directories are spilled, in order, to a temporary file and read back
-//! as the walk goes on (`walk/queue.rs`, `Spilled`).  On a wide real tree
+//! A walk's queue stays bounded in memory: past a limit its directories
+//! are spilled to a temporary file and read back as the walk goes on.
+//!
+//! A sorted walk's queue (`walk/queue.rs`, `Spilled`) is spilled in
+//! order.  On a wide real tree
 //! (levels of 30, 600 and 600 directories) with a deep, long-named chain
 //! beside it (paths past 4 KiB and 64 levels: groups too long to spill,
 //! kept in memory in their place, and paths kept every 64 levels), the
@@ -12,21 +14,34 @@
 //! (all but those the workers have taken); siblings read back together
 //! are opened relative to their parent, opened once for them.
 //!
-//! A part of the spilled queue that cannot be read back (an I/O error,
+//! An unsorted walk's deep list (`walk/deep.rs`) is spilled oldest first
+//! and read back last in, first out, once those above are taken.  On one
+//! worker (whose order is fixed) the walk with a tiny limit (1, 3, 20)
+//! visits exactly what the walk that never spills visits, in the same
+//! order, in the hybrid and depth-first orders, pre- and post-order
+//! (paths kept every 64 levels made again from the parent when read
+//! back); on four workers the same entries, each directory after its
+//! contents in post-order.
+//!
+//! A part of a spilled queue that cannot be read back (an I/O error,
 //! made by another hidden knob: an unlinked temporary file gives no way
-//! to fail its reads for real) is the walk's error, and the walk goes on: it visits what the unspilled walk
-//! visits but the contents of the lost directories.
+//! to fail its reads for real) is the walk's error, and the walk goes
+//! on: it visits what the unspilled walk visits but the contents of the
+//! lost directories (in a contents-first walk, those directories' own
+//! visits, which come after their contents, too), their parents'
+//! post-order visits included.
 
+use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Mutex;
 
-use dents::walk::{walk, Visit, Visitor, WalkOptions};
+use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
 use dents::{Error, FileType, Flow, Operation, Stats};
 
-/// Every visit as one line: depth, type, inode, size and path bytes; and
-/// the errors.
+/// Every visit as one line: depth, type, post-order, inode, size and path
+/// bytes; and the errors.
 struct Lines(Mutex<Vec<Vec<u8>>>, Mutex<Vec<Error>>);
 
 impl Visitor for Lines {
@@ -34,7 +49,8 @@ impl Visitor for Lines {
     fn state(&self) {}
     fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
         let (ino, size) = v.metadata().map_or((0, 0), |m| (m.ino(), m.len()));
-        let mut line = format!("{} {:?} {ino} {size} ", v.depth(), v.known_type()).into_bytes();
+        let (depth, known, post) = (v.depth(), v.known_type(), v.is_post_order());
+        let mut line = format!("{depth} {known:?} {post} {ino} {size} ").into_bytes();
         line.extend_from_slice(v.path());
         self.0.lock().unwrap().push(line);
         Flow::Continue
@@ -94,20 +110,25 @@ fn run_failing(
     limit: usize,
     fail: Option<u64>,
 ) -> (Vec<Vec<u8>>, Stats, Vec<Error>) {
-    let v = Lines(Mutex::new(Vec::new()), Mutex::new(Vec::new()));
     let opts = WalkOptions::new()
         .threads(threads)
         .sort_by_name(true)
         .test_queue_spill(Some(limit))
         .test_queue_read_fail(fail);
-    let stats = walk(roots, &opts, &v);
+    walk_lines(roots, &opts)
+}
+
+/// The visits of a walk of `roots` with `opts`, its stats and errors.
+fn walk_lines(roots: &[Vec<u8>], opts: &WalkOptions) -> (Vec<Vec<u8>>, Stats, Vec<Error>) {
+    let v = Lines(Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+    let stats = walk(roots, opts, &v);
     (v.0.into_inner().unwrap(), stats, v.1.into_inner().unwrap())
 }
 
 /// A visit line's path.
 fn path_of(line: &[u8]) -> &[u8] {
     let mut at = 0;
-    for _ in 0..4 {
+    for _ in 0..5 {
         at += line[at..].iter().position(|&b| b == b' ').unwrap() + 1;
     }
     &line[at..]
@@ -170,9 +191,8 @@ fn a_queue_not_read_back_is_an_error_and_the_rest_is_walked() {
                 }
             }
             assert!(g.next().is_none(), "{at}: visits not in the whole walk's");
-            let visited: std::collections::HashSet<&[u8]> =
-                got.iter().map(|l| path_of(l)).collect();
-            let lost: std::collections::BTreeSet<&[u8]> = missing
+            let visited: HashSet<&[u8]> = got.iter().map(|l| path_of(l)).collect();
+            let lost: BTreeSet<&[u8]> = missing
                 .iter()
                 .map(|p| parent_of(p))
                 .filter(|p| visited.contains(p))
@@ -240,6 +260,184 @@ fn a_spilled_queue_walks_as_one_in_memory() {
                         String::from_utf8_lossy(w)
                     );
                 }
+            }
+        }
+    }
+}
+
+/// A walk form: its order and whether it is contents first.
+type Form = (Order, bool);
+
+const FORMS: [Form; 4] = [
+    (Order::Hybrid, false),
+    (Order::Hybrid, true),
+    (Order::DepthFirst, false),
+    (Order::DepthFirst, true),
+];
+
+/// A walk in `form` of `root`, unsorted, its deep list spilled past
+/// `limit`, the read back numbered `fail` failing.
+fn run_deep(
+    root: &[u8],
+    (order, post): Form,
+    threads: usize,
+    limit: usize,
+    fail: Option<u64>,
+) -> (Vec<Vec<u8>>, Stats, Vec<Error>) {
+    let opts = WalkOptions::new()
+        .threads(threads)
+        .order(order)
+        .contents_first(post)
+        .test_queue_spill(Some(limit))
+        .test_queue_read_fail(fail);
+    walk_lines(&[root.to_vec()], &opts)
+}
+
+/// Each directory's visit after every visit below it (its direct
+/// entries', and so, in turn, everything below).
+fn assert_contents_first(lines: &[Vec<u8>], at: &str) {
+    let index: std::collections::HashMap<&[u8], usize> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (path_of(l), i))
+        .collect();
+    assert_eq!(index.len(), lines.len(), "{at}: a path visited twice");
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(&parent) = index.get(parent_of(path_of(l))) {
+            assert!(
+                parent > i,
+                "{at}: {} after its directory",
+                String::from_utf8_lossy(path_of(l))
+            );
+        }
+    }
+}
+
+#[test]
+fn a_spilled_deep_list_walks_as_one_in_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    make_tree(tmp.path());
+    let root = tmp.path().as_os_str().as_bytes().to_vec();
+    for form in FORMS {
+        let (want, st, errors) = run_deep(&root, form, 1, usize::MAX, None);
+        assert!(errors.is_empty(), "{form:?}: {errors:?}");
+        assert_eq!(st.dirs_spilled, 0);
+        assert!(want.len() > 3000, "{} visits", want.len());
+        let mut want_sorted = want.clone();
+        want_sorted.sort();
+        for limit in [1, 3, 20] {
+            let at = format!("{form:?}, limit {limit}");
+            let (got, st, errors) = run_deep(&root, form, 1, limit, None);
+            assert!(errors.is_empty(), "{at}: {errors:?}");
+            assert!(st.dirs_spilled > 0, "{at}: {st:?}");
+            assert_eq!(got.len(), want.len(), "{at}");
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    g == w,
+                    "{at}, visit {k}: {} where {}",
+                    String::from_utf8_lossy(g),
+                    String::from_utf8_lossy(w)
+                );
+            }
+            let (mut got, st, errors) = run_deep(&root, form, 4, limit, None);
+            assert!(errors.is_empty(), "{at}, 4 workers: {errors:?}");
+            assert!(st.dirs_spilled > 0, "{at}, 4 workers: {st:?}");
+            if form.1 {
+                assert_contents_first(&got, &at);
+            }
+            got.sort();
+            assert!(got == want_sorted, "{at}, 4 workers: other visits");
+        }
+    }
+}
+
+#[test]
+fn a_deep_list_not_read_back_is_an_error_and_the_rest_is_walked() {
+    let tmp = tempfile::tempdir().unwrap();
+    make_tree(tmp.path());
+    let root = tmp.path().as_os_str().as_bytes().to_vec();
+    let limit = 3;
+    for form in FORMS {
+        let (want, _, _) = run_deep(&root, form, 1, usize::MAX, None);
+        for fail in [0, 7, 40] {
+            let at = format!("{form:?}, read {fail} failing");
+            let (got, st, errors) = run_deep(&root, form, 1, limit, Some(fail));
+            assert!(st.dirs_spilled > 500, "{at}: {st:?}");
+            assert_eq!(errors.len(), 1, "{at}: {errors:?}");
+            let e = &errors[0];
+            let Operation::ReadBack { dirs_lost } = e.operation() else {
+                panic!("{at}: {e:?}");
+            };
+            assert!(dirs_lost >= 1, "{at}: {e:?}");
+            assert_eq!(e.path(), std::env::temp_dir(), "{at}");
+            let msg = e.to_string();
+            assert!(
+                msg.ends_with(&format!(
+                    "{dirs_lost} directories not walked: Input/output error"
+                )),
+                "{at}: {msg}"
+            );
+            // The visits are the whole walk's but for what is lost; in
+            // its order before the post-order visits (a lost directory's
+            // parent is visited once the loss is counted, before what
+            // the whole walk visits after its lost subdirectories).
+            let got_set: HashSet<&[u8]> = got.iter().map(|l| l.as_slice()).collect();
+            assert_eq!(got_set.len(), got.len(), "{at}: a visit made twice");
+            let want_set: HashSet<&[u8]> = want.iter().map(|l| l.as_slice()).collect();
+            assert!(
+                got_set.is_subset(&want_set),
+                "{at}: visits not in the whole walk's"
+            );
+            if !form.1 {
+                let mut g = got.iter().peekable();
+                for w in &want {
+                    if g.peek() == Some(&w) {
+                        g.next();
+                    }
+                }
+                assert!(g.next().is_none(), "{at}: not in the whole walk's order");
+            }
+            let missing: Vec<&[u8]> = want
+                .iter()
+                .filter(|w| !got_set.contains(w.as_slice()))
+                .map(|w| path_of(w))
+                .collect();
+            let visited: HashSet<&[u8]> = got.iter().map(|l| path_of(l)).collect();
+            let missing_set: HashSet<&[u8]> = missing.iter().copied().collect();
+            // The lost directories: pre-order, visited as their parent's
+            // entries, their contents missing; post-order, missing with
+            // their contents, their parents visited.
+            let lost: BTreeSet<&[u8]> = if form.1 {
+                missing
+                    .iter()
+                    .copied()
+                    .filter(|p| !missing_set.contains(parent_of(p)))
+                    .collect()
+            } else {
+                missing
+                    .iter()
+                    .map(|p| parent_of(p))
+                    .filter(|p| visited.contains(p))
+                    .collect()
+            };
+            assert_eq!(lost.len() as u64, dirs_lost, "{at}: {lost:?}");
+            for p in &missing {
+                assert!(
+                    lost.iter()
+                        .any(|d| p == d || p.starts_with(d) && p[d.len()] == b'/'),
+                    "{at}: {} missing",
+                    String::from_utf8_lossy(p)
+                );
+            }
+            for d in &lost {
+                assert!(
+                    visited.contains(parent_of(d)),
+                    "{at}: {}'s directory not visited",
+                    String::from_utf8_lossy(d)
+                );
+            }
+            if form.1 {
+                assert_contents_first(&got, &at);
             }
         }
     }
