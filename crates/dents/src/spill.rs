@@ -2,8 +2,8 @@
 //! segments, so that what a program must hold for later stays bounded in
 //! memory: the ncdu export's finished subtrees (dents-du), a sorted
 //! walk's queue of directories ([`crate::walk`], "Sorted walks") and an
-//! unsorted walk's deep list past its limit (read back as a stack:
-//! [`SpillFile::truncate`]).
+//! unsorted walk's deep list past its limit (read back as a stack,
+//! the file cut where the segment read back began).
 //!
 //! The file is made on first use with `O_TMPFILE` in `$TMPDIR` (default
 //! `/tmp`), as GNU sort makes its own: the output may be standard output,
