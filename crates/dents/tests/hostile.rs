@@ -228,21 +228,7 @@ fn a_bind_mount_loop_is_reported_and_not_entered() {
     let a = tmp.path().join("a");
     std::fs::create_dir_all(a.join("b/c")).unwrap();
     std::fs::File::create(a.join("b/f")).unwrap();
-    let st = Command::new("mount")
-        .arg("--bind")
-        .arg(&a)
-        .arg(a.join("b/c"))
-        .status()
-        .unwrap();
-    assert!(st.success());
-    struct Unmount<'p>(&'p Path);
-    impl Drop for Unmount<'_> {
-        fn drop(&mut self) {
-            let _ = Command::new("umount").arg(self.0).status();
-        }
-    }
-    let c = a.join("b/c");
-    let _u = Unmount(&c);
+    let _u = dents_testfs::mount(&["--bind".as_ref(), a.as_os_str()], &a.join("b/c"));
     let root = a.as_os_str().as_bytes().to_vec();
     for (threads, follow) in [(1, Follow::Never), (4, Follow::Never), (4, Follow::Always)] {
         let tally = Tally {

@@ -5,13 +5,11 @@
 //! finds bind-mount loops by those names, must catch one below such a
 //! name.  Real tmpfs and bind mounts, so as root.
 
+use dents::{ErrorKind, Walker};
+use dents_testfs::mount;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use dents::{ErrorKind, Walker};
 
 /// Names no mount table can hold unescaped.
 const ODD: &[&[u8]] = &[
@@ -21,21 +19,6 @@ const ODD: &[&[u8]] = &[
     b"back\\slash",
     b" \\040 ",
 ];
-
-/// Unmounts its path when dropped (a failed test leaves no mount).
-struct Unmount(PathBuf);
-
-impl Drop for Unmount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
-fn mount(args: &[&OsStr], at: &Path) -> Unmount {
-    let st = Command::new("mount").args(args).arg(at).status().unwrap();
-    assert!(st.success(), "mount {args:?} {at:?}");
-    Unmount(at.to_path_buf())
-}
 
 #[test]
 fn odd_mount_points_are_read_back_byte_for_byte() {
@@ -53,13 +36,13 @@ fn odd_mount_points_are_read_back_byte_for_byte() {
     }
     let table = dents::mountinfo::read().unwrap();
     for u in &mounted {
-        let dev = std::fs::metadata(&u.0).unwrap().dev();
+        let dev = std::fs::metadata(u.path()).unwrap().dev();
         let want = (libc_major(dev), libc_minor(dev));
-        let point = u.0.as_os_str().as_bytes();
+        let point = u.path().as_os_str().as_bytes();
         let found: Vec<_> = table.iter().filter(|m| m.point == point).collect();
-        assert_eq!(found.len(), 1, "{:?} in the table once", u.0);
-        assert_eq!(found[0].device, want, "{:?}", u.0);
-        assert_eq!(found[0].fs_type, b"tmpfs", "{:?}", u.0);
+        assert_eq!(found.len(), 1, "{:?} in the table once", u.path());
+        assert_eq!(found[0].device, want, "{:?}", u.path());
+        assert_eq!(found[0].fs_type, b"tmpfs", "{:?}", u.path());
     }
 }
 
