@@ -38,7 +38,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use dents::walk::{walk, Order, Visit, Visitor, WalkOptions};
-use dents::{Error, FileType, Flow, Operation, Stats};
+use dents::{Error, FileType, Flow, Follow, Operation, Stats};
 
 /// Every visit as one line: depth, type, post-order, inode, size and path
 /// bytes; and the errors.
@@ -123,6 +123,19 @@ fn walk_lines(roots: &[Vec<u8>], opts: &WalkOptions) -> (Vec<Vec<u8>>, Stats, Ve
     let v = Lines(Mutex::new(Vec::new()), Mutex::new(Vec::new()));
     let stats = walk(roots, opts, &v);
     (v.0.into_inner().unwrap(), stats, v.1.into_inner().unwrap())
+}
+
+/// The same visits in the same order.
+fn assert_same_visits(got: &[Vec<u8>], want: &[Vec<u8>], at: &str) {
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            g == w,
+            "{at}, visit {k}: {} where {}",
+            String::from_utf8_lossy(g),
+            String::from_utf8_lossy(w)
+        );
+    }
+    assert_eq!(got.len(), want.len(), "{at}: visits");
 }
 
 /// A visit line's path.
@@ -251,15 +264,7 @@ fn a_spilled_queue_walks_as_one_in_memory() {
                         "{threads} workers, limit {limit}: {st:?}"
                     );
                 }
-                assert_eq!(got.len(), want.len(), "{threads} workers, limit {limit}");
-                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                    assert!(
-                        g == w,
-                        "{threads} workers, limit {limit}, visit {k}: {} where {}",
-                        String::from_utf8_lossy(g),
-                        String::from_utf8_lossy(w)
-                    );
-                }
+                assert_same_visits(&got, &want, &format!("{threads} workers, limit {limit}"));
             }
         }
     }
@@ -330,15 +335,7 @@ fn a_spilled_deep_list_walks_as_one_in_memory() {
             let (got, st, errors) = run_deep(&root, form, 1, limit, None);
             assert!(errors.is_empty(), "{at}: {errors:?}");
             assert!(st.dirs_spilled > 0, "{at}: {st:?}");
-            assert_eq!(got.len(), want.len(), "{at}");
-            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                assert!(
-                    g == w,
-                    "{at}, visit {k}: {} where {}",
-                    String::from_utf8_lossy(g),
-                    String::from_utf8_lossy(w)
-                );
-            }
+            assert_same_visits(&got, &want, &at);
             let (mut got, st, errors) = run_deep(&root, form, 4, limit, None);
             assert!(errors.is_empty(), "{at}, 4 workers: {errors:?}");
             assert!(st.dirs_spilled > 0, "{at}, 4 workers: {st:?}");
@@ -440,5 +437,82 @@ fn a_deep_list_not_read_back_is_an_error_and_the_rest_is_walked() {
                 assert_contents_first(&got, &at);
             }
         }
+    }
+}
+
+/// An unsorted walk in `form` on one worker (its order fixed), following
+/// links as `follow` says, its deep list spilled past `limit`.
+fn one_worker((order, post): Form, follow: Follow, limit: usize) -> WalkOptions {
+    WalkOptions::new()
+        .threads(1)
+        .order(order)
+        .contents_first(post)
+        .follow_links(follow)
+        .test_queue_spill(Some(limit))
+}
+
+/// Below a mount point (and, with `-L`, a followed link) a directory's
+/// loop checks start from an ancestor and its mount scope is derived from
+/// its parent's: its record says how, so such directories are spilled
+/// too (where a sorted walk keeps them in memory), and read back they
+/// still catch a bind mount's loop.  The tree on a tmpfs mounted in the
+/// root, a bind mount of it below itself: on one worker, the walk with a
+/// limit of 3 visits and reports exactly what the unspilled walk does,
+/// in the same order, most directories spilled as records.
+#[test]
+fn a_deep_list_below_a_mount_point_is_spilled_with_its_loop_checks() {
+    if !dents_testfs::needs_root("mounts tmpfs and a bind mount") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("m");
+    fs::create_dir(&m).unwrap();
+    let _tmpfs = dents_testfs::mount(&["-t".as_ref(), "tmpfs".as_ref(), "tmpfs".as_ref()], &m);
+    make_tree(&m);
+    let c = m.join("a00/b00/c");
+    let _bind = dents_testfs::mount(&["--bind".as_ref(), m.as_os_str()], &c);
+    let root = tmp.path().as_os_str().as_bytes().to_vec();
+    for follow in [Follow::Never, Follow::Always] {
+        for (order, post) in FORMS {
+            let at = format!("{order:?}, post-order {post}, {follow:?}");
+            let opts = |limit| one_worker((order, post), follow, limit);
+            let (want, st, want_errors) =
+                walk_lines(std::slice::from_ref(&root), &opts(usize::MAX));
+            assert_eq!(st.dirs_spilled, 0, "{at}");
+            let loops: Vec<String> = want_errors.iter().map(|e| e.to_string()).collect();
+            // With `-L` the loop is met again through `link` (to `a00`).
+            let n = if follow == Follow::Always { 2 } else { 1 };
+            assert!(
+                loops.len() == n && loops.iter().all(|l| l.contains("/b00/c: ")),
+                "{at}: {loops:?}"
+            );
+            let (got, st, errors) = walk_lines(std::slice::from_ref(&root), &opts(3));
+            assert!(st.dirs_spilled > 500, "{at}: {st:?}");
+            let got_errors: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+            assert_eq!(got_errors, loops, "{at}");
+            assert_same_visits(&got, &want, &at);
+        }
+    }
+    // A loop that only a plain directory's check finds, from where its
+    // crossing's parent starts it: with `-L`, `a00/b00/up` leads to `m`
+    // (not an ancestor of the root `a00/b00`), whose `a00` is plain and
+    // whose `a00/b00` is the root again, found from the check start
+    // `a00` inherited from `up` (a spilled directory's derived start).
+    std::os::unix::fs::symlink("../..", m.join("a00/b00/up")).unwrap();
+    let root = m.join("a00/b00").as_os_str().as_bytes().to_vec();
+    for (order, post) in FORMS {
+        let at = format!("{order:?}, post-order {post}, the link up");
+        let opts = |limit| one_worker((order, post), Follow::Always, limit);
+        let (want, _, want_errors) = walk_lines(std::slice::from_ref(&root), &opts(usize::MAX));
+        let loops: Vec<String> = want_errors.iter().map(|e| e.to_string()).collect();
+        assert!(
+            loops.iter().any(|l| l.contains("/up/a00/b00: ")),
+            "{at}: {loops:?}"
+        );
+        let (got, st, errors) = walk_lines(std::slice::from_ref(&root), &opts(1));
+        assert!(st.dirs_spilled > 500, "{at}: {st:?}");
+        let got_errors: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(got_errors, loops, "{at}");
+        assert!(got == want, "{at}: other visits");
     }
 }

@@ -21,16 +21,19 @@
 //! directories whose subdirectories wait), and with its parent a
 //! directory read back is the node it was: its path, its parent's kept
 //! descriptor and its post-order count work through it as before, in
-//! every walk form.
+//! every walk form.  So do its loop checks and its mount points below,
+//! which follow from its parent's (below a mount point or a followed
+//! link, where the sorted walk's spill keeps its directories in memory):
+//! a byte of the record says how ([`Derived`]).
 
 use std::collections::VecDeque;
 use std::ffi::CString;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::spill::SpillFile;
 use crate::{Error, ErrorKind, Operation};
 
-use super::mounts::MountScope;
+use super::mounts::{child_canon, MountScope};
 use super::node::{build_path, Node, PATH_KEEP};
 
 /// Deep directories an unsorted walk keeps queued in memory at most;
@@ -58,7 +61,8 @@ pub(super) struct DeepSpill {
     pub(super) dirs: usize,
     /// Directories kept in memory at most.
     limit: usize,
-    /// Directories spilled, in all.
+    /// Directories written as records, in all (those kept in memory in
+    /// their place not counted).
     pub(super) total: u64,
     /// Segments read back from the file so far.
     reads: u64,
@@ -70,7 +74,7 @@ pub(super) struct DeepSpill {
 }
 
 /// Part of the spilled deep queue: runs of siblings as records, and the
-/// directories that cannot be records (see [`Node::spillable`]) kept in
+/// directories that cannot be records (see [`Derived`]) kept in
 /// memory in their place.
 struct Segment {
     place: Place,
@@ -191,9 +195,14 @@ impl DeepSpill {
         // Where the current group's count is, to be set once it is over.
         let mut count_at = None;
         let mut run = None::<u8>;
+        let mut records = 0;
         for node in deep.drain(..n) {
-            match node.parent.as_ref().filter(|_| node.spillable()) {
-                Some(parent) => {
+            let record = node
+                .parent
+                .as_ref()
+                .and_then(|p| Some((p, Derived::of(&node, p)?)));
+            match record {
+                Some((parent, derived)) => {
                     let same = run == Some(GROUP)
                         && seg
                             .parents
@@ -210,9 +219,11 @@ impl DeepSpill {
                     let name = node.name().to_bytes();
                     bytes.extend_from_slice(&node.id.0.to_le_bytes());
                     bytes.extend_from_slice(&node.id.1.to_le_bytes());
+                    bytes.push(derived);
                     bytes.extend_from_slice(&(name.len() as u32).to_le_bytes());
                     bytes.extend_from_slice(name);
                     seg.parents.last_mut().expect("a group").1 += 1;
+                    records += 1;
                 }
                 None => {
                     if run == Some(KEPT) {
@@ -235,7 +246,7 @@ impl DeepSpill {
             None => Place::Mem(bytes),
         };
         self.dirs += n;
-        self.total += n as u64;
+        self.total += records;
         self.segments.push(seg);
     }
 
@@ -333,6 +344,78 @@ pub(super) fn read_segment(
     file.read_at(at, buf)
 }
 
+/// How a spilled directory's loop-check start and mount scope follow
+/// from its parent's: a byte of its record, two bits each.
+///
+/// A subdirectory's loop checks start at its parent where it is itself
+/// a crossing (a mount point, a followed link), else where its parent's
+/// start (`loops.rs`, `Shared::closes_loop`); its mount scope is none,
+/// unknown, or below its canonical path, its parent's and its name.  A
+/// directory for which they do not so follow, or that keeps a stat
+/// (see [`Node::keep_stat`]), stays in memory.
+struct Derived;
+
+impl Derived {
+    const FROM_NONE: u8 = 0;
+    const FROM_PARENTS: u8 = 1;
+    const FROM_PARENT: u8 = 2;
+    const MOUNTS_NONE: u8 = 0;
+    const MOUNTS_UNKNOWN: u8 = 1 << 2;
+    const MOUNTS_BELOW: u8 = 2 << 2;
+
+    /// The byte for `node`, a subdirectory of `parent`; `None` where
+    /// it cannot be made again from its record.
+    fn of(node: &Node, parent: &Arc<Node>) -> Option<u8> {
+        if node.stat().is_some() {
+            return None;
+        }
+        let from = match node.check_from() {
+            None => Self::FROM_NONE,
+            Some(w) if parent.check_from().is_some_and(|p| Weak::ptr_eq(w, p)) => {
+                Self::FROM_PARENTS
+            }
+            Some(w) if std::ptr::eq(w.as_ptr(), Arc::as_ptr(parent)) => Self::FROM_PARENT,
+            Some(_) => return None,
+        };
+        let mounts = match (node.mounts(), parent.mounts()) {
+            (MountScope::None, _) => Self::MOUNTS_NONE,
+            (MountScope::Unknown, _) => Self::MOUNTS_UNKNOWN,
+            (MountScope::Below(c), MountScope::Below(p))
+                if **c == *child_canon(p, node.name().to_bytes()) =>
+            {
+                Self::MOUNTS_BELOW
+            }
+            (MountScope::Below(_), _) => return None,
+        };
+        Some(from | mounts)
+    }
+
+    /// The loop-check start and mount scope the byte `d` says, for the
+    /// subdirectory `name` of `parent` (whose canonical path is `canon`
+    /// where its mount scope has one).
+    fn apply(
+        d: u8,
+        parent: &Arc<Node>,
+        canon: Option<&[u8]>,
+        name: &[u8],
+    ) -> (Option<Weak<Node>>, MountScope) {
+        let from = match d & 3 {
+            Self::FROM_PARENTS => parent.check_from().cloned(),
+            Self::FROM_PARENT => Some(Arc::downgrade(parent)),
+            _ => None,
+        };
+        let mounts = match d & !3 {
+            Self::MOUNTS_UNKNOWN => MountScope::Unknown,
+            Self::MOUNTS_BELOW => {
+                let canon = canon.expect("a parent with mount points below has its path");
+                MountScope::Below(child_canon(canon, name).into())
+            }
+            _ => MountScope::None,
+        };
+        (from, mounts)
+    }
+}
+
 /// Sets the count of the group whose count is at `*count_at`, if any,
 /// to its parent's (the last of `seg.parents`).
 fn close_group(bytes: &mut [u8], count_at: &mut Option<usize>, seg: &Segment) {
@@ -361,13 +444,19 @@ fn decode_group(
     let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
     let count = u32_at(take(4));
     debug_assert_eq!(count, n);
+    let canon = match parent.mounts() {
+        MountScope::Below(c) => Some(&**c),
+        _ => None,
+    };
     // Every PATH_KEEP levels a directory keeps its whole path.
     let parent_path = ((parent.depth + 1) % PATH_KEEP == 0).then(|| build_path(parent));
     let mut path = Vec::new();
     for _ in 0..count {
         let id = (u64_at(take(8)), u64_at(take(8)));
+        let derived = take(1)[0];
         let len = u32_at(take(4));
         let name = CString::new(take(len)).expect("names have no NUL");
+        let (check_from, mounts) = Derived::apply(derived, parent, canon, name.as_bytes());
         if let Some(p) = &parent_path {
             path.clear();
             path.extend_from_slice(p);
@@ -376,13 +465,6 @@ fn decode_group(
             }
             path.extend_from_slice(name.as_bytes());
         }
-        into.push_back(Node::child(
-            parent,
-            &name,
-            &path,
-            id,
-            None,
-            MountScope::None,
-        ));
+        into.push_back(Node::child(parent, &name, &path, id, check_from, mounts));
     }
 }

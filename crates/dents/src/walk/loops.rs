@@ -9,7 +9,7 @@ use rustix::fs::StatxFlags;
 use crate::metadata::Metadata;
 use crate::sys::{self, Statx};
 
-use super::mounts::MountScope;
+use super::mounts::{child_canon, MountScope};
 use super::node::{build_path, Node};
 use super::{Follow, Shared, Visit, Visitor};
 
@@ -44,11 +44,7 @@ impl<V: Visitor> Shared<'_, V> {
                         .mounts
                         .as_ref()
                         .expect("a mount scope comes from a mount table");
-                    let mut child = canon.to_vec();
-                    if !child.ends_with(b"/") {
-                        child.push(b'/');
-                    }
-                    child.extend_from_slice(v.name());
+                    let child = child_canon(canon, v.name());
                     let id = if m.is_point(&child) {
                         sys::statx_at(v.dir, v.at_name, StatxFlags::INO)
                             .map_or(plain, |st| stat_id(&st))

@@ -18,6 +18,18 @@ pub(super) enum MountScope {
     Unknown,
 }
 
+/// The canonical path of the entry `name` of the directory whose
+/// canonical path is `canon` (a [`MountScope::Below`]'s).
+pub(super) fn child_canon(canon: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut child = Vec::with_capacity(canon.len() + 1 + name.len());
+    child.extend_from_slice(canon);
+    if !child.ends_with(b"/") {
+        child.push(b'/');
+    }
+    child.extend_from_slice(name);
+    child
+}
+
 /// The mount points (`/proc/self/mountinfo`), sorted.
 pub(super) struct Mounts {
     points: Vec<Vec<u8>>,
