@@ -12,7 +12,7 @@
 //! | layer | module      | concern |
 //! |---|-------------|---------|
 //! | 2 | `terminal`  | whether a descriptor is a terminal, its width |
-//! | 2 | `signals`   | SIGPIPE's default action, erasing a status line on a fatal signal, standard descriptors closed at start |
+//! | 2 | `signals`   | SIGPIPE's default action, a pipe's reader gone, erasing a status line on a fatal signal, standard descriptors closed at start |
 //! | 2 | `locale`    | adopting the user's locale; collation, UTF-8, printable characters and widths, numbers' conventions |
 //! | 2 | `catalog`   | a text's translation in an installed gettext catalog (ls's date formats) |
 //! | 2 | `users`     | user and group names and ids (NSS) |
@@ -57,7 +57,10 @@ pub use locale::{
 };
 pub use net::no_delay_on_loopback_tcp;
 pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};
-pub use signals::{clear_line_on_fatal_signals, closed_at_start, default_sigpipe};
+pub use signals::{
+    clear_line_on_fatal_signals, closed_at_start, default_sigpipe, end_if_reader_gone,
+    end_when_reader_gone,
+};
 pub use terminal::{is_terminal, terminal_width};
 pub use time::{
     format_uses_nanos, local_time, now, strftime, strftime_gnu, tzset, with_time_zone, LocalTime,

@@ -65,6 +65,33 @@ pub(crate) fn default_sigpipe() {
     }
 }
 
+/// Sends SIGPIPE to the calling thread, as the kernel does when it
+/// writes to a pipe without a reader: with the default action the process
+/// ends before this returns; it returns if the signal is ignored or
+/// blocked, or once a handler has run.
+pub(crate) fn raise_sigpipe() {
+    // SAFETY: raise(3) only sends a signal to the calling thread; it
+    // touches no memory of ours.
+    unsafe {
+        libc::raise(libc::SIGPIPE);
+    }
+}
+
+/// Whether SIGPIPE is ignored (or blocked) in this thread: raising it
+/// would not end the process.
+pub(crate) fn sigpipe_ignored() -> bool {
+    // SAFETY: sigaction and pthread_sigmask only fill the zero-initialised
+    // structures given; a null new action or mask changes nothing.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        let mut mask: libc::sigset_t = std::mem::zeroed();
+        libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) != 0
+            || old.sa_sigaction == libc::SIG_IGN
+            || libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) != 0
+            || libc::sigismember(&mask, libc::SIGPIPE) == 1
+    }
+}
+
 /// The flag [`clear_line_on_signals`] reads: a line to erase is on
 /// standard error.
 static CLEAR_LINE_FLAG: AtomicPtr<AtomicBool> = AtomicPtr::new(std::ptr::null_mut());

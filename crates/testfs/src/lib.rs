@@ -523,10 +523,29 @@ pub fn awkward_names() -> Vec<Vec<u8>> {
 /// the bound), its standard error and how long it took to end after the
 /// pipe was closed.
 pub fn first_line_then_close(
-    mut cmd: Command,
+    cmd: Command,
     sep: u8,
     bound: Duration,
 ) -> (Vec<u8>, Option<std::process::ExitStatus>, Vec<u8>, Duration) {
+    let (line, status, err, took, _) = first_line_then_close_reads(cmd, sep, bound);
+    (line, status, err, took)
+}
+
+/// [`first_line_then_close`], and the bytes the process read in all
+/// (`rchar` of `/proc/PID/io`, learnt when it has ended and before it is
+/// reaped; `None` if it had to be killed): how far it got in its input
+/// before it noticed that its reader was gone.
+pub fn first_line_then_close_reads(
+    mut cmd: Command,
+    sep: u8,
+    bound: Duration,
+) -> (
+    Vec<u8>,
+    Option<std::process::ExitStatus>,
+    Vec<u8>,
+    Duration,
+    Option<u64>,
+) {
     use std::io::{BufRead, Read};
     use std::process::Stdio;
     let mut child = cmd
@@ -541,21 +560,65 @@ pub fn first_line_then_close(
         .unwrap();
     // The reader is dropped here: the pipe has no reader any more.
     let closed = std::time::Instant::now();
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break Some(st);
-        }
-        if closed.elapsed() > bound {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (status, read) = wait_counting_reads(&mut child, bound);
     let took = closed.elapsed();
     let mut err = Vec::new();
     child.stderr.take().unwrap().read_to_end(&mut err).unwrap();
-    (line, status, err, took)
+    (line, status, err, took, read)
+}
+
+/// Runs `cmd` (its standard output on `/dev/null`) to its end; how it
+/// ended and the bytes it read in all (see
+/// [`first_line_then_close_reads`]).
+pub fn bytes_read_by(mut cmd: Command) -> (std::process::ExitStatus, u64) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (status, read) = wait_counting_reads(&mut child, Duration::from_secs(600));
+    (
+        status.expect("the command ends"),
+        read.expect("the command ends"),
+    )
+}
+
+/// Waits at most `bound` for `child` to end (killing it after that: `None`,
+/// `None`); how it ended and its `rchar` (the bytes it read), read while
+/// it is a zombie: after `waitid(WNOWAIT)`, before the `wait` that reaps
+/// it.
+pub fn wait_counting_reads(
+    child: &mut std::process::Child,
+    bound: Duration,
+) -> (Option<std::process::ExitStatus>, Option<u64>) {
+    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+    let pid = Pid::from_child(child);
+    let start = std::time::Instant::now();
+    loop {
+        let ended = waitid(
+            WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT,
+        )
+        .unwrap();
+        if ended.is_some() {
+            let io = fs::read_to_string(format!("/proc/{}/io", child.id()))
+                .unwrap_or_else(|e| panic!("/proc/{}/io: {e}", child.id()));
+            let rchar = io
+                .lines()
+                .find_map(|l| l.strip_prefix("rchar: "))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("no rchar in /proc/PID/io: {io}"));
+            return (Some(child.wait().unwrap()), Some(rchar));
+        }
+        if start.elapsed() > bound {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return (None, None);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 #[cfg(test)]
