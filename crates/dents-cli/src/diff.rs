@@ -7,7 +7,7 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use dents_snap::diff::{diff, DiffOptions};
+use dents_snap::diff::{diff_checking, DiffOptions};
 use dents_snap::SnapshotReader;
 
 use crate::{errors, output};
@@ -70,17 +70,22 @@ pub fn main(args: &[OsString]) -> i32 {
     // every write must fail as it would have (EBADF), as for ls and find.
     let closed = dents_os::closed_at_start(1);
     let mut out = std::io::BufWriter::with_capacity(output::FLUSH_AT, std::io::stdout().lock());
-    let result = diff(&old, &new, opts, |line| {
+    let write = |line: &[u8]| {
         if closed {
             return Err(output::ebadf());
         }
         out.write_all(line)
-    })
-    .and_then(|c| {
-        out.flush()
-            .map_err(|e| dents_snap::Error::Io(Vec::new(), e))?;
-        Ok(c)
-    });
+    };
+    // The merge's check between lines (sparse changes leave seconds
+    // between them): a reader gone ends us now, as the next write would,
+    // not at that write.  Polled here, not by a thread of its own: see
+    // dents_os::end_if_reader_gone.
+    let result =
+        diff_checking(&old, &new, opts, write, dents_os::end_if_reader_gone).and_then(|c| {
+            out.flush()
+                .map_err(|e| dents_snap::Error::Io(Vec::new(), e))?;
+            Ok(c)
+        });
     match result {
         Ok(c) if c == Default::default() => 0,
         Ok(_) => 1,

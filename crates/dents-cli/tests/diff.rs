@@ -8,6 +8,7 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use dents_testfs::snapshot;
 
@@ -209,4 +210,61 @@ fn a_file_that_is_not_a_snapshot_is_refused() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty());
+}
+
+/// `dents diff OLD NEW | head -1` where the changes are only at the start
+/// and at the end of 200,000 rows: once its reader is gone the diff ends
+/// by SIGPIPE, quietly, without reading on to the end (where its next
+/// write would be): it reads less than half of what the whole diff
+/// reads (`rchar`, counted by the kernel, not a time).
+#[test]
+fn a_reader_gone_between_lines_ends_the_diff() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t");
+    // The start: 2,000 files at depth 1, whose M lines (130 KB) fill the
+    // diff's 64 KiB buffer, so that the reader gets a first line.
+    let first = |i| format!("a{i:04}-a-name-long-enough-to-fill-the-output-buffer-soon");
+    dents_testfs::fill_flat(&t, 2000, first);
+    // The middle, unchanged: 20 directories of 10,000 files at depth 3.
+    for d in 0..20 {
+        dents_testfs::fill_flat(&t.join(format!("m/d{d:02}")), 10_000, |i| format!("f{i}"));
+    }
+    // The end: a file deeper than the rest, which comes last.
+    fs::create_dir_all(t.join("z/1/2/3")).unwrap();
+    fs::write(t.join("z/1/2/3/last"), b"").unwrap();
+    scan(dir.path(), "old.parquet");
+    let s = Command::new("sh")
+        .current_dir(dir.path())
+        .args(["-c", "touch -d @1600000000 t/a* t/z/1/2/3/last"])
+        .status()
+        .unwrap();
+    assert!(s.success());
+    scan(dir.path(), "new.parquet");
+    let diff = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_dents"));
+        c.current_dir(dir.path())
+            .args(["diff", "old.parquet", "new.parquet"]);
+        c
+    };
+    let (status, whole) = dents_testfs::bytes_read_by(diff());
+    assert_eq!(status.code(), Some(1), "the snapshots differ");
+    let (line, status, err, took, read) =
+        dents_testfs::first_line_then_close_reads(diff(), b'\n', Duration::from_secs(120));
+    assert!(
+        line.starts_with(b"M t/a0"),
+        "{:?}",
+        String::from_utf8_lossy(&line)
+    );
+    assert_eq!(
+        status.and_then(|s| s.signal()),
+        Some(13),
+        "{status:?} {took:?} after the pipe was closed"
+    );
+    assert_eq!(String::from_utf8_lossy(&err), "");
+    let read = read.unwrap();
+    assert!(
+        read < whole / 2,
+        "read {read} bytes after its reader was gone; the whole diff reads {whole}"
+    );
 }

@@ -100,13 +100,33 @@ fn loose(r: &Row) -> Loose {
     }
 }
 
+/// Rows the merge reads between two calls of [`diff_checking`]'s
+/// `idle`: a row group's worth.
+pub const IDLE_CHECK_ROWS: u32 = crate::writer::ROW_GROUP_ROWS as u32;
+
 /// Merges `old` and `new`, writing each line (with its newline) through
 /// `out`; an `Err` from `out` (closed output) stops the diff.
 pub fn diff(
     old: &SnapshotReader,
     new: &SnapshotReader,
     opts: DiffOptions,
+    out: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<DiffCounts, Error> {
+    diff_checking(old, new, opts, out, || Ok(()))
+}
+
+/// [`diff`], calling `idle` every [`IDLE_CHECK_ROWS`] rows merged,
+/// whether lines were written or not; an `Err` from it stops the diff as
+/// one from `out` does.  Where the changes are sparse, lines can be
+/// seconds apart: this is where a writer learns that its reader is gone
+/// without waiting for the next line (the `dents` command polls its
+/// standard output there, and ends as a write to a closed pipe would).
+pub fn diff_checking(
+    old: &SnapshotReader,
+    new: &SnapshotReader,
+    opts: DiffOptions,
     mut out: impl FnMut(&[u8]) -> std::io::Result<()>,
+    mut idle: impl FnMut() -> std::io::Result<()>,
 ) -> Result<DiffCounts, Error> {
     let io = |e| Error::Io(Vec::new(), e);
     let mut counts = DiffCounts::default();
@@ -124,7 +144,13 @@ pub fn diff(
     let mut x = a.next()?;
     let mut y = b.next()?;
     let mut line = Vec::new();
+    let mut since_check = 0u32;
     loop {
+        since_check += 1;
+        if since_check == IDLE_CHECK_ROWS {
+            since_check = 0;
+            idle().map_err(io)?;
+        }
         let ord = match (&x, &y) {
             (None, None) => break,
             (Some(_), None) => Ordering::Less,
