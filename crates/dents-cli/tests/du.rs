@@ -1761,3 +1761,33 @@ mod deep_memory: &'static [&'static str] => check_deep_memory;
     all_lines: &[],
     export: &["-s", "-o", "OUT"],
 }
+
+/// `dents du -sl d d ...` (1,000 starting points of 20,000 files each:
+/// tens of seconds of walking, its lines gathered until the end) into a
+/// pipe whose reader leaves at once, as `| true`: du ends at once and
+/// quietly, as its first write would end it, not at the end of the walk.
+#[test]
+fn closed_pipe_ends_du_before_it_writes() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    dents_testfs::fill_flat(&tmp.path().join("d"), 20_000, |i| format!("f{i:06}"));
+    let mut args = vec!["-sl"];
+    args.extend(vec!["d"; 1000]);
+    let mut child = dents(tmp.path(), &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let bound = std::time::Duration::from_secs(2);
+    let (status, _) = dents_testfs::wait_counting_reads(&mut child, bound);
+    assert_eq!(
+        status.and_then(|s| s.signal()),
+        Some(13),
+        "{status:?}: still running {bound:?} after its output was closed"
+    );
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(err, "");
+}

@@ -2251,3 +2251,63 @@ mod closed_pipe: &[&str] => check_closed_pipe;
     printf: &["-printf", "%p %y\\n"],
     print0: &["-type", "f", "-print0"],
 }
+
+/// `x/needle`, and `d` with 20,000 files.
+fn needle_and_hay() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir(tmp.path().join("x")).unwrap();
+    fs::write(tmp.path().join("x/needle"), b"").unwrap();
+    dents_testfs::fill_flat(&tmp.path().join("d"), 20_000, |i| format!("f{i:06}"));
+    tmp
+}
+
+/// A match (`x/needle`) and then 40 million entries that do not match:
+/// `dents find ... | head -1` ends at once and quietly once head has
+/// gone, not at the end of the walk (tens of seconds) where GNU's would,
+/// never writing again.
+#[test]
+fn closed_pipe_ends_a_walk_that_writes_nothing() {
+    use std::os::unix::process::ExitStatusExt;
+    let tmp = needle_and_hay();
+    let mut cmd = dents();
+    cmd.current_dir(tmp.path())
+        .env("LC_ALL", "C")
+        .arg("x")
+        .args(vec!["d"; 2000])
+        .args(["-name", "needle"]);
+    let bound = std::time::Duration::from_secs(2);
+    let (line, status, err, took) = dents_testfs::first_line_then_close(cmd, b'\n', bound);
+    assert_eq!(String::from_utf8_lossy(&line), "x/needle\n");
+    assert_eq!(
+        status.and_then(|s| s.signal()),
+        Some(13),
+        "{status:?}: still running {took:?} after its output was closed"
+    );
+    assert_eq!(String::from_utf8_lossy(&err), "");
+}
+
+/// An expression that writes a file too (`-fprint`) goes on when
+/// standard output's reader leaves, as GNU's does until it writes
+/// there: the file is whole.
+#[test]
+fn closed_pipe_leaves_a_walk_with_other_effects_to_its_end() {
+    let tmp = needle_and_hay();
+    let mut cmd = dents();
+    cmd.current_dir(tmp.path()).env("LC_ALL", "C").args([
+        "x", "d", "-name", "needle", "-print", "-o", "-fprint", "all",
+    ]);
+    let bound = std::time::Duration::from_secs(60);
+    let (line, status, err, took) = dents_testfs::first_line_then_close(cmd, b'\n', bound);
+    assert_eq!(String::from_utf8_lossy(&line), "x/needle\n");
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "{status:?} {took:?}"
+    );
+    assert_eq!(String::from_utf8_lossy(&err), "");
+    let all = fs::read(tmp.path().join("all")).unwrap();
+    assert_eq!(
+        all.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count(),
+        20_002
+    );
+}

@@ -385,6 +385,12 @@ fn run(mut a: Box<Command>, from: Option<FromSnapshot>, streams: Streams) -> i32
             }
         },
     };
+    // A reader that leaves while du has nothing to write (the walk
+    // before `-s`'s one line) ends it then, as its next write would; not
+    // with --export, whose file must be written whole.
+    if own && a.export.is_none() {
+        dents_os::end_when_reader_gone();
+    }
     let raised = Arc::clone(&status);
     let reporter = said.clone();
     let out = out.reporting_errors(move |e| {

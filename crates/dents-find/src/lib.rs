@@ -708,9 +708,18 @@ impl Command {
         );
         let wopts = &search.wopts;
         let mut has_quit = false;
-        search
-            .expr
-            .each(&mut |p| has_quit |= matches!(p, expr::Pred::Quit));
+        let mut only_stdout = true;
+        search.expr.each(&mut |p| {
+            has_quit |= matches!(p, expr::Pred::Quit);
+            only_stdout &= only_writes_stdout(p);
+        });
+        // A reader that leaves while no match is found ends us then, as
+        // the next write would; not where the expression does more than
+        // write to standard output (deletes, runs commands, writes
+        // files): GNU's goes on doing that until it writes.
+        if to_stdout && only_stdout {
+            dents_os::end_when_reader_gone();
+        }
         let mut finder = search.evaluator_with(progress.as_ref());
         if let Some(stop) = stop {
             finder = finder.stopped_by(stop);
@@ -765,6 +774,19 @@ impl Command {
             msg::error(&m);
         }
         ExitStatus(ctx.status())
+    }
+}
+
+/// Whether the primary `p` has no effect but writing to standard output
+/// (tests, `-print`, `-printf`, `-ls`, `-prune`, `-quit`...).
+fn only_writes_stdout(p: &expr::Pred) -> bool {
+    use outfiles::Dest;
+    match p {
+        expr::Pred::Delete | expr::Pred::Exec(_) => false,
+        expr::Pred::Printf { dest, .. }
+        | expr::Pred::Ls { dest, .. }
+        | expr::Pred::FPrint { dest, .. } => matches!(dest, Dest::Stdout),
+        _ => true,
     }
 }
 
