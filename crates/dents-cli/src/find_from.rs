@@ -68,7 +68,7 @@ pub(crate) fn main(argv: &[OsString]) -> i32 {
         },
     };
     let mut command = match dents_find::Command::parse(rest) {
-        Ok(c) => c,
+        Ok(c) => c.ending_when_reader_gone(),
         Err(e) => {
             e.report();
             return 1;

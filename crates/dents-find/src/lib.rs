@@ -212,6 +212,7 @@ pub fn main(argv: &[OsString]) -> i32 {
     let _in = ctx::enter(&ctx);
     match Command::parse_on(&argv[1..], terminals, b'\n', Arc::clone(&ctx)) {
         Ok(command) => command
+            .ending_when_reader_gone()
             .run_on(Destination::Stdout, terminals, &mut LocalWalk, None)
             .code(),
         Err(e) => {
@@ -353,6 +354,9 @@ pub struct Command {
     colors: color::Colors,
     /// What GNU keeps in globals, this command's own.
     ctx: Arc<ctx::Ctx>,
+    /// The process ends once standard output's reader is gone
+    /// ([`Command::ending_when_reader_gone`]).
+    end_when_reader_gone: bool,
 }
 
 /// What a command line asks for.
@@ -445,7 +449,21 @@ impl Command {
             plan,
             colors: table,
             ctx,
+            end_when_reader_gone: false,
         })
+    }
+
+    /// For an executable whose standard output is this command's (`dents
+    /// find`): where the expression does nothing but write there, the
+    /// process ends as soon as standard output is a pipe whose reader is
+    /// gone, as the next write would end it (SIGPIPE), not only at that
+    /// write: a walk that finds nothing more ends then, not at its end
+    /// ([`dents_os::end_when_reader_gone`]).  Off by default: it starts a
+    /// thread that outlives the call and may end the process, which a
+    /// program that embeds the command does not want.
+    pub fn ending_when_reader_gone(mut self) -> Command {
+        self.end_when_reader_gone = true;
+        self
     }
 
     /// The starting points (`.` if the line names none; none for
@@ -661,6 +679,7 @@ impl Command {
     ) -> ExitStatus {
         let ctx = self.ctx;
         let _in = ctx::enter(&ctx);
+        let end_when_reader_gone = self.end_when_reader_gone;
         let opts = match self.plan {
             Plan::Walk(o) => *o,
             Plan::Done(code) => return ExitStatus(code),
@@ -717,7 +736,7 @@ impl Command {
         // the next write would; not where the expression does more than
         // write to standard output (deletes, runs commands, writes
         // files): GNU's goes on doing that until it writes.
-        if to_stdout && only_stdout {
+        if to_stdout && only_stdout && end_when_reader_gone {
             dents_os::end_when_reader_gone();
         }
         let mut finder = search.evaluator_with(progress.as_ref());
