@@ -192,8 +192,6 @@ impl DeepSpill {
             kept: Vec::new(),
         };
         let mut bytes = Vec::new();
-        // Where the current group's count is, to be set once it is over.
-        let mut count_at = None;
         let mut run = None::<u8>;
         let mut records = 0;
         for node in deep.drain(..n) {
@@ -209,10 +207,7 @@ impl DeepSpill {
                             .last()
                             .is_some_and(|(p, _)| Arc::ptr_eq(p, parent));
                     if !same {
-                        close_group(&mut bytes, &mut count_at, &seg);
                         bytes.push(GROUP);
-                        count_at = Some(bytes.len());
-                        bytes.extend_from_slice(&0u32.to_le_bytes());
                         seg.parents.push((Arc::clone(parent), 0));
                         run = Some(GROUP);
                     }
@@ -229,7 +224,6 @@ impl DeepSpill {
                     if run == Some(KEPT) {
                         seg.kept.last_mut().expect("a kept run").push(node);
                     } else {
-                        close_group(&mut bytes, &mut count_at, &seg);
                         bytes.push(KEPT);
                         seg.kept.push(vec![node]);
                         run = Some(KEPT);
@@ -237,7 +231,6 @@ impl DeepSpill {
                 }
             }
         }
-        close_group(&mut bytes, &mut count_at, &seg);
         seg.place = match self.file.write(&bytes) {
             Some(at) => Place::File {
                 at,
@@ -416,18 +409,9 @@ impl Derived {
     }
 }
 
-/// Sets the count of the group whose count is at `*count_at`, if any,
-/// to its parent's (the last of `seg.parents`).
-fn close_group(bytes: &mut [u8], count_at: &mut Option<usize>, seg: &Segment) {
-    if let Some(i) = count_at.take() {
-        let n = seg.parents.last().expect("a group").1 as u32;
-        bytes[i..i + 4].copy_from_slice(&n.to_le_bytes());
-    }
-}
-
-/// Reads the group at `*at` of `bytes` (its count read past already
-/// checked against `n`), the subdirectories of `parent`, onto `into` in
-/// order.
+/// Reads the group at `*at` of `bytes`, the `n` subdirectories of
+/// `parent` (its count is kept with it in the segment's `parents`, not
+/// in the bytes), onto `into` in order.
 fn decode_group(
     bytes: &[u8],
     at: &mut usize,
@@ -442,8 +426,6 @@ fn decode_group(
     };
     let u32_at = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize;
     let u64_at = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-    let count = u32_at(take(4));
-    debug_assert_eq!(count, n);
     let canon = match parent.mounts() {
         MountScope::Below(c) => Some(&**c),
         _ => None,
@@ -451,7 +433,7 @@ fn decode_group(
     // Every PATH_KEEP levels a directory keeps its whole path.
     let parent_path = ((parent.depth + 1) % PATH_KEEP == 0).then(|| build_path(parent));
     let mut path = Vec::new();
-    for _ in 0..count {
+    for _ in 0..n {
         let id = (u64_at(take(8)), u64_at(take(8)));
         let derived = take(1)[0];
         let len = u32_at(take(4));
