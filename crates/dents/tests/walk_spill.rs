@@ -280,21 +280,27 @@ const FORMS: [Form; 4] = [
     (Order::DepthFirst, true),
 ];
 
+/// An unsorted walk in `form` on `threads` workers, following links as
+/// `follow` says, its deep list spilled past `limit`.
+fn deep_opts((order, post): Form, threads: usize, follow: Follow, limit: usize) -> WalkOptions {
+    WalkOptions::new()
+        .threads(threads)
+        .order(order)
+        .contents_first(post)
+        .follow_links(follow)
+        .test_queue_spill(Some(limit))
+}
+
 /// A walk in `form` of `root`, unsorted, its deep list spilled past
 /// `limit`, the read back numbered `fail` failing.
 fn run_deep(
     root: &[u8],
-    (order, post): Form,
+    form: Form,
     threads: usize,
     limit: usize,
     fail: Option<u64>,
 ) -> (Vec<Vec<u8>>, Stats, Vec<Error>) {
-    let opts = WalkOptions::new()
-        .threads(threads)
-        .order(order)
-        .contents_first(post)
-        .test_queue_spill(Some(limit))
-        .test_queue_read_fail(fail);
+    let opts = deep_opts(form, threads, Follow::Never, limit).test_queue_read_fail(fail);
     walk_lines(&[root.to_vec()], &opts)
 }
 
@@ -440,17 +446,6 @@ fn a_deep_list_not_read_back_is_an_error_and_the_rest_is_walked() {
     }
 }
 
-/// An unsorted walk in `form` on one worker (its order fixed), following
-/// links as `follow` says, its deep list spilled past `limit`.
-fn one_worker((order, post): Form, follow: Follow, limit: usize) -> WalkOptions {
-    WalkOptions::new()
-        .threads(1)
-        .order(order)
-        .contents_first(post)
-        .follow_links(follow)
-        .test_queue_spill(Some(limit))
-}
-
 /// Below a mount point (and, with `-L`, a followed link) a directory's
 /// loop checks start from an ancestor and its mount scope is derived from
 /// its parent's: its record says how, so such directories are spilled
@@ -475,7 +470,7 @@ fn a_deep_list_below_a_mount_point_is_spilled_with_its_loop_checks() {
     for follow in [Follow::Never, Follow::Always] {
         for (order, post) in FORMS {
             let at = format!("{order:?}, post-order {post}, {follow:?}");
-            let opts = |limit| one_worker((order, post), follow, limit);
+            let opts = |limit| deep_opts((order, post), 1, follow, limit);
             let (want, st, want_errors) =
                 walk_lines(std::slice::from_ref(&root), &opts(usize::MAX));
             assert_eq!(st.dirs_spilled, 0, "{at}");
@@ -502,7 +497,7 @@ fn a_deep_list_below_a_mount_point_is_spilled_with_its_loop_checks() {
     let root = m.join("a00/b00").as_os_str().as_bytes().to_vec();
     for (order, post) in FORMS {
         let at = format!("{order:?}, post-order {post}, the link up");
-        let opts = |limit| one_worker((order, post), Follow::Always, limit);
+        let opts = |limit| deep_opts((order, post), 1, Follow::Always, limit);
         let (want, _, want_errors) = walk_lines(std::slice::from_ref(&root), &opts(usize::MAX));
         let loops: Vec<String> = want_errors.iter().map(|e| e.to_string()).collect();
         assert!(
