@@ -316,6 +316,9 @@ pub struct WalkOptions {
     /// rest; `None`: the default (a test knob:
     /// [`WalkOptions::test_queue_spill`]).
     pub(crate) queue_spill: Option<usize>,
+    /// Sorted walks: the bytes prepared directories may hold (`None`: the
+    /// default; test knob: [`WalkOptions::test_ready_bytes`]).
+    pub(crate) ready_bytes: Option<usize>,
     /// A test knob: the read back of the spilled queue from its file
     /// numbered this (from 0) fails ([`WalkOptions::test_queue_read_fail`]).
     pub(crate) queue_read_fail: Option<u64>,
@@ -339,6 +342,7 @@ impl Default for WalkOptions {
             post_order_parent_fd: true,
             offer_big_dirs: None,
             queue_spill: None,
+            ready_bytes: None,
             queue_read_fail: None,
         }
     }
@@ -464,6 +468,17 @@ impl WalkOptions {
     #[doc(hidden)]
     pub fn test_fd_budget(mut self, budget: Option<usize>) -> WalkOptions {
         self.fd_budget = budget;
+        self
+    }
+
+    /// A test knob, in every build so that a Cargo feature does not change
+    /// the struct: the bytes a sorted walk's directories read ahead of
+    /// their visits may hold together before its workers wait for the
+    /// visits (`None`: the default, 16 MiB), to test the bound on small
+    /// trees.  The visits are the same whatever it is.
+    #[doc(hidden)]
+    pub fn test_ready_bytes(mut self, bytes: Option<usize>) -> WalkOptions {
+        self.ready_bytes = bytes;
         self
     }
 

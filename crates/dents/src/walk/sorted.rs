@@ -30,6 +30,8 @@ pub(super) struct Ready {
     turn: u64,
     /// Prepared directories by ticket.
     items: BTreeMap<u64, (Arc<Node>, Prepared)>,
+    /// The bytes they hold ([`Prepared::bytes`]).
+    bytes: usize,
     /// Workers held back for being too far ahead of the turn.
     pub(super) held: Vec<Held>,
     /// The turn at which the first of the held workers may go on
@@ -42,6 +44,7 @@ impl Default for Ready {
         Ready {
             turn: 0,
             items: Default::default(),
+            bytes: 0,
             held: Vec::new(),
             wake_at: u64::MAX,
         }
@@ -69,6 +72,27 @@ enum Prepared {
     },
 }
 
+impl Prepared {
+    /// The memory it holds: what [`READY_BYTES`] bounds.
+    fn bytes(&self) -> usize {
+        match self {
+            Prepared::Failed(path, _) => path.capacity(),
+            Prepared::Skipped => 0,
+            Prepared::Read {
+                path,
+                entries: [b],
+                ahead,
+                ..
+            } => {
+                path.capacity()
+                    + b.names.capacity()
+                    + b.entries.capacity() * std::mem::size_of::<BatchEntry>()
+                    + ahead.capacity() * std::mem::size_of::<Stat>()
+            }
+        }
+    }
+}
+
 /// An entry's stat made ahead of its visit: `None` where the visitor
 /// did not want it, else the metadata or the errno.
 type Stat = Option<Result<Metadata, i32>>;
@@ -78,6 +102,23 @@ type Stat = Option<Result<Metadata, i32>>;
 /// back once for five directories rather than once for each.  The
 /// prepared directories stay within [`Shared::hold_back`]'s limit.
 const TAKE_MORE: usize = 4;
+
+/// Tickets ahead of the turn a sorted walk may prepare, for each worker
+/// (but at most a quarter of the descriptors it may keep: each prepared
+/// directory holds one).  Each worker takes up to [`TAKE_MORE`] + 1 at a
+/// time, so the window must hold a few such runs per worker or the
+/// workers wait for the visits rather than read: with 4 a worker (32
+/// tickets for 8 workers) a scan of the real-tree shape spent 9 s of its
+/// workers' time held back and ran 1.45–1.72 s, with 16 a worker 1.08–1.20 s
+/// (docs/history/benchmarks.md, the sorted walk's window, session 23).
+const AHEAD_PER_WORKER: usize = 16;
+
+/// Bytes the prepared directories waiting for their turn may hold
+/// together (listings and stats made ahead) before the workers wait for
+/// the visits: past it only the turn's directory is prepared, so a tree of
+/// big directories holds about this much beyond the one being visited,
+/// however many tickets the window allows.
+const READY_BYTES: usize = 16 << 20;
 
 /// Entries of a directory stat'ed while it is prepared, at most: what a
 /// prepared directory holds of metadata (about 150 bytes an entry) while
@@ -150,11 +191,11 @@ impl<V: Visitor> Shared<'_, V> {
             } else {
                 self.prepare(&mut state, &node, &mut buf)
             };
-            self.ready
-                .lock()
-                .expect("ready lock")
-                .items
-                .insert(ticket, (node, p));
+            {
+                let mut r = self.ready.lock().expect("ready lock");
+                r.bytes += p.bytes();
+                r.items.insert(ticket, (node, p));
+            }
             self.drain(&mut state);
             // Those taken together are prepared in ticket order: the
             // lowest ticket not yet handed in is always being prepared
@@ -168,11 +209,13 @@ impl<V: Visitor> Shared<'_, V> {
     }
 
     /// Sorted walks: waits while `ticket` is too far ahead of the turn,
-    /// so that prepared directories (a descriptor and the entries each)
+    /// or, past the turn, while the prepared directories hold more than
+    /// [`READY_BYTES`], so that they (a descriptor and the entries each)
     /// cannot pile up behind a slow visitor.  Their descriptors are not in
     /// the budget of those kept for children, so their number is bounded
     /// by a share of it too: a low `RLIMIT_NOFILE` slows the read-ahead
-    /// down rather than running out of descriptors.
+    /// down rather than running out of descriptors.  The turn's own
+    /// directory is never held, so the visits always go on.
     ///
     /// A worker held back goes on only once its ticket is half the limit
     /// from the turn, not as soon as it is within it: the visits then
@@ -183,24 +226,33 @@ impl<V: Visitor> Shared<'_, V> {
     ///
     /// `go` is the worker's own flag, set when it may go on.
     fn hold_back(&self, ticket: u64, go: &Arc<AtomicBool>) {
-        let limit = (4 * self.opts.threads.max(2))
+        let limit = (AHEAD_PER_WORKER * self.opts.threads.max(2))
             .min(self.fd_budget / 4)
             .max(1) as u64;
         let low = (limit - limit / 2).max(1);
         let mut r = self.ready.lock().expect("ready lock");
-        // Checked under the lock that a panic's release takes after
-        // setting it: a worker held back after it is still let go.
-        if ticket < r.turn + limit || self.quit.load(Ordering::Relaxed) {
-            return;
-        }
-        // The turn from which `ticket < turn + low`.
-        let at = ticket + 1 - low;
-        go.store(false, Ordering::Relaxed);
-        r.wake_at = r.wake_at.min(at);
-        r.held.push(Held::me(at, go));
-        drop(r);
-        while !go.load(Ordering::Acquire) {
-            std::thread::park();
+        loop {
+            // Checked under the lock that a panic's release takes after
+            // setting it: a worker held back after it is still let go.
+            if self.quit.load(Ordering::Relaxed) {
+                return;
+            }
+            let far = ticket >= r.turn + limit;
+            let full = ticket > r.turn && r.bytes > self.opts.ready_bytes.unwrap_or(READY_BYTES);
+            if !far && !full {
+                return;
+            }
+            // Far: the turn from which `ticket < turn + low`.  Full: the
+            // next turn, which frees a directory's bytes, to look again.
+            let at = if far { ticket + 1 - low } else { r.turn + 1 };
+            go.store(false, Ordering::Relaxed);
+            r.wake_at = r.wake_at.min(at);
+            r.held.push(Held::me(at, go));
+            drop(r);
+            while !go.load(Ordering::Acquire) {
+                std::thread::park();
+            }
+            r = self.ready.lock().expect("ready lock");
         }
     }
 
@@ -236,7 +288,11 @@ impl<V: Visitor> Shared<'_, V> {
                 let item = {
                     let mut r = self.ready.lock().expect("ready lock");
                     let turn = r.turn;
-                    r.items.remove(&turn)
+                    let item = r.items.remove(&turn);
+                    if let Some((_, p)) = &item {
+                        r.bytes -= p.bytes();
+                    }
+                    item
                 };
                 let Some((node, p)) = item else {
                     break;
