@@ -82,6 +82,12 @@ fn main() {
         // Sorted walks: walkdir's order by the iterator, level order (the
         // order `dents scan` uses) by the visitor.
         "dents-sorted" => walker.sort_by_file_name().into_iter().count() as u64,
+        // The level-order iterator with every entry stat'ed.
+        "dents-sorted-stat" => walker
+            .sort_by_name(true)
+            .stat_fields(StatFields::BASIC)
+            .into_iter()
+            .count() as u64,
         "dents-visit-sorted" => {
             let c = Count {
                 total: AtomicU64::new(0),

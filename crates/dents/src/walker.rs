@@ -1116,6 +1116,13 @@ impl Visitor for ChannelVisitor {
         self.push(batch, Err(e));
     }
 
+    /// With [`Walker::stat_fields`] every entry is stat'ed: a sorted walk
+    /// then stats them on its workers ahead of the serial visits, not in
+    /// the visits one at a time.
+    fn stat_ahead(&self, _known: Option<FileType>) -> bool {
+        self.fields.is_some()
+    }
+
     /// The order others' visits must follow (a sorted walk's turn, a top
     /// level of the hybrid order): this worker's entries go first.
     ///

@@ -416,6 +416,28 @@ fn metadata_matches_lstat() {
 }
 
 #[test]
+fn sorted_iterator_with_stat_fields_is_level_order_with_lstats() {
+    // Its visitor stats ahead on the workers (`Visitor::stat_ahead`): the
+    // metadata must still be each entry's own, in the visits' order.
+    let tmp = make_tree();
+    let want = sorted_bfs_reference(tmp.path());
+    let fields = StatFields::BASIC | StatFields::BLOCKS;
+    for threads in [1, 2, 8] {
+        let mut got = Vec::new();
+        for r in Walker::new(tmp.path())
+            .sort_by_name(true)
+            .threads(threads)
+            .stat_fields(fields)
+        {
+            let e = r.unwrap();
+            assert_same_metadata(e.path(), &e.metadata().expect("asked for"), fields);
+            got.push(e.path_bytes().to_vec());
+        }
+        assert_eq!(got, want, "{threads} threads");
+    }
+}
+
+#[test]
 fn following_links_types_entries_by_their_targets_and_reports_loops() {
     let tmp = make_tree();
     let r = tmp.path();
