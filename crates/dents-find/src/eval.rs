@@ -69,6 +69,9 @@ pub struct Finder<'a> {
     progress: Option<&'a Progress>,
     /// `-exclude` (and `-nohidden`): what is left out of the walk.
     exclude: Option<&'a Expr>,
+    /// Sorted walks: every entry is stat'ed ahead of its visit
+    /// ([`super::opt::stats_every_entry`]).
+    stats_ahead: bool,
     /// Set from outside when the caller's reader has gone: stop as
     /// `-quit` stops.
     stop: Option<&'a AtomicBool>,
@@ -126,6 +129,7 @@ impl<'a> Finder<'a> {
             last_root_failed: AtomicBool::new(false),
             terminal: dents_os::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
             outs: output_files(expr),
+            stats_ahead: super::opt::stats_every_entry(expr),
             colors: None,
             progress: None,
             exclude: None,
@@ -247,6 +251,10 @@ impl<'a> Visitor for Finder<'a> {
             searchable: None,
             found: Vec::new(),
         }
+    }
+
+    fn stat_ahead(&self, _known: Option<FileType>) -> bool {
+        self.stats_ahead
     }
 
     fn excluded(&self, st: &mut State<'a>, v: &Visit<'_>) -> bool {

@@ -150,6 +150,28 @@ pub fn analyse(e: &Expr) -> Needs {
     }
 }
 
+/// Whether a sorted walk may stat every entry ahead of its visit
+/// ([`dents::walk::Visitor::stat_ahead`]) for `e`: the first test it
+/// evaluates on every entry reads the metadata, so each entry is stat'ed
+/// anyway (on the workers, in parallel, rather than in the serial
+/// visits), and nothing it runs changes the files (`-exec`, `-ok`,
+/// `-delete`: their later entries' metadata must be read at their
+/// visits, as GNU's).  An expression that stats only some entries
+/// (`-name '*.c' -size +1M`) is left to stat them at their visits.
+pub fn stats_every_entry(e: &Expr) -> bool {
+    fn first_stats(e: &Expr) -> bool {
+        match e {
+            Expr::Prim(p) => !p.pred.stat_mask().is_empty(),
+            Expr::And(a, _) | Expr::Or(a, _) => first_stats(a),
+            Expr::Not(x) => first_stats(x),
+            Expr::Comma(a, b) => first_stats(a) || first_stats(b),
+        }
+    }
+    let mut changes = false;
+    e.each(&mut |p| changes |= matches!(p, Pred::Exec(_) | Pred::Delete));
+    !changes && first_stats(e)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::parse::{parse, Parsed};
@@ -186,6 +208,30 @@ mod tests {
             opt("d -size +1 -print -name a").0,
             "(-a (-a (-size +1) (-print)) (-name a))"
         );
+    }
+
+    #[test]
+    fn stats_ahead_only_where_every_entry_is_stat_ed() {
+        let ahead = |s: &str| {
+            let words: Vec<Vec<u8>> = s.split(' ').map(|w| w.as_bytes().to_vec()).collect();
+            let Ok(Parsed::Run(o)) = parse(&words) else {
+                panic!("parse failed");
+            };
+            stats_every_entry(&optimise(o.expr, 1))
+        };
+        assert!(ahead("d -size +1"));
+        assert!(ahead("d -mtime -1 -print"));
+        assert!(
+            !ahead("d -mtime -1 -o -name a"),
+            "-name first once reordered: the a's are not stat'ed"
+        );
+        assert!(ahead("d -ls"));
+        assert!(ahead("d -name a , -size +1"));
+        assert!(!ahead("d -name a -size +1"), "only the a's are stat'ed");
+        assert!(!ahead("d -type f"));
+        assert!(!ahead("d"));
+        assert!(!ahead("d -size +1 -delete"));
+        assert!(!ahead("d -size +1 -exec true ;"));
     }
 
     #[test]
