@@ -123,8 +123,10 @@
 //! runs on one worker.  When a worker stops visiting it tells the visitor
 //! ([`Visitor::turn_done`]), which must then write what it has buffered.
 //! The costs: a directory's entries are held in memory until visited
-//! (names and 16 bytes each; at most a few directories per worker ahead
-//! of the visits), and the visits, and so the visitor's work, are serial.
+//! (names and 16 bytes each; at most 16 directories a worker, and 16 MiB
+//! in all, ahead of the visits), and the visits, and so the visitor's
+//! work, are serial (what the visitor stats can be stat'ed ahead on the
+//! workers: [`Visitor::stat_ahead`]).
 //! Level by level, the queue holds every directory of the level being
 //! visited and of the next, so its memory would grow with the tree's
 //! width: past a few thousand directories it is spilled, in order, to a

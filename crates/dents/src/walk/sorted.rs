@@ -115,9 +115,9 @@ const AHEAD_PER_WORKER: usize = 16;
 
 /// Bytes the prepared directories waiting for their turn may hold
 /// together (listings and stats made ahead) before the workers wait for
-/// the visits: past it only the turn's directory is prepared, so a tree of
-/// big directories holds about this much beyond the one being visited,
-/// however many tickets the window allows.
+/// the visits: past it no worker starts a directory but the turn's, so a
+/// tree of big directories holds about this much beyond those being
+/// prepared (one a worker), however many tickets the window allows.
 const READY_BYTES: usize = 16 << 20;
 
 /// Entries of a directory stat'ed while it is prepared, at most: what a
