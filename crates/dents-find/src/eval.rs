@@ -70,7 +70,7 @@ pub struct Finder<'a> {
     /// `-exclude` (and `-nohidden`): what is left out of the walk.
     exclude: Option<&'a Expr>,
     /// Sorted walks: every entry is stat'ed ahead of its visit
-    /// ([`super::opt::stats_every_entry`]).
+    /// ([`Finder::stating_ahead`]).
     stats_ahead: bool,
     /// Set from outside when the caller's reader has gone: stop as
     /// `-quit` stops.
@@ -129,13 +129,21 @@ impl<'a> Finder<'a> {
             last_root_failed: AtomicBool::new(false),
             terminal: dents_os::is_terminal(std::io::stdout().as_fd()).then(msg::utf8_locale),
             outs: output_files(expr),
-            stats_ahead: super::opt::stats_every_entry(expr),
+            stats_ahead: false,
             colors: None,
             progress: None,
             exclude: None,
             stop: None,
             on_match: None,
         }
+    }
+
+    /// Has a sorted walk stat every entry ahead of its visit, on its
+    /// workers (`yes`: the expression stats every entry anyway and runs
+    /// nothing that changes the files, as `opt::stats_every_entry` says).
+    pub(crate) fn stating_ahead(mut self, yes: bool) -> Finder<'a> {
+        self.stats_ahead = yes;
+        self
     }
 
     /// Hands each match to `on_match` rather than printing it.

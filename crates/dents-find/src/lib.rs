@@ -959,7 +959,8 @@ impl Search {
             self.ignore_race,
             &self.ctx,
         )
-        .with_ux(self.colors.as_ref(), progress, self.exclude.as_ref());
+        .with_ux(self.colors.as_ref(), progress, self.exclude.as_ref())
+        .stating_ahead(opt::stats_every_entry(&self.expr));
         if self.raw_names {
             finder.raw_names()
         } else {
