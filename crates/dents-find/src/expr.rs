@@ -195,6 +195,14 @@ impl Pred {
         ) || self.is_file_output()
     }
 
+    /// Whether it may change files: deletes them (`-delete`) or runs a
+    /// command (`-exec`, `-ok`, `-execdir`...).  A walk with such a
+    /// primary must read each entry as its visit finds it, and must go on
+    /// when its output's reader is gone, as GNU's does.
+    pub fn changes_files(&self) -> bool {
+        matches!(self, Pred::Delete | Pred::Exec(_))
+    }
+
     /// Whether it counts as an action that stops the implied `-print`.
     pub fn is_output_action(&self) -> bool {
         matches!(self, Pred::Print(_) | Pred::Delete | Pred::Exec(_)) || self.is_file_output()

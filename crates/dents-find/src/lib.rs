@@ -801,7 +801,7 @@ impl Command {
 fn only_writes_stdout(p: &expr::Pred) -> bool {
     use outfiles::Dest;
     match p {
-        expr::Pred::Delete | expr::Pred::Exec(_) => false,
+        _ if p.changes_files() => false,
         expr::Pred::Printf { dest, .. }
         | expr::Pred::Ls { dest, .. }
         | expr::Pred::FPrint { dest, .. } => matches!(dest, Dest::Stdout),

@@ -168,7 +168,7 @@ pub fn stats_every_entry(e: &Expr) -> bool {
         }
     }
     let mut changes = false;
-    e.each(&mut |p| changes |= matches!(p, Pred::Exec(_) | Pred::Delete));
+    e.each(&mut |p| changes |= p.changes_files());
     !changes && first_stats(e)
 }
 
