@@ -230,6 +230,7 @@ impl<V: Visitor> Shared<'_, V> {
             .min(self.fd_budget / 4)
             .max(1) as u64;
         let low = (limit - limit / 2).max(1);
+        let max_bytes = self.opts.ready_bytes.unwrap_or(READY_BYTES);
         let mut r = self.ready.lock().expect("ready lock");
         loop {
             // Checked under the lock that a panic's release takes after
@@ -238,7 +239,7 @@ impl<V: Visitor> Shared<'_, V> {
                 return;
             }
             let far = ticket >= r.turn + limit;
-            let full = ticket > r.turn && r.bytes > self.opts.ready_bytes.unwrap_or(READY_BYTES);
+            let full = ticket > r.turn && r.bytes > max_bytes;
             if !far && !full {
                 return;
             }
