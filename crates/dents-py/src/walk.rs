@@ -56,8 +56,18 @@ use crate::util::{self, PyPath};
 const BUFFERED_ENTRIES: usize = 256 * 1024;
 /// Jobs waiting before sleeping workers are woken.
 const WAKE_AT: usize = 8;
-/// Finished listings that may wait.
+/// Finished listings that may wait, for a plain walk: its workers read
+/// faster than the walk makes objects, so the buffer stays full and a
+/// deeper one only holds more.
 const BUFFERED_LISTINGS: usize = 256;
+/// Finished listings that may wait for `walk(stat=True)`, whose workers
+/// (an `lstat` an entry) are slower than the walk: 256 listings of the
+/// real-tree shape (12 entries each on average) are 9 ms of the walk's
+/// work, so a big directory on one worker (18k entries, 30 ms) drained
+/// them and the walk waited for it, one core idle.  4,096 keep both cores
+/// busy (docs/benchmarks.md, "Python"); [`BUFFERED_ENTRIES`] still bounds
+/// the memory.
+const BUFFERED_LISTINGS_STAT: usize = 4096;
 
 /// A directory's entries as read: what `os.walk` asks of each.
 ///
@@ -338,6 +348,9 @@ struct Queue {
     buffered: usize,
     /// Finished listings not taken yet.
     listings: usize,
+    /// How many finished listings may wait ([`BUFFERED_LISTINGS`] or
+    /// [`BUFFERED_LISTINGS_STAT`]).
+    max_listings: usize,
     /// Workers asleep on `Shared::wake`: woken only when there are some,
     /// since a futex wake per directory costs as much as reading it.
     idle: usize,
@@ -352,7 +365,7 @@ struct Queue {
 impl Queue {
     /// Whether workers pause: as many finished listings wait as may.
     fn full(&self) -> bool {
-        self.buffered >= BUFFERED_ENTRIES || self.listings >= BUFFERED_LISTINGS
+        self.buffered >= BUFFERED_ENTRIES || self.listings >= self.max_listings
     }
 
     /// How many sleeping workers to wake for `jobs` new jobs: those not
@@ -506,6 +519,11 @@ impl Pool {
                 jobs: BTreeMap::new(),
                 buffered: 0,
                 listings: 0,
+                max_listings: if how.stat {
+                    BUFFERED_LISTINGS_STAT
+                } else {
+                    BUFFERED_LISTINGS
+                },
                 idle: 0,
                 woken: 0,
                 shutdown: false,
@@ -632,7 +650,7 @@ impl Pool {
     fn taken(&self, listing: &Ahead) {
         let mut q = self.shared.queue.lock().unwrap();
         let half =
-            |q: &Queue| q.buffered <= BUFFERED_ENTRIES / 2 && q.listings <= BUFFERED_LISTINGS / 2;
+            |q: &Queue| q.buffered <= BUFFERED_ENTRIES / 2 && q.listings <= q.max_listings / 2;
         let was_half = half(&q);
         q.buffered -= size_of(listing);
         q.listings -= 1;
