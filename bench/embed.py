@@ -29,26 +29,15 @@ import time
 
 PY_PROG = r"""
 import os, sys, time
+sys.path.insert(0, sys.argv[3])
+from benchlib import count_walk, walk_lstat_dents, walk_lstat_os
 import dents
 top, mode = sys.argv[1], sys.argv[2]
-def os_lstat():
-    for d, _, files in os.walk(top):
-        for f in files:
-            os.lstat(os.path.join(d, f)).st_size
-def dents_stat():
-    for _, _, files, stats in dents.walk(top, stat=True):
-        for f in files:
-            stats[f].st_size
-def count(it):
-    n = 0
-    for _, dirs, files in it:
-        n += len(dirs) + len(files)
-    return n
 run = {
-    "dents.walk": lambda: count(dents.walk(top)),
-    "os.walk": lambda: count(os.walk(top)),
-    "dents.walk(stat=True)": dents_stat,
-    "os.walk + os.lstat": os_lstat,
+    "dents.walk": lambda: count_walk(dents.walk(top)),
+    "os.walk": lambda: count_walk(os.walk(top)),
+    "dents.walk(stat=True)": lambda: walk_lstat_dents(top),
+    "os.walk + os.lstat": lambda: walk_lstat_os(top),
 }[mode]
 run()
 t, c = time.perf_counter(), os.times()
@@ -70,8 +59,11 @@ def timed(cmd):
 
 
 def timed_py(py, tree, mode):
-    """One Python case: the interpreter's own timing of its second walk."""
-    out = subprocess.run([py, "-c", PY_PROG, tree, mode], capture_output=True, text=True, check=True)
+    """One Python case: the interpreter's own timing of its second walk
+    (the walks are benchlib's, as bench/python.py times them)."""
+    bench = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([py, "-c", PY_PROG, tree, mode, bench], capture_output=True, text=True,
+                         check=True)
     wall, cpu = out.stdout.split()
     return float(wall), float(cpu)
 
