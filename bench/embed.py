@@ -128,7 +128,8 @@ def main():
         if (tree, c) in peers:
             p = peers[(tree, c)]
             pw, pc = med[p]
-            vs = f"{p[1]}: wall {w / pw:.2f}×, CPU {cpu / pc:.2f}×"
+            ratio = lambda a, b: f"{a / b:.2f}×" if b else "n/a"  # noqa: E731
+            vs = f"{p[1]}: wall {ratio(w, pw)}, CPU {ratio(cpu, pc)}"
         print(f"| {tree} | {c} | {w * 1000:.1f} | {cpu * 1000:.1f} | {vs} |")
 
 
