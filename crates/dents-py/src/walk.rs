@@ -56,17 +56,17 @@ use crate::util::{self, PyPath};
 const BUFFERED_ENTRIES: usize = 256 * 1024;
 /// Jobs waiting before sleeping workers are woken.
 const WAKE_AT: usize = 8;
-/// Finished listings that may wait, for a plain walk: its workers read
-/// faster than the walk makes objects, so the buffer stays full and a
-/// deeper one only holds more.
+/// Finished listings that may wait, for a plain walk: a deeper buffer
+/// measured no faster there (316 against 325-331 ms on the real-tree
+/// shape) and only holds more.
 const BUFFERED_LISTINGS: usize = 256;
 /// Finished listings that may wait for `walk(stat=True)`, whose workers
 /// (an `lstat` an entry) are slower than the walk: 256 listings of the
 /// real-tree shape (12 entries each on average) are 9 ms of the walk's
 /// work, so a big directory on one worker (18k entries, 30 ms) drained
-/// them and the walk waited for it, one core idle.  4,096 keep both cores
-/// busy (docs/benchmarks.md, "Python"); [`BUFFERED_ENTRIES`] still bounds
-/// the memory.
+/// them and the walk waited for it, one core idle.  With 4,096 those
+/// waits fell from 140-290 to 5-80 ms a walk (docs/benchmarks.md,
+/// "Python"); [`BUFFERED_ENTRIES`] still bounds the memory.
 const BUFFERED_LISTINGS_STAT: usize = 4096;
 
 /// A directory's entries as read: what `os.walk` asks of each.
