@@ -49,4 +49,8 @@ pub struct Stats {
     /// memory limit: a sorted walk's (see [`crate::walk`], "Sorted
     /// walks"), an unsorted walk's deep list.
     pub dirs_spilled: u64,
+    /// Worker threads the walk ran (the calling thread included): with
+    /// the default thread count, one more than the cores unless a read
+    /// waited on the disk ([`crate::walk::WalkOptions::threads`]).
+    pub workers_started: u64,
 }

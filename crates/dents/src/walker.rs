@@ -151,7 +151,7 @@ impl Walker {
     /// Worker threads; 0 for the default ([`crate::walk::default_threads`]:
     /// four per core, as reads block on the disk).
     pub fn threads(mut self, n: usize) -> Walker {
-        self.opts.threads = if n == 0 { walk::default_threads() } else { n };
+        self.opts = self.opts.threads(n);
         self
     }
 

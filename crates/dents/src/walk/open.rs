@@ -7,6 +7,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::descriptors::retry_emfile;
 use crate::file_type::FileType;
@@ -47,11 +48,35 @@ pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
     (workers, permits.saturating_sub(2 * workers))
 }
 
+/// An open or a directory's first read that takes longer than this has
+/// waited on the disk (or the machine is overloaded, where more workers
+/// cost little): in the page cache an `openat` takes microseconds, and a
+/// first `getdents64` filling the 64 KiB buffer well under this.
+pub(super) const DISK_WAIT: Duration = Duration::from_micros(250);
+
 impl<V: Visitor> Shared<'_, V> {
+    /// Records that the open or read begun at `since` waited on the disk,
+    /// if it took longer than [`DISK_WAIT`]: the walk may then start all
+    /// its workers ([`Shared::disk_waits`]).
+    pub(super) fn note_disk_wait(&self, since: Instant) {
+        let wait = self.opts.disk_wait.unwrap_or(DISK_WAIT);
+        if since.elapsed() >= wait && !self.disk_waited.load(Ordering::Relaxed) {
+            self.disk_waited.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a read has waited on the disk in this walk.
+    pub(super) fn disk_waits(&self) -> bool {
+        self.disk_waited.load(Ordering::Relaxed)
+    }
+
     /// Opens the directory of `node` and checks it may be read (`same_fs`,
     /// loops with `-L`): `Err(None)` to skip it.
     pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<ErrorKind>> {
-        let fd = self.open_node(node).map_err(|e| {
+        let opening = Instant::now();
+        let opened = self.open_node(node);
+        self.note_disk_wait(opening);
+        let fd = opened.map_err(|e| {
             // Under -L a link to a directory whose target went away since
             // it was typed (another worker's -delete, say) is now a broken
             // link: find takes that for the link itself, with no error.

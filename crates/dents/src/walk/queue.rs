@@ -58,6 +58,9 @@ pub(super) struct Queue {
     pub(super) started: usize,
     /// Workers the walk may run.
     pub(super) workers: usize,
+    /// Workers started as soon as there is work for them; the rest of
+    /// `workers` wait until a read has waited on the disk.
+    pub(super) eager: usize,
     /// A worker panicked: nothing more is taken, whatever is still being
     /// read (the panicking worker's directory is never counted done).
     pub(super) closed: bool,
@@ -345,8 +348,9 @@ pub(super) struct Taken {
 }
 
 impl Queue {
-    /// An empty queue for a walk in `order` on up to `workers` workers.
-    pub(super) fn new(order: Order, workers: usize) -> Queue {
+    /// An empty queue for a walk in `order` on up to `workers` workers,
+    /// `eager` of them started before any read waits on the disk.
+    pub(super) fn new(order: Order, workers: usize, eager: usize) -> Queue {
         Queue {
             shallow: VecDeque::new(),
             deep: VecDeque::new(),
@@ -361,6 +365,7 @@ impl Queue {
             taken: 0,
             started: 1,
             workers,
+            eager: eager.clamp(1, workers.max(1)),
             closed: false,
             spilled: None,
             peak: 0,
@@ -430,10 +435,13 @@ impl Queue {
 
     /// For the directories waiting now: how many idle workers to wake,
     /// and whether to start one more (counted started here), as there is
-    /// more waiting than the idle workers can take.
-    pub(super) fn workers_wanted(&mut self) -> (usize, bool) {
+    /// more waiting than the idle workers can take.  `disk_waits`: a read
+    /// has waited on the disk, so all `workers` may start, not only the
+    /// `eager` ones.
+    pub(super) fn workers_wanted(&mut self, disk_waits: bool) -> (usize, bool) {
         let available = self.available();
-        let start = available > self.idle && self.started < self.workers;
+        let limit = if disk_waits { self.workers } else { self.eager };
+        let start = available > self.idle && self.started < limit;
         if start {
             self.started += 1;
         }
@@ -567,6 +575,7 @@ impl<V: Visitor> Shared<'_, V> {
         if started.is_err() {
             let mut q = self.queue.lock().expect("queue lock");
             q.workers = q.started;
+            q.eager = q.eager.min(q.started);
         }
     }
 
@@ -601,7 +610,7 @@ impl<V: Visitor> Shared<'_, V> {
                 q.clear();
             }
             if let Some((node, ticket)) = self.take_one(&mut q) {
-                let (wake, start_worker) = q.workers_wanted();
+                let (wake, start_worker) = q.workers_wanted(self.disk_waits());
                 drop(q);
                 self.wake_idle(wake);
                 return Some(Taken {

@@ -9,6 +9,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use crate::metadata::{Metadata, StatFields};
 
@@ -368,8 +369,13 @@ impl<V: Visitor> Shared<'_, V> {
         let mut checked = false;
         let mut prev_off = u64::MAX;
         let mut resume = None;
+        let reading = Instant::now();
         loop {
-            let off = match reader.next_with_fd() {
+            let next = reader.next_with_fd();
+            if taken == 0 {
+                self.note_disk_wait(reading);
+            }
+            let off = match next {
                 Ok(Some((dir, e))) => {
                     self.take(state, dv, dir, e.name_cstr(), e.ino(), e.file_type());
                     let off = e.next_offset();
@@ -529,7 +535,7 @@ impl<V: Visitor> Shared<'_, V> {
         let (wake, start, long) = {
             let mut q = self.queue.lock().expect("queue lock");
             q.push(chunk);
-            let (wake, start) = q.workers_wanted();
+            let (wake, start) = q.workers_wanted(self.disk_waits());
             (wake, start, q.in_memory() > QUEUE_HIGH)
         };
         self.wake_idle(wake);
