@@ -161,13 +161,22 @@ fn lstat(
     name: &CStr,
     by_path: bool,
 ) -> Option<rustix::fs::Stat> {
-    let st = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
+    let st = if by_path && fits_path_max(dir_path, name) {
         let p = CString::new(util::join(dir_path, name.to_bytes())).ok()?;
         rustix::fs::lstat(p.as_c_str())
     } else {
         rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
     };
     st.ok()
+}
+
+/// Whether `dir_path/name` can be given to one system call.  The walk
+/// reads directories deeper than `PATH_MAX` (opened in steps), so an entry
+/// whose path is longer is stat'ed relative to its open directory: by the
+/// path, it would fail (`ENAMETOOLONG`) and be left out of `walk(stat=True)`'s
+/// dict, or its type taken for a file's.
+fn fits_path_max(dir_path: &[u8], name: &CStr) -> bool {
+    dir_path.len() + name.to_bytes().len() + 2 < PATH_MAX
 }
 
 /// A directory's entries, or why it could not be read.
@@ -207,9 +216,9 @@ fn check_ahead(ahead: Ahead, path: &CStr) -> Option<Listing> {
 /// `os` stats `dir_path/name`; the stats here are relative to the open
 /// directory where that gives the same answer, and by the path where it may
 /// not: following a symlink (whose target may lie along a path too long or
-/// with too many symlinks to resolve: a loop walked with `followlinks`),
-/// under `followlinks` (the path itself may hold many symlinks), and for
-/// paths near `PATH_MAX`.
+/// with too many symlinks to resolve: a loop walked with `followlinks`) and
+/// under `followlinks` (the path itself may hold many symlinks), unless the
+/// path is too long for a system call ([`fits_path_max`]).
 fn classify(
     dir: BorrowedFd<'_>,
     dir_path: &[u8],
@@ -217,11 +226,15 @@ fn classify(
     t: FileType,
     by_path: bool,
 ) -> (bool, bool) {
-    let full = || CString::new(util::join(dir_path, name.to_bytes())).ok();
+    let fits = fits_path_max(dir_path, name);
     let path_stat = |flags: AtFlags| -> Option<FileType> {
-        let p = full()?;
-        let st = rustix::fs::statx(rustix::fs::CWD, p.as_c_str(), flags, StatxFlags::TYPE).ok()?;
-        Some(FileType::from_mode(st.stx_mode as u32))
+        let st = if fits {
+            let p = CString::new(util::join(dir_path, name.to_bytes())).ok()?;
+            rustix::fs::statx(rustix::fs::CWD, p.as_c_str(), flags, StatxFlags::TYPE)
+        } else {
+            rustix::fs::statx(dir, name, flags, StatxFlags::TYPE)
+        };
+        Some(FileType::from_mode(st.ok()?.stx_mode as u32))
     };
     let follow_is_dir = || path_stat(AtFlags::empty()).is_some_and(|m| m.is_dir());
     if t.is_dir() {
@@ -229,7 +242,7 @@ fn classify(
     } else if t == FileType::SYMLINK {
         (follow_is_dir(), true)
     } else if t.is_unknown() {
-        let lstat = if by_path || dir_path.len() + name.to_bytes().len() + 2 >= PATH_MAX {
+        let lstat = if by_path && fits {
             path_stat(AtFlags::SYMLINK_NOFOLLOW)
         } else {
             dents::fs::stat_at(dir, name, dents::StatFields::TYPE)
