@@ -166,6 +166,14 @@ pub fn with<R>(f: impl FnOnce(&Ctx) -> R) -> R {
     f(&ctx)
 }
 
+/// Whether any of the `-D` `flags` is on for this thread's current
+/// context.  Asked for every entry and every test: it reads the flags in
+/// place, where [`with`] takes a reference to the context (an atomic
+/// count shared by every worker: 2% of a sorted `find`'s samples).
+pub fn debug_on(flags: u32) -> bool {
+    CURRENT.with(|c| c.borrow().as_ref().is_some_and(|ctx| ctx.debug_on(flags)))
+}
+
 /// Makes `ctx` this thread's current context for as long as the guard
 /// lives; the one before comes back after.
 pub fn enter(ctx: &Arc<Ctx>) -> Entered {

@@ -61,7 +61,7 @@ pub fn enable(flags: u32) {
 
 /// Whether any of `flags` is on for the command this thread works for.
 pub fn on(flags: u32) -> bool {
-    crate::ctx::with(|c| c.debug_on(flags))
+    crate::ctx::debug_on(flags)
 }
 
 /// Writes one line of diagnostics.
