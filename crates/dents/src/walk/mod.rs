@@ -1049,6 +1049,9 @@ struct Shared<'v, V: Visitor> {
     /// An open or a read has waited on the disk: every worker the walk
     /// may run may start ([`Queue::eager`]).
     disk_waited: AtomicBool,
+    /// Sorted walks: descriptors of directories visited, to be closed by
+    /// a worker outside the visits (`sorted.rs`, `Shared::close_later`).
+    closing: Mutex<Vec<OwnedFd>>,
 }
 
 /// Walks the trees under `roots`, visiting every entry (roots included)
@@ -1200,6 +1203,7 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         lost_any: AtomicBool::new(false),
         spills,
         disk_waited: AtomicBool::new(false),
+        closing: Mutex::new(Vec::new()),
     };
     seed(&shared);
     // The calling thread is the first worker; it and the others start
