@@ -111,7 +111,11 @@ const TAKE_MORE: usize = 4;
 /// tickets for 8 workers) a scan of the real-tree shape spent 9 s of its
 /// workers' time held back and ran 1.45–1.72 s, with 16 a worker 1.08–1.20 s
 /// (docs/history/benchmarks.md, the sorted walk's window, session 23).
-const AHEAD_PER_WORKER: usize = 16;
+/// With 16, the turn still waited for its directory 1,238 times a scan,
+/// its worker held back (117 ms of 750); with 64, 536 times (8 ms), and
+/// the scan took 661 ms against 688 (15 interleaved rounds).  Big
+/// directories are bounded by bytes ([`READY_BYTES`]), not by this.
+const AHEAD_PER_WORKER: usize = 64;
 
 /// Descriptors of visited directories a sorted walk leaves for its
 /// workers to close ([`Shared::close_later`]), at most; past it the
