@@ -149,7 +149,9 @@ impl Walker {
     }
 
     /// Worker threads; 0 for the default ([`crate::walk::default_threads`]:
-    /// four per core, as reads block on the disk).
+    /// four per core, as reads block on the disk, of which one more than
+    /// the cores start at first and the rest once a read waits on the
+    /// disk).  A number given here starts them all as work is found.
     pub fn threads(mut self, n: usize) -> Walker {
         self.opts = self.opts.threads(n);
         self
