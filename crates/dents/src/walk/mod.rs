@@ -284,8 +284,8 @@ pub struct WalkOptions {
     /// Worker threads (default: [`default_threads`]).
     pub(crate) threads: usize,
     /// The caller chose `threads`: all may start at once.  Left to the
-    /// default, workers past one a core start only once a read has
-    /// waited on the disk (`Shared::note_disk_wait`).
+    /// default, workers past one more than the cores start only once a
+    /// read has waited on the disk (`Shared::note_disk_wait`).
     pub(crate) threads_chosen: bool,
     /// How long an open or a first read may take before it counts as a
     /// wait on the disk (`None`: `open::DISK_WAIT`).
@@ -370,10 +370,11 @@ impl WalkOptions {
 
     /// Worker threads; 0 for the default ([`default_threads`]).
     ///
-    /// With the default, a walk starts one worker a core as it finds
-    /// directories, and the rest only once a read has waited on the disk:
-    /// on a tree in the page cache, more workers than cores only add
-    /// hand-offs.  A number given here starts them all as work is found.
+    /// With the default, a walk starts one worker more than the cores as
+    /// it finds directories, and the rest only once a read has waited on
+    /// the disk: on a tree in the page cache, more workers than cores
+    /// only add hand-offs.  A number given here starts them all as work
+    /// is found.
     pub fn threads(mut self, n: usize) -> WalkOptions {
         self.threads = if n == 0 { default_threads() } else { n };
         self.threads_chosen = n != 0;
@@ -1145,9 +1146,9 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         workers
     };
     let opts = &opts;
-    // Left to the default, workers past one a core start only once a
-    // read waits on the disk (`Shared::note_disk_wait`): on a tree in the
-    // page cache they add only hand-offs (a walk of a crate's sources,
+    // Left to the default, workers past one more than the cores start
+    // only once a read waits on the disk (`Shared::note_disk_wait`): on a
+    // tree in the page cache they add only hand-offs (a walk of a crate's sources,
     // 1.6k entries, took 3.6 ms on 8 workers, 2.6 on 2: both cores);
     // cold, they keep reads in flight.
     let eager = if opts.threads_chosen {
