@@ -55,12 +55,20 @@ pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
 pub(super) const DISK_WAIT: Duration = Duration::from_micros(250);
 
 impl<V: Visitor> Shared<'_, V> {
+    /// When an open or read starts, the time to give
+    /// [`Shared::note_disk_wait`]; `None` where it cannot change how many
+    /// workers start (the caller chose the count, or a wait was seen), so
+    /// that the clock is not read for every directory.
+    pub(super) fn disk_clock(&self) -> Option<Instant> {
+        (!self.opts.threads_chosen && !self.disk_waits()).then(Instant::now)
+    }
+
     /// Records that the open or read begun at `since` waited on the disk,
     /// if it took longer than [`DISK_WAIT`]: the walk may then start all
     /// its workers ([`Shared::disk_waits`]).
-    pub(super) fn note_disk_wait(&self, since: Instant) {
+    pub(super) fn note_disk_wait(&self, since: Option<Instant>) {
         let wait = self.opts.disk_wait.unwrap_or(DISK_WAIT);
-        if since.elapsed() >= wait && !self.disk_waited.load(Ordering::Relaxed) {
+        if since.is_some_and(|t| t.elapsed() >= wait) {
             self.disk_waited.store(true, Ordering::Relaxed);
         }
     }
@@ -73,7 +81,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// Opens the directory of `node` and checks it may be read (`same_fs`,
     /// loops with `-L`): `Err(None)` to skip it.
     pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<ErrorKind>> {
-        let opening = Instant::now();
+        let opening = self.disk_clock();
         let opened = self.open_node(node);
         self.note_disk_wait(opening);
         let fd = opened.map_err(|e| {

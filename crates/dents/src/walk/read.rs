@@ -9,7 +9,6 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
-use std::time::Instant;
 
 use crate::metadata::{Metadata, StatFields};
 
@@ -369,7 +368,7 @@ impl<V: Visitor> Shared<'_, V> {
         let mut checked = false;
         let mut prev_off = u64::MAX;
         let mut resume = None;
-        let reading = Instant::now();
+        let reading = self.disk_clock();
         loop {
             let next = reader.next_with_fd();
             if taken == 0 {
