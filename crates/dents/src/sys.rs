@@ -128,6 +128,21 @@ pub fn nofile_limit() -> u64 {
         .unwrap_or(1024)
 }
 
+/// Grows the process's descriptor table, at once, to hold descriptors
+/// numbered below `n` (best effort: nothing if the limit forbids it).
+/// The kernel grows it by doubling as descriptors are opened, and in a
+/// process of several threads each step waits for an RCU grace period
+/// (`synchronize_rcu` in `expand_fdtable`) while every open of every
+/// thread waits for the step: milliseconds each, on a walk that keeps
+/// thousands open.  Done by duplicating `fd` at `n - 1` or above and
+/// closing the copy; a table never shrinks, so it stays grown.
+pub fn reserve_descriptors(fd: BorrowedFd<'_>, n: usize) {
+    let Ok(min) = i32::try_from(n.saturating_sub(1)) else {
+        return;
+    };
+    drop(rustix::io::fcntl_dupfd_cloexec(fd, min));
+}
+
 /// Opens a directory named by a path, following symlinks as command-line
 /// arguments are followed.  A path the kernel refuses as too long (over
 /// `PATH_MAX`: a work item deep in a tree, say) is opened in steps

@@ -1027,6 +1027,9 @@ struct Shared<'v, V: Visitor> {
     wake: Condvar,
     quit: AtomicBool,
     cached_fds: AtomicUsize,
+    /// The descriptor table was grown for the walk's kept descriptors
+    /// (`open.rs`, `Shared::reserve_table`).
+    table_reserved: AtomicBool,
     fd_budget: usize,
     stats: Tally,
     fs_magic: Mutex<Vec<(u64, u64)>>,
@@ -1189,6 +1192,7 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         wake: Condvar::new(),
         quit: AtomicBool::new(false),
         cached_fds: AtomicUsize::new(0),
+        table_reserved: AtomicBool::new(false),
         fd_budget,
         stats: Tally::default(),
         fs_magic: Mutex::new(Vec::new()),

@@ -4,7 +4,7 @@
 
 use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,6 +47,21 @@ pub(super) fn fd_plan(opts: &WalkOptions) -> (usize, usize) {
     let workers = (permits / 2).clamp(1, threads);
     (workers, permits.saturating_sub(2 * workers))
 }
+
+/// The descriptor number from which a walk grows the descriptor table
+/// to what it may keep ([`Shared::reserve_table`]): short of the
+/// kernel's first table (64), which the other workers' opens meanwhile
+/// may fill.
+const TABLE_RESERVE_AT: i32 = 48;
+
+/// Descriptors of the process beyond the walk's budget the grown table
+/// holds (standard streams, the workers' own, the visitor's).
+const TABLE_SPARE: usize = 128;
+
+/// The largest table a walk grows ([`Shared::reserve_table`]): 16,384
+/// slots take 128 KiB of kernel memory; past it the kernel grows the
+/// table itself.
+const TABLE_RESERVE_MAX: usize = 16_384;
 
 /// An open or a directory's first read that takes longer than this has
 /// waited on the disk (or the machine is overloaded, where more workers
@@ -94,6 +109,7 @@ impl<V: Visitor> Shared<'_, V> {
                 Some(ErrorKind::Io(e))
             }
         })?;
+        self.reserve_table(fd.as_fd());
         // Loops were ruled out when the entry was visited
         // ([`Shared::closes_loop`]).  The identity is for `same_fs` and
         // for the post-order visits' reopening of a parent by `..`
@@ -109,6 +125,26 @@ impl<V: Visitor> Shared<'_, V> {
             }
         }
         Ok(fd)
+    }
+
+    /// Once a descriptor the walk opens is numbered [`TABLE_RESERVE_AT`]
+    /// or more (the process holds that many), grows the process's
+    /// descriptor table in one step to what the walk may keep
+    /// ([`sys::reserve_descriptors`]), rather than in the kernel's
+    /// doublings, each of which stalls every open of every worker for an
+    /// RCU grace period: a sorted walk of the real-tree shape keeps some
+    /// 3,400 open (a level's parents, for their children's `openat`), and
+    /// the six doublings to 4,096 left a seventh of its two cores idle.
+    /// A walk that keeps few (an unsorted one keeps tens) grows nothing.
+    fn reserve_table(&self, fd: BorrowedFd<'_>) {
+        if fd.as_raw_fd() < TABLE_RESERVE_AT || self.table_reserved.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let limit = usize::try_from(sys::nofile_limit()).unwrap_or(usize::MAX);
+        let want = (self.fd_budget + TABLE_SPARE)
+            .min(TABLE_RESERVE_MAX)
+            .min(limit);
+        sys::reserve_descriptors(fd, want);
     }
 
     /// Whether opening `node` failed because it is a followed symlink whose
