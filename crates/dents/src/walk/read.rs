@@ -674,7 +674,11 @@ impl<V: Visitor> Shared<'_, V> {
         let follow_all = self.opts.follow == Follow::Always;
         if self.opts.sort || (unknown || follow_all) && dv.depth < self.opts.max_depth {
             if dv.unknown.is_empty() {
-                dv.unknown.push(Batch::default());
+                dv.unknown.push(if self.opts.sort {
+                    Batch::for_listing()
+                } else {
+                    Batch::default()
+                });
             }
             dv.unknown[0].push(name, ino, t);
         } else {
@@ -966,6 +970,12 @@ impl<V: Visitor> EntrySink for SliceVisit<'_, '_, '_, V> {
     }
 }
 
+/// Bytes of names a sorted walk's batch starts with room for.
+const LISTING_NAMES: usize = 512;
+
+/// Entries a sorted walk's batch starts with room for.
+const LISTING_ENTRIES: usize = 32;
+
 /// One directory's entries: names in an arena, NUL-terminated.
 #[derive(Debug, Default)]
 pub(super) struct Batch {
@@ -974,6 +984,16 @@ pub(super) struct Batch {
 }
 
 impl Batch {
+    /// An empty batch with room for a typical directory's listing, for
+    /// a sorted walk, which gathers every entry in a batch: grown from
+    /// nothing, a directory of 20 names cost a dozen reallocations.
+    pub(super) fn for_listing() -> Batch {
+        Batch {
+            names: Vec::with_capacity(LISTING_NAMES),
+            entries: Vec::with_capacity(LISTING_ENTRIES),
+        }
+    }
+
     pub(super) fn push(&mut self, name: &CStr, ino: u64, t: FileType) {
         self.push_kind(name, ino, Kind::from_type(t));
     }
