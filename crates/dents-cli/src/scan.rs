@@ -33,6 +33,12 @@ Exit status: 0 if every entry was read, 1 if some could not be (they are
 listed in the snapshot's record), 2 if no snapshot was written.
 ";
 
+/// The soft `RLIMIT_NOFILE` a scan raises itself to, at most: the walk
+/// keeps up to about half of it open (the kernel's memory for each open
+/// directory, and the table of 16,384 descriptors the walk grows to, stay
+/// modest).
+const SCAN_DESCRIPTORS: u64 = 16_384;
+
 /// Runs `dents scan ARGS` (`args[0]` is "scan"); the exit status.
 pub fn main(args: &[OsString]) -> i32 {
     let a = match dents_snap::args::parse(args.iter().skip(1).map(|a| a.as_bytes())) {
@@ -43,6 +49,9 @@ pub fn main(args: &[OsString]) -> i32 {
         Err(e) => return usage_error(&e.message("SNAPSHOT")),
     };
     let (opts, output) = (a.options, Path::new(OsStr::from_bytes(&a.output)));
+    // The scan runs no other program: its sorted walk may keep more
+    // directories open than the usual soft limit of 1,024 allows.
+    dents_os::raise_descriptor_limit(SCAN_DESCRIPTORS);
     let mut status = 0;
     let result = dents_snap::scan(&a.roots, &opts, output, |p| {
         say(&p.message());

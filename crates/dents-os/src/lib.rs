@@ -56,7 +56,10 @@ pub use locale::{
     time_locale_is_c, use_environment_locale, use_time_locale, wide_char_info, NumericConventions,
 };
 pub use net::no_delay_on_loopback_tcp;
-pub use process::{address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, trim_malloc};
+pub use process::{
+    address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, raise_descriptor_limit,
+    trim_malloc,
+};
 pub use signals::{
     clear_line_on_fatal_signals, closed_at_start, default_sigpipe, end_if_reader_gone,
     end_when_reader_gone,
