@@ -19,7 +19,7 @@
 //! | 2 | `time`      | the clock, [`LocalTime`], `strftime` (and gnulib's extensions), the time zone |
 //! | 2 | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
 //! | 2 | `net`       | Nagle off on the MPI launcher's loopback connection (dents-mpi) |
-//! | 2 | `process`   | `ARG_MAX`, `RLIMIT_AS`, malloc arenas, a child started in a held directory |
+//! | 2 | `process`   | `ARG_MAX`, `RLIMIT_AS`, `RLIMIT_NOFILE` raised, malloc arenas, a child started in a held directory |
 //! | 1 | `sys`       | the only `unsafe` code, each block with a `SAFETY:` comment (the allocator's `GlobalAlloc` among it) |
 //! | 0 | `alloc`     | [`ExitOnExhaustion`], the allocator that ends with GNU's message, and its exit status |
 //!
