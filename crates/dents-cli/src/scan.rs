@@ -50,8 +50,11 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     let (opts, output) = (a.options, Path::new(OsStr::from_bytes(&a.output)));
     // The scan runs no other program: its sorted walk may keep more
-    // directories open than the usual soft limit of 1,024 allows.
+    // directories open than the usual soft limit of 1,024 allows.  The
+    // table for them is grown now, while this is the only thread: later,
+    // each growth would stall every open of the walk.
     dents_os::raise_descriptor_limit(SCAN_DESCRIPTORS);
+    dents_os::grow_descriptor_table(SCAN_DESCRIPTORS);
     let mut status = 0;
     let result = dents_snap::scan(&a.roots, &opts, output, |p| {
         say(&p.message());
