@@ -86,3 +86,16 @@ fn threads_zero_is_the_default_rule() {
     let eager = (cores() + 1).min(default_threads()) as u64;
     assert_eq!(stats.workers_started, eager, "{stats:?}");
 }
+
+#[test]
+fn threads_up_to_follows_the_default_rule_with_its_own_count() {
+    let n = cores() + 5;
+    let stats = run(&WalkOptions::new()
+        .threads_up_to(n)
+        .test_disk_wait(Some(Duration::MAX)));
+    assert_eq!(stats.workers_started, (cores() + 1) as u64, "{stats:?}");
+    let stats = run(&WalkOptions::new()
+        .threads_up_to(n)
+        .test_disk_wait(Some(Duration::ZERO)));
+    assert_eq!(stats.workers_started, n as u64, "{stats:?}");
+}

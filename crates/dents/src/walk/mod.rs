@@ -381,6 +381,17 @@ impl WalkOptions {
         self
     }
 
+    /// Up to `n` worker threads (0: the default's number), started as the
+    /// default's are ([`WalkOptions::threads`]): one more than the cores
+    /// as directories are found, the rest once a read has waited on the
+    /// disk.  For a caller whose own default is another number of
+    /// workers (du's, twice the walker's), which the user did not choose.
+    pub fn threads_up_to(mut self, n: usize) -> WalkOptions {
+        self.threads = if n == 0 { default_threads() } else { n };
+        self.threads_chosen = false;
+        self
+    }
+
     /// The order directories are read in (default: [`Order::Hybrid`]).
     pub fn order(mut self, order: Order) -> WalkOptions {
         self.order = order;
