@@ -480,7 +480,10 @@ pub fn parse(args: &[Vec<u8>], env: &Env) -> Result<Parsed, Refusal> {
                 .ok()
                 .and_then(|s| s.parse::<usize>().ok())
             {
-                Some(n) if n > 0 => o.threads = n,
+                Some(n) if n > 0 => {
+                    o.threads = n;
+                    o.threads_chosen = true;
+                }
                 _ => {
                     said.push([&b"invalid number of threads "[..], &env.quote(&value)].concat());
                     return Err(Refusal::usage(said));

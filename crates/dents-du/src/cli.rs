@@ -76,7 +76,9 @@ on all cores.  GNU du's options, lines and exit status.
   -x, --one-file-system  skip directories on different file systems
   -o, --export=FILE     also write the scan in ncdu's JSON export format
                           (browse it with 'ncdu -f FILE' or 'gdu -f FILE')
-  -j, --threads=N       walk on N threads (default: eight per core)
+  -j, --threads=N       walk on N threads (default: eight per core, those
+                          past one more than the cores started only once a
+                          read has waited on the disk)
       --from=SNAPSHOT   the lines for the entries SNAPSHOT stored ('dents
                           scan'), not the live tree; FILEs default to its roots
       --help            display this help and exit

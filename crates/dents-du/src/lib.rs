@@ -166,7 +166,8 @@ use size::Units;
 pub use cli::{main, main_to, main_with_snapshots};
 
 /// du's default number of workers: eight per core, at least 8 and at
-/// most 128 — twice the walker's default.
+/// most 128 — twice the walker's default; started as the walker's
+/// default ones are ([`Options::threads_chosen`]).
 ///
 /// du stats every entry, and a worker stats its directory's entries one
 /// after another: cold, each stat may wait for an inode-table block, so
@@ -231,6 +232,11 @@ pub struct Options {
     pub hash_all: bool,
     /// Worker threads.
     pub threads: usize,
+    /// [`Options::threads`] was given (`-j`): every worker starts as work
+    /// is found.  Otherwise they are du's default and start as the
+    /// walker's default do ([`dents::walk::WalkOptions::threads_up_to`]):
+    /// one more than the cores, the rest once a read waits on the disk.
+    pub threads_chosen: bool,
     /// Build an ncdu export ([`engine::Du::export`]).
     pub export: bool,
 }
@@ -255,9 +261,13 @@ impl Options {
     /// adds what differs (how directories are read, whether a post-order
     /// visit needs its parent's descriptor).
     pub fn walk_options(&self) -> WalkOptions {
-        WalkOptions::new()
-            .threads(self.threads.max(1))
-            .order(walk::Order::DepthFirst)
+        let w = WalkOptions::new();
+        let w = if self.threads_chosen {
+            w.threads(self.threads.max(1))
+        } else {
+            w.threads_up_to(self.threads.max(1))
+        };
+        w.order(walk::Order::DepthFirst)
             .contents_first(true)
             .follow_links(self.follow)
             .same_file_system(self.one_file_system)
@@ -325,6 +335,7 @@ impl Default for Options {
             total: false,
             hash_all: false,
             threads: default_threads(),
+            threads_chosen: false,
             export: false,
         }
     }

@@ -62,6 +62,7 @@ pub fn du(path: &[u8], o: &DuOptions) -> (Option<u64>, Vec<(Vec<u8>, i32)>) {
     };
     if let Some(t) = o.threads {
         opts.threads = t.max(1);
+        opts.threads_chosen = true;
     }
     let sink = Collect::default();
     let engine = Du::new(opts, &sink);
