@@ -3,6 +3,7 @@
 //! the snapshot) and exit status 1 after any.
 
 use std::ffi::{OsStr, OsString};
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -54,7 +55,9 @@ pub fn main(args: &[OsString]) -> i32 {
     // table for them is grown now, while this is the only thread: later,
     // each growth would stall every open of the walk.
     dents_os::raise_descriptor_limit(SCAN_DESCRIPTORS);
-    dents_os::grow_descriptor_table(SCAN_DESCRIPTORS);
+    if let Ok(root) = std::fs::File::open("/") {
+        dents::fs::grow_descriptor_table(root.as_fd(), SCAN_DESCRIPTORS as usize);
+    }
     let mut status = 0;
     let result = dents_snap::scan(&a.roots, &opts, output, |p| {
         say(&p.message());

@@ -19,7 +19,7 @@
 //! | 2 | `time`      | the clock, [`LocalTime`], `strftime` (and gnulib's extensions), the time zone |
 //! | 2 | `xattr`     | the ACL marker of `ls -l`, SELinux contexts |
 //! | 2 | `net`       | Nagle off on the MPI launcher's loopback connection (dents-mpi) |
-//! | 2 | `process`   | `ARG_MAX`, `RLIMIT_AS`, `RLIMIT_NOFILE` raised and the descriptor table grown, malloc arenas, a child started in a held directory |
+//! | 2 | `process`   | `ARG_MAX`, `RLIMIT_AS`, `RLIMIT_NOFILE` raised, malloc arenas, a child started in a held directory |
 //! | 1 | `sys`       | the only `unsafe` code, each block with a `SAFETY:` comment (the allocator's `GlobalAlloc` among it) |
 //! | 0 | `alloc`     | [`ExitOnExhaustion`], the allocator that ends with GNU's message, and its exit status |
 //!
@@ -57,8 +57,8 @@ pub use locale::{
 };
 pub use net::no_delay_on_loopback_tcp;
 pub use process::{
-    address_space_limit, arg_max, chdir_in_child, grow_descriptor_table, limit_malloc_arenas,
-    raise_descriptor_limit, trim_malloc,
+    address_space_limit, arg_max, chdir_in_child, limit_malloc_arenas, raise_descriptor_limit,
+    trim_malloc,
 };
 pub use signals::{
     clear_line_on_fatal_signals, closed_at_start, default_sigpipe, end_if_reader_gone,

@@ -46,27 +46,6 @@ pub fn raise_descriptor_limit(most: u64) {
     }
 }
 
-/// Grows the process's descriptor table now, to hold `n` descriptors
-/// (at most the soft `RLIMIT_NOFILE`).  Call it while one thread runs:
-/// the kernel then grows the table at once, where in a process whose
-/// threads share it every growth waits for an RCU grace period
-/// (`synchronize_rcu` in `expand_fdtable`, ~10 ms here) while every open
-/// waits for the growth.  A walk that keeps thousands of directories
-/// open would otherwise pay that at least once (the walker grows the
-/// table itself when it needs to: `dents::walk`).  Best effort.
-pub fn grow_descriptor_table(n: u64) {
-    use rustix::process::{getrlimit, Resource};
-    let n = getrlimit(Resource::Nofile)
-        .current
-        .map_or(n, |soft| soft.min(n));
-    let Ok(min) = i32::try_from(n.saturating_sub(1)) else {
-        return;
-    };
-    if let Ok(dir) = std::fs::File::open("/") {
-        drop(rustix::io::fcntl_dupfd_cloexec(&dir, min));
-    }
-}
-
 /// The soft limit on the address space (`RLIMIT_AS`, `ulimit -v`) in
 /// bytes, if there is one.
 pub fn address_space_limit() -> Option<u64> {

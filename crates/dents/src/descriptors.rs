@@ -6,6 +6,7 @@
 //! they are public).
 
 use std::io;
+use std::os::fd::BorrowedFd;
 
 use crate::sys;
 
@@ -16,6 +17,21 @@ use crate::sys;
 pub fn descriptors_free() -> usize {
     let limit = sys::nofile_limit().min(1 << 20) as usize;
     limit.saturating_sub(open_fds(limit))
+}
+
+/// Grows the process's descriptor table now, to hold descriptors
+/// numbered below `n` (at most the soft `RLIMIT_NOFILE`), by duplicating
+/// `fd` there and closing the copy; best effort.  The kernel grows the
+/// table by doubling as descriptors are opened, and once threads share
+/// it each doubling waits for an RCU grace period (`synchronize_rcu` in
+/// `expand_fdtable`, ~10 ms) while every open of every thread waits for
+/// it; while one thread runs, a growth waits for nothing.  The walker
+/// calls it once it keeps many open; a program that knows it will keep
+/// thousands (`dents scan`) calls it before its threads start.  The
+/// table never shrinks.
+pub fn grow_descriptor_table(fd: BorrowedFd<'_>, n: usize) {
+    let limit = usize::try_from(sys::nofile_limit()).unwrap_or(usize::MAX);
+    sys::reserve_descriptors(fd, n.min(limit));
 }
 
 /// How many descriptors the process has open (those listed in

@@ -32,7 +32,9 @@ use std::ffi::CStr;
 use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 
-pub use crate::descriptors::{descriptors_free, out_of_descriptors, retry_emfile};
+pub use crate::descriptors::{
+    descriptors_free, grow_descriptor_table, out_of_descriptors, retry_emfile,
+};
 use crate::metadata::{Metadata, StatFields};
 use crate::sys;
 

@@ -128,14 +128,9 @@ pub fn nofile_limit() -> u64 {
         .unwrap_or(1024)
 }
 
-/// Grows the process's descriptor table, at once, to hold descriptors
-/// numbered below `n` (best effort: nothing if the limit forbids it).
-/// The kernel grows it by doubling as descriptors are opened, and in a
-/// process of several threads each step waits for an RCU grace period
-/// (`synchronize_rcu` in `expand_fdtable`) while every open of every
-/// thread waits for the step: milliseconds each, on a walk that keeps
-/// thousands open.  Done by duplicating `fd` at `n - 1` or above and
-/// closing the copy; a table never shrinks, so it stays grown.
+/// Duplicates `fd` at `n - 1` or above and closes the copy, so that the
+/// descriptor table holds descriptors numbered below `n`; nothing if the
+/// limit forbids it (see [`crate::descriptors::grow_descriptor_table`]).
 pub fn reserve_descriptors(fd: BorrowedFd<'_>, n: usize) {
     let Ok(min) = i32::try_from(n.saturating_sub(1)) else {
         return;

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::descriptors::retry_emfile;
+use crate::descriptors::{grow_descriptor_table, retry_emfile};
 use crate::file_type::FileType;
 use crate::metadata::StatFields;
 use crate::sys;
@@ -132,7 +132,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// Once a descriptor the walk opens is numbered [`TABLE_RESERVE_AT`]
     /// or more (the process holds that many), grows the process's
     /// descriptor table in one step to what the walk may keep
-    /// ([`sys::reserve_descriptors`]), rather than in the kernel's
+    /// ([`grow_descriptor_table`]), rather than in the kernel's
     /// doublings, each of which stalls every open of every worker for an
     /// RCU grace period: a sorted walk of the real-tree shape keeps some
     /// 3,400 open (a level's parents, for their children's `openat`), and
@@ -142,11 +142,7 @@ impl<V: Visitor> Shared<'_, V> {
         if fd.as_raw_fd() < TABLE_RESERVE_AT || self.table_reserved.swap(true, Ordering::Relaxed) {
             return;
         }
-        let limit = usize::try_from(sys::nofile_limit()).unwrap_or(usize::MAX);
-        let want = (self.fd_budget + TABLE_SPARE)
-            .min(TABLE_RESERVE_MAX)
-            .min(limit);
-        sys::reserve_descriptors(fd, want);
+        grow_descriptor_table(fd, (self.fd_budget + TABLE_SPARE).min(TABLE_RESERVE_MAX));
     }
 
     /// Whether opening `node` failed because it is a followed symlink whose
