@@ -244,6 +244,18 @@ impl LoopFs {
         Ok(fs)
     }
 
+    /// Unmounts the image and mounts it again: its files stay, nothing of
+    /// it stays in the page cache, so the next reads go to the (loop)
+    /// device, as on a disk just after boot.  Not for tmpfs (no image).
+    pub fn remount(&self) -> Result<(), String> {
+        if self.kind == FsKind::Tmpfs {
+            return Err("tmpfs has no image to mount again".into());
+        }
+        let image = self.dir.as_ref().expect("not leaked").path().join("image");
+        run(Command::new("umount").arg(&self.mount))?;
+        mount_loop(&image, &self.mount)
+    }
+
     /// The mount point: the root directory of the filesystem.
     pub fn path(&self) -> &Path {
         &self.mount
