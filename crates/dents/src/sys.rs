@@ -304,6 +304,34 @@ pub fn now() -> (i64, u32) {
     (ts.tv_sec, ts.tv_nsec as u32)
 }
 
+/// Blocks the calling thread has read from block devices so far
+/// (`getrusage(RUSAGE_THREAD)`'s `ru_inblock`, in 512-byte units): what
+/// tells a wait on the disk from a thread that was only kept off its core
+/// (see `note_disk_wait` in `walk/open.rs`).  0 where it cannot be read.
+pub fn blocks_read_by_thread() -> u64 {
+    // SAFETY: an all-zero `rusage` is a valid value of the plain C
+    // struct, and getrusage writes only into the one we pass, exclusively
+    // borrowed for the call.
+    let (rc, usage) = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        let rc = libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
+        (rc, usage)
+    };
+    if rc == 0 {
+        usage.ru_inblock.max(0) as u64
+    } else {
+        0
+    }
+}
+
+/// Whether the open file `fd` is on a filesystem with no block device of
+/// its own (an anonymous device, major number 0: NFS, SMB, FUSE, btrfs,
+/// tmpfs, overlayfs), whose reads [`blocks_read_by_thread`] does not
+/// count.  False where it cannot be told.
+pub fn on_anonymous_device(fd: BorrowedFd<'_>) -> bool {
+    statx_fd(fd, StatxFlags::empty()).is_ok_and(|st| st.stx_dev_major == 0)
+}
+
 /// The soft limit on the address space (`RLIMIT_AS`, `ulimit -v`) in
 /// bytes, if there is one.
 pub fn address_space_limit() -> Option<u64> {

@@ -3,7 +3,11 @@
 //! waited on the disk, and all of them once one has; a count the caller
 //! chose starts them all as work is found.  The "waited" threshold is a
 //! test knob here, so that both sides are tested whatever the machine's
-//! speed: at `Duration::MAX` nothing ever waits, at zero everything does.
+//! speed: at `Duration::MAX` nothing ever waits; at zero every open and
+//! read is slow, and on tmpfs (no block device, as NFS or FUSE) every
+//! slow one is a wait (what else confirms a wait: `walk_disk_wait.rs`).
+//! Those cases make tmpfs (root; skipped loudly otherwise, and required
+//! under CI).
 
 use std::fs;
 use std::path::Path;
@@ -12,6 +16,7 @@ use std::time::Duration;
 
 use dents::walk::{default_threads, walk, Visit, Visitor, WalkOptions};
 use dents::{Error, Flow, Stats};
+use dents_testfs::{FsKind, LoopFs};
 
 /// Subdirectories of the root: far more than any default thread count
 /// (at most 64), so that every worker the rule allows finds work.
@@ -44,9 +49,20 @@ fn wide_tree(root: &Path) {
 
 fn run(opts: &WalkOptions) -> Stats {
     let dir = tempfile::tempdir().unwrap();
-    wide_tree(dir.path());
+    run_in(dir.path(), opts)
+}
+
+/// [`run`] on a tmpfs of its own, where every slow read is a wait; `None`
+/// where tmpfs cannot be mounted (said loudly).
+fn run_on_tmpfs(opts: &WalkOptions) -> Option<Stats> {
+    let fs = LoopFs::new_or_skip(FsKind::Tmpfs, 16)?;
+    Some(run_in(fs.path(), opts))
+}
+
+fn run_in(dir: &Path, opts: &WalkOptions) -> Stats {
+    wide_tree(dir);
     let count = Count::default();
-    let root = dir.path().as_os_str().as_encoded_bytes().to_vec();
+    let root = dir.as_os_str().as_encoded_bytes().to_vec();
     let stats = walk(&[root], opts, &count);
     assert_eq!(count.0.load(Ordering::Relaxed), 1 + 2 * SUBDIRS as u64);
     stats
@@ -65,7 +81,9 @@ fn without_disk_waits_the_default_starts_one_worker_past_the_cores() {
 
 #[test]
 fn a_disk_wait_starts_every_default_worker() {
-    let stats = run(&WalkOptions::new().test_disk_wait(Some(Duration::ZERO)));
+    let Some(stats) = run_on_tmpfs(&WalkOptions::new().test_disk_wait(Some(Duration::ZERO))) else {
+        return;
+    };
     assert_eq!(stats.workers_started, default_threads() as u64, "{stats:?}");
 }
 
@@ -94,8 +112,12 @@ fn threads_up_to_follows_the_default_rule_with_its_own_count() {
         .threads_up_to(n)
         .test_disk_wait(Some(Duration::MAX)));
     assert_eq!(stats.workers_started, (cores() + 1) as u64, "{stats:?}");
-    let stats = run(&WalkOptions::new()
-        .threads_up_to(n)
-        .test_disk_wait(Some(Duration::ZERO)));
+    let Some(stats) = run_on_tmpfs(
+        &WalkOptions::new()
+            .threads_up_to(n)
+            .test_disk_wait(Some(Duration::ZERO)),
+    ) else {
+        return;
+    };
     assert_eq!(stats.workers_started, n as u64, "{stats:?}");
 }

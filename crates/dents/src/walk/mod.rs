@@ -1064,6 +1064,9 @@ struct Shared<'v, V: Visitor> {
     /// An open or a read has waited on the disk: every worker the walk
     /// may run may start ([`Queue::eager`]).
     disk_waited: AtomicBool,
+    /// The thread that called the walk, and the blocks it had read from
+    /// block devices then (`Shared::note_disk_wait`).
+    caller: (std::thread::ThreadId, u64),
     /// Sorted walks: descriptors of directories visited, to be closed by
     /// a worker outside the visits (`sorted.rs`, `Shared::close_later`).
     closing: Mutex<Vec<OwnedFd>>,
@@ -1219,6 +1222,7 @@ fn run<V: Visitor>(opts: &WalkOptions, visitor: &V, seed: impl FnOnce(&Shared<'_
         lost_any: AtomicBool::new(false),
         spills,
         disk_waited: AtomicBool::new(false),
+        caller: (std::thread::current().id(), sys::blocks_read_by_thread()),
         closing: Mutex::new(Vec::new()),
     };
     seed(&shared);

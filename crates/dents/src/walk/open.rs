@@ -80,14 +80,41 @@ impl<V: Visitor> Shared<'_, V> {
         (!self.opts.threads_chosen && !self.disk_waits()).then(Instant::now)
     }
 
-    /// Records that the open or read begun at `since` waited on the disk,
-    /// if it took longer than [`DISK_WAIT`]: the walk may then start all
-    /// its workers ([`Shared::disk_waits`]).
-    pub(super) fn note_disk_wait(&self, since: Option<Instant>) {
+    /// Records that the open or read begun at `since` (of the directory
+    /// `fd`, where it was opened) waited on the disk, if it took longer
+    /// than [`DISK_WAIT`] and the thread has read from a block device in
+    /// this walk, or the directory is on a filesystem with no block device
+    /// of its own (NFS, FUSE, btrfs: their reads are not counted so): the
+    /// walk may then start all its workers ([`Shared::disk_waits`]).
+    ///
+    /// Time alone is not enough: in the page cache a worker taken off its
+    /// core for a scheduler tick (4 ms) takes as long, and on a loaded
+    /// machine that happened 17–46 times in a hot `find -s` of the
+    /// real-tree shape with three workers, the first within 30 ms, with
+    /// not one block read.  Starting every worker then made the sorted
+    /// walk and `dents scan` 5–7% slower in wall time (docs/history/
+    /// benchmarks.md, "The disk wait confirmed").  The blocks are read
+    /// only for a slow open or read, so a walk in the page cache pays a
+    /// `getrusage` per such wait, not per directory.
+    pub(super) fn note_disk_wait(&self, since: Option<Instant>, fd: Option<BorrowedFd<'_>>) {
         let wait = self.opts.disk_wait.unwrap_or(DISK_WAIT);
-        if since.is_some_and(|t| t.elapsed() >= wait) {
+        if since.is_some_and(|t| t.elapsed() >= wait)
+            && (self.read_blocks() || fd.is_some_and(sys::on_anonymous_device))
+        {
             self.disk_waited.store(true, Ordering::Relaxed);
         }
+    }
+
+    /// Whether the calling thread has read from a block device since the
+    /// walk began (a worker's thread begins with the walk; the thread
+    /// that called the walk is compared with its count at the start).
+    fn read_blocks(&self) -> bool {
+        let base = if std::thread::current().id() == self.caller.0 {
+            self.caller.1
+        } else {
+            0
+        };
+        sys::blocks_read_by_thread() > base
     }
 
     /// Whether a read has waited on the disk in this walk.
@@ -100,7 +127,7 @@ impl<V: Visitor> Shared<'_, V> {
     pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<ErrorKind>> {
         let opening = self.disk_clock();
         let opened = self.open_node(node);
-        self.note_disk_wait(opening);
+        self.note_disk_wait(opening, opened.as_ref().ok().map(|fd| fd.as_fd()));
         let fd = opened.map_err(|e| {
             // Under -L a link to a directory whose target went away since
             // it was typed (another worker's -delete, say) is now a broken

@@ -372,7 +372,11 @@ impl<V: Visitor> Shared<'_, V> {
         loop {
             let next = reader.next_with_fd();
             if taken == 0 {
-                self.note_disk_wait(reading);
+                let fd = next
+                    .as_ref()
+                    .ok()
+                    .and_then(|n| n.as_ref().map(|(fd, _)| *fd));
+                self.note_disk_wait(reading, fd);
             }
             let off = match next {
                 Ok(Some((dir, e))) => {
