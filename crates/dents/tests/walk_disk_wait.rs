@@ -3,7 +3,9 @@
 //! first read slower than the threshold (a test knob here: at zero every
 //! one is slow) by a thread that has read from a block device, or of a
 //! directory on a filesystem with no block device of its own.  A slow
-//! open in the page cache (a worker kept off its core) is not one.
+//! open in the page cache (a worker kept off its core) is not one.  And a
+//! sorted walk starts the rest once a wait is met, even when its workers
+//! found the queue long and took their directories several at a time.
 //!
 //! Each test makes ext4 or tmpfs in a loop image (root; skipped loudly
 //! otherwise, and required under CI).
@@ -114,4 +116,49 @@ fn slow_reads_without_a_block_device_start_every_worker() {
     };
     let root = wide_tree(&fs, 300);
     assert_started(&root, 300, || {}, default_threads() as u64);
+}
+
+/// Directories of the mid-walk test, the first quarter read into the page
+/// cache before the walk; the mark is visited half way, while the queue
+/// still holds more directories than the workers take at a time.
+const MID_DIRS: usize = 6_000;
+const MID_HOT: usize = 1_500;
+
+#[test]
+fn a_sorted_walk_meeting_the_disk_mid_walk_starts_the_rest() {
+    let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 128) else {
+        return;
+    };
+    let root = wide_tree(&fs, MID_DIRS);
+    fs.remount().unwrap();
+    // The root and the first directories read (their listings and their
+    // file's inode): the walk's first reads are in the page cache, and
+    // the first from the disk comes once its workers take several
+    // directories at a time from a long queue.
+    for e in fs::read_dir(&root).unwrap() {
+        e.unwrap();
+    }
+    for i in 0..MID_HOT {
+        let d = root.join(format!("d{i:05}"));
+        for e in fs::read_dir(&d).unwrap() {
+            e.unwrap().metadata().unwrap();
+        }
+    }
+    let count = Count {
+        mark: format!("d{:05}/f", MID_DIRS / 2).into_bytes(),
+        ..Count::default()
+    };
+    let root = root.as_os_str().as_encoded_bytes().to_vec();
+    let stats = walk(&[root], &every_op_slow().sort_by_name(true), &count);
+    assert_eq!(
+        count.visits.load(Ordering::Relaxed),
+        1 + 2 * MID_DIRS as u64
+    );
+    // Every worker's state, and the calling thread's for the roots.
+    let at_mark = count.at_mark.load(Ordering::SeqCst);
+    assert!(
+        at_mark > default_threads() as u64,
+        "{at_mark} visitor states when half the tree was visited: \
+         not every worker had started ({stats:?})"
+    );
 }

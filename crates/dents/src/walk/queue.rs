@@ -651,6 +651,16 @@ impl<V: Visitor> Shared<'_, V> {
     /// directory: 128k futex calls for the real-tree shape's 38k
     /// directories on 8 workers.  Taken several at a time, it is held
     /// once for all of them.
+    ///
+    /// Like [`Shared::next`] it starts a worker (the first one taken says
+    /// so) where the rule wants one more: a worker that finds the queue
+    /// long takes its directories here and calls `next` only once the
+    /// queue runs short, so a disk wait met after the first workers
+    /// started would otherwise start no more until the walk's end (with
+    /// one fewer eager worker, a cold `find -s` of the real-tree shape
+    /// met its wait 4 ms in and started its third worker 2.3 s in, at its
+    /// end: 2.3–2.4 s against 1.9–2.0 s with all started;
+    /// docs/history/benchmarks.md, "The walk's disk wait").
     pub(super) fn take_more(&self, max: usize, into: &mut VecDeque<Taken>) {
         let mut q = self.queue.lock().expect("queue lock");
         // Depth first (LIFO, a sorted walk on one worker, the walker's
@@ -660,6 +670,7 @@ impl<V: Visitor> Shared<'_, V> {
             return;
         }
         let n = max.min(q.available() / q.workers.max(1));
+        let first = into.len();
         for _ in 0..n {
             let Some((node, ticket)) = self.take_one(&mut q) else {
                 break;
@@ -669,6 +680,12 @@ impl<V: Visitor> Shared<'_, V> {
                 ticket,
                 start_worker: false,
             });
+        }
+        if into.len() > first {
+            let (wake, start_worker) = q.workers_wanted(self.disk_waits());
+            drop(q);
+            self.wake_idle(wake);
+            into[first].start_worker = start_worker;
         }
     }
 
