@@ -212,12 +212,7 @@ impl LoopFs {
                 .arg(&fs.mount))?;
             return Ok(fs);
         }
-        let image = fs
-            .dir
-            .as_ref()
-            .expect("not leaked yet")
-            .path()
-            .join("image");
+        let image = fs.image();
         // Sparse: only what mkfs and the test write takes disk space.
         let f = fs::File::create(&image).map_err(|e| format!("{}: {e}", image.display()))?;
         f.set_len(size_mib << 20)
@@ -251,9 +246,13 @@ impl LoopFs {
         if self.kind == FsKind::Tmpfs {
             return Err("tmpfs has no image to mount again".into());
         }
-        let image = self.dir.as_ref().expect("not leaked").path().join("image");
         run(Command::new("umount").arg(&self.mount))?;
-        mount_loop(&image, &self.mount)
+        mount_loop(&self.image(), &self.mount)
+    }
+
+    /// The image file of a filesystem that has one (not tmpfs).
+    fn image(&self) -> PathBuf {
+        self.dir.as_ref().expect("not leaked").path().join("image")
     }
 
     /// The mount point: the root directory of the filesystem.
@@ -279,7 +278,7 @@ impl LoopFs {
         if !matches!(self.kind, FsKind::Ext4 | FsKind::Ext4NoFiletype) {
             return Err(format!("{:?} has no htree directories", self.kind));
         }
-        let image = self.dir.as_ref().expect("not leaked").path().join("image");
+        let image = self.image();
         run(Command::new("umount").arg(&self.mount))?;
         let debugfs = find_program("debugfs").ok_or("debugfs not found")?;
         let dump = Command::new(&debugfs)

@@ -634,10 +634,11 @@ impl WalkOptions {
 /// more than the cores as it finds directories, and the rest only once an
 /// open or a read has waited on the disk (slow, and the thread read blocks
 /// from a device meanwhile, or the filesystem has no block device: NFS,
-/// FUSE; a worker only kept off its core is not waiting on the disk).  In the page cache the extra
-/// workers only take turns on the cores: the visitor walked 1.6k entries
-/// (three crates' sources) in 2.3–2.6 ms so, 2.6–2.7 ms with all eight
-/// started, where walkdir took 3.2 ms (2 cores, hyperfine, 300 runs).
+/// FUSE; a worker only kept off its core is not waiting on the disk).
+/// In the page cache the extra workers only take turns on the cores: the
+/// visitor walked 1.6k entries (three crates' sources) in 2.3–2.6 ms so,
+/// 2.6–2.7 ms with all eight started, where walkdir took 3.2 ms (2 cores,
+/// hyperfine, 300 runs).
 pub fn default_threads() -> usize {
     (sys::cores() * 4).clamp(4, 64)
 }

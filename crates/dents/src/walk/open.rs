@@ -93,7 +93,7 @@ impl<V: Visitor> Shared<'_, V> {
     /// real-tree shape with three workers, the first within 30 ms, with
     /// not one block read.  Starting every worker then made the sorted
     /// walk and `dents scan` 5–7% slower in wall time (docs/history/
-    /// benchmarks.md, "The disk wait confirmed").  The blocks are read
+    /// benchmarks.md, "The walk's disk wait").  The blocks are read
     /// only for a slow open or read, so a walk in the page cache pays a
     /// `getrusage` per such wait, not per directory.
     pub(super) fn note_disk_wait(&self, since: Option<Instant>, fd: Option<BorrowedFd<'_>>) {
