@@ -39,6 +39,18 @@ fn scan(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `dents scan ARGS` in `dir`, which must succeed (status 0); its stderr.
+fn scan_ok(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_dents"))
+        .current_dir(dir)
+        .arg("scan")
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "dents scan {args:?}: {o:?}");
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
 /// NEW against the full scan FULL: every row, every field; the record
 /// but its times and refresh counts; and NEW's counts adding up to the
 /// directories FULL read.  The directories NEW reused, returned.
@@ -255,6 +267,44 @@ fn a_damaged_shard_of_old_is_named() {
     assert_eq!((rec.dirs_read, rec.dirs_reused), (2, 0));
 }
 
+/// OLD whose rows prove out of level order after its footer and its
+/// first levels were read: the directories of the levels indexed before
+/// (t, t/a, t/d: each level is whole once the one below it is read) are
+/// reused, every other read, and the refresh says so on one line; NEW is
+/// still a full scan's.
+#[test]
+fn old_found_damaged_part_way_is_said_and_the_rest_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for sub in ["t/a/b", "t/a/c", "t/d/e"] {
+        fs::create_dir_all(d.join(sub)).unwrap();
+    }
+    fs::write(d.join("t/a/b/f"), b"f").unwrap();
+    // Older than the guard: only then can anything be reused.
+    std::thread::sleep(Duration::from_millis(2200));
+    let run = |args: &[&str]| scan_ok(d, args);
+    run(&["-o", "old.parquet", "t"]);
+    let (rec, rows) = read(&d.join("old.parquet"));
+    // The last row again, two levels deeper: the levels jump there.
+    let mut deeper = rows.last().unwrap().clone();
+    deeper.path.extend_from_slice(b"/x/y");
+    deeper.depth += 2;
+    let mut w = dents_snap::SnapshotWriter::create(&d.join("bad.parquet")).unwrap();
+    for r in rows.into_iter().chain([deeper]) {
+        w.push(r).unwrap();
+    }
+    w.finish(&rec).unwrap();
+    let said = run(&["--since=bad.parquet", "-o", "new.parquet", "t"]);
+    assert_eq!(run(&["-o", "full.parquet", "t"]), "");
+    let reused = compare(&d.join("new.parquet"), &d.join("full.parquet"), "damaged");
+    assert_eq!(reused, 3);
+    assert_eq!(
+        said,
+        "dents: cannot reuse 'bad.parquet': damaged snapshot: rows not in level order; \
+         every directory read but the 3 listed before the damage\n"
+    );
+}
+
 /// A sharded OLD (a directory of shards, as `dents-mpi scan` writes) is
 /// indexed through the merged rows, a single file through its columns
 /// (`SnapshotReader::for_each_dir_row`): the two must reuse the same
@@ -276,14 +326,8 @@ fn a_sharded_old_reuses_what_its_single_file_does() {
     // Older than the guard: only then can anything be reused.
     std::thread::sleep(Duration::from_millis(2200));
     let run = |args: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_dents"))
-            .current_dir(d)
-            .arg("scan")
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(o.status.code(), Some(0), "dents scan {args:?}: {o:?}");
-        assert!(o.stderr.is_empty(), "dents scan {args:?}: {o:?}");
+        let said = scan_ok(d, args);
+        assert!(said.is_empty(), "dents scan {args:?}: {said}");
     };
     run(&["-o", "old.parquet", "t"]);
     let (rec, rows) = read(&d.join("old.parquet"));

@@ -49,7 +49,7 @@ use dents::{Flow, Follow};
 use dents_find::Walk;
 use dents_snap::args::{Parsed, ScanArgs};
 use dents_snap::record::Time;
-use dents_snap::refresh::{Index, Wanted};
+use dents_snap::refresh::{Index, NotReused, Wanted};
 use dents_snap::scan::Problem;
 use dents_snap::schema::MAX_ERRORS;
 use dents_snap::sharded::{self, ShardWriter};
@@ -209,10 +209,10 @@ impl Visitor for ScanVisitor<'_> {
     fn listing(
         &self,
         _rows: &mut Vec<Row>,
-        _dir: &Start<'_>,
+        dir: &Start<'_>,
         fd: BorrowedFd<'_>,
     ) -> Option<Listing> {
-        let l = self.index.and_then(|ix| ix.listing_at(fd));
+        let l = self.index.and_then(|ix| ix.listing_at(fd, dir.depth));
         let n = if l.is_some() { self.reused } else { self.read };
         n.fetch_add(1, Ordering::Relaxed);
         l
@@ -260,6 +260,37 @@ fn gather_errors(world: &SimpleCommunicator, met: &Met) -> (u64, Vec<Vec<u8>>) {
     (total, messages)
 }
 
+/// `cannot reuse 'OLD': WHY; ` and what was read instead.
+fn say_not_reused(why: &NotReused, old: &Path) {
+    let mut m = b"cannot reuse ".to_vec();
+    m.extend_from_slice(&crate::msg::quote(why.named(old.as_os_str().as_bytes())));
+    m.extend_from_slice(format!(": {}; {}", why.why, why.outcome()).as_bytes());
+    say(&m);
+}
+
+/// The lowest rank for which `mine` holds, or the world's size if none
+/// (a collective call): the one rank that speaks for all.
+fn first_rank(world: &SimpleCommunicator, mine: bool) -> i32 {
+    let me = if mine { world.rank() } else { world.size() };
+    let mut first = 0i32;
+    world.all_reduce_into(&me, &mut first, SystemOperation::min());
+    first
+}
+
+/// Says, on the lowest rank whose index stopped part way (OLD damaged
+/// past the levels it had indexed: [`Index::stopped`]), why, with the
+/// directories all ranks reused before (a collective call).
+fn say_stopped(world: &SimpleCommunicator, index: Option<&Index>, old: Option<&Path>, reused: u64) {
+    let stopped = index.and_then(Index::stopped);
+    let first = first_rank(world, stopped.is_some());
+    if let (Some(mut why), Some(old)) = (stopped, old) {
+        if first == world.rank() {
+            why.reused = reused;
+            say_not_reused(&why, old);
+        }
+    }
+}
+
 /// OLD's index on every rank, or on none (a collective call): a rank
 /// that cannot use OLD spoils it for all, and the lowest such rank says
 /// why.
@@ -271,22 +302,13 @@ fn open_index(world: &SimpleCommunicator, a: &ScanArgs) -> Option<Index> {
             follow_all: a.options.follow == Follow::Always,
         },
     );
-    let me = if opened.is_err() {
-        world.rank()
-    } else {
-        world.size()
-    };
-    let mut first = 0i32;
-    world.all_reduce_into(&me, &mut first, SystemOperation::min());
+    let first = first_rank(world, opened.is_err());
     match opened {
         Ok(ix) if first == world.size() => Some(ix),
         Ok(_) => None,
         Err(why) => {
             if first == world.rank() {
-                let mut m = b"cannot reuse ".to_vec();
-                m.extend_from_slice(&crate::msg::quote(why.named(old.as_os_str().as_bytes())));
-                m.extend_from_slice(format!(": {}; every directory read", why.why).as_bytes());
-                say(&m);
+                say_not_reused(&why, old);
             }
             None
         }
@@ -439,6 +461,12 @@ pub fn run(world: &SimpleCommunicator, mailer: &Arc<Mailer>, args: &[Vec<u8>]) -
     let (error_count, errors) = gather_errors(world, &met);
     let (read, reused) = (read.into_inner(), reused.into_inner());
     let (all_read, all_reused) = (sum(world, read), sum(world, reused));
+    say_stopped(
+        world,
+        index.as_ref(),
+        a.options.since.as_deref(),
+        all_reused,
+    );
     let mut record = ScanRecord {
         roots: a.roots.clone(),
         start,

@@ -70,5 +70,11 @@ pub fn scan(
         Path::new(std::ffi::OsStr::from_bytes(output)),
         |p: &Problem| problems.push((p.path.clone(), p.errno, p.message())),
     );
-    (r.map(|s| (s.rows, s.not_reused.map(|n| n.why))), problems)
+    (
+        r.map(|s| {
+            let why = s.not_reused.map(|n| format!("{}; {}", n.why, n.outcome()));
+            (s.rows, why)
+        }),
+        problems,
+    )
 }

@@ -82,8 +82,9 @@ pub struct Summary {
     /// The record written in the snapshot (errors included).
     pub record: ScanRecord,
     /// With [`ScanOptions::since`]: why the old snapshot was not used at
-    /// all (then every directory was read), for the message `cannot
-    /// reuse 'FILE': WHY; every directory read`.
+    /// all (then every directory was read), or not past some point
+    /// ([`NotReused::reused`]), for the message `cannot reuse 'FILE':
+    /// WHY; ` and [`NotReused::outcome`].
     pub not_reused: Option<NotReused>,
 }
 
@@ -218,12 +219,17 @@ pub fn scan(
     });
     let read = result?;
     record.end = Time::now();
+    let reused = visitor.reused.load(Ordering::Relaxed);
+    if let Some(mut why) = index.as_ref().and_then(Index::stopped) {
+        why.reused = reused;
+        not_reused = Some(why);
+    }
     record.since = opts
         .since
         .as_ref()
         .map(|p| p.as_os_str().as_encoded_bytes().to_vec());
     record.dirs_read = read;
-    record.dirs_reused = visitor.reused.load(Ordering::Relaxed);
+    record.dirs_reused = reused;
     let rows = writer.rows();
     writer.finish(&record)?;
     Ok(Summary {
@@ -337,13 +343,13 @@ impl Visitor for ScanVisitor<'_> {
     fn listing_stated(
         &self,
         _: &mut (),
-        _dir: &Start<'_>,
+        dir: &Start<'_>,
         stat: &dents::Metadata,
     ) -> Option<Option<Listing>> {
         if !self.names_only {
             return None;
         }
-        let l = self.index?.listing(stat);
+        let l = self.index?.listing(stat, dir.depth);
         if l.is_some() {
             self.reused.fetch_add(1, Ordering::Relaxed);
         }
@@ -352,8 +358,8 @@ impl Visitor for ScanVisitor<'_> {
 
     /// A directory the walk has no stat of, or any directory of a full
     /// refresh: one `fstat` of it, opened.
-    fn listing(&self, _: &mut (), _dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
-        let l = self.index.and_then(|ix| ix.listing_at(fd));
+    fn listing(&self, _: &mut (), dir: &Start<'_>, fd: BorrowedFd<'_>) -> Option<Listing> {
+        let l = self.index.and_then(|ix| ix.listing_at(fd, dir.depth));
         if l.is_some() {
             self.reused.fetch_add(1, Ordering::Relaxed);
         }

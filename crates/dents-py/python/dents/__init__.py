@@ -163,7 +163,7 @@ def scan(paths, output, *, threads=None, one_file_system=False, follow=None, nam
     if why is not None:
         import warnings
 
-        warnings.warn(f"cannot reuse {_os.fsdecode(old)!r}: {why}; every directory read", RuntimeWarning, stacklevel=2)
+        warnings.warn(f"cannot reuse {_os.fsdecode(old)!r}: {why}", RuntimeWarning, stacklevel=2)
     return rows
 
 
