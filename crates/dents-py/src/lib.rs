@@ -204,7 +204,7 @@ fn py_scan(
     names_only: bool,
     onerror: Option<PyObject>,
     since: Option<Vec<u8>>,
-) -> PyResult<(u64, Option<String>)> {
+) -> PyResult<(u64, Option<(PyObject, String)>)> {
     let follow = match follow.as_deref() {
         None | Some("never") => dents::Follow::Never,
         Some("roots") => dents::Follow::Roots,
@@ -240,7 +240,16 @@ fn py_scan(
         }
     }
     match result {
-        Ok(done) => Ok(done),
+        // The file named as bytes: a path, not text.
+        Ok((rows, why)) => Ok((
+            rows,
+            why.map(|(named, text)| {
+                (
+                    pyo3::types::PyBytes::new(py, &named).into_any().unbind(),
+                    text,
+                )
+            }),
+        )),
         Err(dents_snap::Error::Io(path, e)) => {
             let name = if path.is_empty() { &output } else { &path };
             Err(util::os_error(py, &e, &util::name_obj(py, name, false)))

@@ -11,8 +11,9 @@ use dents_snap::{Problem, ScanOptions};
 pub type Met = (Vec<u8>, Option<i32>, Vec<u8>);
 
 /// A scan done: the rows written and, for a refresh whose old snapshot
-/// could not be used at all, why.
-pub type Done = (u64, Option<String>);
+/// could not be used (at all, or past some point), the file to name (OLD
+/// or its shard) and why, with what was read instead.
+pub type Done = (u64, Option<(Vec<u8>, String)>);
 
 /// How `scan` walks.
 pub struct PyScanOptions {
@@ -72,7 +73,11 @@ pub fn scan(
     );
     (
         r.map(|s| {
-            let why = s.not_reused.map(|n| format!("{}; {}", n.why, n.outcome()));
+            let old = opts.since.as_deref().unwrap_or(Path::new(""));
+            let why = s.not_reused.map(|n| {
+                let named = n.named(old.as_os_str().as_bytes()).to_vec();
+                (named, format!("{}; {}", n.why, n.outcome()))
+            });
             (s.rows, why)
         }),
         problems,

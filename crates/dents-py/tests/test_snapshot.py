@@ -172,3 +172,19 @@ def test_scan_since_unusable_warns_and_reads_everything(tmp_path):
         dents.scan(root, tmp_path / "n.parquet", since=tmp_path / "missing")
     md = pq.read_metadata(tmp_path / "n.parquet").metadata
     assert md[b"dents.scan.dirs_reused"] == b"0"
+
+
+def test_scan_since_names_the_shard_that_cannot_be_read(tmp_path):
+    # A sharded OLD (a directory of shards) whose shard is not a
+    # snapshot: the warning names that shard, as `dents scan` does.
+    root = tmp_path / "t"
+    os.mkdir(root)
+    olds = tmp_path / "olds"
+    os.mkdir(olds)
+    (olds / "part-0.parquet").write_bytes(b"not parquet at all")
+    shard = os.fsdecode(olds / "part-0.parquet")
+    with pytest.warns(RuntimeWarning) as said:
+        dents.scan(root, tmp_path / "n.parquet", since=olds)
+    (w,) = said
+    assert str(w.message).startswith(f"cannot reuse {shard!r}: not a snapshot: "), str(w.message)
+    assert str(w.message).endswith("; every directory read"), str(w.message)

@@ -49,8 +49,9 @@
 //! the directories at depth `d` are whole once the rows at `d + 1` have
 //! been read, and are published then.  A lookup waits only until the
 //! level that holds its directory is published (its depth in the new
-//! scan is where it looks first), or the whole index for a directory OLD
-//! does not hold at that depth (moved, or not in OLD).  Reading OLD
+//! scan is where it looks first; a directory moved to another depth
+//! since waits for its level in OLD), or for the whole index when OLD
+//! does not hold it.  Reading OLD
 //! whole before the walk began was about 100 ms of a 350 ms names-only
 //! refresh of 400,000 entries, during which nothing else ran.  Should
 //! OLD prove damaged part way ([`Index::stopped`]), the levels published
@@ -58,18 +59,21 @@
 //! and a listing is only taken where a directory's identity and time
 //! match), and every other directory is read: which directories are
 //! reused does not depend on how far the walk had got when the damage
-//! was found.
+//! was found, and the damage is said when a directory the walk asked
+//! for was not among them.
 //!
 //! Memory: per entry of OLD, its name and 25 bytes (inode 8, name offset
 //! 8, type 1, and the padding to 8); per directory about 48 bytes of
 //! hash table and 16 of the identities met; while the index is built,
-//! the paths of two levels' directories.
+//! the paths of two levels' directories, and for a moment a level's
+//! listings twice (their vectors grow by doubling, and are trimmed when
+//! the level is published).
 
 use std::collections::{HashMap, HashSet};
 use std::os::fd::BorrowedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, RwLock, RwLockReadGuard};
 use std::thread::JoinHandle;
 
 use crate::schema::letter_type;
@@ -123,21 +127,35 @@ struct Built {
     stopped: Option<NotReused>,
 }
 
-/// The index as the builder and the lookups share it.
+/// The index as the builder and the lookups share it.  Lookups read
+/// `built` side by side; one that must wait for a level takes `bell`
+/// before looking again, and the builder rings it (taking it) after
+/// each change, so that no change falls between a look and the wait.
 #[derive(Default)]
 struct Shared {
-    built: Mutex<Built>,
-    /// Signalled at each level published, and when the build is over.
+    built: RwLock<Built>,
+    bell: Mutex<()>,
+    /// Rung at each level published, and when the build is over.
     grown: Condvar,
     /// The index was dropped: the builder stops at its next row.
     dropped: AtomicBool,
+    /// A lookup went unanswered because the build stopped short
+    /// ([`Index::stopped`]).
+    hid: AtomicBool,
 }
 
 impl Shared {
-    fn built(&self) -> MutexGuard<'_, Built> {
+    fn built(&self) -> RwLockReadGuard<'_, Built> {
         // A panic while the lock was held cannot leave `Built` half
         // changed (each change is one push or one assignment).
-        self.built.lock().unwrap_or_else(|p| p.into_inner())
+        self.built.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Changes what is built, then wakes the lookups waiting.
+    fn change(&self, f: impl FnOnce(&mut Built)) {
+        f(&mut self.built.write().unwrap_or_else(|p| p.into_inner()));
+        drop(self.bell.lock().unwrap_or_else(|p| p.into_inner()));
+        self.grown.notify_all();
     }
 }
 
@@ -171,7 +189,7 @@ impl Drop for Index {
 }
 
 /// Why OLD is not used at all, or not past some point: the message
-/// `cannot reuse 'FILE': WHY; every directory read`.
+/// `cannot reuse 'FILE': WHY; ` and [`NotReused::outcome`].
 #[derive(Debug)]
 pub struct NotReused {
     /// The file the message names when it is not OLD itself: the shard
@@ -181,8 +199,8 @@ pub struct NotReused {
     /// Why, after `cannot reuse 'FILE': `.
     pub why: String,
     /// The directories whose listings were taken from the part of OLD
-    /// read before it proved damaged ([`Index::stopped`]); 0 when it was
-    /// not used at all.
+    /// read before it stopped ([`Index::stopped`]); 0 when it was not
+    /// used at all.
     pub reused: u64,
 }
 
@@ -219,7 +237,7 @@ impl NotReused {
     pub fn outcome(&self) -> String {
         match self.reused {
             0 => "every directory read".to_string(),
-            n => format!("every directory read but the {n} listed before the damage"),
+            n => format!("every directory read but the {n} listed from it before"),
         }
     }
 }
@@ -270,22 +288,14 @@ impl Index {
         let job = Arc::new(Mutex::new(Some((reader, denied, old.to_path_buf()))));
         let run = {
             let (shared, job) = (Arc::clone(&shared), Arc::clone(&job));
-            move || {
-                let taken = job.lock().ok().and_then(|mut j| j.take());
-                if let Some((reader, denied, old)) = taken {
-                    build(&reader, xdev, &denied, &old, &shared);
-                }
-            }
+            move || build(&job, xdev, &shared)
         };
         let builder = std::thread::Builder::new()
             .name("dents-index".into())
             .spawn(run)
             .ok();
         if builder.is_none() {
-            let taken = job.lock().ok().and_then(|mut j| j.take());
-            if let Some((reader, denied, old)) = taken {
-                build(&reader, xdev, &denied, &old, &shared);
-            }
+            build(&job, xdev, &shared);
         }
         Ok(Index {
             shared,
@@ -295,9 +305,14 @@ impl Index {
     }
 
     /// Why OLD could not be read to its end (damaged past the levels
-    /// published), once the build is over; `None` while it goes on or
-    /// when it read OLD whole.
+    /// published), if that left a directory unanswered: a lookup that
+    /// found no listing in the levels published before.  Which lookups
+    /// those are depends on the trees, not on how far the build had got
+    /// when the walk ended (a damage the walk never needed is not said).
     pub fn stopped(&self) -> Option<NotReused> {
+        if !self.shared.hid.load(Ordering::Relaxed) {
+            return None;
+        }
         let b = self.shared.built();
         b.stopped.as_ref().map(|s| NotReused {
             file: s.file.clone(),
@@ -352,24 +367,39 @@ impl Index {
     /// it is not found and more may come; `depth` is searched first.
     /// `None` once OLD is read without it, or proved damaged before it.
     fn level_of(&self, key: Key, depth: usize) -> Option<Arc<Level>> {
-        let mut b = self.shared.built();
         // Levels below `searched` were looked in already.
         let mut searched = 0;
+        // Once a look finds nothing, the next is made with the bell
+        // held until the wait: a change after it rings only once the
+        // wait has begun.
+        let mut bell = None;
         loop {
-            if let Some(l) = b.levels.get(depth).filter(|l| l.dirs.contains_key(&key)) {
-                return Some(Arc::clone(l));
-            }
-            if let Some(l) = b.levels[searched..]
-                .iter()
-                .find(|l| l.dirs.contains_key(&key))
             {
-                return Some(Arc::clone(l));
+                let b = self.shared.built();
+                if let Some(l) = b.levels.get(depth).filter(|l| l.dirs.contains_key(&key)) {
+                    return Some(Arc::clone(l));
+                }
+                if let Some(l) = b.levels[searched..]
+                    .iter()
+                    .find(|l| l.dirs.contains_key(&key))
+                {
+                    return Some(Arc::clone(l));
+                }
+                if b.over {
+                    if b.stopped.is_some() {
+                        self.shared.hid.store(true, Ordering::Relaxed);
+                    }
+                    return None;
+                }
+                searched = b.levels.len();
             }
-            searched = b.levels.len();
-            if b.over {
-                return None;
-            }
-            b = self.shared.grown.wait(b).unwrap_or_else(|p| p.into_inner());
+            bell = Some(
+                match bell.take() {
+                    None => self.shared.bell.lock(),
+                    Some(held) => self.shared.grown.wait(held),
+                }
+                .unwrap_or_else(|p| p.into_inner()),
+            );
         }
     }
 }
@@ -430,38 +460,39 @@ fn trim(p: &[u8]) -> &[u8] {
     &p[..end]
 }
 
+/// The job of [`build`]: OLD's reader, the paths its errors name, OLD's
+/// name; taken by whichever thread runs it.
+type Job = Mutex<Option<(SnapshotReader, HashSet<Vec<u8>>, std::path::PathBuf)>>;
+
 /// Reads OLD's rows (level order: the entries of a directory are
 /// contiguous in the level below it) into levels, publishing each in
 /// `shared` once whole; then marks the build over, with why it stopped
 /// if OLD could not be read to its end.  Rows are read as borrowed
 /// column values ([`SnapshotReader::for_each_dir_row`]): only a
 /// directory's path is copied (the key its children are found by).
-fn build(
-    reader: &SnapshotReader,
-    xdev: bool,
-    denied: &HashSet<Vec<u8>>,
-    old: &Path,
-    shared: &Shared,
-) {
+fn build(job: &Job, xdev: bool, shared: &Shared) {
     // Marks the build over however it ends, a panic included, so that
     // no lookup waits for a level that will not come.
     struct Over<'a>(&'a Shared, Option<NotReused>);
     impl Drop for Over<'_> {
         fn drop(&mut self) {
-            let mut b = self.0.built();
-            b.over = true;
-            b.stopped = self.1.take();
-            drop(b);
-            self.0.grown.notify_all();
+            let stopped = self.1.take();
+            self.0.change(|b| {
+                b.over = true;
+                b.stopped = stopped;
+            });
         }
     }
     let mut over = Over(
         shared,
         Some(NotReused::whole("its index stopped part way (a panic)")),
     );
+    let Some((reader, denied, old)) = job.lock().ok().and_then(|mut j| j.take()) else {
+        return;
+    };
     let mut builder = Builder {
         xdev,
-        denied,
+        denied: &denied,
         shared,
         seen: HashSet::new(),
         root_dev: HashMap::new(),
@@ -475,7 +506,8 @@ fn build(
     };
     let read = reader.for_each_dir_row(|row| {
         if shared.dropped.load(Ordering::Relaxed) {
-            return Err(Error::Closed);
+            // Not an error of OLD's: nothing waits for the rest.
+            return Err(Error::Corrupt("the index was dropped".into()));
         }
         builder.row(row)
     });
@@ -484,7 +516,8 @@ fn build(
             builder.finish();
             None
         }
-        Err(e) => Some(NotReused::of_error(&e, old)),
+        Err(_) if shared.dropped.load(Ordering::Relaxed) => None,
+        Err(e) => Some(NotReused::of_error(&e, &old)),
     };
 }
 
@@ -625,8 +658,7 @@ impl Builder<'_> {
         }
         level.names.shrink_to_fit();
         level.entries.shrink_to_fit();
-        self.shared.built().levels.push(Arc::new(level));
-        self.shared.grown.notify_all();
+        self.shared.change(|b| b.levels.push(Arc::new(level)));
     }
 }
 

@@ -163,7 +163,9 @@ def scan(paths, output, *, threads=None, one_file_system=False, follow=None, nam
     if why is not None:
         import warnings
 
-        warnings.warn(f"cannot reuse {_os.fsdecode(old)!r}: {why}", RuntimeWarning, stacklevel=2)
+        # The file named: OLD, or its shard that could not be read.
+        named, text = why
+        warnings.warn(f"cannot reuse {_os.fsdecode(named)!r}: {text}", RuntimeWarning, stacklevel=2)
     return rows
 
 
