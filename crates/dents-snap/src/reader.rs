@@ -17,6 +17,7 @@ use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::schema::parser::parse_message_type;
 
+use crate::delta;
 use crate::merge::Merge;
 use crate::record::ScanRecord;
 use crate::row::Row;
@@ -226,6 +227,7 @@ impl SnapshotReader {
                 next_group: 0,
                 buffered: Vec::new().into_iter(),
                 columns,
+                bytes: Default::default(),
             })
             .collect();
         Rows(if files.len() == 1 {
@@ -283,11 +285,12 @@ impl SnapshotReader {
             return Ok(());
         }
         let reader = &self.shards[0];
+        let mut path = ByteColumn::default();
         for i in 0..reader.num_row_groups() {
             let g = reader.get_row_group(i)?;
             let g = &*g;
             let n = g.metadata().num_rows() as usize;
-            let (path, _) = read_column::<ByteArrayType>(g, 0, n)?;
+            path.read(g, 0, n)?;
             let (depth, _) = read_column::<Int32Type>(g, 2, n)?;
             let (kind, _) = read_column::<ByteArrayType>(g, 3, n)?;
             let (ino, _) = read_column::<Int64Type>(g, 10, n)?;
@@ -306,7 +309,7 @@ impl SnapshotReader {
             }
             for r in 0..n {
                 f(DirRow {
-                    path: path[r].data(),
+                    path: path.get(r),
                     depth: depth[r] as u32,
                     kind: kind[r].data().first().copied().unwrap_or(b'U'),
                     ino: ino[r] as u64,
@@ -355,6 +358,8 @@ struct FileRows<'a> {
     next_group: usize,
     buffered: std::vec::IntoIter<Row>,
     columns: u32,
+    /// The path and name columns' buffers, kept between row groups.
+    bytes: (ByteColumn, ByteColumn),
 }
 
 impl Iterator for FileRows<'_> {
@@ -374,7 +379,7 @@ impl Iterator for FileRows<'_> {
                 .reader
                 .get_row_group(i)
                 .map_err(Error::from)
-                .and_then(|g| read_group(&*g, self.columns))
+                .and_then(|g| read_group(&*g, self.columns, &mut self.bytes))
             {
                 Ok(rows) => self.buffered = rows.into_iter(),
                 Err(e) => {
@@ -389,7 +394,7 @@ impl Iterator for FileRows<'_> {
 
 /// Reads column `i` of `g` (`n` rows) as values of `T` and, for a
 /// nullable column, definition levels.
-fn read_column<T: DataType>(
+pub(crate) fn read_column<T: DataType>(
     g: &dyn RowGroupReader,
     i: usize,
     n: usize,
@@ -411,6 +416,38 @@ fn read_column<T: DataType>(
     Ok((values, defs))
 }
 
+/// A row group's paths or names, decoded into one buffer
+/// ([`crate::delta`]) where they are delta-encoded, as dents writes
+/// them, else by the crate's decoder; the buffer kept from one row
+/// group to the next.
+#[derive(Default)]
+struct ByteColumn {
+    packed: delta::Packed,
+    values: Option<Vec<ByteArray>>,
+}
+
+impl ByteColumn {
+    /// Column `i` of `g` (`n` rows), required.
+    fn read(&mut self, g: &dyn RowGroupReader, i: usize, n: usize) -> Result<(), Error> {
+        self.values = match delta::read(g, i, n, &mut self.packed)? {
+            true => None,
+            false => Some(read_column::<ByteArrayType>(g, i, n)?.0),
+        };
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.values.as_ref().map_or(self.packed.len(), Vec::len)
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        match &self.values {
+            Some(v) => v[i].data(),
+            None => self.packed.get(i),
+        }
+    }
+}
+
 /// Puts a nullable column's values back at their rows.
 fn spread<T: Clone>(values: Vec<T>, defs: &[i16], n: usize) -> Vec<Option<T>> {
     if defs.is_empty() {
@@ -429,15 +466,18 @@ fn bytes(b: ByteArray) -> Vec<u8> {
 
 /// The rows of one row group, with the columns of the mask `columns`
 /// (see [`SnapshotReader::rows_of`]).
-fn read_group(g: &dyn RowGroupReader, columns: u32) -> Result<Vec<Row>, Error> {
+fn read_group(
+    g: &dyn RowGroupReader,
+    columns: u32,
+    (path, name): &mut (ByteColumn, ByteColumn),
+) -> Result<Vec<Row>, Error> {
     let n = g.metadata().num_rows() as usize;
     let wanted = |i: usize| columns & (1 << i) != 0;
-    let (path, _) = read_column::<ByteArrayType>(g, 0, n)?;
-    let name = if wanted(1) {
-        read_column::<ByteArrayType>(g, 1, n)?.0
-    } else {
-        vec![ByteArray::from(Vec::new()); n]
-    };
+    path.read(g, 0, n)?;
+    if wanted(1) {
+        name.read(g, 1, n)?;
+    }
+    let names = if wanted(1) { name.len() } else { n };
     let (depth, _) = read_column::<Int32Type>(g, 2, n)?;
     let (kind, _) = read_column::<ByteArrayType>(g, 3, n)?;
     let opt64 = |i| -> Result<Vec<Option<i64>>, Error> {
@@ -471,7 +511,7 @@ fn read_group(g: &dyn RowGroupReader, columns: u32) -> Result<Vec<Row>, Error> {
     } else {
         vec![None; n]
     };
-    if [path.len(), name.len(), depth.len(), kind.len(), ino.len()]
+    if [path.len(), names, depth.len(), kind.len(), ino.len()]
         .iter()
         .any(|&l| l != n)
     {
@@ -480,19 +520,18 @@ fn read_group(g: &dyn RowGroupReader, columns: u32) -> Result<Vec<Row>, Error> {
         ));
     }
     let mut rows = Vec::with_capacity(n);
-    let mut cols = (
-        path.into_iter(),
-        name.into_iter(),
-        kind.into_iter(),
-        target.into_iter(),
-    );
+    let mut cols = (kind.into_iter(), target.into_iter());
     for i in 0..n {
         rows.push(Row {
-            path: bytes(cols.0.next().unwrap_or_default()),
-            name: bytes(cols.1.next().unwrap_or_default()),
+            path: path.get(i).to_vec(),
+            name: if wanted(1) {
+                name.get(i).to_vec()
+            } else {
+                Vec::new()
+            },
             depth: depth[i] as u32,
             kind: cols
-                .2
+                .0
                 .next()
                 .and_then(|k| k.data().first().copied())
                 .unwrap_or(b'U'),
@@ -507,7 +546,7 @@ fn read_group(g: &dyn RowGroupReader, columns: u32) -> Result<Vec<Row>, Error> {
             mtime: mtime[i],
             ctime: ctime[i],
             atime: atime[i],
-            target: cols.3.next().flatten().map(bytes),
+            target: cols.1.next().flatten().map(bytes),
         });
     }
     Ok(rows)
