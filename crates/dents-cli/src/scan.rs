@@ -69,7 +69,7 @@ pub fn main(args: &[OsString]) -> i32 {
                 let mut m = b"cannot reuse ".to_vec();
                 let named = why.named(old.as_os_str().as_bytes());
                 dents_tools::quote::for_message(&mut m, named);
-                m.extend_from_slice(format!(": {}; {}", why.why, why.outcome()).as_bytes());
+                m.extend_from_slice(format!(": {}", why.text()).as_bytes());
                 say(&m);
             }
             status

@@ -264,7 +264,7 @@ fn gather_errors(world: &SimpleCommunicator, met: &Met) -> (u64, Vec<Vec<u8>>) {
 fn say_not_reused(why: &NotReused, old: &Path) {
     let mut m = b"cannot reuse ".to_vec();
     m.extend_from_slice(&crate::msg::quote(why.named(old.as_os_str().as_bytes())));
-    m.extend_from_slice(format!(": {}; {}", why.why, why.outcome()).as_bytes());
+    m.extend_from_slice(format!(": {}", why.text()).as_bytes());
     say(&m);
 }
 
@@ -281,11 +281,10 @@ fn first_rank(world: &SimpleCommunicator, mine: bool) -> i32 {
 /// past the levels it had indexed: [`Index::stopped`]), why, with the
 /// directories all ranks reused before (a collective call).
 fn say_stopped(world: &SimpleCommunicator, index: Option<&Index>, old: Option<&Path>, reused: u64) {
-    let stopped = index.and_then(Index::stopped);
+    let stopped = index.and_then(|ix| ix.stopped(reused));
     let first = first_rank(world, stopped.is_some());
-    if let (Some(mut why), Some(old)) = (stopped, old) {
+    if let (Some(why), Some(old)) = (stopped, old) {
         if first == world.rank() {
-            why.reused = reused;
             say_not_reused(&why, old);
         }
     }

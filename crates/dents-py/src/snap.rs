@@ -76,7 +76,7 @@ pub fn scan(
             let old = opts.since.as_deref().unwrap_or(Path::new(""));
             let why = s.not_reused.map(|n| {
                 let named = n.named(old.as_os_str().as_bytes()).to_vec();
-                (named, format!("{}; {}", n.why, n.outcome()))
+                (named, n.text())
             });
             (s.rows, why)
         }),

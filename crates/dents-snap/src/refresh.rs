@@ -79,6 +79,7 @@ use std::thread::JoinHandle;
 use crate::schema::letter_type;
 use dents::walk::Listing;
 
+use crate::merge::root_len;
 use crate::reader::{DirRow, SnapshotReader};
 use crate::row::nanos;
 use crate::Error;
@@ -189,8 +190,8 @@ impl Drop for Index {
 }
 
 /// Why OLD is not used at all, or not past some point: the message
-/// `cannot reuse 'FILE': WHY; ` and [`NotReused::outcome`].
-#[derive(Debug)]
+/// `cannot reuse 'FILE': ` and [`NotReused::text`].
+#[derive(Clone, Debug)]
 pub struct NotReused {
     /// The file the message names when it is not OLD itself: the shard
     /// of a sharded OLD that cannot be read, so that the user is sent to
@@ -232,12 +233,16 @@ impl NotReused {
         self.file.as_deref().unwrap_or(old)
     }
 
-    /// What the scan did instead, after the reason: `every directory
-    /// read`, or which were not when some listings had been taken.
-    pub fn outcome(&self) -> String {
+    /// The message after `cannot reuse 'FILE': `: why, then what the
+    /// scan did instead (`every directory read`, or which were not when
+    /// some listings had been taken).
+    pub fn text(&self) -> String {
         match self.reused {
-            0 => "every directory read".to_string(),
-            n => format!("every directory read but the {n} listed from it before"),
+            0 => format!("{}; every directory read", self.why),
+            n => format!(
+                "{}; every directory read but the {n} listed from it before",
+                self.why
+            ),
         }
     }
 }
@@ -309,16 +314,13 @@ impl Index {
     /// found no listing in the levels published before.  Which lookups
     /// those are depends on the trees, not on how far the build had got
     /// when the walk ended (a damage the walk never needed is not said).
-    pub fn stopped(&self) -> Option<NotReused> {
+    /// `reused`: the directories the walk took listings of.
+    pub fn stopped(&self, reused: u64) -> Option<NotReused> {
         if !self.shared.hid.load(Ordering::Relaxed) {
             return None;
         }
-        let b = self.shared.built();
-        b.stopped.as_ref().map(|s| NotReused {
-            file: s.file.clone(),
-            why: s.why.clone(),
-            reused: 0,
-        })
+        let stopped = self.shared.built().stopped.clone()?;
+        Some(NotReused { reused, ..stopped })
     }
 
     /// The listing of the directory open at `fd`, at `depth` in the new
@@ -608,7 +610,7 @@ impl Builder<'_> {
         };
         let key = (dev, row.ino);
         let other_fs = self.xdev && {
-            let root = root_of(row.path, row.depth);
+            let root = &row.path[..root_len(row.path, row.depth)];
             if row.depth == 0 {
                 self.root_dev.insert(root.to_vec(), dev);
             }
@@ -660,18 +662,4 @@ impl Builder<'_> {
         level.entries.shrink_to_fit();
         self.shared.change(|b| b.levels.push(Arc::new(level)));
     }
-}
-
-/// The root a path at `depth` was reached from: the path less its last
-/// `depth` names (see [`crate::row::components`]), without building the
-/// list of them.
-fn root_of(path: &[u8], depth: u32) -> &[u8] {
-    let mut end = path.len();
-    for _ in 0..depth {
-        match path[..end].iter().rposition(|&b| b == b'/') {
-            Some(i) => end = i,
-            None => break,
-        }
-    }
-    &path[..end]
 }

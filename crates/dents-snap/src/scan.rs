@@ -83,8 +83,8 @@ pub struct Summary {
     pub record: ScanRecord,
     /// With [`ScanOptions::since`]: why the old snapshot was not used at
     /// all (then every directory was read), or not past some point
-    /// ([`NotReused::reused`]), for the message `cannot reuse 'FILE':
-    /// WHY; ` and [`NotReused::outcome`].
+    /// ([`NotReused::reused`]), for the message `cannot reuse 'FILE': `
+    /// and [`NotReused::text`].
     pub not_reused: Option<NotReused>,
 }
 
@@ -220,8 +220,7 @@ pub fn scan(
     let read = result?;
     record.end = Time::now();
     let reused = visitor.reused.load(Ordering::Relaxed);
-    if let Some(mut why) = index.as_ref().and_then(Index::stopped) {
-        why.reused = reused;
+    if let Some(why) = index.as_ref().and_then(|ix| ix.stopped(reused)) {
         not_reused = Some(why);
     }
     record.since = opts
