@@ -240,6 +240,7 @@ fn zigzag(u: u64) -> i64 {
 mod tests {
     use super::*;
     use crate::{Row, SnapshotReader, SnapshotWriter};
+    use dents_testfs::refresh::Rng;
     use parquet::data_type::ByteArrayType;
     use parquet::file::reader::{FileReader, SerializedFileReader};
 
@@ -308,13 +309,8 @@ mod tests {
 
     #[test]
     fn random_bytes_of_every_length() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n.max(1)
-        };
+        let mut rng = Rng::seeded(1);
+        let mut next = |n: u64| rng.below(n as usize) as u64;
         let mut rows = Vec::new();
         let mut prev: Vec<u8> = Vec::new();
         for i in 0..70_000 {
@@ -429,13 +425,8 @@ mod tests {
             panic!("a data page first");
         };
         let page = buf.to_vec();
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rng = Rng::seeded(2);
+        let mut next = |n: usize| rng.below(n);
         for round in 0..20_000 {
             let mut bad = page.clone();
             if round % 3 == 0 {

@@ -259,6 +259,7 @@ impl<I: Iterator<Item = Result<Row, Error>>> Iterator for Merge<I> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dents_testfs::refresh::Rng;
 
     fn row(path: &[u8], depth: u32) -> Row {
         Row {
@@ -310,13 +311,8 @@ mod tests {
     /// slashes allow and more, including roots that hold `/`.
     #[test]
     fn level_cmp_is_row_order_on_random_paths() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rng = Rng::seeded(1);
+        let mut next = |n: u64| rng.below(n as usize) as u64;
         let alphabet = [b'a', b'b', b'.', b'/', b'0', 0xff];
         let mut rows = Vec::new();
         for _ in 0..3_000 {
