@@ -324,12 +324,12 @@ pub fn blocks_read_by_thread() -> u64 {
     }
 }
 
-/// Whether the open file `fd` is on a filesystem with no block device of
-/// its own (an anonymous device, major number 0: NFS, SMB, FUSE, btrfs,
+/// Whether the device number `dev` (`st_dev`) is anonymous (major 0): a
+/// filesystem with no block device of its own (NFS, SMB, FUSE, btrfs,
 /// tmpfs, overlayfs), whose reads [`blocks_read_by_thread`] does not
-/// count.  False where it cannot be told.
-pub fn on_anonymous_device(fd: BorrowedFd<'_>) -> bool {
-    statx_fd(fd, StatxFlags::empty()).is_ok_and(|st| st.stx_dev_major == 0)
+/// count.
+pub fn is_anonymous_device(dev: u64) -> bool {
+    rustix::fs::major(dev) == 0
 }
 
 /// The soft limit on the address space (`RLIMIT_AS`, `ulimit -v`) in

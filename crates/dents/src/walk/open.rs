@@ -80,12 +80,16 @@ impl<V: Visitor> Shared<'_, V> {
         (!self.opts.threads_chosen && !self.disk_waits()).then(Instant::now)
     }
 
-    /// Records that the open or read begun at `since` (of the directory
-    /// `fd`, where it was opened) waited on the disk, if it took longer
-    /// than [`DISK_WAIT`] and the thread has read from a block device in
-    /// this walk, or the directory is on a filesystem with no block device
-    /// of its own (NFS, FUSE, btrfs: their reads are not counted so): the
-    /// walk may then start all its workers ([`Shared::disk_waits`]).
+    /// Records that the open or read begun at `since` (of a directory
+    /// below a root on device `root_dev`, where it was opened) waited on
+    /// the disk, if it took longer than [`DISK_WAIT`] and the thread has
+    /// read from a block device in this walk, or the root is on a
+    /// filesystem with no block device of its own (NFS, FUSE, btrfs:
+    /// their reads are not counted so): the walk may then start all its
+    /// workers ([`Shared::disk_waits`]).  The root's device, known from
+    /// its stat, stands for the directory's: a `statx` of each slow
+    /// directory made the system calls of a walk depend on timing (one
+    /// more now and then under `strace`).
     ///
     /// Time alone is not enough: in the page cache a worker taken off its
     /// core for a scheduler tick (4 ms) takes as long, and on a loaded
@@ -96,10 +100,10 @@ impl<V: Visitor> Shared<'_, V> {
     /// benchmarks.md, "The walk's disk wait").  The blocks are read
     /// only for a slow open or read, so a walk in the page cache pays a
     /// `getrusage` per such wait, not per directory.
-    pub(super) fn note_disk_wait(&self, since: Option<Instant>, fd: Option<BorrowedFd<'_>>) {
+    pub(super) fn note_disk_wait(&self, since: Option<Instant>, root_dev: Option<u64>) {
         let wait = self.opts.disk_wait.unwrap_or(DISK_WAIT);
         if since.is_some_and(|t| t.elapsed() >= wait)
-            && (self.read_blocks() || fd.is_some_and(sys::on_anonymous_device))
+            && (self.read_blocks() || root_dev.is_some_and(sys::is_anonymous_device))
         {
             self.disk_waited.store(true, Ordering::Relaxed);
         }
@@ -127,7 +131,8 @@ impl<V: Visitor> Shared<'_, V> {
     pub(super) fn open_checked(&self, node: &Arc<Node>) -> Result<OwnedFd, Option<ErrorKind>> {
         let opening = self.disk_clock();
         let opened = self.open_node(node);
-        self.note_disk_wait(opening, opened.as_ref().ok().map(|fd| fd.as_fd()));
+        let root_dev = opened.is_ok().then(|| node.open().root_dev);
+        self.note_disk_wait(opening, root_dev);
         let fd = opened.map_err(|e| {
             // Under -L a link to a directory whose target went away since
             // it was typed (another worker's -delete, say) is now a broken

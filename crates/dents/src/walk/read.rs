@@ -372,11 +372,8 @@ impl<V: Visitor> Shared<'_, V> {
         loop {
             let next = reader.next_with_fd();
             if taken == 0 {
-                let fd = next
-                    .as_ref()
-                    .ok()
-                    .and_then(|n| n.as_ref().map(|(fd, _)| *fd));
-                self.note_disk_wait(reading, fd);
+                let read = matches!(next, Ok(Some(_)));
+                self.note_disk_wait(reading, read.then(|| dv.node.open().root_dev));
             }
             let off = match next {
                 Ok(Some((dir, e))) => {
