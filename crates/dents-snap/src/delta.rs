@@ -143,7 +143,7 @@ fn decode_page(data: &[u8], count: usize, out: &mut Packed) -> Result<(), Error>
 
 /// A `DELTA_BINARY_PACKED` run of exactly `count` values from
 /// `data[*at..]`; `*at` is left after it.
-fn deltas(data: &[u8], at: &mut usize, count: usize) -> Result<Vec<i64>, Error> {
+pub(crate) fn deltas(data: &[u8], at: &mut usize, count: usize) -> Result<Vec<i64>, Error> {
     let block = varint(data, at)?;
     let minis = varint(data, at)?;
     let total = varint(data, at)?;
@@ -237,7 +237,7 @@ fn zigzag(u: u64) -> i64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{Row, SnapshotReader, SnapshotWriter};
     use dents_testfs::refresh::Rng;
@@ -245,7 +245,7 @@ mod tests {
     use parquet::file::reader::{FileReader, SerializedFileReader};
 
     /// A row with `path` (its last name as `name`).
-    fn row(path: Vec<u8>) -> Row {
+    pub(crate) fn row(path: Vec<u8>) -> Row {
         let name = path.rsplit(|&c| c == b'/').next().unwrap_or(&[]).to_vec();
         Row {
             path,
@@ -256,7 +256,7 @@ mod tests {
     }
 
     /// A snapshot of `rows` in a temporary directory (gone with it).
-    fn written(rows: &[Row]) -> (tempfile::TempDir, std::path::PathBuf) {
+    pub(crate) fn written(rows: &[Row]) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("s.parquet");
         let mut w = SnapshotWriter::create(&file).unwrap();
@@ -294,8 +294,8 @@ mod tests {
         assert_eq!(seen, rows.len());
     }
 
-    #[test]
-    fn sorted_paths_of_a_tree() {
+    /// The sorted paths of a tree of 40 directories of 1,000 files.
+    pub(crate) fn tree_rows() -> Vec<Row> {
         let mut rows = Vec::new();
         for a in 0..40u32 {
             for b in 0..1_000u32 {
@@ -304,6 +304,12 @@ mod tests {
                 ));
             }
         }
+        rows
+    }
+
+    #[test]
+    fn sorted_paths_of_a_tree() {
+        let rows = tree_rows();
         both_decoders_agree(rows);
     }
 

@@ -10,6 +10,7 @@
 //! | 0 | [`problem`] | a problem met during a scan (path, GNU's words, cause) |
 //! | 0 | [`escape`] | bytes as one printable token (octal escapes, as `zfs diff`) |
 //! | 0 | [`delta`] | a delta-encoded byte-array column decoded into one buffer (the paths) |
+//! | 0 | [`chunk`] | a byte-array column (the paths) delta-encoded and compressed into a column chunk |
 //! | 1 | [`row`] | one entry as a Rust value; the row order |
 //! | 1 | [`record`] | the scan's own record (roots, times, options, version, errors) in the key-value metadata |
 //! | 2 | [`merge`] | streams of rows in level order merged into one |
@@ -25,10 +26,13 @@
 //! The Parquet code is the `parquet` crate without arrow (its low-level
 //! column writer and reader) and with zstd only: nothing here needs
 //! arrow's arrays (docs/snapshot.md has the build times measured).  The
-//! one exception is the decoding of the delta-encoded paths and names
-//! ([`delta`]): the crate's decoder allocates each value, which cost a
-//! refresh's index two fifths of its time; the pages still come
-//! decompressed from the crate.
+//! exceptions are the delta-encoded paths and names: decoded here
+//! ([`delta`]), as the crate's decoder allocates each value, which cost
+//! a refresh's index two fifths of its time (the pages still come
+//! decompressed from the crate); and encoded here ([`chunk`]), as the
+//! crate's encoder takes each value behind a reference count, nearly
+//! half of what a names-only refresh spent writing (the page headers
+//! and the chunk's metadata are still the crate's).
 //!
 //! This library never exits the process and keeps no global state; the
 //! `dents scan` and `dents diff` commands are dents-cli's (their words
@@ -38,6 +42,7 @@
 #![warn(missing_docs)]
 
 pub mod args;
+pub mod chunk;
 pub mod delta;
 pub mod diff;
 pub mod escape;

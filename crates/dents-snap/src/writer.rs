@@ -20,6 +20,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
 
+use crate::chunk::ChunkWriter;
 use crate::record::ScanRecord;
 use crate::row::Row;
 use crate::schema;
@@ -229,6 +230,8 @@ pub struct SnapshotWriter {
     target: PathBuf,
     cols: Columns,
     rows: u64,
+    /// The paths' and names' column chunks ([`crate::chunk`]).
+    chunks: ChunkWriter,
 }
 
 impl SnapshotWriter {
@@ -251,6 +254,7 @@ impl SnapshotWriter {
         let schema = Arc::new(parse_message_type(schema::MESSAGE).map_err(|e| cleanup(e.into()))?);
         let writer = SerializedFileWriter::new(clone, schema, Arc::new(properties()))
             .map_err(|e| cleanup(e.into()))?;
+        let chunks = ChunkWriter::new(zstd_level()).map_err(cleanup)?;
         Ok(SnapshotWriter {
             writer: Some(writer),
             file,
@@ -258,6 +262,7 @@ impl SnapshotWriter {
             target: target.to_owned(),
             cols: Columns::default(),
             rows: 0,
+            chunks,
         })
     }
 
@@ -283,7 +288,8 @@ impl SnapshotWriter {
     pub fn write_group(&mut self, c: &mut Columns) -> Result<(), Error> {
         self.flush()?;
         self.rows += c.rows as u64;
-        write_columns(self.writer.as_mut().ok_or(Error::Closed)?, c)
+        let w = self.writer.as_mut().ok_or(Error::Closed)?;
+        write_columns(w, &mut self.chunks, c)
     }
 
     /// Rows pushed so far.
@@ -293,7 +299,8 @@ impl SnapshotWriter {
 
     /// Writes the buffered rows as one row group.
     fn flush(&mut self) -> Result<(), Error> {
-        write_columns(self.writer.as_mut().ok_or(Error::Closed)?, &mut self.cols)
+        let w = self.writer.as_mut().ok_or(Error::Closed)?;
+        write_columns(w, &mut self.chunks, &mut self.cols)
     }
 
     /// Writes the last row group and the footer with `record`, syncs the
@@ -350,7 +357,7 @@ pub const PLAIN_COLUMNS: [&str; 6] = ["size", "blocks", "ino", "mtime", "ctime",
 /// [`PLAIN_COLUMNS`] plain.
 fn properties() -> WriterProperties {
     let mut p = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
+        .set_compression(Compression::ZSTD(zstd_level()))
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_created_by(format!("dents {}", env!("CARGO_PKG_VERSION")));
     for c in ["path", "name", "target"] {
@@ -366,12 +373,24 @@ fn properties() -> WriterProperties {
     p.build()
 }
 
+/// zstd's level for every column: the lowest the crate takes (the
+/// columns are written once a scan, and read many times).
+fn zstd_level() -> ZstdLevel {
+    ZstdLevel::try_new(1).unwrap_or_default()
+}
+
 /// Writes `c`'s rows as one row group (none if it is empty) and clears
-/// it, keeping its buffers.
-fn write_columns(w: &mut SerializedFileWriter<File>, c: &mut Columns) -> Result<(), Error> {
+/// it, keeping its buffers.  The paths and names go through `chunks`.
+fn write_columns(
+    w: &mut SerializedFileWriter<File>,
+    chunks: &mut ChunkWriter,
+    c: &mut Columns,
+) -> Result<(), Error> {
     if c.rows == 0 {
         return Ok(());
     }
+    let descr = |i: usize| w.schema_descr().column(i);
+    let (path, name) = (descr(0), descr(1));
     let mut rg = w.next_row_group()?;
     macro_rules! req {
         ($t:ty, $v:expr) => {{
@@ -388,14 +407,10 @@ fn write_columns(w: &mut SerializedFileWriter<File>, c: &mut Columns) -> Result<
             col.close()?;
         }};
     }
-    for flat in [&mut c.path, &mut c.name] {
-        let (all, arrays) = flat.take_arrays();
-        let mut col = rg.next_column()?.ok_or(Error::Closed)?;
-        col.typed::<ByteArrayType>()
-            .write_batch(&arrays, None, None)?;
-        col.close()?;
-        drop(arrays);
-        flat.give_back(all);
+    for (flat, descr) in [(&mut c.path, path), (&mut c.name, name)] {
+        chunks.append(&mut rg, descr, &flat.bytes, &flat.ends)?;
+        flat.bytes.clear();
+        flat.ends.clear();
     }
     req!(Int32Type, c.depth);
     req!(ByteArrayType, letters(&mut c.kind));
