@@ -354,8 +354,17 @@ impl Index {
         if now != d.time {
             return None;
         }
-        let mut l = Listing::new();
-        for e in &level.entries[d.first..d.first + d.count] {
+        let entries = &level.entries[d.first..d.first + d.count];
+        // A directory's names are contiguous in its level's, each with
+        // its NUL: the span from its first to past its last sizes the
+        // listing, filled without growing.
+        let span = match (entries.first(), level.entries.get(d.first + d.count)) {
+            (None, _) => 0,
+            (Some(f), Some(next)) => next.name_at - f.name_at,
+            (Some(f), None) => level.names.len() - f.name_at,
+        };
+        let mut l = Listing::with_capacity(d.count, span.saturating_sub(d.count));
+        for e in entries {
             let rest = &level.names[e.name_at..];
             let name = &rest[..rest.iter().position(|&c| c == 0).unwrap_or(rest.len())];
             if !l.push(name, letter_type(e.kind), e.ino) {

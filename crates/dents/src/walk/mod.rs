@@ -959,6 +959,15 @@ impl Listing {
         Listing::default()
     }
 
+    /// An empty listing with room for `entries` entries whose names
+    /// take `name_bytes` bytes together: filled without growing.
+    pub fn with_capacity(entries: usize, name_bytes: usize) -> Listing {
+        Listing {
+            names: Vec::with_capacity(name_bytes + entries),
+            entries: Vec::with_capacity(entries),
+        }
+    }
+
     /// Adds an entry; `false` (and nothing added) for a name that no
     /// directory can hold: empty, `.`, `..`, or with a NUL or a `/`.
     pub fn push(&mut self, name: &[u8], t: FileType, ino: u64) -> bool {
@@ -983,6 +992,11 @@ impl Listing {
     /// Whether it has no entry.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// The bytes of its names, their NULs included.
+    pub(crate) fn names_len(&self) -> usize {
+        self.names.len()
     }
 
     /// The entries: name (NUL-terminated), type, inode number.

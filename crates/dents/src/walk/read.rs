@@ -985,6 +985,16 @@ pub(super) struct Batch {
 }
 
 impl Batch {
+    /// An empty batch with room for `entries` entries whose names take
+    /// `name_bytes` bytes with their NULs: a listing known beforehand
+    /// ([`super::Listing`]) is gathered without growing.
+    pub(super) fn with_capacity(entries: usize, name_bytes: usize) -> Batch {
+        Batch {
+            names: Vec::with_capacity(name_bytes),
+            entries: Vec::with_capacity(entries),
+        }
+    }
+
     /// An empty batch with room for a typical directory's listing, for
     /// a sorted walk, which gathers every entry in a batch: grown from
     /// nothing, a directory of 20 names cost a dozen reallocations.

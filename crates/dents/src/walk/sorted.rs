@@ -523,6 +523,8 @@ impl<V: Visitor> Shared<'_, V> {
     ) -> Prepared {
         let read_started = sys::now().0;
         let mut dv = DirVisit::new(node, &path);
+        dv.unknown
+            .push(Batch::with_capacity(listing.len(), listing.names_len()));
         for (name, t, ino) in listing.iter() {
             self.take(state, &mut dv, rustix::fs::CWD, name, ino, t);
         }
