@@ -62,9 +62,9 @@
 //! was found, and the damage is said when a directory the walk asked
 //! for was not among them.
 //!
-//! Memory: per entry of OLD, its name and 25 bytes (inode 8, name offset
-//! 8, type 1, and the padding to 8); per directory about 48 bytes of
-//! hash table and 16 of the identities met; while the index is built,
+//! Memory: per entry of OLD, its name, a NUL and 16 bytes (inode 8,
+//! name offset 4, type 1, and the padding to 8); per directory about 48
+//! bytes of hash table and 16 of the identities met; while the index is built,
 //! the paths of two levels' directories, and for a moment a level's
 //! listings twice (their vectors grow by doubling, and are trimmed when
 //! the level is published).
@@ -100,13 +100,19 @@ struct Dir {
     count: usize,
 }
 
-/// One entry of a listing.
+/// One entry of a listing: 16 bytes, as the index holds one for each
+/// entry of OLD.
 struct Entry {
-    /// Where its name starts in its level's `names` (NUL-terminated).
-    name_at: usize,
     ino: u64,
+    /// Where its name starts in its level's `names` (NUL-terminated): a
+    /// level's names stay below 4 GiB (past that its directories are
+    /// read again).
+    name_at: u32,
     kind: u8,
 }
+
+/// The size promised above.
+const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 
 /// OLD's directories at one depth, with their listings (the entries at
 /// the depth below); never changed once published.
@@ -360,12 +366,12 @@ impl Index {
         // listing, filled without growing.
         let span = match (entries.first(), level.entries.get(d.first + d.count)) {
             (None, _) => 0,
-            (Some(f), Some(next)) => next.name_at - f.name_at,
-            (Some(f), None) => level.names.len() - f.name_at,
+            (Some(f), Some(next)) => (next.name_at - f.name_at) as usize,
+            (Some(f), None) => level.names.len() - f.name_at as usize,
         };
         let mut l = Listing::with_capacity(d.count, span.saturating_sub(d.count));
         for e in entries {
-            let rest = &level.names[e.name_at..];
+            let rest = &level.names[e.name_at as usize..];
             let name = &rest[..rest.iter().position(|&c| c == 0).unwrap_or(rest.len())];
             if !l.push(name, letter_type(e.kind), e.ino) {
                 return None;
@@ -598,15 +604,21 @@ impl Builder<'_> {
             }
             if let Some((_, k)) = &self.open {
                 if let Some(d) = parents.dirs.get_mut(k) {
-                    if d.first + d.count == parents.entries.len() {
-                        d.count += 1;
-                        parents.entries.push(Entry {
-                            name_at: parents.names.len(),
-                            ino: row.ino,
-                            kind: row.kind,
-                        });
-                        parents.names.extend_from_slice(name);
-                        parents.names.push(0);
+                    match u32::try_from(parents.names.len()) {
+                        Ok(name_at) if d.first + d.count == parents.entries.len() => {
+                            d.count += 1;
+                            parents.entries.push(Entry {
+                                ino: row.ino,
+                                name_at,
+                                kind: row.kind,
+                            });
+                            parents.names.extend_from_slice(name);
+                            parents.names.push(0);
+                        }
+                        Ok(_) => {}
+                        // Its listing cannot be whole: read it again.
+                        Err(_) if self.spoilt.last() != Some(k) => self.spoilt.push(*k),
+                        Err(_) => {}
                     }
                 }
             }
