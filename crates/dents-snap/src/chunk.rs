@@ -6,10 +6,10 @@
 //! reference count, and keeps a second one for its suffix until the page
 //! is written: two count changes and two drops a value, with the
 //! encoder's own work nearly half of what a names-only refresh spent
-//! writing its rows (docs/history/benchmarks.md, "Issue 28: the paths
-//! encoded by dents").  Here the values are read where the row group's
-//! columns hold them (one buffer, and where each value ends), each
-//! compared with the value before for the prefix they share.
+//! writing its rows (docs/history/benchmarks.md, "Issues 27 and 28:
+//! the paths encoded by dents").  Here the values are read where the
+//! row group's columns hold them (one buffer, and where each value
+//! ends), each compared with the value before for the prefix they share.
 //!
 //! The format is the one [`crate::delta`] decodes: a data page (version
 //! 1, no levels: the column is required) holds the prefix lengths, then
@@ -20,7 +20,8 @@
 //! writer cuts its pages at.  The page headers and the column chunk's
 //! metadata are the crate's, so that readers (the crate, DuckDB,
 //! pyarrow) see a chunk like any other; every test here reads the chunks
-//! back with the crate's own decoder.
+//! back with the crate's own decoder, and compares a one-page chunk's
+//! page with the crate's own encoder's, byte for byte.
 
 use std::sync::Arc;
 
@@ -28,6 +29,7 @@ use bytes::Bytes;
 use parquet::basic::{Compression, Encoding, PageType, ZstdLevel};
 use parquet::column::page::{CompressedPage, Page, PageWriter};
 use parquet::column::writer::ColumnCloseResult;
+use parquet::errors::ParquetError;
 use parquet::file::metadata::{ColumnChunkMetaData, PageEncodingStats};
 use parquet::file::writer::{SerializedPageWriter, SerializedRowGroupWriter, TrackedWrite};
 use parquet::schema::types::ColumnDescriptor;
@@ -63,8 +65,7 @@ pub struct ChunkWriter {
 impl ChunkWriter {
     /// A writer compressing with zstd at `level`.
     pub fn new(level: ZstdLevel) -> Result<ChunkWriter, Error> {
-        let zstd = zstd::bulk::Compressor::new(level.compression_level())
-            .map_err(|e| Error::Corrupt(format!("zstd: {e}")))?;
+        let zstd = zstd::bulk::Compressor::new(level.compression_level()).map_err(zstd_error)?;
         Ok(ChunkWriter {
             zstd,
             level,
@@ -97,7 +98,7 @@ impl ChunkWriter {
                 Vec::with_capacity(zstd::zstd_safe::compress_bound(self.body.len()));
             self.zstd
                 .compress_to_buffer(&self.body, &mut compressed)
-                .map_err(|e| Error::Corrupt(format!("zstd: {e}")))?;
+                .map_err(zstd_error)?;
             let page = Page::DataPage {
                 buf: Bytes::from(compressed),
                 num_values: u32::try_from(to - from).map_err(|_| too_many())?,
@@ -171,8 +172,17 @@ impl ChunkWriter {
     }
 }
 
+/// zstd's failure, as the crate reports its codecs'.
+fn zstd_error(e: std::io::Error) -> Error {
+    Error::Parquet(ParquetError::General(format!("zstd: {e}")))
+}
+
+/// A page cannot say more values than 32 bits count (a row group holds
+/// far fewer: this is never met).
 fn too_many() -> Error {
-    Error::Corrupt("a page of more than 4G values".into())
+    Error::Parquet(ParquetError::General(
+        "a page of more than 4G values".into(),
+    ))
 }
 
 /// The length of the prefix `a` and `b` share, compared eight bytes at
