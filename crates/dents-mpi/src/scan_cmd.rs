@@ -299,6 +299,8 @@ fn open_index(world: &SimpleCommunicator, a: &ScanArgs) -> Option<Index> {
         old,
         Wanted {
             follow_all: a.options.follow == Follow::Always,
+            // A rank's walk is not one level order: OLD is indexed whole.
+            follows_walk: false,
         },
     );
     let first = first_rank(world, opened.is_err());

@@ -149,6 +149,8 @@ pub fn scan(
             old,
             Wanted {
                 follow_all: opts.follow == Follow::Always,
+                // The walk is sorted, and its visits say how deep they are.
+                follows_walk: true,
             },
         ) {
             Ok(ix) => Some(ix),
@@ -303,6 +305,9 @@ impl Visitor for ScanVisitor<'_> {
     fn visit(&self, _: &mut (), v: &Visit<'_>) -> Flow {
         if self.quit.load(Ordering::Relaxed) {
             return Flow::Quit;
+        }
+        if let Some(ix) = self.index {
+            ix.walked_to(v.depth());
         }
         let mut h = self.handoff.lock().unwrap_or_else(|p| p.into_inner());
         let h = &mut *h;
