@@ -830,15 +830,22 @@ mod tests {
         counts(ix)
     }
 
-    #[test]
-    fn the_index_keeps_a_level_ahead_of_the_walk_and_drops_those_behind() {
+    /// The index of [`chain`]'s OLD (in a directory gone with the first
+    /// value), told of the walk's depth or not.
+    fn chain_index(follows_walk: bool) -> (tempfile::TempDir, Index) {
         let dir = tempfile::tempdir().unwrap();
         let old = chain(dir.path());
         let wanted = Wanted {
             follow_all: false,
-            follows_walk: true,
+            follows_walk,
         };
         let ix = Index::open(&old, wanted).unwrap();
+        (dir, ix)
+    }
+
+    #[test]
+    fn the_index_keeps_a_level_ahead_of_the_walk_and_drops_those_behind() {
+        let (_dir, ix) = chain_index(true);
         // Before any visit: the rows to depth 2 read, levels 0 and 1
         // whole (level 1 once the first row at depth 3 is met).
         assert_eq!(settles_at(&ix, 2), (2, 2));
@@ -859,15 +866,9 @@ mod tests {
 
     #[test]
     fn without_the_walk_s_word_the_index_is_read_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let old = chain(dir.path());
-        let wanted = Wanted {
-            follow_all: false,
-            follows_walk: false,
-        };
-        let ix = Index::open(&old, wanted).unwrap();
-        // A level a depth, 0 to DEEP, none dropped (the deepest holds
-        // only files' directory, read empty: no listing but its own).
+        let (_dir, ix) = chain_index(false);
+        // A level a depth, 0 to DEEP, none dropped (the deepest: the
+        // last directory, read empty).
         let all = DEEP as usize + 1;
         assert_eq!(settles_at(&ix, all), (all, all));
         ix.walked_to(5);
