@@ -282,7 +282,7 @@ fn zigzag(v: i64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::delta::tests::{row, tree_rows, written};
+    use crate::delta::{row, tree_rows, written};
     use crate::{Row, SnapshotReader};
     use dents_testfs::refresh::Rng;
     use parquet::data_type::{ByteArray, ByteArrayType};

@@ -236,8 +236,12 @@ fn zigzag(u: u64) -> i64 {
     (u >> 1) as i64 ^ -((u & 1) as i64)
 }
 
+/// The tests' rows and snapshots, shared with [`crate::chunk`]'s tests.
 #[cfg(test)]
-pub(crate) mod tests {
+pub(crate) use tests::{row, tree_rows, written};
+
+#[cfg(test)]
+mod tests {
     use super::*;
     use crate::{Row, SnapshotReader, SnapshotWriter};
     use dents_testfs::refresh::Rng;
