@@ -755,6 +755,7 @@ impl Builder<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::delta::row;
     use crate::record::{ScanRecord, Time};
     use crate::{Row, SnapshotWriter};
     use std::time::{Duration, Instant};
@@ -770,15 +771,13 @@ mod tests {
         let mut w = SnapshotWriter::create(&file).unwrap();
         let t = Some(1_000_000_000_000_000_000);
         let d = |path: String, depth: u32, ino: u64| Row {
-            name: path.rsplit('/').next().unwrap().as_bytes().to_vec(),
-            path: path.into_bytes(),
             depth,
             kind: b'd',
             ino,
             dev: Some(7),
             mtime: t,
             ctime: t,
-            ..Row::default()
+            ..row(path.into_bytes())
         };
         w.push(d("r".into(), 0, 1)).unwrap();
         let mut parent = String::from("r");
@@ -786,14 +785,10 @@ mod tests {
             let here = format!("{parent}/d{k}");
             w.push(d(here.clone(), k, 100 + u64::from(k))).unwrap();
             for f in ["fa", "fb"] {
-                let path = format!("{parent}/{f}{k}");
                 w.push(Row {
-                    name: path.rsplit('/').next().unwrap().as_bytes().to_vec(),
-                    path: path.into_bytes(),
                     depth: k,
-                    kind: b'f',
                     ino: 1_000 + u64::from(k),
-                    ..Row::default()
+                    ..row(format!("{parent}/{f}{k}").into_bytes())
                 })
                 .unwrap();
             }
