@@ -247,13 +247,12 @@ fn put_deltas(out: &mut Vec<u8>, values: &[i64]) {
 
 /// [`PER_MINIBLOCK`] values (`values`, then zeros) of `width` bits each,
 /// packed from the lowest bit of the first byte.
-fn pack(out: &mut Vec<u8>, values: impl Iterator<Item = u64>, width: usize) {
+fn pack(out: &mut Vec<u8>, mut values: impl Iterator<Item = u64>, width: usize) {
     if width == 0 {
         return;
     }
     let mut acc: u128 = 0;
     let mut bits = 0;
-    let mut values = values.chain(std::iter::repeat(0));
     for _ in 0..PER_MINIBLOCK {
         acc |= u128::from(values.next().unwrap_or(0)) << bits;
         bits += width;
