@@ -472,25 +472,48 @@ fn read_slice_with<F: AsFd, S: EntrySink>(
     // (Always: a borrowed descriptor may be anywhere.)
     reader.seek(lo)?;
     let hi = hi.unwrap_or(u64::MAX);
-    // The first entry's position is only known to be >= lo.
+    // The first entry's position is only known to be >= lo, and <= its
+    // `next_offset` (equal where names' hashes collide).  When that is
+    // below `hi` the entry is this slice's, and it is passed on at once:
+    // a read that fails right after it (a bad block next) must not lose
+    // an entry it did read.
     let Some(first) = reader.next_raw()? else {
         return Ok(false);
     };
-    let mut held = Some(OwnedEntry::new(&first));
     // `pos` is always the position of the entry about to be read.
     let mut pos = first.next_offset();
+    let mut held = if pos < hi {
+        emit(dir, sink, &first);
+        None
+    } else {
+        Some(OwnedEntry::new(&first))
+    };
     let mut stopped_at = None;
-    while let Some(e) = reader.next_raw()? {
+    loop {
+        let e = match reader.next_raw() {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(err) => {
+                // A held entry lies at or before `pos`, which is at or
+                // past `hi`: the probe places it if it can (to the end,
+                // it is this slice's); if the probe fails too, its owner
+                // is unknown and the error stands for it.
+                if let Some(h) = held.take() {
+                    let later = hi != u64::MAX
+                        && !matches!(found_at_or_after(&mut reader, &h, hi, Some(pos)), Ok(false));
+                    if !later {
+                        emit(dir, sink, &h.as_entry());
+                    }
+                }
+                return Err(err);
+            }
+        };
         if sink.stopped() {
             return Ok(false);
         }
         if pos >= hi {
             stopped_at = Some(pos);
             break;
-        }
-        if let Some(h) = held.take() {
-            // Positions never decrease, so the held entry lies before `pos`.
-            emit(dir, sink, &h.as_entry());
         }
         emit(dir, sink, &e);
         pos = e.next_offset();
