@@ -409,8 +409,10 @@ pub(super) fn build_path(node: &Node) -> Vec<u8> {
             kept = p;
             break;
         }
-        names.push(x.name().to_bytes());
-        len += x.name().to_bytes().len() + 1;
+        // (`to_bytes` measures the name: once.)
+        let name = x.name().to_bytes();
+        names.push(name);
+        len += name.len() + 1;
         n = x.parent.as_deref();
     }
     let mut path = Vec::with_capacity(kept.len() + len);
