@@ -102,6 +102,39 @@ pub const GUARD_NANOS: i64 = 2_000_000_000;
 /// A directory's identity: `st_dev`, `st_ino`.
 type Key = (u64, u64);
 
+/// Hashes identities for the index's tables.  std's default (SipHash,
+/// keyed against crafted inputs) was 2.6% of a names-only refresh's
+/// samples; inode numbers are the file system's, not an adversary's, so
+/// one multiply-and-fold a word serves.
+#[derive(Clone, Copy, Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `Key` (its words come through `write_u64`); any
+        // other input still hashes, a byte at a time.
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        // A 64-bit odd multiplier (the golden ratio's), whose high half
+        // mixes every bit of the word; the rotation spreads it to the
+        // low bits the table indexes by.
+        let m = u128::from((self.0 ^ n).rotate_left(26)) * 0x9E37_79B9_7F4A_7C15;
+        self.0 = (m as u64) ^ ((m >> 64) as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Tables keyed by identity.
+type IdMap<V> = HashMap<Key, V, std::hash::BuildHasherDefault<IdHasher>>;
+type IdSet = HashSet<Key, std::hash::BuildHasherDefault<IdHasher>>;
+
 /// One directory OLD read whole.
 struct Dir {
     /// Its time as OLD recorded it (the later of mtime and ctime, ns).
@@ -129,7 +162,7 @@ const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 /// the depth below); never changed once published.
 #[derive(Default)]
 struct Level {
-    dirs: HashMap<Key, Dir>,
+    dirs: IdMap<Dir>,
     names: Vec<u8>,
     entries: Vec<Entry>,
 }
@@ -435,24 +468,7 @@ impl Index {
         if now != d.time {
             return None;
         }
-        let entries = &level.entries[d.first..d.first + d.count];
-        // A directory's names are contiguous in its level's, each with
-        // its NUL: the span from its first to past its last sizes the
-        // listing, filled without growing.
-        let span = match (entries.first(), level.entries.get(d.first + d.count)) {
-            (None, _) => 0,
-            (Some(f), Some(next)) => (next.name_at - f.name_at) as usize,
-            (Some(f), None) => level.names.len() - f.name_at as usize,
-        };
-        let mut l = Listing::with_capacity(d.count, span.saturating_sub(d.count));
-        for e in entries {
-            let rest = &level.names[e.name_at as usize..];
-            let name = &rest[..rest.iter().position(|&c| c == 0).unwrap_or(rest.len())];
-            if !l.push(name, letter_type(e.kind), e.ino) {
-                return None;
-            }
-        }
-        Some(l)
+        listing_in(&level, d)
     }
 
     /// Level `depth` of OLD, if it holds `key`, waiting for it to be
@@ -485,6 +501,34 @@ impl Index {
             );
         }
     }
+}
+
+/// The listing OLD holds for `d`, a directory of `level`; `None` if a
+/// name in it is not one a directory can hold (a damaged or foreign OLD):
+/// then it is read.
+fn listing_in(level: &Level, d: &Dir) -> Option<Listing> {
+    let entries = &level.entries[d.first..d.first + d.count];
+    // A level's names are contiguous, in its entries' order, each
+    // with its NUL: a name ends where the next begins, the span from
+    // a directory's first to past its last sizes the listing.
+    let end_of = |i: usize| {
+        level
+            .entries
+            .get(i)
+            .map_or(level.names.len(), |e| e.name_at as usize)
+    };
+    let span = match entries.first() {
+        None => 0,
+        Some(f) => end_of(d.first + d.count) - f.name_at as usize,
+    };
+    let mut l = Listing::with_capacity(d.count, span.saturating_sub(d.count));
+    for (i, e) in entries.iter().enumerate() {
+        let name = &level.names[e.name_at as usize..end_of(d.first + i + 1) - 1];
+        if !l.push(name, letter_type(e.kind), e.ino) {
+            return None;
+        }
+    }
+    Some(l)
 }
 
 /// The error without the path in front (the caller names it: OLD, or
@@ -577,7 +621,7 @@ fn build(job: &Job, xdev: bool, shared: &Shared) {
         xdev,
         denied: &denied,
         shared,
-        seen: HashSet::new(),
+        seen: IdSet::default(),
         root_dev: HashMap::new(),
         depth: 0,
         parents: None,
@@ -610,7 +654,7 @@ struct Builder<'a> {
     denied: &'a HashSet<Vec<u8>>,
     shared: &'a Shared,
     /// Every directory identity met: where it was met first decides.
-    seen: HashSet<Key>,
+    seen: IdSet,
     /// With `-x`: each root's device.
     root_dev: HashMap<Vec<u8>, u64>,
     /// The depth of the rows being read.
@@ -758,6 +802,7 @@ mod tests {
     use crate::delta::row;
     use crate::record::{ScanRecord, Time};
     use crate::{Row, SnapshotWriter};
+    use dents::FileType;
     use std::time::{Duration, Instant};
 
     /// Levels deep of [`chain`]'s tree.
@@ -868,5 +913,69 @@ mod tests {
         assert_eq!(settles_at(&ix, all), (all, all));
         ix.walked_to(5);
         assert_eq!(counts(&ix), (all, all));
+    }
+    /// A listing gives each of OLD's names whole, and none that no
+    /// directory can hold: a name with a NUL (a damaged or foreign OLD)
+    /// makes its directory be read, never reused cut short at the NUL.
+    #[test]
+    fn a_listing_has_whole_names_and_none_with_a_nul() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("old.parquet");
+        let mut w = SnapshotWriter::create(&file).unwrap();
+        let t = Some(1_000_000_000_000_000_000);
+        let d = |path: &[u8], depth: u32, ino: u64| Row {
+            depth,
+            kind: b'd',
+            ino,
+            dev: Some(7),
+            mtime: t,
+            ctime: t,
+            ..row(path.to_vec())
+        };
+        let f = |path: &[u8], depth: u32, ino: u64| Row {
+            depth,
+            ino,
+            ..row(path.to_vec())
+        };
+        w.push(d(b"r", 0, 1)).unwrap();
+        w.push(f(b"r/a\0b", 1, 2)).unwrap();
+        w.push(f(b"r/c", 1, 3)).unwrap();
+        w.push(d(b"r/d", 1, 4)).unwrap();
+        w.push(f(b"r/d/eee", 2, 5)).unwrap();
+        w.push(f(b"r/d/f", 2, 6)).unwrap();
+        w.push(d(b"r/d/gg", 2, 7)).unwrap();
+        let rec = ScanRecord {
+            roots: vec![b"r".to_vec()],
+            start: Time {
+                secs: 2_000_000_000,
+                nsecs: 0,
+            },
+            dents_version: env!("CARGO_PKG_VERSION").into(),
+            ..ScanRecord::default()
+        };
+        w.finish(&rec).unwrap();
+        let wanted = Wanted {
+            follow_all: false,
+            follows_walk: false,
+        };
+        let ix = Index::open(&file, wanted).unwrap();
+        let names = |key: Key, depth: usize| {
+            let level = ix.level_of(key, depth).expect("indexed");
+            listing_in(&level, &level.dirs[&key])
+        };
+        let want = |entries: &[(&[u8], FileType, u64)]| {
+            let mut l = Listing::new();
+            for &(n, t, ino) in entries {
+                assert!(l.push(n, t, ino));
+            }
+            Some(l)
+        };
+        let (file, directory) = (FileType::REGULAR, FileType::DIRECTORY);
+        assert_eq!(names((7, 1), 0), None, "r holds a name with a NUL");
+        assert_eq!(
+            names((7, 4), 1),
+            want(&[(b"eee", file, 5), (b"f", file, 6), (b"gg", directory, 7)])
+        );
+        assert_eq!(names((7, 7), 2), want(&[]), "r/d/gg, read empty");
     }
 }

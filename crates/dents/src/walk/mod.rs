@@ -947,7 +947,7 @@ fn stat_entry(
 /// ([`Visitor::listing`]; unstable): names (bytes, no NUL or `/`), types
 /// as `d_type` gives them, inode numbers.  Names live in one buffer, so
 /// an entry costs its name, a NUL and 16 bytes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Listing {
     names: Vec<u8>,
     entries: Vec<(u32, FileType, u64)>,
