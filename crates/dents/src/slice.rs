@@ -495,12 +495,17 @@ fn read_slice_with<F: AsFd, S: EntrySink>(
             Ok(None) => break,
             Err(err) => {
                 // A held entry lies at or before `pos`, which is at or
-                // past `hi`: the probe places it if it can (to the end,
-                // it is this slice's); if the probe fails too, its owner
-                // is unknown and the error stands for it.
+                // past `hi`, and before what failed.  The next slice owns
+                // it only if it lies at or past `hi`, and then a probe
+                // from `hi` reads it before it meets the failure too
+                // (getdents returns what it has read before an error):
+                // unless the probe finds it, it is this slice's.  (On
+                // ext4 the entry read last before a failure has its own
+                // position as its `next_offset`, so one held here lies
+                // at or past `hi` and the probe finds it.)
                 if let Some(h) = held.take() {
                     let later = hi != u64::MAX
-                        && !matches!(found_at_or_after(&mut reader, &h, hi, Some(pos)), Ok(false));
+                        && matches!(found_at_or_after(&mut reader, &h, hi, Some(pos)), Ok(true));
                     if !later {
                         emit(dir, sink, &h.as_entry());
                     }

@@ -760,9 +760,14 @@ fn a_slice_cut_by_a_bad_block_keeps_what_it_read() {
         v.sort();
         v
     };
+    // (ext4 gives the last entry read before a failure its own position
+    // as its `next_offset`, so `lo` is also that entry's `next_offset`.)
     for (what, hi) in [
         ("to the end", None),
-        ("past the bad leaf", Some(before[before.len() - 1].1 + 1)),
+        (
+            "just past the last entry",
+            Some(before[before.len() - 1].1 + 1),
+        ),
     ] {
         let mut tail = NameCollector::default();
         let r = dents::unstable::read_slice_range(fd.as_fd(), lo, hi, 64 << 10, &mut tail);
