@@ -25,6 +25,11 @@
 //! a later slice owns it.  Every entry present for the whole read is thus
 //! reported exactly once, whatever else is added or removed meanwhile.
 //!
+//! **Errors.**  A slice whose read fails part way (a bad block) reports
+//! every entry it read before the failure, its first included, and the
+//! error: an entry whose position is bounded by its successor's is passed
+//! on as soon as it is read, never held back behind a read that may fail.
+//!
 //! **When.**  Only where the seek semantics above were verified (ext4 and
 //! XFS, see the filesystem tests) and the directory is large enough for
 //! threads to pay ([`ReadOptions::min_sliced_size`]).  btrfs slices exactly but
