@@ -914,6 +914,7 @@ mod tests {
         ix.walked_to(5);
         assert_eq!(counts(&ix), (all, all));
     }
+
     /// A listing gives each of OLD's names whole, and none that no
     /// directory can hold: a name with a NUL (a damaged or foreign OLD)
     /// makes its directory be read, never reused cut short at the NUL.

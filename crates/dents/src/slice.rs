@@ -485,6 +485,9 @@ fn read_slice_with<F: AsFd, S: EntrySink>(
     let Some(first) = reader.next_raw()? else {
         return Ok(false);
     };
+    if sink.stopped() {
+        return Ok(false);
+    }
     // `pos` is always the position of the entry about to be read.
     let mut pos = first.next_offset();
     let mut held = if pos < hi {
