@@ -196,6 +196,7 @@ dents_testfs::test_cases! {
     root_became_a_symlink_followed: dents_testfs::refresh::Edge::RootBecameASymlinkFollowed,
     unreadable_after_old: dents_testfs::refresh::Edge::UnreadableAfterOld,
     inside_the_guard_window: dents_testfs::refresh::Edge::InsideTheGuardWindow,
+    reached_from_two_roots: dents_testfs::refresh::Edge::ReachedFromTwoRoots,
 }
 
 dents_testfs::test_cases! {

@@ -73,9 +73,8 @@
 //! for was not among them.
 //!
 //! Memory: per entry of OLD held, its name, a NUL and 16 bytes (inode
-//! 8, name offset 4, type 1, and the padding to 8); per directory about
-//! 48 bytes of hash table, and 16 of the identities met (every
-//! directory's, kept to the end); while the index is built, the paths of
+//! 8, name offset 4, type 1, and the padding to 8); per directory of a
+//! level held, about 48 bytes of hash table; while the index is built, the paths of
 //! two levels' directories, and for a moment a level's listings twice
 //! (their vectors grow by doubling, and are trimmed when the level is
 //! published).
@@ -133,7 +132,6 @@ impl std::hash::Hasher for IdHasher {
 
 /// Tables keyed by identity.
 type IdMap<V> = HashMap<Key, V, std::hash::BuildHasherDefault<IdHasher>>;
-type IdSet = HashSet<Key, std::hash::BuildHasherDefault<IdHasher>>;
 
 /// One directory OLD read whole.
 struct Dir {
@@ -621,7 +619,6 @@ fn build(job: &Job, xdev: bool, shared: &Shared) {
         xdev,
         denied: &denied,
         shared,
-        seen: IdSet::default(),
         root_dev: HashMap::new(),
         depth: 0,
         parents: None,
@@ -653,8 +650,6 @@ struct Builder<'a> {
     xdev: bool,
     denied: &'a HashSet<Vec<u8>>,
     shared: &'a Shared,
-    /// Every directory identity met: where it was met first decides.
-    seen: IdSet,
     /// With `-x`: each root's device.
     root_dev: HashMap<Vec<u8>, u64>,
     /// The depth of the rows being read.
@@ -748,8 +743,10 @@ impl Builder<'_> {
             }
             self.root_dev.get(root).is_some_and(|&d| d != dev)
         };
-        // Met before: indexed there (or refused there) already.
-        if !self.seen.insert(key) || other_fs || self.denied.contains(trim(row.path)) {
+        // Met before in this level: indexed there already.  (Met in
+        // another level, it is indexed in each: both are listings of a
+        // directory unchanged since before OLD began, or not used.)
+        if self.here.dirs.contains_key(&key) || other_fs || self.denied.contains(trim(row.path)) {
             return Ok(());
         }
         self.here.dirs.insert(

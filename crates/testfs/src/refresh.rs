@@ -219,14 +219,21 @@ pub enum Edge {
     /// mtime set to the same hour again: its time is the one OLD
     /// recorded, and only the guard has it read again.
     InsideTheGuardWindow,
+    /// `t/a` given as a root beside `t`, so that OLD meets its
+    /// directories twice, a level apart; a file added to `b` after OLD.
+    /// Each meeting is a listing of the same directory, unchanged since
+    /// before OLD: every one but `b` is reused, at either depth.
+    ReachedFromTwoRoots,
 }
 
 impl Edge {
-    /// The options of every scan of this edge's history (OLD, NEW and
-    /// the full scans it is compared with).
+    /// The arguments before `-o` of every scan of this edge's history
+    /// (OLD, NEW and the full scans it is compared with): options, and
+    /// roots besides `t` (which comes last).
     pub fn options(self) -> &'static [&'static str] {
         match self {
             Edge::RootBecameASymlinkFollowed => &["-H"],
+            Edge::ReachedFromTwoRoots => &["t/a"],
             _ => &[],
         }
     }
@@ -318,6 +325,12 @@ pub fn edge_history(
             set_mtime(&t.join("b"), ahead);
             // All but b.
             8..=8
+        }
+        Edge::ReachedFromTwoRoots => {
+            fs::write(t.join("b/late"), b"late").unwrap();
+            // Twelve directories opened: t/a, t/a/x, t/a/x/y from the
+            // root t/a, and t's nine; all but b.
+            11..=11
         }
     }
 }
