@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use dents_testfs::cli::{as_nobody, run_ok};
+use dents_testfs::{FsKind, LoopFs};
 
 /// The fixture tree; removed on drop.
 struct Fixture {
@@ -424,6 +425,54 @@ fn a_sliced_directory_lists_exactly_what_gnu_lists() {
         &["-l", "big"],
     );
     assert_same(&["-l", "big"], &dl, &gl);
+}
+
+/// A huge directory with a zeroed block in its middle (an ext4 htree
+/// leaf: reading it fails part way with `EBADMSG`), read in slices:
+/// `dents ls` says what GNU ls says, with its status, and lists every
+/// name GNU lists before the bad block, none twice (its slices read past
+/// the block too, so it lists more).  Unsorted, long and recursive.
+#[test]
+fn a_directory_with_a_corrupt_block_loses_nothing_gnu_lists() {
+    let Some(fs) = LoopFs::new_or_skip(FsKind::Ext4, 200) else {
+        return;
+    };
+    let root = fs.path();
+    fs.build_corrupt_dir_tree();
+    // The names a listing's lines end with, sorted; none twice.
+    let names = |out: &[u8]| {
+        let mut v: Vec<Vec<u8>> = out
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| l.rsplit(|&b| b == b' ').next().unwrap_or(l).to_vec())
+            .collect();
+        v.sort();
+        let n = v.len();
+        v.dedup();
+        assert_eq!(v.len(), n, "a name listed twice");
+        v
+    };
+    for args in [&["-U", "big"][..], &["-l", "big"], &["-R", "."]] {
+        let (d, g) = both(root, args, args);
+        assert_same_status_and_stderr(args, &d, &g);
+        assert!(
+            String::from_utf8_lossy(&g.stderr).contains("Bad message"),
+            "{args:?}: GNU ls met the bad block: {}",
+            String::from_utf8_lossy(&g.stderr)
+        );
+        let (ours, gnu) = (names(&d.stdout), names(&g.stdout));
+        assert!(gnu.len() > 3, "{args:?}: GNU listed part of it");
+        let lost: Vec<String> = gnu
+            .iter()
+            .filter(|n| ours.binary_search(n).is_err())
+            .take(3)
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect();
+        assert!(
+            lost.is_empty(),
+            "{args:?}: names GNU lists missing: {lost:?}"
+        );
+    }
 }
 
 #[test]
