@@ -120,12 +120,13 @@ fn compare(new: &Path, full: &Path, what: &str) -> u64 {
     reused
 }
 
-/// Refreshes from each OLD in `olds` with `mode` (None: full), and
-/// checks NEW against `dents-mpi scan` and `dents scan` without
-/// `--since`, messages included; the directories each NEW reused.
-fn refresh_and_check(base: &Path, olds: &[&str], mode: Option<&str>, what: &str) -> Vec<u64> {
+/// Refreshes from each OLD in `olds` with the arguments `opts` before the
+/// root `t` (`--names-only`, `-H`, other roots), and checks NEW against
+/// `dents-mpi scan` and `dents scan` without `--since`, messages
+/// included; the directories each NEW reused.
+fn refresh_and_check(base: &Path, olds: &[&str], opts: &[&str], what: &str) -> Vec<u64> {
     let with = |extra: &[&str]| {
-        let mut a: Vec<&str> = mode.into_iter().collect();
+        let mut a: Vec<&str> = opts.to_vec();
         a.extend(extra);
         a.push("t");
         a.into_iter().map(String::from).collect::<Vec<_>>()
@@ -227,9 +228,9 @@ fn each_kind_of_change_against_full_scans() {
     }
     fs::set_permissions(t.join("l"), fs::Permissions::from_mode(0o000)).unwrap();
     // Unchanged: i/h2/inner, k, m, m/n.
-    let reused = refresh_and_check(base, &["old", "old.parquet", "oldn"], None, "full");
+    let reused = refresh_and_check(base, &["old", "old.parquet", "oldn"], &[], "full");
     assert_eq!(reused, [4, 4, 4], "directories reused");
-    let reused = refresh_and_check(base, &["oldn", "old"], Some("--names-only"), "names-only");
+    let reused = refresh_and_check(base, &["oldn", "old"], &["--names-only"], "names-only");
     assert_eq!(reused, [4, 4], "directories reused");
 }
 
@@ -245,11 +246,11 @@ fn random_case((kind, seed): (FsKind, u64)) {
         mpi_scan(base, args);
     });
     let what = format!("{kind:?} seed {seed}");
-    for (olds, mode) in [
-        (&[OLD, OLD_NAMES][..], None),
-        (&[OLD_NAMES][..], Some("--names-only")),
+    for (olds, opts) in [
+        (&[OLD, OLD_NAMES][..], &[][..]),
+        (&[OLD_NAMES][..], &["--names-only"][..]),
     ] {
-        let reused = refresh_and_check(base, olds, mode, &what);
+        let reused = refresh_and_check(base, olds, opts, &what);
         assert!(reused.iter().all(|&n| n > 0), "{what}: nothing reused");
     }
 }
@@ -401,17 +402,17 @@ fn edge(what: Edge) {
             one_scan(base, &single);
         }
     });
-    let mode = what.options().first().copied();
-    let mut reused = refresh_and_check(base, &[OLD, "old.parquet"], mode, &format!("{what:?}"));
-    if mode.is_none() {
-        let names = refresh_and_check(
-            base,
-            &[OLD_NAMES],
-            Some("--names-only"),
-            &format!("{what:?}"),
-        );
-        reused.extend(names);
-    }
+    // Every option of the edge (and its roots besides `t`), with and
+    // without `--names-only`.
+    let opts = what.options();
+    let mut reused = refresh_and_check(base, &[OLD, "old.parquet"], opts, &format!("{what:?}"));
+    let names_only = [opts, &["--names-only"]].concat();
+    reused.extend(refresh_and_check(
+        base,
+        &[OLD_NAMES],
+        &names_only,
+        &format!("{what:?}"),
+    ));
     assert!(
         reused.iter().all(|n| want.contains(n)),
         "{what:?}: directories reused: {reused:?}, want {want:?}"
