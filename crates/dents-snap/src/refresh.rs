@@ -805,36 +805,37 @@ mod tests {
     /// Levels deep of [`chain`]'s tree.
     const DEEP: u32 = 10;
 
-    /// OLD of a chain of directories `r/d1/d2/...`, each holding two
-    /// files and the next directory, `DEEP` deep; their times long
-    /// before OLD's start.
-    fn chain(dir: &Path) -> std::path::PathBuf {
-        let file = dir.join("old.parquet");
-        let mut w = SnapshotWriter::create(&file).unwrap();
+    /// A directory's row in OLD: device 7, its times long before OLD's
+    /// start (see [`write_old`]).
+    fn dir_row(path: &[u8], depth: u32, ino: u64) -> Row {
         let t = Some(1_000_000_000_000_000_000);
-        let d = |path: String, depth: u32, ino: u64| Row {
+        Row {
             depth,
             kind: b'd',
             ino,
             dev: Some(7),
             mtime: t,
             ctime: t,
-            ..row(path.into_bytes())
-        };
-        w.push(d("r".into(), 0, 1)).unwrap();
-        let mut parent = String::from("r");
-        for k in 1..=DEEP {
-            let here = format!("{parent}/d{k}");
-            w.push(d(here.clone(), k, 100 + u64::from(k))).unwrap();
-            for f in ["fa", "fb"] {
-                w.push(Row {
-                    depth: k,
-                    ino: 1_000 + u64::from(k),
-                    ..row(format!("{parent}/{f}{k}").into_bytes())
-                })
-                .unwrap();
-            }
-            parent = here;
+            ..row(path.to_vec())
+        }
+    }
+
+    /// A file's row in OLD.
+    fn file_row(path: &[u8], depth: u32, ino: u64) -> Row {
+        Row {
+            depth,
+            ino,
+            ..row(path.to_vec())
+        }
+    }
+
+    /// OLD of root `r` in `dir`, started at 2,000,000,000 s, its rows
+    /// `rows` (in level order).
+    fn write_old(dir: &Path, rows: impl IntoIterator<Item = Row>) -> std::path::PathBuf {
+        let file = dir.join("old.parquet");
+        let mut w = SnapshotWriter::create(&file).unwrap();
+        for r in rows {
+            w.push(r).unwrap();
         }
         let rec = ScanRecord {
             roots: vec![b"r".to_vec()],
@@ -847,6 +848,32 @@ mod tests {
         };
         w.finish(&rec).unwrap();
         file
+    }
+
+    /// OLD's index, told of the walk's depth or not.
+    fn index_of(old: &Path, follows_walk: bool) -> Index {
+        let wanted = Wanted {
+            follow_all: false,
+            follows_walk,
+        };
+        Index::open(old, wanted).unwrap()
+    }
+
+    /// OLD of a chain of directories `r/d1/d2/...`, each holding two
+    /// files and the next directory, `DEEP` deep.
+    fn chain(dir: &Path) -> std::path::PathBuf {
+        let mut rows = vec![dir_row(b"r", 0, 1)];
+        let mut parent = String::from("r");
+        for k in 1..=DEEP {
+            let here = format!("{parent}/d{k}");
+            rows.push(dir_row(here.as_bytes(), k, 100 + u64::from(k)));
+            for f in ["fa", "fb"] {
+                let path = format!("{parent}/{f}{k}");
+                rows.push(file_row(path.as_bytes(), k, 1_000 + u64::from(k)));
+            }
+            parent = here;
+        }
+        write_old(dir, rows)
     }
 
     /// Levels published, and those still holding listings.
@@ -871,12 +898,7 @@ mod tests {
     /// value), told of the walk's depth or not.
     fn chain_index(follows_walk: bool) -> (tempfile::TempDir, Index) {
         let dir = tempfile::tempdir().unwrap();
-        let old = chain(dir.path());
-        let wanted = Wanted {
-            follow_all: false,
-            follows_walk,
-        };
-        let ix = Index::open(&old, wanted).unwrap();
+        let ix = index_of(&chain(dir.path()), follows_walk);
         (dir, ix)
     }
 
@@ -918,45 +940,19 @@ mod tests {
     #[test]
     fn a_listing_has_whole_names_and_none_with_a_nul() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("old.parquet");
-        let mut w = SnapshotWriter::create(&file).unwrap();
-        let t = Some(1_000_000_000_000_000_000);
-        let d = |path: &[u8], depth: u32, ino: u64| Row {
-            depth,
-            kind: b'd',
-            ino,
-            dev: Some(7),
-            mtime: t,
-            ctime: t,
-            ..row(path.to_vec())
-        };
-        let f = |path: &[u8], depth: u32, ino: u64| Row {
-            depth,
-            ino,
-            ..row(path.to_vec())
-        };
-        w.push(d(b"r", 0, 1)).unwrap();
-        w.push(f(b"r/a\0b", 1, 2)).unwrap();
-        w.push(f(b"r/c", 1, 3)).unwrap();
-        w.push(d(b"r/d", 1, 4)).unwrap();
-        w.push(f(b"r/d/eee", 2, 5)).unwrap();
-        w.push(f(b"r/d/f", 2, 6)).unwrap();
-        w.push(d(b"r/d/gg", 2, 7)).unwrap();
-        let rec = ScanRecord {
-            roots: vec![b"r".to_vec()],
-            start: Time {
-                secs: 2_000_000_000,
-                nsecs: 0,
-            },
-            dents_version: env!("CARGO_PKG_VERSION").into(),
-            ..ScanRecord::default()
-        };
-        w.finish(&rec).unwrap();
-        let wanted = Wanted {
-            follow_all: false,
-            follows_walk: false,
-        };
-        let ix = Index::open(&file, wanted).unwrap();
+        let old = write_old(
+            dir.path(),
+            [
+                dir_row(b"r", 0, 1),
+                file_row(b"r/a\0b", 1, 2),
+                file_row(b"r/c", 1, 3),
+                dir_row(b"r/d", 1, 4),
+                file_row(b"r/d/eee", 2, 5),
+                file_row(b"r/d/f", 2, 6),
+                dir_row(b"r/d/gg", 2, 7),
+            ],
+        );
+        let ix = index_of(&old, false);
         let names = |key: Key, depth: usize| {
             let level = ix.level_of(key, depth).expect("indexed");
             listing_in(&level, &level.dirs[&key])
